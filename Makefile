@@ -1,0 +1,52 @@
+# Two commands for a newcomer: `make demo` and `make test`. Both set everything up
+# themselves (venv, Python packages, and, as root, the Debian tools of the live path)
+# and are fast the second time: set-up steps are guarded by stamp files.
+
+PYTHON ?= python3
+VENV := .venv
+VPY := $(VENV)/bin/python
+STAMP := $(VENV)/.installed
+DEBIAN_TOOLS := rt-app trace-cmd openssh-server
+PYTEST_ARGS ?=
+
+.PHONY: demo test test-fast bench setup system-deps clean
+
+setup: $(STAMP) system-deps
+
+$(VPY):
+	$(PYTHON) -m venv $(VENV)
+	$(VPY) -m pip install -q --upgrade pip
+
+# Reinstall only when the package metadata changes.
+$(STAMP): $(VPY) setup.cfg pyproject.toml
+	$(VPY) -m pip install -q -e '.[all]'
+	touch $(STAMP)
+
+# rt-app and trace-cmd drive the live path; sshd serves the remote-target tests.
+# Installed only when running as root and only when missing.
+system-deps:
+	@missing=""; for p in $(DEBIAN_TOOLS); do \
+	  dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
+	if [ -n "$$missing" ]; then \
+	  if [ "$$(id -u)" = 0 ]; then \
+	    echo "installing Debian packages:$$missing"; \
+	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing; \
+	  else \
+	    echo "note: not root, not installing$$missing (live tests will skip)"; \
+	  fi; \
+	fi
+
+demo: setup
+	$(VENV)/bin/lisa-eas demo --out results
+
+test: setup
+	$(VPY) -m pytest -m "not board" $(PYTEST_ARGS)
+
+test-fast: setup
+	$(VPY) -m pytest $(PYTEST_ARGS)
+
+bench: setup
+	@for b in benchmarks/bench_*.py; do echo "== $$b"; $(VPY) $$b || exit 1; done
+
+clean:
+	rm -rf $(VENV) results .pytest_cache

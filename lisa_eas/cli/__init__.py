@@ -1,0 +1,52 @@
+"""The ``lisa-eas`` command.
+
+Each sub-command lives in its own module ``lisa_eas/cli/_<name>.py`` defining
+``register(subparsers)``, which adds its parser and sets ``func`` to a callable
+taking the parsed arguments and returning an exit code.
+"""
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+
+from ..errors import LisaEasError
+
+__all__ = ["main"]
+
+# Sub-command modules, in the order `lisa-eas --help` lists them.
+_COMMAND_MODULES = (
+    "_platforms",
+    "_demo",
+)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    from .. import __version__
+
+    parser = argparse.ArgumentParser(
+        prog="lisa-eas",
+        description="Models of Linux EAS/SIS/schedutil decisions, held against real traces.")
+    parser.add_argument("--version", action="version", version=f"lisa-eas {__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    sub.required = True
+    for mod in _COMMAND_MODULES:
+        importlib.import_module(f"{__name__}.{mod}").register(sub)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Entry point of the ``lisa-eas`` console script; returns the exit code."""
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        return int(args.func(args) or 0)
+    except LisaEasError as exc:
+        print(f"lisa-eas: error: {exc}", file=sys.stderr)
+        return 2
+    except BrokenPipeError:  # `lisa-eas ... | head`
+        return 0
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

@@ -1,0 +1,58 @@
+"""``lisa-eas demo``: the main job of ``make demo``.
+
+It runs every step the package can do, in order, and writes what each produced
+under ``--out``. Steps that need something this machine lacks say so and carry on.
+"""
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from pathlib import Path
+
+
+def register(sub) -> None:
+    p = sub.add_parser("demo", help="the main job of `make demo`: every step this package can run",
+                       description="Run the main job: list the boards and their energy models, "
+                                   "and every other step available, writing results under --out.")
+    p.add_argument("--out", default="results", help="directory for results (default: results)")
+    p.set_defaults(func=_run)
+
+
+def write_atomic(path: Path, text: str) -> None:
+    """Write ``text`` to ``path`` atomically (temporary file in the same directory, then rename)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.")
+    try:
+        with os.fdopen(fd, "w") as fh:
+            fh.write(text)
+        os.replace(tmp, path)
+    except BaseException:
+        os.unlink(tmp)
+        raise
+
+
+def _run(args) -> int:
+    from ..energy_model import EnergyModel
+    from ..errors import PlatformError
+    from ..platform import list_platforms, load_platform
+    from . import main
+
+    out = Path(args.out)
+    print("== bundled boards")
+    main(["platforms"])
+    summary = {}
+    for name in list_platforms():
+        plat = load_platform(name)
+        try:
+            em = EnergyModel.from_platform(plat, "v6.9")
+        except PlatformError as exc:
+            summary[name] = {"energy_model": None, "why": str(exc)}
+            continue
+        summary[name] = {"energy_model": "v6.9", "domains": {
+            d.name: {"cpus": list(d.cpus), "power_unit": d.power_unit,
+                     "cost": d.cost.tolist(), "inefficient": d.inefficient.tolist()}
+            for d in em.domains}}
+    write_atomic(out / "platforms.json", json.dumps(summary, indent=1))
+    print(f"\nwrote {out / 'platforms.json'}")
+    return 0
