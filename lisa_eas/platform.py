@@ -22,8 +22,7 @@ import json
 from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
-from types import MappingProxyType
-from typing import Any, Mapping
+from typing import Any, Iterator, Mapping
 
 from .errors import PlatformError
 
@@ -35,6 +34,36 @@ SCHED_CAPACITY_SCALE = 1024
 
 _OPP_KNOWN = {"freq_khz", "capacity", "power_mw", "voltage_uv", "legacy_capacity",
               "legacy_cpu_power", "legacy_cluster_power"}
+
+
+class FrozenMap(Mapping):
+    """A read-only mapping that, unlike ``MappingProxyType``, pickles (for process pools)."""
+
+    __slots__ = ("_data",)
+
+    def __init__(self, data: Mapping[str, Any] = ()):
+        object.__setattr__(self, "_data", dict(data))
+
+    def __getitem__(self, key: str) -> Any:
+        return self._data[key]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._data)
+
+    def __len__(self) -> int:
+        return len(self._data)
+
+    def __setattr__(self, key, value):
+        raise AttributeError("FrozenMap is read-only")
+
+    def __getstate__(self):
+        return self._data
+
+    def __setstate__(self, state):
+        object.__setattr__(self, "_data", state)
+
+    def __repr__(self) -> str:
+        return f"FrozenMap({self._data!r})"
 
 
 @dataclass(frozen=True)
@@ -54,7 +83,7 @@ class Opp:
     legacy_capacity: int | None = None
     legacy_cpu_power: float | None = None
     legacy_cluster_power: float | None = None
-    extra: Mapping[str, Any] = field(default_factory=lambda: MappingProxyType({}))
+    extra: Mapping[str, Any] = field(default_factory=lambda: FrozenMap({}))
 
 
 @dataclass(frozen=True)
@@ -236,7 +265,7 @@ def platform_from_dict(data: Mapping[str, Any], *, source: str = "<dict>") -> Pl
     imbalance_pct = int(data.get("imbalance_pct", 117))
     if imbalance_pct < 100:
         raise PlatformError(f"{source}: 'imbalance_pct' {imbalance_pct} must be >= 100")
-    prov = tuple(MappingProxyType(dict(p)) for p in data.get("provenance", ()))
+    prov = tuple(FrozenMap(dict(p)) for p in data.get("provenance", ()))
     return Platform(name=name, description=str(data.get("description", "")), perf_domains=pds,
                     nr_cpus=nr_cpus, llc_weight=llc_weight, imbalance_pct=imbalance_pct,
                     notes=str(data.get("notes", "")), provenance=prov, source=source)
@@ -335,4 +364,4 @@ def _opp(raw: Mapping[str, Any], where: str) -> Opp:
                legacy_capacity=raw.get("legacy_capacity"),
                legacy_cpu_power=raw.get("legacy_cpu_power"),
                legacy_cluster_power=raw.get("legacy_cluster_power"),
-               extra=MappingProxyType(extra))
+               extra=FrozenMap(extra))

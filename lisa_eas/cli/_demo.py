@@ -6,9 +6,9 @@ under ``--out``. Steps that need something this machine lacks say so and carry o
 from __future__ import annotations
 
 import json
-import os
-import tempfile
 from pathlib import Path
+
+from .._atomic import write_atomic
 
 
 def register(sub) -> None:
@@ -17,19 +17,6 @@ def register(sub) -> None:
                                    "and every other step available, writing results under --out.")
     p.add_argument("--out", default="results", help="directory for results (default: results)")
     p.set_defaults(func=_run)
-
-
-def write_atomic(path: Path, text: str) -> None:
-    """Write ``text`` to ``path`` atomically (temporary file in the same directory, then rename)."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.")
-    try:
-        with os.fdopen(fd, "w") as fh:
-            fh.write(text)
-        os.replace(tmp, path)
-    except BaseException:
-        os.unlink(tmp)
-        raise
 
 
 def _run(args) -> int:
