@@ -39,8 +39,9 @@ system-deps:
 demo: setup
 	$(VENV)/bin/lisa-eas demo --out results
 
+# The whole suite: unit, slow and live tests, and every notebook executed (nbmake).
 test: setup
-	$(VPY) -m pytest -m "not board" $(PYTEST_ARGS)
+	$(VPY) -m pytest -m "not board" --nbmake tests notebooks $(PYTEST_ARGS)
 
 test-fast: setup
 	$(VPY) -m pytest $(PYTEST_ARGS)
