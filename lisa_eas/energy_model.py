@@ -199,6 +199,50 @@ class EnergyModel:
     def era_name(self) -> str:
         return "v%d.%d" % self.era
 
+    def arrays(self) -> dict:
+        """The model packed into int64 arrays for the numba kernels (``lisa_eas._kernels.eas``).
+
+        Perf domains come in the kernel's ``rd->pd`` list order: ``build_perf_domains()``
+        prepends each new domain, so the domain of the highest first CPU comes first.
+
+        Returns
+        -------
+        dict
+            ``pd_info`` int64[n_pd, 6] (cpu_start, cpu_end, state_start, state_end,
+            scale_cpu, skip_inefficient), ``pd_cpus`` int64[n_cpus], ``em_states``
+            int64[n_states, 4] (freq_khz, cost, performance, inefficient), ``em_mode``
+            (0: < v5.14, 1: v5.14-v6.7, 2: v6.8, 3: v6.9+), ``cap_orig`` int64[n_cpus]
+            and ``pd_names`` (tuple, list order).
+        """
+        order = sorted(self.domains, key=lambda d: min(d.cpus), reverse=True)
+        n_cpus = self.platform.nr_cpus
+        pd_info = np.zeros((len(order), 6), dtype=np.int64)
+        pd_cpus, states = [], []
+        cap_orig = np.zeros(n_cpus, dtype=np.int64)
+        skip = self.era >= (5, 16)
+        for i, d in enumerate(order):
+            cpus = sorted(d.cpus)
+            pd_info[i, 0], pd_info[i, 1] = len(pd_cpus), len(pd_cpus) + len(cpus)
+            pd_cpus.extend(cpus)
+            pd_info[i, 2], pd_info[i, 3] = len(states), len(states) + d.nr_states
+            for k in range(d.nr_states):
+                states.append((int(d.freq_khz[k]), int(d.cost[k]), int(d.performance[k]),
+                               int(bool(d.inefficient[k]))))
+            pd_info[i, 4] = d.scale_cpu
+            pd_info[i, 5] = int(skip and d.skip_inefficiencies)
+            cap_orig[cpus] = d.scale_cpu
+        if self.era >= (6, 9):
+            mode = 3
+        elif self.era >= (6, 8):
+            mode = 2
+        elif self.era >= (5, 14):
+            mode = 1
+        else:
+            mode = 0
+        return {"pd_info": pd_info, "pd_cpus": np.array(pd_cpus, dtype=np.int64),
+                "em_states": np.array(states, dtype=np.int64).reshape(-1, 4), "em_mode": mode,
+                "cap_orig": cap_orig, "pd_names": tuple(d.name for d in order)}
+
 
 def _build_domain(pd: PerfDomain, era, power_column, skip_ineff, plat_name) -> PerfDomainEnergyModel:
     col = power_column or "power_mw"

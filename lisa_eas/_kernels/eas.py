@@ -1,0 +1,406 @@
+"""Energy-aware wake-up: ``find_energy_efficient_cpu`` and ``compute_energy`` per era (numba).
+
+Follows ``kernel/sched/fair.c``: ``cpu_util_next()`` (``cpu_util(cpu, p, dst, 0)`` in 6.x),
+``compute_energy()``, ``find_energy_efficient_cpu()``, ``eenv_task_busy_time()``,
+``eenv_pd_busy_time()``, ``eenv_pd_max_util()``, ``cpu_overutilized()`` /
+``fits_capacity()``, and ``em_cpu_energy()`` (``em_pd_energy()`` before v5.9) from
+``include/linux/energy_model.h``.
+
+Eras (``EAS_*``): v5.0 (every candidate costed over all perf domains, 1/16-of-prev-energy
+margin), v5.4 (eb92692b2544 "Speed-up energy-aware wake-ups": per-domain base + delta,
+margin 1/16 of prev delta + base), v6.0 (no margin, task busy time counted once; the
+current form without uclamp). CPU utilization is CFS only (no RT/DL/IRQ, no uclamp, no
+runnable boosting); every CPU is in the ``sd_asym_cpucapacity`` span and online.
+
+Platform arrays (from ``EnergyModel.arrays()``): ``pd_info`` int64[n_pd, 6] with columns
+(cpu_start, cpu_end, state_start, state_end, scale_cpu, skip_inefficient) in the kernel's
+perf-domain list order; ``pd_cpus`` int64[n_cpus] (CPUs of each domain, ascending);
+``em_states`` int64[n_states, 4] with (freq_khz, cost, performance, inefficient);
+``em_mode`` 0 (< v5.14), 1 (v5.14 - v6.7), 2 (v6.8), 3 (v6.9+).
+"""
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+EAS_V5_0 = 0
+EAS_V5_4 = 1
+EAS_V6_0 = 2
+
+NO_ENERGY = np.iinfo(np.int64).max     # the kernel's ULONG_MAX "not computed"
+
+PD_CPU_START = 0
+PD_CPU_END = 1
+PD_STATE_START = 2
+PD_STATE_END = 3
+PD_SCALE_CPU = 4
+PD_SKIP_INEFF = 5
+
+ST_FREQ = 0
+ST_COST = 1
+ST_PERF = 2
+ST_INEFF = 3
+
+
+@njit(cache=True, inline="always")
+def fits_capacity(util, capacity):
+    """``fits_capacity(cap, max)``: ``util * 1280 < capacity * 1024`` (v5.4+)."""
+    return util * 1280 < capacity * 1024
+
+
+@njit(cache=True)
+def cpu_overutilized(util, capacity, era):
+    """``cpu_overutilized()``: v5.0 ``cap*1024 < util*1280``; v5.4+ ``!fits_capacity``."""
+    if era == EAS_V5_0:
+        return capacity * 1024 < util * 1280
+    return not fits_capacity(util, capacity)
+
+
+@njit(cache=True)
+def rd_overutilized(cpu_util, capacity, era):
+    """Root-domain flag as the top-level ``update_sd_lb_stats()`` sets it: any CPU overutilized."""
+    for cpu in range(cpu_util.shape[0]):
+        if cpu_overutilized(cpu_util[cpu], capacity[cpu], era):
+            return True
+    return False
+
+
+@njit(cache=True, inline="always")
+def em_cpu_energy(pd_info, em_states, em_mode, pd, max_util, sum_util, allowed_cap):
+    """``em_cpu_energy(pd, max_util, sum_util, allowed_cpu_cap)`` of the era's EM."""
+    if sum_util == 0:
+        return 0
+    scale_cpu = pd_info[pd, PD_SCALE_CPU]
+    s0 = pd_info[pd, PD_STATE_START]
+    s1 = pd_info[pd, PD_STATE_END]
+    fmax = em_states[s1 - 1, ST_FREQ]
+    key = ST_FREQ
+    if em_mode == 3:
+        key = ST_PERF
+        target = max_util if max_util < allowed_cap else allowed_cap
+    elif em_mode == 2:
+        mu = max_util if max_util < allowed_cap else allowed_cap
+        target = fmax * mu // scale_cpu
+    elif em_mode == 1:
+        mu = max_util + (max_util >> 2)
+        if mu > allowed_cap:
+            mu = allowed_cap
+        target = fmax * mu // scale_cpu
+    else:
+        target = (fmax + (fmax >> 2)) * max_util // scale_cpu
+    skip = pd_info[pd, PD_SKIP_INEFF]
+    # first state whose key (ascending) reaches the target: binary search, then skip the
+    # inefficient ones upwards - the same state as the kernel's linear walk
+    lo = s0
+    hi = s1
+    while lo < hi:
+        mid = (lo + hi) >> 1
+        if em_states[mid, key] >= target:
+            hi = mid
+        else:
+            lo = mid + 1
+    idx = s1 - 1
+    for i in range(lo, s1):
+        if skip and em_states[i, ST_INEFF]:
+            continue
+        idx = i
+        break
+    if em_mode == 3:
+        return em_states[idx, ST_COST] * sum_util
+    return em_states[idx, ST_COST] * sum_util // scale_cpu
+
+
+@njit(cache=True, inline="always")
+def cpu_util_next(cpu, task_cpu, dst_cpu, util_avg, util_est, task_util, task_ue, cap_orig):
+    """``cpu_util_next(cpu, p, dst_cpu)``: CPU util if ``p`` (waking, not enqueued) ran on dst."""
+    util = util_avg[cpu]
+    if task_cpu == cpu and dst_cpu != cpu:
+        util = util - task_util if util > task_util else 0
+    elif task_cpu != cpu and dst_cpu == cpu:
+        util += task_util
+    est = util_est[cpu]
+    if dst_cpu == cpu:
+        est += task_ue
+    if est > util:
+        util = est
+    return util if util < cap_orig[cpu] else cap_orig[cpu]
+
+
+@njit(cache=True, inline="always")
+def _pd_energy_v5(pd_info, pd_cpus, em_states, em_mode, pd, task_cpu, dst_cpu, util_avg, util_est,
+                  task_util, task_ue, cap_orig, work):
+    scale = pd_info[pd, PD_SCALE_CPU]
+    max_util = 0
+    sum_util = 0
+    for j in range(pd_info[pd, PD_CPU_START], pd_info[pd, PD_CPU_END]):
+        cpu = pd_cpus[j]
+        u = cpu_util_next(cpu, task_cpu, dst_cpu, util_avg, util_est, task_util, task_ue, cap_orig)
+        work[1] += 1
+        if u > scale:           # schedutil_{energy,cpu}_util(): min(max, util) with CFS only
+            u = scale
+        sum_util += u
+        if u > max_util:
+            max_util = u
+    work[0] += 1
+    return em_cpu_energy(pd_info, em_states, em_mode, pd, max_util, sum_util, scale)
+
+
+@njit(cache=True)
+def compute_energy_v50(pd_info, pd_cpus, em_states, em_mode, task_cpu, dst_cpu, util_avg, util_est,
+                       task_util, task_ue, cap_orig, work):
+    """v5.0 ``compute_energy(p, dst_cpu, head)``: system energy, every perf domain."""
+    energy = 0
+    for pd in range(pd_info.shape[0]):
+        energy += _pd_energy_v5(pd_info, pd_cpus, em_states, em_mode, pd, task_cpu, dst_cpu, util_avg,
+                                util_est, task_util, task_ue, cap_orig, work)
+    return energy
+
+
+@njit(cache=True)
+def feec_v50(pd_info, pd_cpus, em_states, em_mode, cap_orig, cap_of, util_avg, util_est, task_util,
+             task_ue, prev_cpu, allowed, work, energies):
+    """v5.0 ``find_energy_efficient_cpu()``; ``energies`` gets (prev, best, 0)."""
+    prev_energy = NO_ENERGY
+    best_energy = NO_ENERGY
+    best_cpu = prev_cpu
+    for pd in range(pd_info.shape[0]):
+        max_spare = 0
+        msc = -1
+        for j in range(pd_info[pd, PD_CPU_START], pd_info[pd, PD_CPU_END]):
+            cpu = pd_cpus[j]
+            if not allowed[cpu]:
+                continue
+            util = cpu_util_next(cpu, prev_cpu, cpu, util_avg, util_est, task_util, task_ue, cap_orig)
+            work[1] += 1
+            cap = cap_of[cpu]
+            if cap * 1024 < util * 1280:
+                continue
+            if cpu == prev_cpu:
+                prev_energy = compute_energy_v50(pd_info, pd_cpus, em_states, em_mode, prev_cpu, prev_cpu,
+                                                 util_avg, util_est, task_util, task_ue, cap_orig, work)
+                if prev_energy < best_energy:
+                    best_energy = prev_energy
+                continue
+            spare = cap - util
+            if spare > max_spare:
+                max_spare = spare
+                msc = cpu
+        if msc >= 0:
+            e = compute_energy_v50(pd_info, pd_cpus, em_states, em_mode, prev_cpu, msc, util_avg, util_est,
+                                   task_util, task_ue, cap_orig, work)
+            if e < best_energy:
+                best_energy = e
+                best_cpu = msc
+    energies[0] = prev_energy
+    energies[1] = best_energy
+    energies[2] = 0
+    if prev_energy == NO_ENERGY:
+        return best_cpu
+    if (prev_energy - best_energy) > (prev_energy >> 4):
+        return best_cpu
+    return prev_cpu
+
+
+@njit(cache=True)
+def feec_v54(pd_info, pd_cpus, em_states, em_mode, cap_orig, cap_of, util_avg, util_est, task_util,
+             task_ue, prev_cpu, allowed, work, energies):
+    """v5.4 (eb92692b2544) ``find_energy_efficient_cpu()``; ``energies`` gets (prev_delta, best_delta, base)."""
+    prev_delta = NO_ENERGY
+    best_delta = NO_ENERGY
+    base_energy = 0
+    best_cpu = prev_cpu
+    for pd in range(pd_info.shape[0]):
+        base_pd = _pd_energy_v5(pd_info, pd_cpus, em_states, em_mode, pd, prev_cpu, -1, util_avg, util_est,
+                                task_util, task_ue, cap_orig, work)
+        base_energy += base_pd
+        max_spare = 0
+        msc = -1
+        for j in range(pd_info[pd, PD_CPU_START], pd_info[pd, PD_CPU_END]):
+            cpu = pd_cpus[j]
+            if not allowed[cpu]:
+                continue
+            util = cpu_util_next(cpu, prev_cpu, cpu, util_avg, util_est, task_util, task_ue, cap_orig)
+            work[1] += 1
+            cap = cap_of[cpu]
+            if not fits_capacity(util, cap):
+                continue
+            if cpu == prev_cpu:
+                prev_delta = _pd_energy_v5(pd_info, pd_cpus, em_states, em_mode, pd, prev_cpu, prev_cpu,
+                                           util_avg, util_est, task_util, task_ue, cap_orig, work) - base_pd
+                if prev_delta < best_delta:
+                    best_delta = prev_delta
+            spare = cap - util
+            if spare > max_spare:
+                max_spare = spare
+                msc = cpu
+        if msc >= 0:
+            cur = _pd_energy_v5(pd_info, pd_cpus, em_states, em_mode, pd, prev_cpu, msc, util_avg, util_est,
+                                task_util, task_ue, cap_orig, work) - base_pd
+            if cur < best_delta:
+                best_delta = cur
+                best_cpu = msc
+    energies[0] = prev_delta
+    energies[1] = best_delta
+    energies[2] = base_energy
+    if prev_delta == NO_ENERGY:
+        return best_cpu
+    if (prev_delta - best_delta) > ((prev_delta + base_energy) >> 4):
+        return best_cpu
+    return prev_cpu
+
+
+@njit(cache=True)
+def _compute_energy_v60(pd_info, pd_cpus, em_states, em_mode, pd, task_cpu, dst_cpu, util_avg, util_est,
+                        task_util, task_ue, cap_orig, pd_busy, task_busy, pd_cap, cpu_cap, work):
+    """6.x ``compute_energy()`` with ``eenv_pd_max_util()`` (CFS only, no uclamp)."""
+    scale = pd_info[pd, PD_SCALE_CPU]
+    max_util = 0
+    for j in range(pd_info[pd, PD_CPU_START], pd_info[pd, PD_CPU_END]):
+        cpu = pd_cpus[j]
+        u = cpu_util_next(cpu, task_cpu, dst_cpu, util_avg, util_est, task_util, task_ue, cap_orig)
+        work[1] += 1
+        if u > scale:
+            u = scale
+        if em_mode >= 2:        # v6.8+: sugov_effective_cpu_perf() adds the headroom here
+            u = u + (u >> 2)
+            if u > scale:
+                u = scale
+        if u > max_util:
+            max_util = u
+    if max_util > cpu_cap:
+        max_util = cpu_cap
+    busy = pd_busy
+    if dst_cpu >= 0:
+        busy = pd_busy + task_busy
+        if busy > pd_cap:
+            busy = pd_cap
+    work[0] += 1
+    return em_cpu_energy(pd_info, em_states, em_mode, pd, max_util, busy, cpu_cap)
+
+
+@njit(cache=True)
+def feec_v60(pd_info, pd_cpus, em_states, em_mode, cap_orig, cap_of, util_avg, util_est, task_util,
+             task_ue, prev_cpu, allowed, work, energies):
+    """6.x ``find_energy_efficient_cpu()`` (b812fc9768e0, 3e8c6c9aac42; current loop without uclamp)."""
+    target = prev_cpu
+    prev_delta = NO_ENERGY
+    best_delta = NO_ENERGY
+    prev_fits = -1
+    best_fits = -1
+    best_cpu = prev_cpu
+    base_energy = 0
+    task_busy = task_util if task_util > task_ue else task_ue     # eenv_task_busy_time(), no IRQ
+    for pd in range(pd_info.shape[0]):
+        c0 = pd_info[pd, PD_CPU_START]
+        c1 = pd_info[pd, PD_CPU_END]
+        cpu_cap = pd_info[pd, PD_SCALE_CPU]
+        pd_cap = cpu_cap * (c1 - c0)
+        prev_spare = -1
+        max_spare = -1
+        msc = -1
+        max_fits = -1
+        for j in range(c0, c1):
+            cpu = pd_cpus[j]
+            if not allowed[cpu]:
+                continue
+            util = cpu_util_next(cpu, prev_cpu, cpu, util_avg, util_est, task_util, task_ue, cap_orig)
+            work[1] += 1
+            cap = cap_of[cpu]
+            fits = 1 if fits_capacity(util, cap) else 0
+            if not fits:
+                continue
+            spare = cap - util if cap > util else 0
+            if cpu == prev_cpu:
+                prev_spare = spare
+                prev_fits = fits
+            elif fits > max_fits or (fits == max_fits and spare > max_spare):
+                max_spare = spare
+                msc = cpu
+                max_fits = fits
+        if msc < 0 and prev_spare < 0:
+            continue
+        pd_busy = 0
+        for j in range(c0, c1):
+            cpu = pd_cpus[j]
+            u = cpu_util_next(cpu, prev_cpu, -1, util_avg, util_est, task_util, task_ue, cap_orig)
+            work[1] += 1
+            if u > cpu_cap:
+                u = cpu_cap
+            pd_busy += u
+        if pd_busy > pd_cap:
+            pd_busy = pd_cap
+        base = _compute_energy_v60(pd_info, pd_cpus, em_states, em_mode, pd, prev_cpu, -1, util_avg, util_est,
+                                   task_util, task_ue, cap_orig, pd_busy, task_busy, pd_cap, cpu_cap, work)
+        base_energy += base
+        if prev_spare > -1:
+            e = _compute_energy_v60(pd_info, pd_cpus, em_states, em_mode, pd, prev_cpu, prev_cpu, util_avg,
+                                    util_est, task_util, task_ue, cap_orig, pd_busy, task_busy, pd_cap, cpu_cap,
+                                    work)
+            if e < base:
+                energies[0] = prev_delta
+                energies[1] = best_delta
+                energies[2] = base_energy
+                return target
+            prev_delta = e - base
+            if prev_delta < best_delta:
+                best_delta = prev_delta
+        if msc >= 0 and max_spare > prev_spare:
+            if max_fits < best_fits:
+                continue
+            e = _compute_energy_v60(pd_info, pd_cpus, em_states, em_mode, pd, prev_cpu, msc, util_avg, util_est,
+                                    task_util, task_ue, cap_orig, pd_busy, task_busy, pd_cap, cpu_cap, work)
+            if e < base:
+                energies[0] = prev_delta
+                energies[1] = best_delta
+                energies[2] = base_energy
+                return target
+            cur = e - base
+            if max_fits > 0 and best_fits > 0 and cur >= best_delta:
+                continue
+            best_delta = cur
+            best_cpu = msc
+            best_fits = max_fits
+    energies[0] = prev_delta
+    energies[1] = best_delta
+    energies[2] = base_energy
+    if best_fits > prev_fits or (best_fits > 0 and best_delta < prev_delta):
+        target = best_cpu
+    return target
+
+
+@njit(cache=True)
+def feec(era, pd_info, pd_cpus, em_states, em_mode, cap_orig, cap_of, util_avg, util_est, task_util,
+         task_ue, prev_cpu, allowed, overutilized, work, energies):
+    """One wake-up. Returns the CPU (-1: EAS not used because the root domain is overutilized).
+
+    ``work`` (int64[2]) accumulates (perf-domain energy evaluations, CPU-util computations);
+    ``energies`` (int64[3]) receives the compared energies (NO_ENERGY when not computed).
+    """
+    energies[0] = NO_ENERGY
+    energies[1] = NO_ENERGY
+    energies[2] = 0
+    if overutilized:
+        return -1
+    if task_util == 0 and task_ue == 0:      # task_util_est(p) == 0: stay on prev
+        return prev_cpu
+    if era == EAS_V5_0:
+        return feec_v50(pd_info, pd_cpus, em_states, em_mode, cap_orig, cap_of, util_avg, util_est, task_util,
+                        task_ue, prev_cpu, allowed, work, energies)
+    if era == EAS_V5_4:
+        return feec_v54(pd_info, pd_cpus, em_states, em_mode, cap_orig, cap_of, util_avg, util_est, task_util,
+                        task_ue, prev_cpu, allowed, work, energies)
+    return feec_v60(pd_info, pd_cpus, em_states, em_mode, cap_orig, cap_of, util_avg, util_est, task_util,
+                    task_ue, prev_cpu, allowed, work, energies)
+
+
+@njit(cache=True)
+def feec_batch(era, pd_info, pd_cpus, em_states, em_mode, cap_orig, cap_of, util_avg, util_est, task_util,
+               task_ue, prev_cpu, allowed, overutilized, out_cpu, out_energy, out_work):
+    """Many wake-ups: row ``i`` of the per-CPU arrays is wake-up ``i``. Fills the ``out_*`` arrays."""
+    for i in range(util_avg.shape[0]):
+        out_work[i, 0] = 0
+        out_work[i, 1] = 0
+        out_cpu[i] = feec(era, pd_info, pd_cpus, em_states, em_mode, cap_orig, cap_of, util_avg[i], util_est[i],
+                          task_util[i], task_ue[i], prev_cpu[i], allowed[i], overutilized[i], out_work[i],
+                          out_energy[i])
+    return out_cpu

@@ -1,0 +1,326 @@
+"""schedutil: the frequency a policy asks for (numba kernels), with the RFC "ramp boost".
+
+Follows ``kernel/sched/cpufreq_schedutil.c``: ``get_next_freq()``, ``sugov_should_update_freq()``,
+``sugov_update_next_freq()``, ``sugov_iowait_boost()``, ``sugov_iowait_reset()``,
+``sugov_iowait_apply()``, ``sugov_cpu_is_busy()``, ``sugov_update_single()``,
+``sugov_next_freq_shared()``; ``schedutil_cpu_util()``/``effective_cpu_util()`` from
+``kernel/sched/fair.c``/``core.c``; ``cpufreq_driver_resolve_freq()`` (RELATION_L).
+Ramp boost follows "[RFC PATCH v3 0/6] sched/cpufreq: Make schedutil energy aware"
+(D. Raillard, Oct 2019): ``em_pd_get_higher_freq()`` and ``sugov_cpu_ramp_boost_update()``.
+
+Eras (``SU_*``): 0 = < v5.14 (``map_util_freq``: ``(f + f/4) * util / max``),
+1 = v5.14 - v6.7 (``map_util_perf``: ``util += util/4``; ``f * util / max``),
+2 = v6.8+ (headroom inside ``sugov_effective_cpu_perf``, clamped to the CPU capacity).
+"""
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+SU_V5_0 = 0
+SU_V5_14 = 1
+SU_V6_8 = 2
+
+FREQUENCY_UTIL = 0
+ENERGY_UTIL = 1
+
+IOWAIT_BOOST_MIN = 128          # SCHED_CAPACITY_SCALE / 8
+EM_COST_MARGIN_SCALE = 1024
+
+# per-CPU state
+CS_LAST_UPDATE = 0
+CS_IOWAIT_BOOST = 1
+CS_IOWAIT_PENDING = 2
+CS_WENT_IDLE = 3          # entered idle since the last busy check (idle_calls changed)
+CS_RB_UTIL_EST = 4
+CS_RB_UTIL_AVG = 5
+CS_RAMP_BOOST = 6
+CS_SIZE = 7
+
+# policy state
+PS_LAST_FREQ_UPDATE = 0
+PS_NEXT_FREQ = 1
+PS_CACHED_RAW_FREQ = 2
+PS_NEED_FREQ_UPDATE = 3
+PS_SIZE = 4
+
+
+@njit(cache=True)
+def effective_cpu_util(util_cfs, util_rt, util_dl, bw_dl, irq, scale, util_type, rt_runnable):
+    """``schedutil_cpu_util()`` / ``effective_cpu_util()`` (v5.3 - v6.7 form, no uclamp)."""
+    if util_type == FREQUENCY_UTIL and rt_runnable:
+        return scale
+    if irq >= scale:
+        return scale
+    util = util_cfs + util_rt
+    dl = util_dl
+    if util + dl >= scale:
+        return scale
+    if util_type == ENERGY_UTIL:
+        util += dl
+    util = irq + util * (scale - irq) // scale
+    if util_type == FREQUENCY_UTIL:
+        util += bw_dl
+    return util if util < scale else scale
+
+
+@njit(cache=True)
+def uclamp_rq_util_with(util, uclamp_min, uclamp_max):
+    """``uclamp_rq_util_with()``: clamp ``util`` into the rq's (and task's) uclamp range."""
+    if uclamp_min >= uclamp_max:
+        return uclamp_min
+    if util < uclamp_min:
+        return uclamp_min
+    if util > uclamp_max:
+        return uclamp_max
+    return util
+
+
+@njit(cache=True)
+def effective_cpu_util_uclamp(util_cfs, util_rt, util_dl, bw_dl, irq, scale, util_type, rt_runnable,
+                              uclamp_used, uclamp_min, uclamp_max):
+    """``schedutil_cpu_util()`` (v5.3 - v6.7) with uclamp: FREQUENCY_UTIL clamps CFS + RT into
+    the rq's [uclamp_min, uclamp_max]; RT forces max only when uclamp is not in use."""
+    if not uclamp_used and util_type == FREQUENCY_UTIL and rt_runnable:
+        return scale
+    if irq >= scale:
+        return scale
+    util = util_cfs + util_rt
+    if util_type == FREQUENCY_UTIL and uclamp_used:
+        util = uclamp_rq_util_with(util, uclamp_min, uclamp_max)
+    dl = util_dl
+    if util + dl >= scale:
+        return scale
+    if util_type == ENERGY_UTIL:
+        util += dl
+    util = irq + util * (scale - irq) // scale
+    if util_type == FREQUENCY_UTIL:
+        util += bw_dl
+    return util if util < scale else scale
+
+
+@njit(cache=True)
+def effective_cpu_util_v68(util_cfs, util_rt, util_dl, bw_dl, irq, scale, rt_runnable, uclamp_used, uclamp_min,
+                           uclamp_max, minmax):
+    """v6.8+ ``effective_cpu_util(cpu, util_cfs, &min, &max)``; ``minmax`` (int64[2]) gets the
+    performance floor (IRQ + DL bandwidth, uclamp_min, RT without uclamp) and ceiling (uclamp_max)."""
+    if irq >= scale:
+        minmax[0] = scale
+        minmax[1] = scale
+        return scale
+    lo = irq + bw_dl
+    if uclamp_used and uclamp_min > lo:
+        lo = uclamp_min
+    if not uclamp_used and rt_runnable:
+        lo = scale
+    minmax[0] = lo
+    util = util_cfs + util_rt + util_dl
+    hi = scale
+    if uclamp_used and uclamp_max < hi:
+        hi = uclamp_max
+    minmax[1] = hi
+    if util >= scale:
+        return scale
+    util = irq + util * (scale - irq) // scale
+    return util if util < scale else scale
+
+
+@njit(cache=True)
+def sugov_effective_cpu_perf(actual, lo, hi):
+    """v6.8+ ``sugov_effective_cpu_perf()``: ``max(lo, min(hi, actual * 1.25))``."""
+    actual = actual + (actual >> 2)
+    if actual < hi:
+        hi = actual
+    return lo if lo > hi else hi
+
+
+@njit(cache=True)
+def resolve_freq(freqs, target, fmin, fmax):
+    """``cpufreq_driver_resolve_freq()``: clamp to [fmin, fmax], lowest table freq >= target."""
+    if target > fmax:
+        target = fmax
+    if target < fmin:
+        target = fmin
+    for i in range(freqs.shape[0]):
+        if freqs[i] >= target:
+            return freqs[i]
+    return freqs[freqs.shape[0] - 1]
+
+
+@njit(cache=True)
+def em_pd_get_higher_freq(freqs, costs, min_freq, cost_margin):
+    """RFC v3 ``em_pd_get_higher_freq()``: highest OPP whose cost is within the margin."""
+    max_cost = 0
+    for i in range(freqs.shape[0]):
+        if freqs[i] >= min_freq:
+            max_cost = costs[i] + (costs[i] * cost_margin) // EM_COST_MARGIN_SCALE
+            break
+    for i in range(freqs.shape[0] - 1, -1, -1):
+        if costs[i] <= max_cost:
+            return freqs[i]
+    return min_freq
+
+
+@njit(cache=True)
+def raw_next_freq(util, max_cap, freq_ref, era):
+    """The unresolved frequency of ``get_next_freq()`` for ``util`` (0..max_cap)."""
+    if era == SU_V5_0:
+        return (freq_ref + (freq_ref >> 2)) * util // max_cap
+    if era == SU_V5_14:
+        util = util + (util >> 2)
+        return freq_ref * util // max_cap
+    util = util + (util >> 2)
+    if util > max_cap:
+        util = max_cap
+    return freq_ref * util // max_cap
+
+
+@njit(cache=True)
+def get_next_freq(ps, util, max_cap, freq_ref, freqs, fmin, fmax, era, boost, costs):
+    """``get_next_freq(sg_policy, util, max)`` (+ RFC ramp boost when ``boost >= 0``)."""
+    f = raw_next_freq(util, max_cap, freq_ref, era)
+    if boost >= 0:
+        f = em_pd_get_higher_freq(freqs, costs, f, boost)
+    if f == ps[PS_CACHED_RAW_FREQ] and not ps[PS_NEED_FREQ_UPDATE]:
+        return ps[PS_NEXT_FREQ]
+    ps[PS_CACHED_RAW_FREQ] = f
+    return resolve_freq(freqs, f, fmin, fmax)
+
+
+@njit(cache=True)
+def iowait_reset(cs, time, set_boost, tick_ns):
+    """``sugov_iowait_reset()``: drop the boost after more than a tick without request."""
+    if time - cs[CS_LAST_UPDATE] <= tick_ns:
+        return False
+    cs[CS_IOWAIT_BOOST] = IOWAIT_BOOST_MIN if set_boost else 0
+    cs[CS_IOWAIT_PENDING] = 1 if set_boost else 0
+    return True
+
+
+@njit(cache=True)
+def iowait_boost(cs, time, iowait, tick_ns):
+    """``sugov_iowait_boost()``: on each update; doubles at most once per request."""
+    if cs[CS_IOWAIT_BOOST] and iowait_reset(cs, time, iowait, tick_ns):
+        return
+    if not iowait:
+        return
+    if cs[CS_IOWAIT_PENDING]:
+        return
+    cs[CS_IOWAIT_PENDING] = 1
+    if cs[CS_IOWAIT_BOOST]:
+        b = cs[CS_IOWAIT_BOOST] << 1
+        cs[CS_IOWAIT_BOOST] = b if b < 1024 else 1024
+        return
+    cs[CS_IOWAIT_BOOST] = IOWAIT_BOOST_MIN
+
+
+@njit(cache=True)
+def iowait_apply(cs, time, util, max_cap, tick_ns):
+    """``sugov_iowait_apply()``: ``max(util, boost)``, halving the boost when no request is pending."""
+    if not cs[CS_IOWAIT_BOOST]:
+        return util
+    if iowait_reset(cs, time, False, tick_ns):
+        return util
+    if not cs[CS_IOWAIT_PENDING]:
+        cs[CS_IOWAIT_BOOST] >>= 1
+        if cs[CS_IOWAIT_BOOST] < IOWAIT_BOOST_MIN:
+            cs[CS_IOWAIT_BOOST] = 0
+            return util
+    cs[CS_IOWAIT_PENDING] = 0
+    boost = (cs[CS_IOWAIT_BOOST] * max_cap) >> 10
+    return boost if boost > util else util
+
+
+@njit(cache=True)
+def ramp_boost_update(cs, util_est_enqueued, util_avg):
+    """RFC v3 ``sugov_cpu_ramp_boost_update()``: ``util_avg - util_est`` while util rises above it."""
+    boost = 0
+    if (util_est_enqueued == cs[CS_RB_UTIL_EST] and util_avg >= cs[CS_RB_UTIL_AVG]
+            and util_avg > util_est_enqueued):
+        boost = util_avg - util_est_enqueued
+    cs[CS_RB_UTIL_EST] = util_est_enqueued
+    cs[CS_RB_UTIL_AVG] = util_avg
+    cs[CS_RAMP_BOOST] = boost
+    return boost
+
+
+@njit(cache=True)
+def cpu_util_cfs(util_avg, util_est, scale):
+    """``cpu_util_cfs()`` with UTIL_EST: ``min(max(util_avg, util_est), capacity)``."""
+    u = util_avg if util_avg > util_est else util_est
+    return u if u < scale else scale
+
+
+@njit(cache=True)
+def sugov_update(cs_all, ps, cpu, time, iowait, went_idle, util_avg, util_est, max_cap, freq_ref, freqs, fmin,
+                 fmax, era, rate_limit_ns, tick_ns, use_iowait, use_ramp_boost, costs):
+    """One ``cpufreq_update_util()`` call from ``cpu`` of the policy; returns the policy's next_freq.
+
+    ``cs_all`` int64[m, CS_SIZE] per-CPU state; ``ps`` int64[PS_SIZE]; ``util_avg``/``util_est``
+    int64[m] are the CPUs' root cfs_rq signals now. One CPU in the policy: ``sugov_update_single``
+    (with the busy hold); more: ``sugov_update_shared`` (max over CPUs).
+    """
+    m = cs_all.shape[0]
+    cs = cs_all[cpu]
+    if went_idle:
+        cs[CS_WENT_IDLE] = 1
+    if use_iowait:
+        iowait_boost(cs, time, iowait, tick_ns)
+    cs[CS_LAST_UPDATE] = time
+    if not (ps[PS_NEED_FREQ_UPDATE] or time - ps[PS_LAST_FREQ_UPDATE] >= rate_limit_ns):
+        return ps[PS_NEXT_FREQ]
+    boost = -1
+    if m == 1:
+        busy = False
+        if not ps[PS_NEED_FREQ_UPDATE]:
+            busy = cs[CS_WENT_IDLE] == 0
+            cs[CS_WENT_IDLE] = 0
+        util = cpu_util_cfs(util_avg[0], util_est[0], max_cap)
+        if use_ramp_boost:
+            boost = ramp_boost_update(cs, util_est[0], util_avg[0])
+        if use_iowait:
+            util = iowait_apply(cs, time, util, max_cap, tick_ns)
+        next_f = get_next_freq(ps, util, max_cap, freq_ref, freqs, fmin, fmax, era, boost, costs)
+        if busy and next_f < ps[PS_NEXT_FREQ]:
+            next_f = ps[PS_NEXT_FREQ]
+            ps[PS_CACHED_RAW_FREQ] = 0
+    else:
+        util = 0
+        for j in range(m):
+            u = cpu_util_cfs(util_avg[j], util_est[j], max_cap)
+            if use_iowait:
+                u = iowait_apply(cs_all[j], time, u, max_cap, tick_ns)
+            if u > util:
+                util = u
+            if use_ramp_boost:
+                if j == cpu:
+                    b = ramp_boost_update(cs_all[j], util_est[j], util_avg[j])
+                else:
+                    b = cs_all[j, CS_RAMP_BOOST]
+                if b > boost:
+                    boost = b
+        next_f = get_next_freq(ps, util, max_cap, freq_ref, freqs, fmin, fmax, era, boost, costs)
+    if ps[PS_NEED_FREQ_UPDATE]:
+        ps[PS_NEED_FREQ_UPDATE] = 0
+        if ps[PS_NEXT_FREQ] == next_f:
+            return next_f
+    elif ps[PS_NEXT_FREQ] == next_f:
+        return next_f
+    ps[PS_NEXT_FREQ] = next_f
+    ps[PS_LAST_FREQ_UPDATE] = time
+    return next_f
+
+
+@njit(cache=True)
+def sugov_run(times, cpu, iowait, went_idle, util_avg, util_est, max_cap, freq_ref, freqs, fmin, fmax, era,
+              rate_limit_ns, tick_ns, use_iowait, use_ramp_boost, costs, out_freq):
+    """Drive one policy through ``n`` update events (``util_avg``/``util_est`` are int64[n, m])."""
+    m = util_avg.shape[1]
+    cs_all = np.zeros((m, CS_SIZE), np.int64)
+    ps = np.zeros(PS_SIZE, np.int64)
+    ps[PS_LAST_FREQ_UPDATE] = -(np.int64(1) << 62)     # the first call may always update
+    for i in range(times.shape[0]):
+        out_freq[i] = sugov_update(cs_all, ps, cpu[i], times[i], iowait[i], went_idle[i], util_avg[i],
+                                   util_est[i], max_cap, freq_ref, freqs, fmin, fmax, era, rate_limit_ns,
+                                   tick_ns, use_iowait, use_ramp_boost, costs)
+    return out_freq

@@ -1,0 +1,196 @@
+"""Idle-CPU search: ``select_idle_sibling`` / ``select_idle_cpu`` with SIS_PROP and SIS_UTIL (numba).
+
+Follows ``kernel/sched/fair.c``: ``update_idle_cpu_scan()`` (SIS_UTIL producer, 70fb5ccf2ebb),
+the SIS_PROP depth in ``select_idle_cpu()`` (v4.x-v5.11 and v5.12+ forms; removed in v6.7),
+``select_idle_core()``, ``select_idle_smt()`` and the fast paths of ``select_idle_sibling()``
+(target, prev, ``recent_used_cpu``). No SCHED_IDLE tasks, no clusters, no asymmetric-capacity
+path, no per-CPU-kthread shortcut.
+
+Modes: ``SIS_V4`` (v4.x-v5.11 order: target, prev, recent, whole-LLC idle-core search,
+``select_idle_cpu`` starting at target with ``if (!--nr)``, ``select_idle_smt(target)``) and
+``SIS_V5_12`` (v5.12+ merged loop starting at target + 1, ``if (--nr <= 0)``, idle cores
+searched in the same loop, ``select_idle_smt(prev)`` before it).
+Return paths (``PATH_*``) say which rule chose the CPU.
+"""
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+SIS_V4 = 0
+SIS_V5_12 = 1
+
+PATH_TARGET = 0
+PATH_PREV = 1
+PATH_RECENT = 2
+PATH_IDLE_CORE = 3
+PATH_IDLE_CPU = 4
+PATH_IDLE_SMT = 5
+PATH_FALLBACK = 6
+
+INT_MAX = 2147483647
+
+
+@njit(cache=True)
+def sis_util_nr_idle_scan(sum_util, llc_weight, imbalance_pct):
+    """``update_idle_cpu_scan()``: ``sd_llc_shared->nr_idle_scan`` from the LLC's sum of util."""
+    x = sum_util // llc_weight
+    tmp = (x * x * imbalance_pct * imbalance_pct) // (10000 * 1024)
+    if tmp > 1024:
+        tmp = 1024
+    y = 1024 - tmp
+    return (y * llc_weight) // 1024
+
+
+@njit(cache=True)
+def sis_prop_nr(avg_idle, avg_scan_cost, span_weight, era):
+    """SIS_PROP scan depth ``nr``; ``avg_idle`` is ``rq->avg_idle`` (< v5.14, divided by 512 here)
+    or ``rq->wake_avg_idle`` (v5.14+, used as is); ``era`` 0: < v5.14, 1: v5.14+."""
+    if era == 0:
+        avg_idle = avg_idle // 512
+    avg_cost = avg_scan_cost + 1
+    span_avg = span_weight * avg_idle
+    if span_avg > 4 * avg_cost:
+        return span_avg // avg_cost
+    return 4
+
+
+@njit(cache=True)
+def select_idle_sibling(mode, util_mode, idle, allowed, target, prev, recent, has_idle_core, nr_param,
+                        llc_id, core_id, smt, result):
+    """One wake-up's idle-CPU search. Returns the CPU; ``result`` (int64[2]) gets (path, rqs scanned).
+
+    ``nr_param``: SIS_UTIL ``nr_idle_scan`` when ``util_mode`` else the SIS_PROP ``nr``.
+    ``idle``/``allowed`` are per-CPU 0/1; ``llc_id``/``core_id`` per-CPU topology ids;
+    ``smt`` says whether SMT is active.
+    """
+    n_cpus = idle.shape[0]
+    result[0] = PATH_FALLBACK
+    result[1] = 0
+    if idle[target]:
+        result[0] = PATH_TARGET
+        return target
+    if prev != target and llc_id[prev] == llc_id[target] and idle[prev]:
+        result[0] = PATH_PREV
+        return prev
+    if (recent >= 0 and recent != prev and recent != target and llc_id[recent] == llc_id[target]
+            and idle[recent] and allowed[recent]):
+        result[0] = PATH_RECENT
+        return recent
+    # the LLC span & p->cpus_ptr; for_each_cpu_wrap() = walk all CPUs from `start` modulo
+    # n_cpus and keep those of target's LLC. A mutable mask is only needed when idle cores
+    # are searched (select_idle_core() removes whole cores from it).
+    llc_t = llc_id[target]
+    scanned = 0
+    need_mask = smt and has_idle_core
+    avail = np.empty(n_cpus if need_mask else 0, np.uint8)
+    if need_mask:
+        for c in range(n_cpus):
+            avail[c] = 1 if (llc_id[c] == llc_t and allowed[c]) else 0
+    if mode == SIS_V4:
+        if need_mask:
+            for k in range(n_cpus):
+                core = (target + k) % n_cpus
+                if not avail[core]:
+                    continue
+                all_idle = True
+                for s in range(n_cpus):
+                    if core_id[s] == core_id[core] and llc_id[s] == llc_id[core]:
+                        avail[s] = 0
+                        scanned += 1
+                        if not idle[s]:
+                            all_idle = False
+                if all_idle:
+                    result[0] = PATH_IDLE_CORE
+                    result[1] = scanned
+                    return core
+        nr = nr_param if not util_mode else nr_param + 1
+        for k in range(n_cpus):
+            cpu = (target + k) % n_cpus
+            if llc_id[cpu] != llc_t or not allowed[cpu]:
+                continue
+            nr -= 1
+            if nr == 0:
+                break
+            scanned += 1
+            if idle[cpu]:
+                result[0] = PATH_IDLE_CPU
+                result[1] = scanned
+                return cpu
+        result[1] = scanned
+        if smt:
+            for s in range(n_cpus):
+                if core_id[s] == core_id[target] and llc_id[s] == llc_t and s != target:
+                    if allowed[s]:
+                        result[1] += 1
+                        if idle[s]:
+                            result[0] = PATH_IDLE_SMT
+                            return s
+        result[0] = PATH_FALLBACK
+        return target
+    # v5.12+
+    if smt and not has_idle_core and llc_id[prev] == llc_t:
+        for s in range(n_cpus):       # select_idle_smt(p, sd, prev)
+            if core_id[s] == core_id[prev] and llc_id[s] == llc_id[prev] and s != prev and allowed[s]:
+                scanned += 1
+                if idle[s]:
+                    result[0] = PATH_IDLE_SMT
+                    result[1] = scanned
+                    return s
+    use_core = need_mask
+    if util_mode:
+        nr = nr_param + 1
+        if nr == 1:
+            result[1] = scanned
+            return target
+    else:
+        nr = INT_MAX if use_core else nr_param
+    idle_cpu = -1
+    for k in range(n_cpus):
+        cpu = (target + 1 + k) % n_cpus
+        if use_core:
+            if not avail[cpu]:
+                continue
+            all_idle = True
+            for s in range(n_cpus):
+                if core_id[s] == core_id[cpu] and llc_id[s] == llc_id[cpu]:
+                    scanned += 1
+                    if not idle[s]:
+                        all_idle = False
+                        if idle_cpu == -1:
+                            continue
+                        break
+                    if idle_cpu == -1 and avail[s]:
+                        idle_cpu = s
+            if all_idle:
+                result[0] = PATH_IDLE_CORE
+                result[1] = scanned
+                return cpu
+            for s in range(n_cpus):
+                if core_id[s] == core_id[cpu] and llc_id[s] == llc_id[cpu]:
+                    avail[s] = 0
+        else:
+            if llc_id[cpu] != llc_t or not allowed[cpu]:
+                continue
+            nr -= 1
+            if nr <= 0:
+                break
+            scanned += 1
+            if idle[cpu]:
+                idle_cpu = cpu
+                break
+    result[1] = scanned
+    if idle_cpu >= 0:
+        result[0] = PATH_IDLE_CPU
+        return idle_cpu
+    return target
+
+
+@njit(cache=True)
+def sis_batch(mode, util_mode, idle, allowed, target, prev, recent, has_idle_core, nr_param, llc_id, core_id,
+              smt, out_cpu, out_result):
+    """Many wake-ups (row i of ``idle``/``allowed`` and element i of the vectors is wake-up i)."""
+    for i in range(idle.shape[0]):
+        out_cpu[i] = select_idle_sibling(mode, util_mode, idle[i], allowed[i], target[i], prev[i], recent[i],
+                                         has_idle_core[i], nr_param[i], llc_id, core_id, smt, out_result[i])
+    return out_cpu

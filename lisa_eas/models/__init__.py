@@ -1,0 +1,68 @@
+"""Fast, faithful models of Linux scheduler and cpufreq decisions.
+
+Each function validates its arguments (a :class:`~lisa_eas.errors.ModelError` naming the
+argument on bad input) and runs a numba kernel from :mod:`lisa_eas._kernels`, which
+compiles on first use and is cached on disk.
+
+* PELT / util_est: :func:`pelt_timeline`, :func:`resample_signal`, :func:`pelt_config`,
+  :func:`pelt_tables`;
+* EAS wake-up: :func:`find_energy_efficient_cpu` (eras v5.0, v5.4, v6.0+), :func:`cpu_overutilized`;
+* idle-CPU search: :func:`select_idle_sibling`, :func:`sis_util_nr_scan`, :func:`sis_prop_nr`;
+* schedutil: :func:`schedutil_next_freq`, :func:`schedutil_run`, :func:`effective_cpu_util`, :func:`effective_cpu_perf`,
+  :func:`em_pd_get_higher_freq` (ramp boost), :func:`schedutil_tables`;
+* legacy governors: :func:`ondemand`, :func:`interactive`, :func:`schedfreq`,
+  :func:`performance`, :func:`powersave`.
+"""
+from __future__ import annotations
+
+import importlib
+
+_EXPORTS = {
+    "EAS_ERAS": "lisa_eas.models.eas",
+    "EasDecisions": "lisa_eas.models.eas",
+    "PELT_ERAS": "lisa_eas.models.pelt",
+    "UTIL_EST_ERAS": "lisa_eas.models.pelt",
+    "cpu_overutilized": "lisa_eas.models.eas",
+    "find_energy_efficient_cpu": "lisa_eas.models.eas",
+    "pelt_config": "lisa_eas.models.pelt",
+    "pelt_tables": "lisa_eas.models.pelt",
+    "pelt_timeline": "lisa_eas.models.pelt",
+    "resample_signal": "lisa_eas.models.pelt",
+    "SIS_ERAS": "lisa_eas.models.sis",
+    "SIS_PATHS": "lisa_eas.models.sis",
+    "SisDecisions": "lisa_eas.models.sis",
+    "select_idle_sibling": "lisa_eas.models.sis",
+    "sis_prop_nr": "lisa_eas.models.sis",
+    "sis_util_nr_scan": "lisa_eas.models.sis",
+    "SCHEDUTIL_ERAS": "lisa_eas.models.schedutil",
+    "effective_cpu_perf": "lisa_eas.models.schedutil",
+    "effective_cpu_util": "lisa_eas.models.schedutil",
+    "em_pd_get_higher_freq": "lisa_eas.models.schedutil",
+    "schedutil_next_freq": "lisa_eas.models.schedutil",
+    "schedutil_run": "lisa_eas.models.schedutil",
+    "schedutil_tables": "lisa_eas.models.schedutil",
+    "InteractiveTunables": "lisa_eas.models.governors",
+    "OndemandTunables": "lisa_eas.models.governors",
+    "SchedfreqTunables": "lisa_eas.models.governors",
+    "interactive": "lisa_eas.models.governors",
+    "ondemand": "lisa_eas.models.governors",
+    "performance": "lisa_eas.models.governors",
+    "powersave": "lisa_eas.models.governors",
+    "schedfreq": "lisa_eas.models.governors",
+}
+
+__all__ = sorted(_EXPORTS)
+
+
+def __getattr__(name: str):
+    try:
+        module = _EXPORTS[name]
+    except KeyError:
+        raise AttributeError(f"module 'lisa_eas.models' has no attribute {name!r}") from None
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__():
+    return sorted(set(globals()) | set(__all__))

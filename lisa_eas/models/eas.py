@@ -1,0 +1,188 @@
+"""Energy-aware wake-up (``find_energy_efficient_cpu``) for many wake-ups at once.
+
+The numba kernels are in :mod:`lisa_eas._kernels.eas`; this module validates the inputs,
+builds the era's Energy Model and returns a :class:`EasDecisions`.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..energy_model import EnergyModel
+from ..errors import ModelError
+from ..platform import Platform, load_platform
+from ._validate import cpu_index, era_of, int_array, util_array
+
+__all__ = ["EAS_ERAS", "EasDecisions", "cpu_overutilized", "find_energy_efficient_cpu"]
+
+#: Kernel versions where the EAS wake-up changed: v5.0 (first mainline EAS, O(n^2)),
+#: v5.4 (eb92692b2544, O(n) per-domain deltas), v6.0 (no margin; task busy time separate).
+EAS_ERAS: tuple[tuple[int, int], ...] = ((5, 0), (5, 4), (6, 0))
+
+
+@dataclass(frozen=True)
+class EasDecisions:
+    """What ``find_energy_efficient_cpu`` decided for each wake-up (arrays of length n).
+
+    Attributes
+    ----------
+    cpu : ndarray of int
+        The chosen CPU; -1 where EAS was not used (root domain overutilized).
+    prev_energy, best_energy : ndarray of float
+        The energies compared: v5.0 system energy with the task on prev_cpu / on the best
+        candidate; v5.4 and later the per-domain deltas. NaN where not computed (prev_cpu
+        did not fit, or EAS skipped).
+    base_energy : ndarray of int
+        v5.4+: sum of the visited domains' energy without the task (0 for v5.0).
+    pd_evaluations : ndarray of int
+        Number of ``em_cpu_energy`` evaluations (one per perf domain costed).
+    cpu_util_computations : ndarray of int
+        Number of ``cpu_util_next`` computations.
+    era : str
+        The modeled era (``"v5.0"``, ``"v5.4"`` or ``"v6.0"``).
+    """
+
+    cpu: np.ndarray
+    prev_energy: np.ndarray
+    best_energy: np.ndarray
+    base_energy: np.ndarray
+    pd_evaluations: np.ndarray
+    cpu_util_computations: np.ndarray
+    era: str
+
+    def to_dataframe(self):
+        import pandas as pd
+
+        return pd.DataFrame({"cpu": self.cpu, "prev_energy": self.prev_energy, "best_energy": self.best_energy,
+                             "base_energy": self.base_energy, "pd_evaluations": self.pd_evaluations,
+                             "cpu_util_computations": self.cpu_util_computations})
+
+
+def _energy_model(platform, era, energy_model):
+    if energy_model is not None:
+        if not isinstance(energy_model, EnergyModel):
+            raise ModelError(f"energy_model must be an EnergyModel, got {type(energy_model).__name__}")
+        return energy_model
+    if isinstance(platform, str):
+        platform = load_platform(platform)
+    if not isinstance(platform, Platform):
+        raise ModelError(f"platform must be a Platform or a board name, got {type(platform).__name__}")
+    return EnergyModel.from_platform(platform, era=era)
+
+
+def find_energy_efficient_cpu(platform, util_avg, task_util, prev_cpu, *, util_est=None, task_util_est=None,
+                              allowed=None, capacity=None, overutilized=False, era="v5.4",
+                              energy_model: EnergyModel | None = None) -> EasDecisions:
+    """Model the EAS wake-up decision of ``era`` for one or many wake-ups.
+
+    Parameters
+    ----------
+    platform : Platform or str
+        The board (its Energy Model is built for ``era`` unless ``energy_model`` is given).
+    util_avg : array of int, shape (n_cpus,) or (n, n_cpus)
+        Each CPU's ``cfs_rq.avg.util_avg`` at the wake-up (0..1024), the waking task's
+        blocked utilization still included in prev_cpu's value as in the kernel.
+    task_util : int or array of int, shape (n,)
+        The task's ``util_avg`` after ``sync_entity_load_avg`` (0..1024).
+    prev_cpu : int or array of int
+        ``task_cpu(p)``.
+    util_est : array like ``util_avg``, optional
+        CPUs' ``util_est.enqueued`` (default 0).
+    task_util_est : int or array, optional
+        ``_task_util_est(p)`` (default 0).
+    allowed : bool array like ``util_avg``, optional
+        ``p->cpus_ptr`` (default all CPUs).
+    capacity : array of int, optional
+        ``capacity_of(cpu)`` per CPU (default the CPUs' original capacity).
+    overutilized : bool, array of bool or "auto"
+        ``rd->overutilized``; "auto" derives it from the CPUs' utilization with the era's
+        ``cpu_overutilized`` rule.
+    era : str
+        Kernel version, e.g. "v5.0", "v5.4", "v6.6".
+
+    Returns
+    -------
+    EasDecisions
+    """
+    from .._kernels import eas as ke
+
+    v = era_of(era, EAS_ERAS, "the mainline EAS wake-up")
+    em = _energy_model(platform, era, energy_model)
+    plat = em.platform
+    n_cpus = plat.nr_cpus
+    arr = em.arrays()
+    ua = util_array(util_avg, "util_avg", ndim=(1, 2))
+    single = ua.ndim == 1
+    if single:
+        ua = ua[None, :]
+    n = ua.shape[0]
+    if ua.shape[1] != n_cpus:
+        raise ModelError(f"util_avg has {ua.shape[1]} CPUs per wake-up but platform {plat.name!r} has {n_cpus}")
+
+    def per_cpu(value, name, default):
+        if value is None:
+            return np.full((n, n_cpus), default, dtype=np.int64)
+        a = int_array(value, name, ndim=(1, 2), lo=0, hi=1024 if name != "allowed" else 1)
+        if a.ndim == 1:
+            a = np.broadcast_to(a, (n, a.shape[0]))
+        if a.shape != (n, n_cpus):
+            raise ModelError(f"{name} must have shape ({n}, {n_cpus}) like util_avg, got {a.shape}")
+        return np.ascontiguousarray(a)
+
+    def per_wakeup(value, name, default, check):
+        if value is None:
+            return np.full(n, default, dtype=np.int64)
+        a = check(value, name)
+        if a.ndim == 0:
+            a = np.full(n, int(a), dtype=np.int64)
+        if a.shape != (n,):
+            raise ModelError(f"{name} must be a scalar or have one value per wake-up ({n}), got shape {a.shape}")
+        return np.ascontiguousarray(a)
+
+    ue = per_cpu(util_est, "util_est", 0)
+    allowed_arr = per_cpu(None if allowed is None else np.asarray(allowed).astype(np.int64), "allowed", 1)
+    tu = per_wakeup(task_util, "task_util", 0, lambda x, nm: util_array(x, nm, ndim=(0, 1)))
+    tue = per_wakeup(task_util_est, "task_util_est", 0, lambda x, nm: util_array(x, nm, ndim=(0, 1)))
+    prev = per_wakeup(prev_cpu, "prev_cpu", 0, lambda x, nm: cpu_index(x, nm, n_cpus))
+    cap_orig = arr["cap_orig"]
+    if capacity is None:
+        cap_of = cap_orig.copy()
+    else:
+        cap_of = util_array(capacity, "capacity")
+        if cap_of.shape != (n_cpus,):
+            raise ModelError(f"capacity must have one value per CPU ({n_cpus}), got shape {cap_of.shape}")
+    code = EAS_ERAS.index(v)
+    if isinstance(overutilized, str):
+        if overutilized != "auto":
+            raise ModelError(f"overutilized must be a bool, an array of bools or 'auto', got {overutilized!r}")
+        cpu_util = np.minimum(np.maximum(ua, ue), cap_orig[None, :])
+        if code == 0:
+            ou = (cap_of[None, :] * 1024 < cpu_util * 1280).any(axis=1)
+        else:
+            ou = ~(cpu_util * 1280 < cap_of[None, :] * 1024).all(axis=1)
+        ou = ou.astype(np.int64)
+    else:
+        ou = per_wakeup(np.asarray(overutilized).astype(np.int64), "overutilized", 0,
+                        lambda x, nm: int_array(x, nm, ndim=(0, 1), lo=0, hi=1))
+    out_cpu = np.empty(n, dtype=np.int64)
+    out_energy = np.empty((n, 3), dtype=np.int64)
+    out_work = np.empty((n, 2), dtype=np.int64)
+    ke.feec_batch(code, arr["pd_info"], arr["pd_cpus"], arr["em_states"], arr["em_mode"], cap_orig, cap_of, ua, ue,
+                  tu, tue, prev, allowed_arr, ou, out_cpu, out_energy, out_work)
+    none = out_energy == ke.NO_ENERGY
+    energies = out_energy.astype(np.float64)
+    energies[none] = np.nan
+    return EasDecisions(cpu=out_cpu, prev_energy=energies[:, 0], best_energy=energies[:, 1],
+                        base_energy=out_energy[:, 2], pd_evaluations=out_work[:, 0],
+                        cpu_util_computations=out_work[:, 1], era="v%d.%d" % v)
+
+
+def cpu_overutilized(util, capacity, era="v5.4") -> bool:
+    """``cpu_overutilized()``: v5.0 ``util*1280 > capacity*1024``; v5.4+ ``util*1280 >= capacity*1024``."""
+    from .._kernels import eas as ke
+
+    v = era_of(era, EAS_ERAS, "cpu_overutilized")
+    u = int(util_array(util, "util", ndim=(0,)))
+    c = int(util_array(capacity, "capacity", ndim=(0,)))
+    return bool(ke.cpu_overutilized(u, c, EAS_ERAS.index(v)))

@@ -1,0 +1,182 @@
+"""PELT util_avg/load_avg/runnable_avg and util_est of a task along a run/sleep timeline.
+
+The numba kernels are in :mod:`lisa_eas._kernels.pelt` and :mod:`lisa_eas._kernels.util_est`;
+this module validates arguments and picks the kernel era.
+"""
+from __future__ import annotations
+
+import math
+from functools import lru_cache
+
+import numpy as np
+import pandas as pd
+
+from ..errors import ModelError
+from ._validate import era_of, int_array, int_scalar, sorted_times
+
+__all__ = ["PELT_ERAS", "UTIL_EST_ERAS", "pelt_config", "pelt_tables", "pelt_timeline", "resample_signal"]
+
+#: Kernel versions where PELT's arithmetic changed (see :func:`pelt_config`).
+PELT_ERAS: tuple[tuple[int, int], ...] = ((4, 11), (4, 12), (4, 15), (5, 1), (5, 7))
+#: Kernel versions where util_est changed (see :mod:`lisa_eas._kernels.util_est`).
+UTIL_EST_ERAS: tuple[tuple[int, int], ...] = ((4, 17), (5, 1), (5, 5), (5, 13), (6, 8))
+
+_STATES = {"sleeping": 0, "sleep": 0, "runnable": 1, "running": 2, "run": 2, "detached": 3}
+
+
+@lru_cache(maxsize=8)
+def pelt_tables(halflife: int = 32) -> tuple[np.ndarray, int]:
+    """``runnable_avg_yN_inv`` and ``LOAD_AVG_MAX`` for a half-life of ``halflife`` periods.
+
+    Computed with the integer algorithm of the kernel's generator
+    (``Documentation/scheduler/sched-pelt.c``): ``yN_inv[n] = floor((2**32 - 1) * y**n)``
+    and the fixed point of ``max = (max * floor((2**32 - 1) * y) >> 32) + 1024``.
+    For 32 this gives the mainline table and 47742; 16 and 8 are the Android options.
+    """
+    halflife = int_scalar(halflife, "halflife", lo=1)
+    if halflife not in (8, 16, 32):
+        raise ModelError(f"halflife must be 32 (mainline), 16 or 8 periods, got {halflife}")
+    y = math.pow(0.5, 1.0 / halflife)
+    yn = np.array([int(((1 << 32) - 1) * math.pow(y, i)) for i in range(halflife)], dtype=np.int64)
+    y_inv = int(((1 << 32) - 1) * y)
+    mx, last = 1024, 0
+    while True:
+        mx = ((mx * y_inv) >> 32) + 1024
+        if mx == last:
+            break
+        last = mx
+    yn.flags.writeable = False
+    return yn, mx
+
+
+def pelt_config(era="v6.9", halflife: int = 32, util_est: bool = True) -> np.ndarray:
+    """The kernel configuration array (``lisa_eas._kernels.pelt.CFG_*``) for ``era``.
+
+    ======  ============================================================================
+    era     PELT arithmetic
+    ======  ============================================================================
+    v4.11   three-segment accrual; invariance on the contribution (freq on all sums,
+            CPU capacity on util_sum); ``load_sum += weight*contrib``; divider LOAD_AVG_MAX
+    v4.12   divider ``LOAD_AVG_MAX - 1024 + period_contrib``
+    v4.15   load/runnable accrue 0/1, the weight multiplies in the average; running and
+            runnable forced to 0 when not loaded
+    v5.1    scale invariance moves to the rq's PELT clock (``update_rq_clock_pelt``), with
+            ``lost_idle_time`` when the rq was saturated (23127296889f)
+    v5.7    ``runnable_avg`` replaces ``runnable_load_avg`` (``<< 10``, no weight)
+    ======  ============================================================================
+    """
+    from .._kernels import pelt as kp
+
+    v = era_of(era, PELT_ERAS, "the PELT model")
+    _, lam = pelt_tables(halflife)
+    cfg = np.zeros(kp.CFG_SIZE, dtype=np.int64)
+    cfg[kp.CFG_DELTA_SCALING] = int(v < (5, 1))
+    cfg[kp.CFG_DIVIDER_MODE] = int(v >= (4, 12))
+    cfg[kp.CFG_WEIGHT_IN_SUM] = int(v < (4, 15))
+    cfg[kp.CFG_ZERO_IF_UNLOADED] = int(v >= (4, 15))
+    cfg[kp.CFG_RUNNABLE_SCALED] = int(v >= (5, 7))
+    cfg[kp.CFG_LOAD_AVG_MAX] = lam
+    from .._era import parse_kernel_version
+
+    full = parse_kernel_version(era)
+    if util_est and full >= UTIL_EST_ERAS[0]:
+        ue = era_of(full, UTIL_EST_ERAS, "util_est")
+        cfg[kp.CFG_UTIL_EST_ERA] = UTIL_EST_ERAS.index(ue)
+    else:
+        cfg[kp.CFG_UTIL_EST_ERA] = -1
+    return cfg
+
+
+def _states(states, n: int) -> np.ndarray:
+    if isinstance(states, (list, tuple, np.ndarray, pd.Series)) and len(states) and isinstance(
+            np.asarray(states).flat[0], str):
+        try:
+            arr = np.array([_STATES[s] for s in states], dtype=np.int64)
+        except KeyError as exc:
+            raise ModelError(f"states: unknown state {exc.args[0]!r}; use 'sleeping', 'runnable', "
+                             f"'running' or 'detached' (or 0/1/2/3)") from None
+    else:
+        arr = int_array(states, "states", lo=0, hi=3)
+    if arr.shape != (n,):
+        raise ModelError(f"states must have one entry per timestamp ({n}), got shape {arr.shape}")
+    return arr
+
+
+def _per_segment(value, name: str, n: int, lo: int, hi: int) -> np.ndarray:
+    arr = int_array(value, name, ndim=(0, 1), lo=lo, hi=hi)
+    if arr.ndim == 0:
+        return np.full(n, int(arr), dtype=np.int64)
+    if arr.shape != (n,):
+        raise ModelError(f"{name} must be a scalar or have one entry per timestamp ({n}), got {arr.shape}")
+    return arr
+
+
+def pelt_timeline(times_ns, states, *, cpu_capacity=1024, freq_scale=1024, era="v6.9", weight: int = 1024,
+                  halflife: int = 32, util_avg: int = 0, load_avg: int = 0, runnable_avg: int = 0,
+                  util_est_ewma: int = 0, util_est_enqueued: int = 0) -> pd.DataFrame:
+    """The PELT signals of a task at each kernel update point of its timeline.
+
+    Parameters
+    ----------
+    times_ns : array of int
+        Update points (ns, sorted, >= 0). Segment ``k`` is ``[times_ns[k], times_ns[k+1])``.
+    states : array of int or str
+        State during segment k: 0/"sleeping", 1/"runnable" (waiting, another task runs),
+        2/"running", 3/"detached" (migrating: the kernel re-attaches the signal to the new
+        runqueue's clock, so this time is neither accrued nor decayed). The last entry only
+        matters for util_est (a final dequeue).
+    cpu_capacity, freq_scale : int or array of int
+        ``arch_scale_cpu_capacity`` and ``arch_scale_freq_capacity`` (1..1024) per segment.
+    era : str
+        Kernel version (``"v4.11"`` ... ``"v6.9"``), see :func:`pelt_config`.
+    weight : int
+        The task's load weight (1024 for nice 0).
+    halflife : int
+        PELT half-life in periods: 32 (mainline), 16 or 8 (Android options).
+    util_avg, load_avg, runnable_avg, util_est_ewma, util_est_enqueued : int
+        Starting values (as the kernel last reported them).
+
+    Returns
+    -------
+    pandas.DataFrame
+        Index ``time_ns``; columns ``util_avg``, ``load_avg``, ``runnable_avg``,
+        ``util_est_ewma``, ``util_est_enqueued`` (raw kernel fields, flag bit included) and
+        ``avg_updated`` (a 1024-us boundary was crossed, so the averages were recomputed).
+    """
+    from .._kernels import pelt as kp
+
+    ts = sorted_times(times_ns, "times_ns")
+    n = ts.size
+    if n == 0:
+        raise ModelError("times_ns is empty; give at least one timestamp")
+    st = _states(states, n)
+    cap = _per_segment(cpu_capacity, "cpu_capacity", n, 1, 1024)
+    fs = _per_segment(freq_scale, "freq_scale", n, 1, 1024)
+    weight = int_scalar(weight, "weight", lo=1, hi=88761)
+    for name, val in (("util_avg", util_avg), ("runnable_avg", runnable_avg), ("util_est_ewma", util_est_ewma),
+                      ("util_est_enqueued", util_est_enqueued)):
+        int_scalar(val, name, lo=0, hi=0x80000000 + 1024 if name.startswith("util_est") else 1024)
+    int_scalar(load_avg, "load_avg", lo=0, hi=weight)
+    cfg = pelt_config(era, halflife)
+    yn, _ = pelt_tables(halflife)
+    init = np.array([util_avg, load_avg, runnable_avg, util_est_ewma, util_est_enqueued], dtype=np.int64)
+    out = np.zeros((n, 6), dtype=np.int64)
+    kp.pelt_timeline(ts, st, cap, fs, np.int64(weight), init, cfg, yn, out)
+    df = pd.DataFrame(out, columns=["util_avg", "load_avg", "runnable_avg", "util_est_ewma", "util_est_enqueued",
+                                    "avg_updated"], index=pd.Index(ts, name="time_ns"))
+    df["avg_updated"] = df["avg_updated"].astype(bool)
+    return df
+
+
+def resample_signal(signal: pd.DataFrame, grid_ns) -> pd.DataFrame:
+    """The value the kernel would expose at each grid time: the last update at or before it.
+
+    Grid points before the first update get the first row.
+    """
+    grid = sorted_times(grid_ns, "grid_ns")
+    idx = np.asarray(signal.index, dtype=np.int64)
+    pos = np.searchsorted(idx, grid, side="right") - 1
+    pos[pos < 0] = 0
+    out = signal.iloc[pos].copy()
+    out.index = pd.Index(grid, name="time_ns")
+    return out

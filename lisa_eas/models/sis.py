@@ -1,0 +1,190 @@
+"""Idle-CPU search (``select_idle_sibling``) with SIS_PROP or SIS_UTIL, and the SIS_UTIL depth.
+
+The numba kernels are in :mod:`lisa_eas._kernels.sis`.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..errors import ModelError
+from ._validate import cpu_index, era_of, int_array, int_scalar
+
+__all__ = ["SIS_ERAS", "SIS_PATHS", "SisDecisions", "select_idle_sibling", "sis_prop_nr", "sis_util_nr_scan"]
+
+#: v4.x loop order (< v5.12), the merged idle-core/idle-CPU loop (v5.12+), SIS_PROP on
+#: wake_avg_idle (v5.14+), SIS_UTIL (v6.0+; SIS_PROP removed in v6.7).
+SIS_ERAS: tuple[tuple[int, int], ...] = ((4, 0), (5, 12), (5, 14), (6, 0), (6, 7))
+#: Names of the rules that chose the CPU (``SisDecisions.path``).
+SIS_PATHS = ("target", "prev", "recent_used_cpu", "idle_core", "idle_cpu", "idle_smt", "fallback_target")
+
+
+def sis_util_nr_scan(sum_util: int, llc_weight: int, imbalance_pct: int = 117) -> int:
+    """How many CPUs ``select_idle_cpu()`` may scan under SIS_UTIL (``nr_idle_scan``).
+
+    ``update_idle_cpu_scan()`` (70fb5ccf2ebb): with ``x = sum_util / llc_weight``,
+    ``nr = llc_weight * (1024 - min(1024, x^2 * pct^2 / (10000 * 1024))) / 1024``, all in
+    integers. The scan examines at most this many CPUs (the kernel stores it and loops
+    while ``--(nr + 1) > 0``).
+
+    Parameters
+    ----------
+    sum_util : int
+        Sum of ``cpu_util_cfs`` over the LLC (0 .. llc_weight * 1024).
+    llc_weight : int
+        CPUs in the LLC domain.
+    imbalance_pct : int
+        The LLC domain's ``imbalance_pct`` (117 for MC).
+
+    Examples
+    --------
+    >>> sis_util_nr_scan(int(0.45 * 112 * 1024), 112)
+    81
+    """
+    from .._kernels.sis import sis_util_nr_idle_scan
+
+    llc_weight = int_scalar(llc_weight, "llc_weight", lo=1, hi=1 << 16)
+    sum_util = int_scalar(sum_util, "sum_util", lo=0, hi=llc_weight * 1024)
+    imbalance_pct = int_scalar(imbalance_pct, "imbalance_pct", lo=100, hi=1000)
+    return int(sis_util_nr_idle_scan(sum_util, llc_weight, imbalance_pct))
+
+
+def sis_prop_nr(avg_idle_ns: int, avg_scan_cost_ns: int, span_weight: int, era="v5.10") -> int:
+    """SIS_PROP scan depth ``nr`` of ``select_idle_cpu()`` (v4.x - v6.6).
+
+    Before v5.14 ``avg_idle_ns`` is ``rq->avg_idle`` (divided by 512 inside); from v5.14 it is
+    ``rq->wake_avg_idle``, used as is.
+    """
+    from .._kernels.sis import sis_prop_nr as k
+
+    v = era_of(era, SIS_ERAS, "SIS_PROP")
+    if v >= (6, 7):
+        raise ModelError(f"SIS_PROP was removed in v6.7 (984ffb6a4366); era {era!r} has only SIS_UTIL")
+    return int(k(int_scalar(avg_idle_ns, "avg_idle_ns", lo=0), int_scalar(avg_scan_cost_ns, "avg_scan_cost_ns", lo=0),
+                 int_scalar(span_weight, "span_weight", lo=1), 1 if v >= (5, 14) else 0))
+
+
+@dataclass(frozen=True)
+class SisDecisions:
+    """Per wake-up: chosen CPU, the rule that chose it (index into :data:`SIS_PATHS`) and the
+    number of runqueues the LLC scan examined."""
+
+    cpu: np.ndarray
+    path: np.ndarray
+    scanned: np.ndarray
+
+    @property
+    def path_names(self) -> list[str]:
+        return [SIS_PATHS[p] for p in self.path]
+
+
+def select_idle_sibling(idle, target, prev, *, recent_used_cpu=-1, allowed=None, era="v6.6", feature="util",
+                        nr_idle_scan=None, sum_util=None, imbalance_pct: int = 117, avg_idle_ns=None,
+                        avg_scan_cost_ns=None, llc_id=None, core_id=None, has_idle_core=False) -> SisDecisions:
+    """Model ``select_idle_sibling()`` for one or many wake-ups.
+
+    Parameters
+    ----------
+    idle : bool array, shape (n_cpus,) or (n, n_cpus)
+        ``available_idle_cpu()`` of each CPU at each wake-up.
+    target, prev : int or array of int
+        The wake-affine target and ``task_cpu(p)``.
+    recent_used_cpu : int or array of int
+        ``p->recent_used_cpu`` (-1: none).
+    allowed : bool array like ``idle``, optional
+        ``p->cpus_ptr`` (default all).
+    era : str
+        Kernel version; selects the loop shape (< v5.12 or later) and which features exist.
+    feature : {"util", "prop", "none"}
+        SIS_UTIL (v6.0+), SIS_PROP (< v6.7) or no depth limit.
+    nr_idle_scan : int or array, optional
+        SIS_UTIL's ``sd_llc_shared->nr_idle_scan``; or give ``sum_util`` (LLC sum of util).
+    avg_idle_ns, avg_scan_cost_ns : int or array, optional
+        SIS_PROP inputs (see :func:`sis_prop_nr`).
+    llc_id, core_id : array of int, optional
+        Per-CPU LLC and SMT-core ids (default: one LLC, no SMT).
+    has_idle_core : bool or array of bool
+        ``test_idle_cores(target)``.
+
+    Returns
+    -------
+    SisDecisions
+    """
+    from .._kernels import sis as ks
+
+    v = era_of(era, SIS_ERAS, "select_idle_sibling")
+    idle_arr = int_array(np.asarray(idle).astype(np.int64) if np.asarray(idle).dtype == bool else idle, "idle",
+                         ndim=(1, 2), lo=0, hi=1)
+    if idle_arr.ndim == 1:
+        idle_arr = idle_arr[None, :]
+    n, n_cpus = idle_arr.shape
+
+    def vec(value, name, check):
+        a = check(value, name)
+        if a.ndim == 0:
+            a = np.full(n, int(a), dtype=np.int64)
+        if a.shape != (n,):
+            raise ModelError(f"{name} must be a scalar or have one value per wake-up ({n}), got shape {a.shape}")
+        return np.ascontiguousarray(a)
+
+    tgt = vec(target, "target", lambda x, nm: cpu_index(x, nm, n_cpus))
+    prv = vec(prev, "prev", lambda x, nm: cpu_index(x, nm, n_cpus))
+    rec = vec(recent_used_cpu, "recent_used_cpu", lambda x, nm: int_array(x, nm, ndim=(0, 1), lo=-1, hi=n_cpus - 1))
+    hic = vec(np.asarray(has_idle_core).astype(np.int64), "has_idle_core",
+              lambda x, nm: int_array(x, nm, ndim=(0, 1), lo=0, hi=1))
+    if allowed is None:
+        allowed_arr = np.ones((n, n_cpus), dtype=np.int64)
+    else:
+        allowed_arr = int_array(np.asarray(allowed).astype(np.int64), "allowed", ndim=(1, 2), lo=0, hi=1)
+        allowed_arr = np.ascontiguousarray(np.broadcast_to(allowed_arr, (n, n_cpus))) if allowed_arr.ndim == 1 \
+            else allowed_arr
+        if allowed_arr.shape != (n, n_cpus):
+            raise ModelError(f"allowed must have shape ({n}, {n_cpus}) like idle, got {allowed_arr.shape}")
+    llc = np.zeros(n_cpus, dtype=np.int64) if llc_id is None else int_array(llc_id, "llc_id", lo=0)
+    core = np.arange(n_cpus, dtype=np.int64) if core_id is None else int_array(core_id, "core_id", lo=0)
+    for name, a in (("llc_id", llc), ("core_id", core)):
+        if a.shape != (n_cpus,):
+            raise ModelError(f"{name} must have one value per CPU ({n_cpus}), got shape {a.shape}")
+    smt = len(set(zip(llc.tolist(), core.tolist()))) < n_cpus
+    llc_weight = np.array([(llc == llc[t]).sum() for t in range(n_cpus)], dtype=np.int64)
+    if feature == "util":
+        if v < (6, 0):
+            raise ModelError(f"SIS_UTIL exists from v6.0 (70fb5ccf2ebb); era {era!r} predates it: use "
+                             f"feature='prop'")
+        if (nr_idle_scan is None) == (sum_util is None):
+            raise ModelError("feature='util' needs exactly one of nr_idle_scan or sum_util")
+        if nr_idle_scan is not None:
+            nr = vec(nr_idle_scan, "nr_idle_scan", lambda x, nm: int_array(x, nm, ndim=(0, 1), lo=0, hi=n_cpus))
+        else:
+            su = vec(sum_util, "sum_util", lambda x, nm: int_array(x, nm, ndim=(0, 1), lo=0))
+            lw = llc_weight[tgt]
+            if (su > lw * 1024).any():
+                i = int(np.flatnonzero(su > lw * 1024)[0])
+                raise ModelError(f"sum_util[{i}] = {su[i]} exceeds the LLC capacity {lw[i] * 1024}")
+            pct = int_scalar(imbalance_pct, "imbalance_pct", lo=100, hi=1000)
+            nr = np.array([ks.sis_util_nr_idle_scan(int(s), int(w), pct) for s, w in zip(su, lw)], dtype=np.int64)
+        util_mode = True
+    elif feature == "prop":
+        if v >= (6, 7):
+            raise ModelError(f"SIS_PROP was removed in v6.7; era {era!r} has only feature='util'")
+        if avg_idle_ns is None or avg_scan_cost_ns is None:
+            raise ModelError("feature='prop' needs avg_idle_ns and avg_scan_cost_ns")
+        ai = vec(avg_idle_ns, "avg_idle_ns", lambda x, nm: int_array(x, nm, ndim=(0, 1), lo=0))
+        ac = vec(avg_scan_cost_ns, "avg_scan_cost_ns", lambda x, nm: int_array(x, nm, ndim=(0, 1), lo=0))
+        prop_era = 1 if v >= (5, 14) else 0
+        nr = np.array([ks.sis_prop_nr(int(a), int(c), int(w), prop_era)
+                       for a, c, w in zip(ai, ac, llc_weight[tgt])], dtype=np.int64)
+        util_mode = False
+    elif feature == "none":
+        nr = np.full(n, ks.INT_MAX, dtype=np.int64)
+        util_mode = False
+    else:
+        raise ModelError(f"feature must be 'util', 'prop' or 'none', got {feature!r}")
+    mode = ks.SIS_V4 if v < (5, 12) else ks.SIS_V5_12
+    out_cpu = np.empty(n, dtype=np.int64)
+    out_res = np.empty((n, 2), dtype=np.int64)
+    ks.sis_batch(mode, util_mode, idle_arr, allowed_arr, tgt, prv, rec, hic, nr, llc, core, smt, out_cpu, out_res)
+    return SisDecisions(cpu=out_cpu, path=out_res[:, 0].copy(), scanned=out_res[:, 1].copy())
+
+

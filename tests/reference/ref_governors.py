@@ -1,0 +1,174 @@
+"""Plain-Python twin of lisa_eas/_kernels/governors.py: ondemand (dbs_update/od_update),
+interactive (cpufreq_interactive_timer/choose_freq) and schedfreq (cpufreq_sched.c)."""
+from __future__ import annotations
+
+import bisect
+
+UINT_MAX = 2 ** 32 - 1
+
+
+def busy_ns(grid, busy, t, j):
+    """Busy ns of CPU j in [grid[0], t)."""
+    total = 0
+    for k in range(len(grid)):
+        start = grid[k]
+        if start >= t:
+            break
+        end = grid[k + 1] if k + 1 < len(grid) else t
+        end = min(end, t)
+        if busy[k][j]:
+            total += end - start
+    return total
+
+
+def rel_l(freqs, target):
+    for f in freqs:
+        if f >= target:
+            return f
+    return freqs[-1]
+
+
+def rel_h(freqs, target):
+    for f in reversed(freqs):
+        if f <= target:
+            return f
+    return freqs[0]
+
+
+def rel_c(freqs, target):
+    i = bisect.bisect_left(freqs, target)
+    if i < len(freqs) and freqs[i] == target:
+        return target
+    if i == 0:
+        return freqs[0]
+    if i == len(freqs):
+        return freqs[-1]
+    lo, hi = freqs[i - 1], freqs[i]
+    return hi if target - lo > hi - target else lo
+
+
+def ondemand(grid, busy, t_start, t_end, freqs, sampling_rate_us, up_threshold, sdf):
+    m = len(busy[0])
+    cur, rate_mult = freqs[0], 1
+    prev_update = [t_start // 1000] * m
+    prev_idle = [(t_start - grid[0] - busy_ns(grid, busy, t_start, j)) // 1000 if t_start > grid[0] else 0
+                 for j in range(m)]
+    prev_load = [0] * m
+    out = []
+    t = t_start
+    while True:
+        t += sampling_rate_us * rate_mult * 1000
+        if t > t_end:
+            return out
+        sampling_rate = sampling_rate_us * rate_mult
+        max_load = 0
+        for j in range(m):
+            idle_total = (t - grid[0] - busy_ns(grid, busy, t, j)) // 1000
+            elapsed = t // 1000 - prev_update[j]
+            prev_update[j] = t // 1000
+            idle = idle_total - prev_idle[j]
+            prev_idle[j] = idle_total
+            if elapsed == 0:
+                load = prev_load[j]
+            elif idle > 2 * sampling_rate and prev_load[j]:
+                load = prev_load[j]
+                prev_load[j] = 0
+            else:
+                load = 100 * (elapsed - idle) // elapsed if elapsed >= idle else 0
+                prev_load[j] = load
+            max_load = max(max_load, load)
+        if max_load > up_threshold:
+            if cur < freqs[-1]:
+                rate_mult = sdf
+            cur = freqs[-1]
+        else:
+            rate_mult = 1
+            cur = rel_c(freqs, freqs[0] + max_load * (freqs[-1] - freqs[0]) // 100)
+        out.append((t, cur, max_load))
+
+
+def choose_freq(freqs, cur, loadadjfreq, tl):
+    freq, freqmin, freqmax = cur, 0, UINT_MAX
+    while True:
+        prevfreq = freq
+        freq = rel_l(freqs, loadadjfreq // tl)
+        if freq > prevfreq:
+            freqmin = prevfreq
+            if freq >= freqmax:
+                freq = rel_h(freqs, freqmax - 1)
+                if freq == freqmin:
+                    return freqmax
+        elif freq < prevfreq:
+            freqmax = prevfreq
+            if freq <= freqmin:
+                freq = rel_l(freqs, freqmin + 1)
+                if freq == freqmax:
+                    return freq
+        if freq == prevfreq:
+            return freq
+
+
+def interactive(grid, busy, t_start, t_end, freqs, timer_rate_us, go_hispeed, hispeed, tl, min_sample_us,
+                above_delay_us):
+    m = len(busy[0])
+    hispeed = hispeed or freqs[-1]
+    cur = freqs[0]
+    target = [freqs[0]] * m
+    floor = [freqs[0]] * m
+    floor_t = [t_start // 1000] * m
+    hs_t = [t_start // 1000] * m
+    last_busy = [busy_ns(grid, busy, t_start, j) for j in range(m)]
+    out = []
+    t_prev = t = t_start
+    while True:
+        t += timer_rate_us * 1000
+        if t > t_end:
+            return out
+        now = t // 1000
+        delta = (t - t_prev) // 1000
+        speedadj = []
+        for j in range(m):
+            b = busy_ns(grid, busy, t, j)
+            speedadj.append((b - last_busy[j]) // 1000 * cur)
+            last_busy[j] = b
+        for j in range(m):
+            loadadjfreq = speedadj[j] // delta * 100
+            if loadadjfreq // target[j] >= go_hispeed:
+                new = hispeed if target[j] < hispeed else max(hispeed, choose_freq(freqs, cur, loadadjfreq, tl))
+            else:
+                new = choose_freq(freqs, cur, loadadjfreq, tl)
+            if target[j] >= hispeed and new > target[j] and now - hs_t[j] < above_delay_us:
+                continue
+            hs_t[j] = now
+            new = rel_l(freqs, new)
+            if new < floor[j] and now - floor_t[j] < min_sample_us:
+                continue
+            floor[j], floor_t[j] = new, now
+            target[j] = new
+        cur = rel_h(freqs, max(target))
+        t_prev = t
+        out.append((t, cur))
+
+
+def schedfreq(times, cpu, cfs, rt, dl, m, freqs, margin, throttle_ns):
+    total = [0] * m
+    cur = requested = freqs[0]
+    throttle_end = -(1 << 62)
+    out = []
+    for i, t in enumerate(times):
+        if requested != cur and throttle_end <= t:
+            out.append((throttle_end, requested))
+            cur = requested
+            throttle_end += throttle_ns
+        total[cpu[i]] = (cfs[i] + rt[i]) * margin // 1024 + dl[i]
+        f = rel_l(freqs, max(total) * freqs[-1] >> 10)
+        if f == requested:
+            continue
+        requested = f
+        if throttle_end <= t:
+            out.append((t, f))
+            cur = f
+            throttle_end = t + throttle_ns
+    if requested != cur:
+        out.append((throttle_end, requested))
+    return out

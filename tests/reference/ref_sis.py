@@ -1,0 +1,140 @@
+"""Plain-Python twin of lisa_eas/_kernels/sis.py, from select_idle_sibling(), select_idle_cpu(),
+select_idle_core(), select_idle_smt() and update_idle_cpu_scan() in kernel/sched/fair.c.
+CPU masks are Python sets; for_each_cpu_wrap is written out."""
+from __future__ import annotations
+
+INT_MAX = 2 ** 31 - 1
+
+
+def nr_idle_scan(sum_util, llc_weight, pct):
+    x = sum_util // llc_weight
+    tmp = x * x * pct * pct // (10000 * 1024)
+    tmp = min(tmp, 1024)
+    return (1024 - tmp) * llc_weight // 1024
+
+
+def prop_nr(avg_idle, avg_scan_cost, span_weight, era):
+    if era == 0:
+        avg_idle //= 512
+    avg_cost = avg_scan_cost + 1
+    span_avg = span_weight * avg_idle
+    return span_avg // avg_cost if span_avg > 4 * avg_cost else 4
+
+
+def wrap(mask, start, n_cpus):
+    """for_each_cpu_wrap(cpu, mask, start) over a mask that may shrink while iterating."""
+    order = [c for c in range(start, n_cpus)] + [c for c in range(0, min(start, n_cpus))]
+    for c in order:
+        if c in mask:
+            yield c
+
+
+class Sis:
+    def __init__(self, idle, allowed, llc_id, core_id, smt):
+        self.idle, self.allowed = list(idle), list(allowed)
+        self.llc, self.core, self.smt = list(llc_id), list(core_id), smt
+        self.n = len(idle)
+        self.scanned = 0
+
+    def siblings(self, cpu):
+        return [c for c in range(self.n) if self.core[c] == self.core[cpu] and self.llc[c] == self.llc[cpu]]
+
+    def llc_span(self, cpu):
+        return {c for c in range(self.n) if self.llc[c] == self.llc[cpu]}
+
+    # ---- v4.x .. v5.11
+    def v4(self, target, prev, recent, has_idle_core, nr, util_mode):
+        if self.idle[target]:
+            return target, 0
+        if prev != target and self.llc[prev] == self.llc[target] and self.idle[prev]:
+            return prev, 1
+        if (recent >= 0 and recent != prev and recent != target and self.llc[recent] == self.llc[target]
+                and self.idle[recent] and self.allowed[recent]):
+            return recent, 2
+        if self.smt and has_idle_core:          # select_idle_core(): whole LLC
+            cpus = {c for c in self.llc_span(target) if self.allowed[c]}
+            for core in wrap(cpus, target, self.n):
+                idle = True
+                for c in self.siblings(core):
+                    cpus.discard(c)
+                    self.scanned += 1
+                    if not self.idle[c]:
+                        idle = False
+                if idle:
+                    return core, 3
+        cpus = {c for c in self.llc_span(target) if self.allowed[c]}
+        nr = nr + 1 if util_mode else nr
+        for cpu in wrap(cpus, target, self.n):
+            nr -= 1
+            if nr == 0:
+                break
+            self.scanned += 1
+            if self.idle[cpu]:
+                return cpu, 4
+        if self.smt:                              # select_idle_smt(target)
+            for c in self.siblings(target):
+                if c != target and self.allowed[c]:
+                    self.scanned += 1
+                    if self.idle[c]:
+                        return c, 5
+        return target, 6
+
+    # ---- v5.12+
+    def v512(self, target, prev, recent, has_idle_core, nr, util_mode):
+        if self.idle[target]:
+            return target, 0
+        if prev != target and self.llc[prev] == self.llc[target] and self.idle[prev]:
+            return prev, 1
+        if (recent >= 0 and recent != prev and recent != target and self.llc[recent] == self.llc[target]
+                and self.idle[recent] and self.allowed[recent]):
+            return recent, 2
+        if self.smt and not has_idle_core and self.llc[prev] == self.llc[target]:
+            for c in self.siblings(prev):
+                if c != prev and self.allowed[c]:
+                    self.scanned += 1
+                    if self.idle[c]:
+                        return c, 5
+        use_core = self.smt and has_idle_core
+        if util_mode:
+            nr = nr + 1
+            if nr == 1:
+                return target, 6
+        elif use_core:
+            nr = INT_MAX
+        cpus = {c for c in self.llc_span(target) if self.allowed[c]}
+        idle_cpu = -1
+        for cpu in wrap(cpus, target + 1, self.n):
+            if use_core:
+                idle = True
+                for c in self.siblings(cpu):
+                    self.scanned += 1
+                    if not self.idle[c]:
+                        idle = False
+                        if idle_cpu == -1:
+                            continue
+                        break
+                    if idle_cpu == -1 and c in cpus:
+                        idle_cpu = c
+                if idle:
+                    return cpu, 3
+                for c in self.siblings(cpu):
+                    cpus.discard(c)
+            else:
+                nr -= 1
+                if nr <= 0:
+                    break
+                self.scanned += 1
+                if self.idle[cpu]:
+                    idle_cpu = cpu
+                    break
+        if idle_cpu >= 0:
+            return idle_cpu, 4
+        return target, 6
+
+
+def select_idle_sibling(mode, util_mode, idle, allowed, target, prev, recent, has_idle_core, nr, llc_id, core_id,
+                        smt):
+    s = Sis(idle, allowed, llc_id, core_id, smt)
+    fn = s.v4 if mode == 0 else s.v512
+    cpu, path = fn(target, prev, recent, has_idle_core, nr, util_mode)
+    return cpu, path, s.scanned

@@ -1,0 +1,105 @@
+"""Legacy governors: defaults, hand-checked behaviour, kernel vs plain-Python twin."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import given, settings, strategies as st
+
+from lisa_eas import ModelError
+from lisa_eas.models.governors import (InteractiveTunables, OndemandTunables, SchedfreqTunables, interactive,
+                                       ondemand, performance, powersave, schedfreq)
+from reference import ref_governors
+
+F = [200000, 500000, 800000, 1100000, 1400000, 1700000, 2000000]
+
+
+def test_defaults_are_the_kernels():
+    assert OndemandTunables().up_threshold == 95 and OndemandTunables().sampling_down_factor == 1
+    it = InteractiveTunables()
+    assert (it.timer_rate_us, it.go_hispeed_load, it.target_load, it.min_sample_time_us,
+            it.above_hispeed_delay_us, it.hispeed_freq) == (20000, 99, 90, 80000, 20000, 0)
+    st_ = SchedfreqTunables()
+    assert st_.capacity_margin == 1280 and st_.throttle_ns == 50_000_000
+    assert performance(F) == 2000000 and powersave(F) == 200000
+
+
+def test_ondemand_jumps_to_max_and_scales_down_proportionally():
+    g = np.array([0, 100_000_000])
+    df = ondemand(g, [[1], [1]], F, t_end=50_000_000)
+    assert (df.freq_khz == 2000000).all() and (df.load == 100).all()
+    # 50 % busy in every 10 ms sample: 200000 + 50 * 1800000 // 100 = 1100000 (closest OPP)
+    g = np.arange(0, 101) * 5_000_000
+    b = (np.arange(101) % 2 == 0).astype(int)
+    df = ondemand(g, b, F)
+    assert (df.load == 50).all() and (df.freq_khz == 1100000).all()
+    # sampling_down_factor: at max, the next sample comes sdf times later
+    df = ondemand(np.array([0, 10**9]), [[1], [1]], F, OndemandTunables(sampling_down_factor=3), t_end=100_000_000)
+    assert np.diff(df.index.to_numpy()).tolist()[:2] == [30_000_000, 30_000_000]
+
+
+def test_interactive_goes_hispeed_then_holds_min_sample_time():
+    g = np.array([0, 100_000_000, 400_000_000])
+    b = np.array([[1], [0], [0]])
+    df = interactive(g, b, F)
+    f = df.freq_khz.to_numpy()
+    assert f[0] == 2000000                      # load 100 >= go_hispeed_load 99 -> hispeed (= max)
+    t_drop = df.index[np.argmax(f < 2000000)]
+    assert t_drop >= 100_000_000 + 80_000_000 - 20_000_000   # floor held min_sample_time
+
+
+def test_schedfreq_margin_and_throttle():
+    # 1000 * 1.25 > 1024 -> max; requests inside the 50 ms throttle are applied when it expires
+    df = schedfreq([0, 1_000_000, 2_000_000, 60_000_000], [0, 0, 1, 0], [100, 800, 200, 50], F, n_cpus=2)
+    assert df.index.tolist() == [0, 50_000_000, 100_000_000]
+    assert df.freq_khz.tolist() == [500000, 2000000, 500000]
+
+
+@settings(max_examples=200, deadline=None)
+@given(data=st.data())
+def test_kernels_match_twin(data):
+    m = data.draw(st.integers(1, 3))
+    k = data.draw(st.integers(2, 25))
+    gaps = data.draw(st.lists(st.integers(1, 30_000_000), min_size=k, max_size=k))
+    grid = np.cumsum([0] + gaps[:-1]).astype(np.int64)
+    busy = np.array(data.draw(st.lists(st.lists(st.integers(0, 1), min_size=m, max_size=m), min_size=k,
+                                       max_size=k)))
+    t_end = int(grid[-1]) + 50_000_000
+    od = OndemandTunables(sampling_rate_us=data.draw(st.sampled_from([4000, 10000, 20000])),
+                          up_threshold=data.draw(st.integers(50, 99)),
+                          sampling_down_factor=data.draw(st.integers(1, 4)))
+    got = ondemand(grid, busy, F, od, t_end=t_end)
+    want = ref_governors.ondemand(grid.tolist(), busy.tolist(), int(grid[0]), t_end, F, od.sampling_rate_us,
+                                  od.up_threshold, od.sampling_down_factor)
+    assert list(zip(got.index, got.freq_khz, got.load)) == want
+    it = InteractiveTunables(hispeed_freq=data.draw(st.sampled_from([0, 1100000])),
+                             target_load=data.draw(st.integers(50, 95)),
+                             go_hispeed_load=data.draw(st.integers(60, 99)))
+    got = interactive(grid, busy, F, it, t_end=t_end)
+    want = ref_governors.interactive(grid.tolist(), busy.tolist(), int(grid[0]), t_end, F, it.timer_rate_us,
+                                     it.go_hispeed_load, it.hispeed_freq, it.target_load, it.min_sample_time_us,
+                                     it.above_hispeed_delay_us)
+    assert list(zip(got.index, got.freq_khz)) == want
+    n = data.draw(st.integers(1, 30))
+    times = np.cumsum(data.draw(st.lists(st.integers(0, 40_000_000), min_size=n, max_size=n)))
+    cpu = np.array(data.draw(st.lists(st.integers(0, m - 1), min_size=n, max_size=n)))
+    cfs = np.array(data.draw(st.lists(st.integers(0, 1024), min_size=n, max_size=n)))
+    rt = np.array(data.draw(st.lists(st.integers(0, 300), min_size=n, max_size=n)))
+    got = schedfreq(times, cpu, cfs, F, rt=rt, n_cpus=m)
+    want = ref_governors.schedfreq(times.tolist(), cpu.tolist(), cfs.tolist(), rt.tolist(), [0] * n, m, F, 1280,
+                                   50_000_000)
+    assert list(zip(got.index, got.freq_khz)) == want
+
+
+@pytest.mark.parametrize("call, match", [
+    (lambda: ondemand([0, 2, 1], [0, 1, 0], F), "grid_ns"),
+    (lambda: ondemand([0, 1], [0, 2], F), "busy"),
+    (lambda: ondemand([0, 1], [0, 1, 1], F), "busy"),
+    (lambda: ondemand([0, 1], [0, 1], [3, 2]), "freqs_khz"),
+    (lambda: ondemand([0, 1], [0, 1], F, OndemandTunables(up_threshold=101)), "up_threshold"),
+    (lambda: interactive([0, 1], [0, 1], F, InteractiveTunables(timer_rate_us=0)), "timer_rate_us"),
+    (lambda: schedfreq([0, 1], [0, 2], [1, 1], F, n_cpus=2), "cpu"),
+    (lambda: schedfreq([0, 1], [0, 0], [1, 2000], F), "cfs"),
+])
+def test_bad_input(call, match):
+    with pytest.raises(ModelError, match=match):
+        call()
