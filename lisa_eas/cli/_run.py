@@ -1,0 +1,45 @@
+"""``lisa-eas run``: run an rt-app workload on a board with tracing, or resume a run."""
+from __future__ import annotations
+
+
+def register(sub) -> None:
+    p = sub.add_parser(
+        "run", help="run an rt-app workload on a target with tracing (or --resume a run)",
+        description="Run an rt-app workload on the target a config file describes, record a trace "
+                    "with the tracefs collector, and collect trace.dat, the rt-app logs and run.json "
+                    "into --out. A run that stops halfway can be finished with --resume DIR.")
+    p.add_argument("--target", help="target config YAML (e.g. target_configs/local.yml)")
+    p.add_argument("--workload", help="rt-app workload JSON (e.g. workloads/periodic.json)")
+    p.add_argument("--out", help="artifact directory to create")
+    p.add_argument("--resume", metavar="DIR", help="finish the interrupted run in DIR")
+    p.add_argument("--timeout", type=float, help="seconds allowed for rt-app (default from the "
+                                                 "workload duration, else 600)")
+    p.add_argument("--calibration", type=int, help="rt-app calibration in ns per loop (default: "
+                                                   "workload, config, cache, else measured)")
+    p.add_argument("--no-progress", action="store_true", help="no progress bar")
+    p.set_defaults(func=_run)
+
+
+def _run(args) -> int:
+    from ..target import resume_run, run_workload
+
+    progress = False if args.no_progress else None
+    if args.resume:
+        if args.workload or args.out:
+            raise SystemExit("lisa-eas run --resume DIR: do not give --workload or --out with --resume")
+        result = resume_run(args.resume, args.target, progress=progress)
+    else:
+        missing = [f"--{n}" for n in ("target", "workload", "out") if not getattr(args, n)]
+        if missing:
+            raise SystemExit(f"lisa-eas run: missing {', '.join(missing)} (or use --resume DIR)")
+        result = run_workload(args.target, args.workload, args.out, timeout=args.timeout,
+                              calibration=args.calibration, progress=progress)
+    info = result.run_info
+    print(f"run complete: {result.out_dir}")
+    print(f"  trace:   {result.trace_path} ({info['tracing'].get('extract_method')}, "
+          f"lost events: {info['tracing'].get('lost_events')})")
+    for path in result.log_paths:
+        print(f"  rt-app:  {path}")
+    print(f"  run.json: {result.out_dir / 'run.json'} (kernel {info['kernel'].get('kernel_release')}, "
+          f"{info['timings'].get('total_s')} s)")
+    return 0

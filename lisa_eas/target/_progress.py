@@ -1,0 +1,45 @@
+"""A progress bar of a run's phases, in a terminal and in a notebook (``tqdm.auto``)."""
+from __future__ import annotations
+
+import contextlib
+from typing import Iterator, Sequence
+
+__all__ = ["PhaseProgress"]
+
+
+class PhaseProgress:
+    """One tick per phase; the description names the phase under way.
+
+    Parameters
+    ----------
+    phases : sequence of str
+        The phases, in order (their count is the bar's total).
+    enabled : bool or None
+        True/False force the bar on/off; None shows it only on a terminal or notebook.
+    desc : str
+        Prefix of the description (the target's name).
+    """
+
+    def __init__(self, phases: Sequence[str], enabled: bool | None = None, desc: str = "") -> None:
+        from tqdm.auto import tqdm
+
+        self.desc = desc
+        self.bar = tqdm(total=len(phases), unit="phase", desc=desc, leave=True,
+                        disable=None if enabled is None else not enabled,
+                        bar_format="{desc}: {n_fmt}/{total_fmt} |{bar}| {elapsed}")
+
+    @contextlib.contextmanager
+    def phase(self, name: str) -> Iterator[None]:
+        self.bar.set_description_str(f"{self.desc}: {name}" if self.desc else name)
+        yield
+        self.bar.update(1)
+
+    def skip(self, name: str) -> None:
+        """Count a phase that was already complete (resume)."""
+        self.bar.update(1)
+
+    def note(self, text: str) -> None:
+        self.bar.set_postfix_str(text, refresh=True)
+
+    def close(self) -> None:
+        self.bar.close()
