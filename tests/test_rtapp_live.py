@@ -1,0 +1,192 @@
+"""Real rt-app runs on this machine (Debian rt-app 1.0): generated JSON in, logs and markers out.
+
+Each run is short (<= ~1.2 s). Calibration is numeric (rt-app's own takes 6-13 s here):
+a 0.2 s run-only workload measures the real ns per loop first.
+"""
+from __future__ import annotations
+
+import os
+import secrets
+import shutil
+import subprocess
+from pathlib import Path
+
+import pandas as pd
+import pytest
+from conftest import DATA, require_live
+from test_rtapp_markers import df_print_from_trace_lines
+
+from lisa_eas.rtapp import (Phase, Policy, Run, measured_ns_per_loop, periodic, read_rtapp_log,
+                            read_rtapp_logs, read_workload, task, workload)
+from lisa_eas.rtapp.markers import df_activations_from_markers
+
+pytestmark = pytest.mark.live
+
+RTAPP = shutil.which("rt-app")
+CORPUS = DATA / "rtapp" / "json"
+
+
+def _run(wl, logdir: Path, timeout: float = 20.0, *, tracing: bool = False) -> str:
+    """Run ``wl`` with the real rt-app, logs in ``logdir``; returns its output (fails on rc != 0)."""
+    wl = wl.with_global(logdir=str(logdir), log_basename="lt")
+    path = logdir / "wl.json"
+    path.write_text(wl.to_json())
+    proc = subprocess.Popen([RTAPP, str(path)], stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                            text=True, cwd=logdir)
+    try:
+        out, _ = proc.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        out, _ = proc.communicate()
+        pytest.fail(f"rt-app did not finish in {timeout} s:\n{out}")
+    if tracing and proc.returncode != 0 and "mark_fd" in out:
+        # rt-app 1.0 dies when tracing_on goes to 0 under it: tracefs is machine-wide state
+        require_live(False, "another process switched tracing off during the rt-app run")
+    assert proc.returncode == 0, out
+    bad = [ln for ln in out.splitlines() if "<crit>" in ln or "<error>" in ln]
+    assert not bad, out
+    return out
+
+
+@pytest.fixture(scope="module")
+def ns_per_loop(tmp_path_factory) -> int:
+    """ns per loop of this machine, measured from a 0.2 s run-only rt-app log."""
+    require_live(RTAPP is not None, "rt-app is not installed (apt-get install rt-app)")
+    d = tmp_path_factory.mktemp("cal")
+    cal = workload([task("cal", (Phase(name="busy", events=(Run(5000),), loop=40),))],
+                   calibration=20, default_policy="SCHED_FIFO")
+    _run(cal, d)
+    df = read_rtapp_log(d / "lt-cal-0.log")
+    assert len(df) == 40
+    # the median row: this VM's CPU speed wanders by ~+/-15 % from run to run, so the
+    # typical speed predicts the next run better than rt-app's "fastest row" rule
+    assert measured_ns_per_loop(df, 20) <= measured_ns_per_loop(df, 20, quantile=0.5)
+    ns = measured_ns_per_loop(df, 20, quantile=0.5)
+    assert 1 <= ns <= 2000, ns
+    return max(1, round(ns))
+
+
+def test_periodic_run_and_runtime_logs(tmp_path, ns_per_loop):
+    """Activation counts exact; period, busy time and duty cycle within stated tolerances."""
+    wl = workload([task("per_run", periodic(16, 30, duration_s=1.0)),
+                   task("per_rt", periodic(16, 25, duration_s=1.0, runtime=True))],
+                  calibration=ns_per_loop, default_policy="SCHED_FIFO")
+    _run(wl, tmp_path)
+    logs = read_rtapp_logs(tmp_path, "lt")
+    assert set(logs["task"]) == {"per_run", "per_rt"}
+    for name, busy_us in (("per_run", 4800), ("per_rt", 4000)):
+        df = logs[logs["task"] == name]
+        assert len(df) == 62  # floor(1 s / 16 ms) activations, one log row each
+        assert (df["c_period_us"] == 16000).all() and (df["c_duration_us"] == busy_us).all()
+        # timer-driven: the measured period is the configured one (tolerance 2 %) ...
+        assert abs(df["period_us"].iloc[1:].median() - 16000) < 320
+        # ... and the start times advance by one period per activation
+        span = df["start_us"].iloc[-1] - df["start_us"].iloc[0]
+        assert abs(span - 61 * 16000) < 0.02 * 61 * 16000
+        duty = df["run_us"].median() / 16000
+        if name == "per_rt":
+            # runtime keeps wall time: busy >= configured, within +10 %
+            assert busy_us <= df["run_us"].median() <= 1.10 * busy_us
+        else:
+            # run is fixed work, calibrated on this machine a moment before: duty within
+            # +/-25 % of 30 % (the VM's speed drifts between the calibration and the run)
+            assert 0.30 / 1.25 <= duty <= 0.30 * 1.25, duty
+        assert (df["slack_us"].median() > 0)  # no systematic overrun at 25-30 % on a 2-CPU VM
+
+
+def test_written_corpus_runs_on_rtapp1(tmp_path):
+    """Files read from the corpus and written back run on rt-app 1.0, repeated events intact."""
+    require_live(RTAPP is not None, "rt-app is not installed (apt-get install rt-app)")
+    wl = read_workload(CORPUS / "rt-app-historic" / "test.json")  # repeated run/suspend keys
+    wl = wl.with_global(calibration=20, duration_s=2)
+    out = _run(wl, tmp_path)
+    assert "pLoad = 20ns" in out
+    t1 = read_rtapp_log(tmp_path / "lt-thread1-1.log")
+    # thread1: three "run": 10000 events per loop (json-c alone would keep only one); how many
+    # loops run depends on resume/suspend timing (and rt-app 1.0 ignores "loop": 3 on this
+    # phase-less task, see Workload.rtapp1_warnings), so only the configured work is checked
+    assert len(t1) >= 1 and (t1["c_duration_us"] == 30000).all()
+    assert any("phase-less" in w for w in wl.rtapp1_warnings())
+    t0 = read_rtapp_log(tmp_path / "lt-thread0-0.log")
+    # p0: one sleep; p1: up to 8 loops (the 2 s duration may cut the last ones on a busy
+    # machine) of three runs (10 + 10 + 100 ms) and a 200 ms timer
+    n = len(t0) - 1
+    assert 4 <= n <= 8
+    assert list(t0["c_duration_us"]) == [0] + [120000] * n
+    assert list(t0["c_period_us"]) == [0] + [200000] * n
+
+    # bare "suspend" keys (workgen style) are filled with the task's own name
+    video = read_workload(CORPUS / "rt-app" / "video-short.json")
+    video = video.with_global(calibration=20, duration_s=1)
+    d2 = tmp_path / "video"
+    d2.mkdir()
+    _run(video, d2)
+    logs = sorted(p.name for p in d2.glob("lt-*.log"))
+    assert len(logs) == len(video.tasks)
+    hw = read_rtapp_log(d2 / "lt-hwc_eventmon-2.log")
+    assert 50 <= len(hw) <= 62  # 16.667 ms timer for 1 s
+
+
+def _tracefs() -> Path | None:
+    for p in (Path("/sys/kernel/tracing"), Path("/sys/kernel/debug/tracing")):
+        if (p / "tracing_on").exists():
+            return p
+    return None
+
+
+def test_ftrace_markers_match_log(tmp_path, ns_per_loop):
+    """rt-app 1.0 text markers -> one activation per log row, same durations (within 1 ms)."""
+    require_live(os.geteuid() == 0, "needs root for tracefs")
+    dbg = Path("/sys/kernel/debug")
+    if not (dbg / "tracing" / "trace_marker").exists():
+        # rt-app 1.0 opens the hard-coded debugfs path
+        subprocess.run(["mount", "-t", "debugfs", "nodev", str(dbg)], check=False)
+    require_live((dbg / "tracing" / "trace_marker").exists(),
+                 "rt-app 1.0 needs /sys/kernel/debug/tracing/trace_marker (mount debugfs)")
+    tfs = _tracefs()
+    require_live(tfs is not None, "tracefs is not mounted")
+    name = "mk" + secrets.token_hex(2)  # unique comm: only our markers are picked up
+    wl = workload([task(name, periodic(10, 20, duration_s=0.5))], calibration=ns_per_loop,
+                  ftrace=True, default_policy="SCHED_FIFO")
+    on = (tfs / "tracing_on").read_text().strip()
+    (tfs / "tracing_on").write_text("1")  # rt-app 1.0 dies writing markers with tracing off
+    try:
+        _run(wl, tmp_path, tracing=True)
+    finally:
+        (tfs / "tracing_on").write_text(on)
+    with open(tfs / "trace") as fh:
+        lines = [ln for ln in fh if "tracing_mark_write" in ln and name in ln]
+    df_print = df_print_from_trace_lines(lines)
+    df_print = df_print[df_print["__comm"].str.startswith(name)]
+    require_live(len(df_print) > 0, "rt-app wrote its markers but another process cleared or "
+                 "consumed the trace buffer before it was read (tracefs is shared)")
+    acts = df_activations_from_markers(df_print)
+    log = read_rtapp_log(tmp_path / f"lt-{name}-0.log")
+    assert len(acts) == len(log) == 50
+    assert (acts["format"] == "rtapp1").all() and (acts["thread_idx"] == 0).all()
+    assert list(acts["phase_loop"]) == list(range(50))
+    assert acts["end"].notna().all()
+    # the begin->end marker span is the log's measured iteration length
+    diff = (acts["duration"].to_numpy() * 1e6 - log["period_us"].to_numpy())
+    assert abs(pd.Series(diff).median()) < 1000
+
+
+def test_smoke_workload_runs_as_committed(tmp_path):
+    """workloads/smoke_local.json on the real rt-app: every activation logged, on time.
+
+    Run as SCHED_FIFO (the only change) so that other load on the machine cannot delay it."""
+    require_live(RTAPP is not None, "rt-app is not installed (apt-get install rt-app)")
+    from conftest import REPO
+
+    wl = read_workload(REPO / "workloads" / "smoke_local.json")
+    wl = wl.with_global(default_policy=Policy.FIFO)
+    _run(wl, tmp_path)
+    logs = read_rtapp_logs(tmp_path, "lt")
+    per = logs[logs["task"] == "smk_per"]
+    rmp = logs[logs["task"] == "smk_rmp"]
+    assert len(per) == 125 and len(rmp) == 120
+    assert list(rmp.groupby("phase")["c_duration_us"].first()) == [1600, 4800, 8000]
+    # 2 s of 16 ms timer periods: the last activation starts 124 periods after the first (+/-3 %)
+    span = per["start_us"].iloc[-1] - per["start_us"].iloc[0]
+    assert abs(span - 124 * 16000) <= 0.03 * 124 * 16000
+    assert (per["c_period_us"] == 16000).all() and (per["c_duration_us"] == 4000).all()
