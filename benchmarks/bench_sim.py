@@ -1,0 +1,74 @@
+"""Benchmark of the simulator on the EAS RFC energy workload.
+
+50 periodic tasks (16 ms period, 5 % duty cycle), 30 s simulated on HiKey960 with EAS and
+schedutil. Prints ONE JSON line: simulated events, events/s, simulated seconds per wall
+second, and the speed-up of the numba engine over the plain-Python reference engine
+(``tests/reference/ref_sim_loop.py``), both measured in this run on a shorter window of the
+same workload. Times are process CPU time (robust to other load on the machine); the JIT
+compilation (first call) is timed separately.
+
+Targets (issue 7): >= 1 M events/s and >= 1000x real time on that workload.
+"""
+from __future__ import annotations
+
+import json
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "tests"))
+
+from reference.ref_sim_loop import reference_sim_run  # noqa: E402
+
+from lisa_eas.platform import load_platform  # noqa: E402
+from lisa_eas.rtapp import periodic, task, workload  # noqa: E402
+from lisa_eas.sim import SimConfig  # noqa: E402
+from lisa_eas.sim._compile import compile_workload  # noqa: E402
+from lisa_eas.sim._engine import build_run, run_loop  # noqa: E402
+
+SIM_S = 30.0
+REF_S = 0.5
+
+
+def _run(plat, compiled, config, seconds, loop=None):
+    S, P, O, margin = build_run(plat, compiled, config, int(seconds * 1e9))
+    t0 = time.process_time()
+    raw = run_loop(S, P, O, margin, loop=loop)
+    return raw, time.process_time() - t0
+
+
+def main() -> int:
+    plat = load_platform("hikey960")
+    wl = workload([task(f"t{i}", periodic(duty_cycle_pct=5, period_ms=16, duration_s=SIM_S)) for i in range(50)],
+                  calibration=20)
+    compiled = compile_workload(wl, plat.nr_cpus)
+    out = {"benchmark": "sim", "workload": "EAS RFC energy: 50 tasks, 16 ms, 5 %", "platform": "hikey960",
+           "governor": "schedutil", "placement": "eas"}
+    for label, model_events in (("", True), ("_no_model_events", False)):
+        config = SimConfig(model_events=model_events)
+        t0 = time.perf_counter()
+        _run(plat, compiled, config, 0.05)            # JIT compile or cache load
+        if not label:
+            out["first_call_s"] = round(time.perf_counter() - t0, 3)
+        raw, cpu = _run(plat, compiled, config, SIM_S)
+        out[f"events{label}"] = int(len(raw.events))
+        out[f"cpu_s{label}"] = round(cpu, 3)
+        out[f"events_per_s{label}"] = round(len(raw.events) / cpu)
+        out[f"sim_s_per_wall_s{label}"] = round(SIM_S / cpu, 1)
+    config = SimConfig()
+    fast, t_fast = _run(plat, compiled, config, REF_S)
+    ref, t_ref = _run(plat, compiled, config, REF_S, loop=reference_sim_run())
+    out["reference_window_s"] = REF_S
+    out["reference_events"] = int(len(ref.events))
+    out["reference_identical"] = bool((fast.events.shape == ref.events.shape) and (fast.events == ref.events).all())
+    out["speedup_vs_reference"] = round(t_ref / t_fast, 1)
+    out["targets"] = {"events_per_s": 1_000_000, "sim_s_per_wall_s": 1000}
+    out["targets_met"] = {"events_per_s": out["events_per_s"] >= 1_000_000,
+                          "sim_s_per_wall_s": out["sim_s_per_wall_s"] >= 1000}
+    print(json.dumps(out))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,567 @@
+"""The simulator's event loop (numba): rt-app task programs on simulated runqueues.
+
+Time advances from event to event; the next event is the earliest of: the end of a running
+task's current ``run``/``runtime`` event (per CPU), a scheduler tick on a busy CPU, a task
+wake-up (sleep or timer expiry, thread start), a frequency change taking effect (transition
+latency), a sampling-governor timer, and the periodic load balance. Ties are taken in that
+order, then by CPU / task / domain index, so a run is deterministic.
+
+Each task executes its compiled program (``sim_state.OP_*``) with rt-app's semantics: ``run``
+is work whose duration stretches with the CPU's capacity at its current OPP (work in ns at
+capacity 1024; progress ``dt * capacity / 1024``), ``runtime`` is wall time, ``sleep`` is
+relative, ``timer`` is absolute (``t_next += period`` from the thread's start; ``slack =
+t_next - now``; a missed deadline re-anchors in ``relative`` mode), one log row per phase
+iteration (``rt-app`` ``log_timing``).
+
+Load balance (simplified, documented in ``lisa_eas.sim``): every ``K_LB_NS`` the blocked
+averages of every runqueue are brought up to date (``update_blocked_averages``), the root
+domain's overutilized flag is recomputed and SIS_UTIL's ``nr_idle_scan`` refreshed; when
+overutilized (or without EAS) each idle CPU pulls one waiting CFS task from the runqueue with
+the most waiting tasks, and a running task that does not fit its CPU moves to an idle CPU of
+higher capacity (misfit). A CPU going idle does the same pull for itself (newidle balance),
+and pulls a waiting FIFO task whatever the overutilized state (rt pull).
+"""
+from __future__ import annotations
+
+from numba import njit
+
+from .sim_state import C_NFIELDS, OP_SIZE, P_NFIELDS, T_NFIELDS
+from .sim_views import v1, v2, v3
+
+from .pelt import SA_UTIL_AVG
+from .sim_models import (AI_AVG_IDLE, AI_IDLE_STAMP, capacity_of, apply_opp, governor_sample,
+                         governor_update, place_eas, place_idle_sibling, update_idle_cpu_scan,
+                         update_overutilized)
+from .eas import fits_capacity
+from .schedutil import CS_WENT_IDLE
+from .sim_sched import (acct, attach_task_avg, dequeue_sleep, detach_task_avg, emit, emit_cpu_util,
+                        enqueue, log_activation, refresh_next_event, schedule, sched_slice,
+                        sync_cpu, task_util_est, task_util_for_placement, update_min_vruntime,
+                        update_task_avg)
+from .sim_state import (C_CURR, C_IDLE_STATE, C_MIN_VRUNTIME, C_NEED_RESCHED, C_NEXT_EVENT,
+                        C_NEXT_TICK, C_NR_CFS, C_NR_RT, C_UE_SUM, EV_IDLE, EV_MIGRATE, EV_WAKEUP,
+                        G_DONE, G_NEXT_LB, G_NOW, G_OVERUTIL, G_STATUS, G_T_END, INF_TIME, K_GOV,
+                        K_LB_NS, K_MIN_GRAN_NS, K_PLACEMENT, K_TICK_NS, K_WAKEUP_GRAN_NS, N_ACT,
+                        N_EAS, N_EV, OP_EXIT, OP_PHASE_BEGIN, OP_PHASE_END, OP_RUN, OP_RUNTIME,
+                        OP_SET_AFFINITY, OP_SET_SCHED, OP_SLEEP, OP_START, OP_TASK_END, OP_TIMER,
+                        P_NEXT_SAMPLE, P_PENDING_AT, P_PENDING_OPP, PLACE_NO_EAS, POLICY_CFS,
+                        POLICY_FIFO, PREV_STATE_DEAD, PREV_STATE_RUNNING, PREV_STATE_SLEEP,
+                        T_ACT_CDUR, T_ACT_CPERIOD, T_ACT_PERF, T_ACT_RUN, T_ACT_SLACK, T_ACT_START,
+                        T_ACT_WULAT, T_CPU, T_FRESH, T_MASK, T_OP_START, T_PC, T_PHASE,
+                        T_PHASE_ACT, T_PHASE_ITER, T_POLICY, T_PRIO, T_REM, T_RT_END,
+                        T_SLICE_START, T_START, T_STATE, T_SUM_EXEC, T_TASK_ITER, T_TIMER_DUE,
+                        T_UE_CPU, T_VRUNTIME, T_WAKE_AT, TS_EXITED, TS_RUNNABLE, TS_RUNNING,
+                        TS_SLEEPING)
+
+ADV_RUN = 0
+ADV_BLOCK = 1
+ADV_EXIT = 2
+ADV_MIGRATE = 3
+
+MAX_IDLE_BALANCE_COST = 500_000   # sysctl_sched_migration_cost: avg_idle is capped at twice it
+
+
+@njit(cache=True)
+def advance(p, c, now, S, P, O):
+    """Execute task ``p``'s ops from its program counter until one takes time; returns ADV_*."""
+    oTK = S[8]
+    oprog = P[44]
+    otm = S[32]
+    while True:
+        pc = S[oTK + (p) * T_NFIELDS + T_PC]
+        k = P[oprog + (pc) * OP_SIZE + 0]
+        a = P[oprog + (pc) * OP_SIZE + 1]
+        b = P[oprog + (pc) * OP_SIZE + 2]
+        if k == OP_PHASE_BEGIN:
+            S[oTK + (p) * T_NFIELDS + T_PHASE] = a
+            S[oTK + (p) * T_NFIELDS + T_PHASE_ACT] = S[oTK + (p) * T_NFIELDS + T_PHASE_ITER]
+            S[oTK + (p) * T_NFIELDS + T_ACT_START] = now
+            S[oTK + (p) * T_NFIELDS + T_ACT_RUN] = 0
+            S[oTK + (p) * T_NFIELDS + T_ACT_PERF] = 0
+            S[oTK + (p) * T_NFIELDS + T_ACT_CDUR] = 0
+            S[oTK + (p) * T_NFIELDS + T_ACT_CPERIOD] = 0
+            S[oTK + (p) * T_NFIELDS + T_ACT_SLACK] = 0
+            S[oTK + (p) * T_NFIELDS + T_ACT_WULAT] = 0
+            S[oTK + (p) * T_NFIELDS + T_PC] = pc + 1
+        elif k == OP_RUN or k == OP_RUNTIME:
+            S[oTK + (p) * T_NFIELDS + T_ACT_CDUR] += a
+            if a <= 0:
+                S[oTK + (p) * T_NFIELDS + T_PC] = pc + 1
+                continue
+            S[oTK + (p) * T_NFIELDS + T_OP_START] = now
+            if k == OP_RUN:
+                S[oTK + (p) * T_NFIELDS + T_REM] = a << 10
+            else:
+                S[oTK + (p) * T_NFIELDS + T_RT_END] = now + a
+            return ADV_RUN
+        elif k == OP_SLEEP:
+            S[oTK + (p) * T_NFIELDS + T_WAKE_AT] = now + a
+            return ADV_BLOCK
+        elif k == OP_TIMER:
+            if S[otm + (b) * 2 + 0] == 0:
+                S[otm + (b) * 2 + 0] = 1
+                S[otm + (b) * 2 + 1] = S[oTK + (p) * T_NFIELDS + T_START]
+            S[otm + (b) * 2 + 1] += a
+            S[oTK + (p) * T_NFIELDS + T_ACT_CPERIOD] += a
+            S[oTK + (p) * T_NFIELDS + T_ACT_SLACK] = S[otm + (b) * 2 + 1] - now
+            if now < S[otm + (b) * 2 + 1]:
+                S[oTK + (p) * T_NFIELDS + T_WAKE_AT] = S[otm + (b) * 2 + 1]
+                S[oTK + (p) * T_NFIELDS + T_TIMER_DUE] = S[otm + (b) * 2 + 1]
+                return ADV_BLOCK
+            if P[oprog + (pc) * OP_SIZE + 3]:
+                S[otm + (b) * 2 + 1] = now
+            S[oTK + (p) * T_NFIELDS + T_PC] = pc + 1
+        elif k == OP_PHASE_END:
+            log_activation(p, now, S, O)
+            it = S[oTK + (p) * T_NFIELDS + T_PHASE_ITER] + 1
+            if b < 0 or it < b:
+                S[oTK + (p) * T_NFIELDS + T_PHASE_ITER] = it
+                S[oTK + (p) * T_NFIELDS + T_PC] = a
+            else:
+                S[oTK + (p) * T_NFIELDS + T_PHASE_ITER] = 0
+                S[oTK + (p) * T_NFIELDS + T_PC] = pc + 1
+        elif k == OP_TASK_END:
+            it = S[oTK + (p) * T_NFIELDS + T_TASK_ITER] + 1
+            if b < 0 or it < b:
+                S[oTK + (p) * T_NFIELDS + T_TASK_ITER] = it
+                S[oTK + (p) * T_NFIELDS + T_PC] = a
+            else:
+                S[oTK + (p) * T_NFIELDS + T_PC] = pc + 1
+        elif k == OP_SET_SCHED:
+            S[oTK + (p) * T_NFIELDS + T_PC] = pc + 1
+            set_sched(p, c, a, b, now, S, P, O)
+        elif k == OP_SET_AFFINITY:
+            S[oTK + (p) * T_NFIELDS + T_PC] = pc + 1
+            S[oTK + (p) * T_NFIELDS + T_MASK] = a
+            if P[P[48] + (a) * P[50] + c] == 0:
+                S[oTK + (p) * T_NFIELDS + T_FRESH] = 1
+                return ADV_MIGRATE
+        else:  # OP_EXIT
+            return ADV_EXIT
+
+
+@njit(cache=True)
+def set_sched(p, c, policy, prio, now, S, P, O):
+    """``sched_setattr`` on the running task ``p`` (CFS <-> FIFO, rt priority)."""
+    oTK = S[8]
+    oCP = S[12]
+    if S[oTK + (p) * T_NFIELDS + T_POLICY] == policy:
+        S[oTK + (p) * T_NFIELDS + T_PRIO] = prio
+        S[oCP + (c) * C_NFIELDS + C_NEED_RESCHED] = 1
+        return
+    if policy == POLICY_FIFO:
+        ue = S[oTK + (p) * T_NFIELDS + T_UE_CPU]
+        if ue >= 0:
+            est = task_util_est(p, S)
+            S[oCP + (ue) * C_NFIELDS + C_UE_SUM] = S[oCP + (ue) * C_NFIELDS + C_UE_SUM] - est if S[oCP + (ue) * C_NFIELDS + C_UE_SUM] > est else 0
+            S[oTK + (p) * T_NFIELDS + T_UE_CPU] = -1
+        S[oCP + (c) * C_NFIELDS + C_NR_CFS] -= 1
+        S[oCP + (c) * C_NFIELDS + C_NR_RT] += 1
+    else:
+        S[oCP + (c) * C_NFIELDS + C_NR_RT] -= 1
+        S[oCP + (c) * C_NFIELDS + C_NR_CFS] += 1
+        S[oTK + (p) * T_NFIELDS + T_VRUNTIME] = S[oCP + (c) * C_NFIELDS + C_MIN_VRUNTIME]
+        S[oCP + (c) * C_NFIELDS + C_UE_SUM] += task_util_est(p, S)
+        S[oTK + (p) * T_NFIELDS + T_UE_CPU] = c
+    S[oTK + (p) * T_NFIELDS + T_POLICY] = policy
+    S[oTK + (p) * T_NFIELDS + T_PRIO] = prio
+    S[oCP + (c) * C_NFIELDS + C_NEED_RESCHED] = 1
+
+
+@njit(cache=True)
+def select_rt_cpu(p, prev, S, P):
+    """Simplified ``select_task_rq_rt``/``find_lowest_rq``: prev unless it runs an rt task of equal or
+    higher priority; else the first allowed idle CPU, else one running CFS, else prev."""
+    oTK = S[8]
+    oCP = S[12]
+    mask = v2(P, 12)[S[oTK + (p) * T_NFIELDS + T_MASK]]
+    n = P[1]
+    cur = S[oCP + (prev) * C_NFIELDS + C_CURR]
+    if mask[prev] and (cur < 0 or S[oTK + (cur) * T_NFIELDS + T_POLICY] != POLICY_FIFO or S[oTK + (cur) * T_NFIELDS + T_PRIO] < S[oTK + (p) * T_NFIELDS + T_PRIO]) \
+            and S[oCP + (prev) * C_NFIELDS + C_NR_RT] == 0:
+        return prev
+    for c in range(n):
+        if mask[c] and S[oCP + (c) * C_NFIELDS + C_CURR] < 0 and S[oCP + (c) * C_NFIELDS + C_NR_CFS] + S[oCP + (c) * C_NFIELDS + C_NR_RT] == 0:
+            return c
+    for c in range(n):
+        if mask[c] and S[oCP + (c) * C_NFIELDS + C_NR_RT] == 0:
+            return c
+    return prev if mask[prev] else fallback_cpu(p, S, P)
+
+
+@njit(cache=True)
+def fallback_cpu(p, S, P):
+    """``select_fallback_rq``: the first allowed idle CPU, else the first allowed CPU."""
+    mask = v2(P, 12)[S[S[8] + (p) * T_NFIELDS + T_MASK]]
+    oCP = S[12]
+    first = -1
+    for c in range(P[1]):
+        if mask[c]:
+            if first < 0:
+                first = c
+            if S[oCP + (c) * C_NFIELDS + C_CURR] < 0 and S[oCP + (c) * C_NFIELDS + C_NR_CFS] + S[oCP + (c) * C_NFIELDS + C_NR_RT] == 0:
+                return c
+    return first
+
+
+@njit(cache=True)
+def select_task_rq(p, prev, now, S, P, O):
+    """Wake-up placement: FIFO via the rt path, CFS via EAS (not overutilized) or the idle search."""
+    oTK = S[8]
+    if S[oTK + (p) * T_NFIELDS + T_POLICY] == POLICY_FIFO:
+        return select_rt_cpu(p, prev, S, P)
+    cpu = -1
+    if S[S[4] + K_PLACEMENT] != PLACE_NO_EAS:
+        cpu = place_eas(p, prev, now, S, P, O)
+    if cpu < 0:
+        cpu = place_idle_sibling(p, prev, prev, S, P)
+    if cpu < 0 or P[P[48] + (S[oTK + (p) * T_NFIELDS + T_MASK]) * P[50] + cpu] == 0:
+        cpu = fallback_cpu(p, S, P)
+    return cpu
+
+
+@njit(cache=True)
+def move_queued(p, src, dst, now, reason, preempt, S, P, O):
+    """Move a queued (runnable, or running on ``src``) task to ``dst``: detach, renormalise, attach."""
+    oTK = S[8]
+    oCP = S[12]
+    running = S[oCP + (src) * C_NFIELDS + C_CURR] == p
+    if S[oTK + (p) * T_NFIELDS + T_POLICY] == POLICY_CFS:
+        ue = S[oTK + (p) * T_NFIELDS + T_UE_CPU]
+        est = task_util_est(p, S)
+        if ue >= 0:
+            S[oCP + (ue) * C_NFIELDS + C_UE_SUM] = S[oCP + (ue) * C_NFIELDS + C_UE_SUM] - est if S[oCP + (ue) * C_NFIELDS + C_UE_SUM] > est else 0
+        update_task_avg(p, now, S, P, O)
+        detach_task_avg(p, src, S, P)
+        S[oCP + (src) * C_NFIELDS + C_NR_CFS] -= 1
+        S[oTK + (p) * T_NFIELDS + T_VRUNTIME] = S[oTK + (p) * T_NFIELDS + T_VRUNTIME] - S[oCP + (src) * C_NFIELDS + C_MIN_VRUNTIME] + S[oCP + (dst) * C_NFIELDS + C_MIN_VRUNTIME]
+        S[oTK + (p) * T_NFIELDS + T_CPU] = dst
+        attach_task_avg(p, dst, S, P)
+        S[oCP + (dst) * C_NFIELDS + C_NR_CFS] += 1
+        S[oCP + (dst) * C_NFIELDS + C_UE_SUM] += est
+        S[oTK + (p) * T_NFIELDS + T_UE_CPU] = dst
+    else:
+        S[oCP + (src) * C_NFIELDS + C_NR_RT] -= 1
+        S[oCP + (dst) * C_NFIELDS + C_NR_RT] += 1
+        S[oTK + (p) * T_NFIELDS + T_CPU] = dst
+    emit(O, now, EV_MIGRATE, dst, p, src, reason, 0, 0)
+    if running:
+        schedule(src, PREV_STATE_RUNNING, now, S, P, O)
+    S[oTK + (p) * T_NFIELDS + T_STATE] = TS_RUNNABLE
+    if preempt:
+        check_preempt(dst, p, now, S, P, O)
+
+
+@njit(cache=True)
+def check_preempt(c, p, now, S, P, O):
+    """``check_preempt_curr``: switch CPU ``c`` to the newly queued ``p`` if it should run now."""
+    oTK = S[8]
+    oCP = S[12]
+    cur = S[oCP + (c) * C_NFIELDS + C_CURR]
+    if cur < 0:
+        schedule(c, PREV_STATE_RUNNING, now, S, P, O)
+        return
+    if S[oTK + (p) * T_NFIELDS + T_POLICY] == POLICY_FIFO:
+        if S[oTK + (cur) * T_NFIELDS + T_POLICY] != POLICY_FIFO or S[oTK + (p) * T_NFIELDS + T_PRIO] > S[oTK + (cur) * T_NFIELDS + T_PRIO]:
+            schedule(c, PREV_STATE_RUNNING, now, S, P, O)
+        return
+    if S[oTK + (cur) * T_NFIELDS + T_POLICY] == POLICY_CFS and \
+            S[oTK + (cur) * T_NFIELDS + T_VRUNTIME] - S[oTK + (p) * T_NFIELDS + T_VRUNTIME] > S[S[4] + K_WAKEUP_GRAN_NS]:
+        schedule(c, PREV_STATE_RUNNING, now, S, P, O)
+
+
+@njit(cache=True)
+def wake_up(p, now, S, P, O):
+    """``try_to_wake_up`` of a sleeping task (sleep / timer expiry / thread start)."""
+    oTK = S[8]
+    oCP = S[12]
+    prev = S[oTK + (p) * T_NFIELDS + T_CPU]
+    sync_cpu(prev, now, S, P)
+    if S[oTK + (p) * T_NFIELDS + T_POLICY] == POLICY_CFS:
+        update_task_avg(p, now, S, P, O)          # sync_entity_load_avg
+    cpu = select_task_rq(p, prev, now, S, P, O)
+    if cpu != prev:
+        if S[oTK + (p) * T_NFIELDS + T_POLICY] == POLICY_CFS:
+            detach_task_avg(p, prev, S, P)
+            S[oTK + (p) * T_NFIELDS + T_VRUNTIME] = S[oTK + (p) * T_NFIELDS + T_VRUNTIME] - S[oCP + (prev) * C_NFIELDS + C_MIN_VRUNTIME]
+        emit(O, now, EV_MIGRATE, cpu, p, prev, 0, 0, 0)
+        sync_cpu(cpu, now, S, P)
+        if S[oTK + (p) * T_NFIELDS + T_POLICY] == POLICY_CFS:
+            S[oTK + (p) * T_NFIELDS + T_VRUNTIME] += S[oCP + (cpu) * C_NFIELDS + C_MIN_VRUNTIME]
+    if S[oCP + (cpu) * C_NFIELDS + C_CURR] < 0 and S[oCP + (cpu) * C_NFIELDS + C_IDLE_STATE] >= 0:
+        exit_idle(cpu, now, S, P, O)
+    enqueue(p, cpu, now, S, P, O)
+    emit(O, now, EV_WAKEUP, cpu, p, cpu, S[oCP + (cpu) * C_NFIELDS + C_CURR], 0, 0)
+    check_preempt(cpu, p, now, S, P, O)
+    governor_update(cpu, now, S, P, O)
+    update_overutilized(now, True, S, P, O)
+    emit_cpu_util(cpu, now, S, P, O)
+
+
+@njit(cache=True)
+def exit_idle(c, now, S, P, O):
+    """The CPU leaves its idle state (``cpu_idle`` exit event) and updates ``avg_idle``."""
+    acct(c, now, S, P)
+    emit(O, now, EV_IDLE, c, -1, 0, 0, 0, 0)
+    S[S[12] + (c) * C_NFIELDS + C_IDLE_STATE] = -1
+    ai = v2(S, 14)
+    sample = now - ai[c, AI_IDLE_STAMP]
+    ai[c, AI_AVG_IDLE] += (sample - ai[c, AI_AVG_IDLE]) >> 3
+    if ai[c, AI_AVG_IDLE] > 2 * MAX_IDLE_BALANCE_COST:
+        ai[c, AI_AVG_IDLE] = 2 * MAX_IDLE_BALANCE_COST
+
+
+@njit(cache=True)
+def went_idle(c, now, S, P, O):
+    """Book-keeping when CPU ``c`` has just switched to idle: idle stamp, newidle / rt pull."""
+    S[S[56] + (c) * S[58] + AI_IDLE_STAMP] = now
+    d = P[P[0] + c]
+    for j in range(P[P[24] + d]):
+        if P[P[20] + (d) * P[22] + j] == c:
+            v3(S, 9)[d, j, CS_WENT_IDLE] = 1
+
+
+@njit(cache=True)
+def pull_one(dst, now, newidle, S, P, O):
+    """Pull one waiting task to the idle CPU ``dst``: rt first (always), CFS when balancing is on."""
+    oTK = S[8]
+    oCP = S[12]
+    masks = v2(P, 12)
+    best = -1
+    best_prio = 0
+    queued_rt = 0
+    for c in range(P[1]):
+        queued_rt += S[oCP + c * C_NFIELDS + C_NR_RT]
+    for p in range(S[9] if queued_rt > 0 else 0):
+        if S[oTK + (p) * T_NFIELDS + T_STATE] == TS_RUNNABLE and S[oTK + (p) * T_NFIELDS + T_POLICY] == POLICY_FIFO and masks[S[oTK + (p) * T_NFIELDS + T_MASK], dst] \
+                and S[oTK + (p) * T_NFIELDS + T_CPU] != dst and S[oTK + (p) * T_NFIELDS + T_PRIO] > best_prio:
+            best, best_prio = p, S[oTK + (p) * T_NFIELDS + T_PRIO]
+    if best >= 0:
+        src = S[oTK + (best) * T_NFIELDS + T_CPU]
+        sync_cpu(src, now, S, P)
+        move_queued(best, src, dst, now, 1, not newidle, S, P, O)
+        return
+    if S[S[0] + G_OVERUTIL] == 0 and S[S[4] + K_PLACEMENT] != PLACE_NO_EAS:
+        return
+    n = P[1]
+    src = -1
+    most = 0
+    for c in range(n):
+        if c == dst:
+            continue
+        w = 0
+        for p in range(S[9]):
+            if S[oTK + (p) * T_NFIELDS + T_CPU] == c and S[oTK + (p) * T_NFIELDS + T_STATE] == TS_RUNNABLE and S[oTK + (p) * T_NFIELDS + T_POLICY] == POLICY_CFS \
+                    and masks[S[oTK + (p) * T_NFIELDS + T_MASK], dst]:
+                w += 1
+        if w > most:
+            most, src = w, c
+    if src < 0:
+        return
+    for p in range(S[9]):
+        if S[oTK + (p) * T_NFIELDS + T_CPU] == src and S[oTK + (p) * T_NFIELDS + T_STATE] == TS_RUNNABLE and S[oTK + (p) * T_NFIELDS + T_POLICY] == POLICY_CFS \
+                and masks[S[oTK + (p) * T_NFIELDS + T_MASK], dst]:
+            sync_cpu(src, now, S, P)
+            sync_cpu(dst, now, S, P)
+            if S[oCP + (dst) * C_NFIELDS + C_IDLE_STATE] >= 0:
+                exit_idle(dst, now, S, P, O)
+            move_queued(p, src, dst, now, 1, not newidle, S, P, O)
+            return
+
+
+@njit(cache=True)
+def load_balance(now, S, P, O):
+    """The periodic (simplified) load balance; see the module docstring."""
+    n = P[1]
+    oCP = S[12]
+    oTK = S[8]
+    for c in range(n):
+        sync_cpu(c, now, S, P)
+        emit_cpu_util(c, now, S, P, O)
+    update_overutilized(now, False, S, P, O)
+    update_idle_cpu_scan(S, P)
+    if S[S[0] + G_OVERUTIL] == 0 and S[S[4] + K_PLACEMENT] != PLACE_NO_EAS:
+        return
+    for dst in range(n):
+        if S[oCP + (dst) * C_NFIELDS + C_CURR] < 0 and S[oCP + (dst) * C_NFIELDS + C_NR_CFS] + S[oCP + (dst) * C_NFIELDS + C_NR_RT] == 0:
+            pull_one(dst, now, False, S, P, O)
+    # misfit: a running CFS task that does not fit its CPU goes to an idle CPU of higher capacity
+    for c in range(n):
+        p = S[oCP + (c) * C_NFIELDS + C_CURR]
+        if p < 0 or S[oTK + (p) * T_NFIELDS + T_POLICY] != POLICY_CFS:
+            continue
+        if fits_capacity(task_util_for_placement(p, S), capacity_of(c, S, P)):
+            continue
+        for dst in range(n):
+            if P[P[4] + dst] > P[P[4] + c] and P[P[48] + (S[oTK + (p) * T_NFIELDS + T_MASK]) * P[50] + dst] and S[oCP + (dst) * C_NFIELDS + C_CURR] < 0 \
+                    and S[oCP + (dst) * C_NFIELDS + C_NR_CFS] + S[oCP + (dst) * C_NFIELDS + C_NR_RT] == 0:
+                sync_cpu(dst, now, S, P)
+                if S[oCP + (dst) * C_NFIELDS + C_IDLE_STATE] >= 0:
+                    exit_idle(dst, now, S, P, O)
+                move_queued(p, c, dst, now, 2, True, S, P, O)
+                break
+
+
+@njit(cache=True)
+def task_tick(c, now, S, P, O):
+    """``scheduler_tick`` on a busy CPU: PELT, ``check_preempt_tick``, overutilized, cpufreq."""
+    oCP = S[12]
+    oTK = S[8]
+    oK = S[4]
+    sync_cpu(c, now, S, P)
+    p = S[oCP + (c) * C_NFIELDS + C_CURR]
+    if p < 0:
+        S[oCP + (c) * C_NFIELDS + C_NEXT_TICK] = INF_TIME
+        return
+    S[oCP + (c) * C_NFIELDS + C_NEXT_TICK] = now + S[oK + K_TICK_NS]
+    if S[oTK + (p) * T_NFIELDS + T_POLICY] == POLICY_CFS:
+        update_task_avg(p, now, S, P, O)
+        update_min_vruntime(c, S)
+        if S[oCP + (c) * C_NFIELDS + C_NR_CFS] > 1 and S[oCP + (c) * C_NFIELDS + C_NR_RT] == 0:
+            ideal = sched_slice(c, S)
+            delta_exec = S[oTK + (p) * T_NFIELDS + T_SUM_EXEC] - S[oTK + (p) * T_NFIELDS + T_SLICE_START]
+            resched = delta_exec > ideal
+            if not resched and delta_exec >= S[oK + K_MIN_GRAN_NS]:
+                left = INF_TIME
+                for q in range(S[9]):
+                    if q != p and S[oTK + (q) * T_NFIELDS + T_CPU] == c and S[oTK + (q) * T_NFIELDS + T_STATE] == TS_RUNNABLE \
+                            and S[oTK + (q) * T_NFIELDS + T_POLICY] == POLICY_CFS and S[oTK + (q) * T_NFIELDS + T_VRUNTIME] < left:
+                        left = S[oTK + (q) * T_NFIELDS + T_VRUNTIME]
+                resched = left < INF_TIME and S[oTK + (p) * T_NFIELDS + T_VRUNTIME] - left > ideal
+            if resched:
+                schedule(c, PREV_STATE_RUNNING, now, S, P, O)
+    update_overutilized(now, True, S, P, O)
+    governor_update(c, now, S, P, O)
+    emit_cpu_util(c, now, S, P, O)
+
+
+@njit(cache=True)
+def op_done(c, now, S, P, O):
+    """The running task of CPU ``c`` reached an op boundary: finish the op, run the program on."""
+    oCP = S[12]
+    oTK = S[8]
+    oprog = P[44]
+    p = S[oCP + (c) * C_NFIELDS + C_CURR]
+    sync_cpu(c, now, S, P)
+    if S[oTK + (p) * T_NFIELDS + T_FRESH]:
+        S[oTK + (p) * T_NFIELDS + T_FRESH] = 0
+    else:
+        k = P[oprog + S[oTK + (p) * T_NFIELDS + T_PC] * OP_SIZE]
+        if k == OP_RUN:
+            if S[oTK + (p) * T_NFIELDS + T_REM] > 0:
+                refresh_next_event(c, now, S, P)
+                return
+            S[oTK + (p) * T_NFIELDS + T_ACT_RUN] += now - S[oTK + (p) * T_NFIELDS + T_OP_START]
+        elif k == OP_RUNTIME:
+            if now < S[oTK + (p) * T_NFIELDS + T_RT_END]:
+                refresh_next_event(c, now, S, P)
+                return
+            S[oTK + (p) * T_NFIELDS + T_ACT_RUN] += now - S[oTK + (p) * T_NFIELDS + T_OP_START]
+        elif k == OP_START:
+            S[oTK + (p) * T_NFIELDS + T_START] = now
+        S[oTK + (p) * T_NFIELDS + T_PC] += 1
+    code = advance(p, c, now, S, P, O)
+    if code == ADV_RUN:
+        refresh_next_event(c, now, S, P)
+        if S[oCP + (c) * C_NFIELDS + C_NEED_RESCHED]:
+            schedule(c, PREV_STATE_RUNNING, now, S, P, O)
+        return
+    if code == ADV_MIGRATE:
+        dst = select_task_rq(p, c, now, S, P, O)
+        sync_cpu(dst, now, S, P)
+        if S[oCP + (dst) * C_NFIELDS + C_CURR] < 0 and S[oCP + (dst) * C_NFIELDS + C_IDLE_STATE] >= 0:
+            exit_idle(dst, now, S, P, O)
+        move_queued(p, c, dst, now, 0, True, S, P, O)
+    else:
+        dequeue_sleep(p, now, S, P, O)
+        state = PREV_STATE_SLEEP
+        if code == ADV_EXIT:
+            S[oTK + (p) * T_NFIELDS + T_STATE] = TS_EXITED
+            S[oTK + (p) * T_NFIELDS + T_WAKE_AT] = INF_TIME
+            state = PREV_STATE_DEAD
+            if S[oTK + (p) * T_NFIELDS + T_POLICY] == POLICY_CFS:
+                detach_task_avg(p, c, S, P)
+        if S[oCP + (c) * C_NFIELDS + C_NR_CFS] + S[oCP + (c) * C_NFIELDS + C_NR_RT] == 0:
+            pull_one(c, now, True, S, P, O)      # newidle balance before going idle
+        schedule(c, state, now, S, P, O)
+    if S[oCP + (c) * C_NFIELDS + C_CURR] < 0:
+        went_idle(c, now, S, P, O)
+    governor_update(c, now, S, P, O)
+    emit_cpu_util(c, now, S, P, O)
+
+
+@njit(cache=True)
+def sim_run(S, P, O, margin):
+    """Run the simulation until ``S[oG + G_T_END]`` or until an output buffer has less than ``margin``
+    free rows (``S[oG + G_STATUS]`` = 1: drain the buffers and call again; 2: finished)."""
+    oG = S[0]
+    oK = S[4]
+    oTK = S[8]
+    oCP = S[12]
+    oPD = S[16]
+    ev = v2(O, 0)
+    cnt = v1(O, 3)
+    n_cpu = S[13]
+    n_task = S[9]
+    n_pd = S[17]
+    S[oG + G_STATUS] = 0
+    while True:
+        if cnt[N_EV] + margin > ev.shape[0] or cnt[N_ACT] + n_task + 1 > v2(O, 1).shape[0] \
+                or cnt[N_EAS] + n_task + 1 > v2(O, 2).shape[0]:
+            S[oG + G_STATUS] = 1
+            return
+        t = INF_TIME
+        kind = -1
+        idx = -1
+        for c in range(n_cpu):
+            if S[oCP + (c) * C_NFIELDS + C_NEXT_EVENT] < t:
+                t, kind, idx = S[oCP + (c) * C_NFIELDS + C_NEXT_EVENT], 0, c
+        for c in range(n_cpu):
+            if S[oCP + (c) * C_NFIELDS + C_NEXT_TICK] < t:
+                t, kind, idx = S[oCP + (c) * C_NFIELDS + C_NEXT_TICK], 1, c
+        alive = 0
+        for p in range(n_task):
+            st = S[oTK + (p) * T_NFIELDS + T_STATE]
+            if st != TS_EXITED:
+                alive += 1
+            if st == TS_SLEEPING and S[oTK + (p) * T_NFIELDS + T_WAKE_AT] < t:
+                t, kind, idx = S[oTK + (p) * T_NFIELDS + T_WAKE_AT], 2, p
+        for d in range(n_pd):
+            if S[oPD + (d) * P_NFIELDS + P_PENDING_AT] < t:
+                t, kind, idx = S[oPD + (d) * P_NFIELDS + P_PENDING_AT], 3, d
+        for d in range(n_pd):
+            if S[oPD + (d) * P_NFIELDS + P_NEXT_SAMPLE] < t:
+                t, kind, idx = S[oPD + (d) * P_NFIELDS + P_NEXT_SAMPLE], 4, d
+        if S[oG + G_NEXT_LB] < t and alive > 0:
+            t, kind, idx = S[oG + G_NEXT_LB], 5, 0
+        if alive == 0 and S[oG + G_DONE] == 0:
+            S[oG + G_DONE] = 1
+            S[oG + G_T_END] = S[oG + G_NOW]
+        if t > S[oG + G_T_END] or kind < 0:
+            end = S[oG + G_T_END]
+            for c in range(n_cpu):
+                sync_cpu(c, end, S, P)
+                acct(c, end, S, P)
+            S[oG + G_NOW] = end
+            S[oG + G_STATUS] = 2
+            return
+        if t < S[oG + G_NOW]:       # never step back in time (an event due while its CPU was busy)
+            t = S[oG + G_NOW]
+        S[oG + G_NOW] = t
+        if kind == 0:
+            op_done(idx, t, S, P, O)
+        elif kind == 1:
+            task_tick(idx, t, S, P, O)
+        elif kind == 2:
+            wake_up(idx, t, S, P, O)
+        elif kind == 3:
+            opp = S[oPD + (idx) * P_NFIELDS + P_PENDING_OPP]
+            S[oPD + (idx) * P_NFIELDS + P_PENDING_OPP] = -1
+            S[oPD + (idx) * P_NFIELDS + P_PENDING_AT] = INF_TIME
+            if opp >= 0 and opp != S[oPD + (idx) * P_NFIELDS + 0]:
+                apply_opp(idx, opp, t, S, P, O)
+        elif kind == 4:
+            governor_sample(idx, t, S, P, O)
+        else:
+            load_balance(t, S, P, O)
+            S[oG + G_NEXT_LB] = t + S[oK + K_LB_NS]

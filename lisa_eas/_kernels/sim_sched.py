@@ -1,0 +1,500 @@
+"""Runqueue mechanics of the simulator (numba): clocks, PELT plumbing, enqueue/dequeue, pick, switch.
+
+The loop's data are three flat ``int64`` arrays (layout and slot views in ``sim_views.py``,
+column names in ``sim_state.py``): ``S`` the mutable state (slots: 0 globals, 1 run
+configuration, 2 tasks, 3 CPUs, 4 perf domains, 5/6/7 task / cfs_rq / rt_rq PELT, 8 timers,
+9 schedutil per-CPU state, 10/11 busy / idle residency, 12 schedutil policy state,
+13 scratch, 14 idle statistics, 15 busy snapshot), ``P`` the static data (0 cpu -> domain,
+1 CPU capacity, 2/3/4 OPP count / frequencies / capacities, 5/6 domain CPUs, 7/8 idle
+states, 9/10 PELT configuration and decay table, 11 program, 12 affinity masks, 13/14/15
+EM arrays, 16 EM cost per OPP, 17/18 LLC / core ids, 19 model parameters) and ``O`` the
+output buffers (0 events, 1 activations, 2 EAS decisions, 3 counters). Hot fields are read
+with flat offsets (``S[S[4*slot] + row * width + column]``), not views, which cost ~30 ns.
+
+CFS here is the pre-EEVDF, vruntime-based CFS (``kernel/sched/fair.c`` up to v6.5):
+``update_curr`` (vruntime advances by wall execution time, all tasks nice 0),
+``place_entity`` (a waking task's vruntime is raised to ``min_vruntime - sched_latency/2``,
+GENTLE_FAIR_SLEEPERS), ``check_preempt_wakeup`` (wake-up preemption when the wakee's
+vruntime is more than ``wakeup_granularity`` behind) and ``check_preempt_tick`` (the
+running task is preempted at a tick once it used its ``sched_slice``). SCHED_FIFO tasks
+sit above CFS: the highest rt priority runs, FIFO among equals, no time slice.
+
+PELT is updated with the issue-3 kernels (``pelt.update_signal`` for tasks,
+``update_load_sum``/``update_load_avg`` for the cfs and rt runqueues) at every enqueue,
+dequeue, context switch and tick, against the runqueue's PELT clock
+(``update_rq_clock_pelt``/``update_idle_rq_clock_pelt`` through ``clock_pelt_advance`` and
+``idle_lost_time``). A task migrating at wake-up is detached from its old cfs_rq
+(``remove_entity_load_avg``) and attached to the new one (``attach_entity_load_avg``).
+"""
+from __future__ import annotations
+
+from numba import njit
+
+from .sim_views import v1, v2, v3
+
+from .pelt import (SA_LAST_UPDATE, SA_PERIOD_CONTRIB, SA_UTIL_AVG, SA_UTIL_SUM, SA_LOAD_AVG,
+                   CFG_LOAD_AVG_MAX, clock_pelt_advance, idle_lost_time, pelt_divider,
+                   update_load_avg, update_load_sum, update_signal)
+from .sim_state import *  # noqa: F401,F403  (column indices)
+from .sim_state import (A_CDUR, A_CPERIOD, A_CPU, A_END, A_PERF, A_PHASE, A_PHASE_LOOP, A_RUN, A_SLACK,
+                        A_START, A_TASK, A_WULAT, C_BUSY_NS, C_CLOCK_PELT, C_CLOCK_TASK, C_CURR,
+                        C_IDLE_STATE, C_LAST_ACCT, C_LOST_IDLE, C_MIN_VRUNTIME, C_NEED_RESCHED,
+                        C_NEXT_EVENT, C_NEXT_TICK, C_NR_CFS, C_NR_RT, C_UE_SUM, E_A, E_B, E_C,
+                        E_CPU, E_D, E_E, E_KIND, E_TIME, EV_CPU_UTIL, EV_IDLE, EV_SWITCH,
+                        EV_TASK_UTIL, G_ENQ_SEQ, INF_TIME, K_DELTA_SCALING, K_LATENCY_NS,
+                        K_MIN_GRAN_NS, K_MODEL_EVENTS, K_TICK_NS, K_UE_ERA, K_UTIL_EST, N_ACT,
+                        N_EV, OP_RUN, OP_RUNTIME, P_OPP, POLICY_CFS, POLICY_FIFO, T_ACT_CDUR,
+                        T_ACT_CPERIOD, T_ACT_PERF, T_ACT_RUN, T_ACT_SLACK, T_ACT_START,
+                        T_ACT_WULAT, T_CPU, T_ENQ_SEQ, T_EXEC_START, T_FRESH, T_MASK, T_NR_ACT, T_PC,
+                        T_PHASE, T_PHASE_ACT, T_POLICY, T_PRIO, T_REM, T_RT_END, T_SLICE_START,
+                        T_STATE, T_SUM_EXEC, T_TIMER_DUE, T_UE_CPU, T_UE_ENQ, T_UE_EWMA, T_VRUNTIME,
+                        T_WAKE_AT, TS_RUNNABLE, TS_RUNNING, TS_SLEEPING)
+from .util_est import task_util_est_clear_flag, task_util_est_value, util_est_update
+
+NICE_0_LOAD = 1024
+
+
+@njit(cache=True)
+def emit(O, t, kind, cpu, a, b, c, d, e):
+    """Append one event to the output buffer (slot 0, rows of E_SIZE; count in slot 3)."""
+    nc = O[12] + N_EV
+    n = O[nc]
+    r = O[0] + n * E_SIZE
+    O[r + E_TIME] = t
+    O[r + E_KIND] = kind
+    O[r + E_CPU] = cpu
+    O[r + E_A] = a
+    O[r + E_B] = b
+    O[r + E_C] = c
+    O[r + E_D] = d
+    O[r + E_E] = e
+    O[nc] = n + 1
+
+
+@njit(cache=True)
+def cap_now(c, S, P):
+    """Capacity of CPU ``c`` at its perf domain's current OPP."""
+    d = P[P[0] + c]
+    return P[P[16] + (d) * P[18] + S[S[16] + (d) * P_NFIELDS + P_OPP]]
+
+
+@njit(cache=True)
+def freq_scale(c, S, P):
+    """``arch_scale_freq_capacity``: current / max frequency, in 1/1024."""
+    d = P[P[0] + c]
+    pd_freq = v2(P, 3)
+    return (pd_freq[d, S[S[16] + (d) * P_NFIELDS + P_OPP]] << 10) // pd_freq[d, P[P[8] + d] - 1]
+
+
+@njit(cache=True)
+def acct(c, now, S, P):
+    """Residency accounting of CPU ``c`` up to ``now`` (busy per OPP, idle per state)."""
+    oCP = S[12]
+    dt = now - S[oCP + (c) * C_NFIELDS + C_LAST_ACCT]
+    if dt > 0:
+        if S[oCP + (c) * C_NFIELDS + C_IDLE_STATE] >= 0:
+            S[S[44] + (c) * S[46] + S[oCP + (c) * C_NFIELDS + C_IDLE_STATE]] += dt
+        else:
+            S[S[40] + (c) * S[42] + S[S[16] + (P[P[0] + c]) * P_NFIELDS + P_OPP]] += dt
+            S[oCP + (c) * C_NFIELDS + C_BUSY_NS] += dt
+    S[oCP + (c) * C_NFIELDS + C_LAST_ACCT] = now
+
+
+@njit(cache=True)
+def pelt_now(c, S):
+    """``rq_clock_pelt(rq)`` (``rq_clock_task`` with <= v5.0 invariance)."""
+    oCP = S[12]
+    if S[S[4] + K_DELTA_SCALING]:
+        return S[oCP + (c) * C_NFIELDS + C_CLOCK_TASK]
+    return S[oCP + (c) * C_NFIELDS + C_CLOCK_PELT] - S[oCP + (c) * C_NFIELDS + C_LOST_IDLE]
+
+
+@njit(cache=True)
+def rq_clock(c, now, S, P):
+    """``update_rq_clock``: advance the task clock and the PELT clock of CPU ``c`` to ``now``."""
+    oCP = S[12]
+    delta = now - S[oCP + (c) * C_NFIELDS + C_CLOCK_TASK]
+    if delta <= 0:
+        return
+    if S[oCP + (c) * C_NFIELDS + C_CURR] < 0:
+        S[oCP + (c) * C_NFIELDS + C_CLOCK_PELT] = now
+    else:
+        S[oCP + (c) * C_NFIELDS + C_CLOCK_PELT] = clock_pelt_advance(S[oCP + (c) * C_NFIELDS + C_CLOCK_PELT], delta, P[P[4] + c], freq_scale(c, S, P))
+    S[oCP + (c) * C_NFIELDS + C_CLOCK_TASK] = now
+
+
+@njit(cache=True)
+def update_rq_avgs(c, now, S, P):
+    """Bring CPU ``c``'s clocks and its cfs_rq / rt_rq PELT signals to ``now``."""
+    rq_clock(c, now, S, P)
+    oCP = S[12]
+    oTK = S[8]
+    cfg = v1(P, 9)
+    yn = v1(P, 10)
+    t = pelt_now(c, S)
+    sf = freq_scale(c, S, P)
+    sc = P[P[4] + c]
+    curr = S[oCP + (c) * C_NFIELDS + C_CURR]
+    nr = S[oCP + (c) * C_NFIELDS + C_NR_CFS]
+    cfs_running = 1 if curr >= 0 and S[oTK + (curr) * T_NFIELDS + T_POLICY] == POLICY_CFS else 0
+    csa = v2(S, 6)[c]
+    if update_load_sum(csa, t, nr * NICE_0_LOAD, nr, cfs_running, sf, sc, cfg, yn):
+        update_load_avg(csa, 1, 1, cfg)
+    rt_running = 1 if curr >= 0 and S[oTK + (curr) * T_NFIELDS + T_POLICY] == POLICY_FIFO else 0
+    rsa = v2(S, 7)[c]
+    if update_load_sum(rsa, t, rt_running, rt_running, rt_running, sf, sc, cfg, yn):
+        update_load_avg(rsa, 1, 1, cfg)
+
+
+@njit(cache=True)
+def update_task_avg(p, now, S, P, O):
+    """``update_load_avg`` of a CFS task on its runqueue (the rq must be up to date)."""
+    if update_task_signal(p, S, P):
+        emit_task_util(p, now, S, O)
+
+
+@njit(cache=True)
+def emit_task_util(p, now, S, O):
+    if S[S[4] + K_MODEL_EVENTS]:
+        oTK = S[8]
+        tsa = v2(S, 5)[p]
+        emit(O, now, EV_TASK_UTIL, S[oTK + (p) * T_NFIELDS + T_CPU], p, tsa[SA_UTIL_AVG], S[oTK + (p) * T_NFIELDS + T_UE_EWMA], S[oTK + (p) * T_NFIELDS + T_UE_ENQ],
+             tsa[SA_LOAD_AVG])
+
+
+@njit(cache=True)
+def update_task_signal(p, S, P):
+    """The PELT/util_est-flag part of ``update_load_avg``; False for non-CFS tasks."""
+    oTK = S[8]
+    if S[oTK + (p) * T_NFIELDS + T_POLICY] != POLICY_CFS:
+        return False
+    c = S[oTK + (p) * T_NFIELDS + T_CPU]
+    on_rq = 1 if S[oTK + (p) * T_NFIELDS + T_STATE] == TS_RUNNABLE or S[oTK + (p) * T_NFIELDS + T_STATE] == TS_RUNNING else 0
+    running = 1 if S[oTK + (p) * T_NFIELDS + T_STATE] == TS_RUNNING else 0
+    if update_signal(v2(S, 5)[p], pelt_now(c, S), on_rq, running, NICE_0_LOAD, freq_scale(c, S, P),
+                     P[P[4] + c], v1(P, 9), v1(P, 10)):
+        ewma, enq = task_util_est_clear_flag(S[oTK + (p) * T_NFIELDS + T_UE_EWMA], S[oTK + (p) * T_NFIELDS + T_UE_ENQ], S[S[4] + K_UE_ERA])
+        S[oTK + (p) * T_NFIELDS + T_UE_EWMA] = ewma
+        S[oTK + (p) * T_NFIELDS + T_UE_ENQ] = enq
+    return True
+
+
+@njit(cache=True)
+def emit_cpu_util(c, now, S, P, O):
+    if S[S[4] + K_MODEL_EVENTS]:
+        oCP = S[12]
+        emit(O, now, EV_CPU_UTIL, c, S[S[24] + (c) * S[26] + SA_UTIL_AVG], S[oCP + (c) * C_NFIELDS + C_UE_SUM], cap_now(c, S, P),
+             S[oCP + (c) * C_NFIELDS + C_NR_CFS] + S[oCP + (c) * C_NFIELDS + C_NR_RT], S[S[28] + (c) * S[30] + SA_UTIL_AVG])
+
+
+@njit(cache=True)
+def task_util_est(p, S):
+    """``_task_util_est(p)`` (0 when util_est is off)."""
+    if not S[S[4] + K_UTIL_EST]:
+        return 0
+    oTK = S[8]
+    return task_util_est_value(S[oTK + (p) * T_NFIELDS + T_UE_EWMA], S[oTK + (p) * T_NFIELDS + T_UE_ENQ], S[S[4] + K_UE_ERA])
+
+
+@njit(cache=True)
+def task_util_for_placement(p, S):
+    """``task_util_est(p)``: ``max(util_avg, _task_util_est)``."""
+    u = S[S[20] + (p) * S[22] + SA_UTIL_AVG]
+    e = task_util_est(p, S)
+    return u if u > e else e
+
+
+@njit(cache=True)
+def detach_task_avg(p, c, S, P):
+    """``remove_entity_load_avg``: take a migrating task's util out of its old cfs_rq."""
+    csa = v2(S, 6)[c]
+    r = S[S[20] + (p) * S[22] + SA_UTIL_AVG]
+    csa[SA_UTIL_AVG] = csa[SA_UTIL_AVG] - r if csa[SA_UTIL_AVG] > r else 0
+    div = pelt_divider(csa, v1(P, 9))
+    s = r * div
+    csa[SA_UTIL_SUM] = csa[SA_UTIL_SUM] - s if csa[SA_UTIL_SUM] > s else 0
+    lo = csa[SA_UTIL_AVG] * (P[P[36] + CFG_LOAD_AVG_MAX] - 1024)
+    if csa[SA_UTIL_SUM] < lo:
+        csa[SA_UTIL_SUM] = lo
+
+
+@njit(cache=True)
+def attach_task_avg(p, c, S, P):
+    """``attach_entity_load_avg``: align the task to its new cfs_rq's PELT window and add it."""
+    csa = v2(S, 6)[c]
+    tsa = v2(S, 5)[p]
+    tsa[SA_LAST_UPDATE] = csa[SA_LAST_UPDATE]
+    tsa[SA_PERIOD_CONTRIB] = csa[SA_PERIOD_CONTRIB]
+    tsa[SA_UTIL_SUM] = tsa[SA_UTIL_AVG] * pelt_divider(tsa, v1(P, 9))
+    csa[SA_UTIL_AVG] += tsa[SA_UTIL_AVG]
+    csa[SA_UTIL_SUM] += tsa[SA_UTIL_SUM]
+
+
+@njit(cache=True)
+def update_min_vruntime(c, S):
+    """``update_min_vruntime``: monotonic, follows the smallest of curr and the queued tasks."""
+    oTK = S[8]
+    oCP = S[12]
+    lo = INF_TIME
+    if S[oCP + c * C_NFIELDS + C_NR_CFS] == 0:
+        return
+    for p in range(S[9]):
+        if S[oTK + (p) * T_NFIELDS + T_CPU] == c and S[oTK + (p) * T_NFIELDS + T_POLICY] == POLICY_CFS and \
+                (S[oTK + (p) * T_NFIELDS + T_STATE] == TS_RUNNABLE or S[oTK + (p) * T_NFIELDS + T_STATE] == TS_RUNNING):
+            if S[oTK + (p) * T_NFIELDS + T_VRUNTIME] < lo:
+                lo = S[oTK + (p) * T_NFIELDS + T_VRUNTIME]
+    if lo < INF_TIME and lo > S[oCP + (c) * C_NFIELDS + C_MIN_VRUNTIME]:
+        S[oCP + (c) * C_NFIELDS + C_MIN_VRUNTIME] = lo
+
+
+@njit(cache=True)
+def update_curr(c, now, S, P):
+    """``update_curr``: charge the running task for the time since ``exec_start``."""
+    oCP = S[12]
+    oTK = S[8]
+    p = S[oCP + (c) * C_NFIELDS + C_CURR]
+    if p < 0:
+        return
+    dt = now - S[oTK + (p) * T_NFIELDS + T_EXEC_START]
+    if dt <= 0:
+        return
+    S[oTK + (p) * T_NFIELDS + T_EXEC_START] = now
+    S[oTK + (p) * T_NFIELDS + T_SUM_EXEC] += dt
+    if S[oTK + (p) * T_NFIELDS + T_POLICY] == POLICY_CFS:
+        S[oTK + (p) * T_NFIELDS + T_VRUNTIME] += dt
+    if S[oTK + (p) * T_NFIELDS + T_FRESH]:
+        return
+    op = P[P[44] + (S[oTK + (p) * T_NFIELDS + T_PC]) * P[46] + 0]
+    if op == OP_RUN:
+        done = dt * cap_now(c, S, P)
+        if done > S[oTK + (p) * T_NFIELDS + T_REM]:
+            done = S[oTK + (p) * T_NFIELDS + T_REM]
+        S[oTK + (p) * T_NFIELDS + T_REM] -= done
+        S[oTK + (p) * T_NFIELDS + T_ACT_PERF] += done
+    elif op == OP_RUNTIME:
+        S[oTK + (p) * T_NFIELDS + T_ACT_PERF] += dt * cap_now(c, S, P)
+
+
+@njit(cache=True)
+def op_boundary(p, c, now, S, P):
+    """When the running task ``p`` reaches the end of its current run/runtime event."""
+    oTK = S[8]
+    if S[oTK + (p) * T_NFIELDS + T_FRESH]:
+        return now
+    op = P[P[44] + (S[oTK + (p) * T_NFIELDS + T_PC]) * P[46] + 0]
+    if op == OP_RUN:
+        cap = cap_now(c, S, P)
+        return now + (S[oTK + (p) * T_NFIELDS + T_REM] + cap - 1) // cap
+    if op == OP_RUNTIME:
+        # rt-app checks the clock between loops: a runtime that expired while the task was
+        # preempted ends as soon as it runs again
+        return S[oTK + (p) * T_NFIELDS + T_RT_END] if S[oTK + (p) * T_NFIELDS + T_RT_END] > now else now
+    return now
+
+
+@njit(cache=True)
+def refresh_next_event(c, now, S, P):
+    oCP = S[12]
+    p = S[oCP + (c) * C_NFIELDS + C_CURR]
+    S[oCP + (c) * C_NFIELDS + C_NEXT_EVENT] = INF_TIME if p < 0 else op_boundary(p, c, now, S, P)
+
+
+@njit(cache=True)
+def sync_cpu(c, now, S, P):
+    """Bring CPU ``c`` fully to ``now``: residency, running task's progress, clocks and rq signals."""
+    acct(c, now, S, P)
+    update_curr(c, now, S, P)
+    update_rq_avgs(c, now, S, P)
+
+
+@njit(cache=True)
+def enqueue(p, c, now, S, P, O):
+    """``enqueue_task``: put task ``p`` (waking or new) on CPU ``c``'s runqueue."""
+    oTK = S[8]
+    oCP = S[12]
+    oK = S[4]
+    oG = S[0]
+    migrated = S[oTK + (p) * T_NFIELDS + T_CPU] != c
+    S[oTK + (p) * T_NFIELDS + T_CPU] = c
+    S[oTK + (p) * T_NFIELDS + T_STATE] = TS_RUNNABLE
+    S[oG + G_ENQ_SEQ] += 1
+    S[oTK + (p) * T_NFIELDS + T_ENQ_SEQ] = S[oG + G_ENQ_SEQ]
+    if S[oTK + (p) * T_NFIELDS + T_POLICY] == POLICY_FIFO:
+        S[oCP + (c) * C_NFIELDS + C_NR_RT] += 1
+        return
+    # place_entity(): sleeper credit of half a latency period
+    floor = S[oCP + (c) * C_NFIELDS + C_MIN_VRUNTIME] - (S[oK + K_LATENCY_NS] >> 1)
+    if S[oTK + (p) * T_NFIELDS + T_VRUNTIME] < floor:
+        S[oTK + (p) * T_NFIELDS + T_VRUNTIME] = floor
+    if migrated:
+        attach_task_avg(p, c, S, P)
+    update_task_avg(p, now, S, P, O)
+    S[oCP + (c) * C_NFIELDS + C_NR_CFS] += 1
+    est = task_util_est(p, S)
+    S[oCP + (c) * C_NFIELDS + C_UE_SUM] += est
+    S[oTK + (p) * T_NFIELDS + T_UE_CPU] = c
+
+
+@njit(cache=True)
+def dequeue_sleep(p, now, S, P, O):
+    """``dequeue_task(.., DEQUEUE_SLEEP)`` of the running task ``p`` (rq already synced)."""
+    oTK = S[8]
+    oCP = S[12]
+    c = S[oTK + (p) * T_NFIELDS + T_CPU]
+    if S[oTK + (p) * T_NFIELDS + T_POLICY] == POLICY_FIFO:
+        S[oCP + (c) * C_NFIELDS + C_NR_RT] -= 1
+        S[oTK + (p) * T_NFIELDS + T_STATE] = TS_SLEEPING
+        return
+    ue_cpu = S[oTK + (p) * T_NFIELDS + T_UE_CPU]
+    if ue_cpu >= 0:
+        est = task_util_est(p, S)
+        S[oCP + (ue_cpu) * C_NFIELDS + C_UE_SUM] = S[oCP + (ue_cpu) * C_NFIELDS + C_UE_SUM] - est if S[oCP + (ue_cpu) * C_NFIELDS + C_UE_SUM] > est else 0
+        S[oTK + (p) * T_NFIELDS + T_UE_CPU] = -1
+    update_task_signal(p, S, P)   # last update while running
+    S[oTK + (p) * T_NFIELDS + T_STATE] = TS_SLEEPING
+    S[oCP + (c) * C_NFIELDS + C_NR_CFS] -= 1
+    tsa = v2(S, 5)[p]
+    ewma, enq = util_est_update(S[oTK + (p) * T_NFIELDS + T_UE_EWMA], S[oTK + (p) * T_NFIELDS + T_UE_ENQ], tsa[SA_UTIL_AVG],
+                                tsa[6], P[P[4] + c], S[S[4] + K_UE_ERA])
+    S[oTK + (p) * T_NFIELDS + T_UE_EWMA] = ewma
+    S[oTK + (p) * T_NFIELDS + T_UE_ENQ] = enq
+    emit_task_util(p, now, S, O)
+
+
+@njit(cache=True)
+def pick_next(c, S):
+    """``pick_next_task``: highest rt priority (FIFO order), else the CFS task of least vruntime."""
+    oTK = S[8]
+    best = -1
+    if S[S[12] + c * C_NFIELDS + C_NR_CFS] + S[S[12] + c * C_NFIELDS + C_NR_RT] == 0:
+        return best
+    best_prio = -1
+    best_seq = 0
+    best_v = 0
+    for p in range(S[9]):
+        st = S[oTK + (p) * T_NFIELDS + T_STATE]
+        if S[oTK + (p) * T_NFIELDS + T_CPU] != c or (st != TS_RUNNABLE and st != TS_RUNNING):
+            continue
+        if S[oTK + (p) * T_NFIELDS + T_POLICY] == POLICY_FIFO:
+            pr = S[oTK + (p) * T_NFIELDS + T_PRIO]
+            # the running task keeps the CPU against equal priorities (no time slice)
+            seq = -1 if st == TS_RUNNING else S[oTK + (p) * T_NFIELDS + T_ENQ_SEQ]
+            if pr > best_prio or (pr == best_prio and seq < best_seq):
+                best, best_prio, best_seq = p, pr, seq
+        elif best_prio <= 0:
+            v = S[oTK + (p) * T_NFIELDS + T_VRUNTIME]
+            if best < 0 or v < best_v:
+                best, best_prio, best_v = p, 0, v
+    return best
+
+
+@njit(cache=True)
+def choose_idle_state(c, now, S, P):
+    """Idle state of a CPU going idle: the deepest one whose target residency fits the time to the
+    next timer armed on this CPU (the earliest wake-up of a task that last ran here)."""
+    oTK = S[8]
+    d = P[P[0] + c]
+    n = P[P[32] + d]
+    if n <= 1:
+        return 0
+    nxt = INF_TIME
+    for p in range(S[9]):
+        if S[oTK + (p) * T_NFIELDS + T_CPU] == c and S[oTK + (p) * T_NFIELDS + T_STATE] == TS_SLEEPING and S[oTK + (p) * T_NFIELDS + T_WAKE_AT] < nxt:
+            nxt = S[oTK + (p) * T_NFIELDS + T_WAKE_AT]
+    budget = nxt - now
+    st = 0
+    for i in range(n):
+        if P[P[28] + (d) * P[30] + i] <= budget:
+            st = i
+    return st
+
+
+@njit(cache=True)
+def switch_to(c, nxt, prev_state, now, S, P, O):
+    """Context switch on CPU ``c`` to ``nxt`` (-1: idle) from the current task, emitting the events."""
+    oCP = S[12]
+    oTK = S[8]
+    oK = S[4]
+    prev = S[oCP + (c) * C_NFIELDS + C_CURR]
+    if prev == nxt:
+        return
+    acct(c, now, S, P)
+    if prev >= 0 and S[oTK + (prev) * T_NFIELDS + T_STATE] == TS_RUNNING:
+        S[oTK + (prev) * T_NFIELDS + T_STATE] = TS_RUNNABLE
+    if prev < 0 and S[oCP + (c) * C_NFIELDS + C_IDLE_STATE] >= 0:
+        emit(O, now, EV_IDLE, c, -1, 0, 0, 0, 0)
+        S[oCP + (c) * C_NFIELDS + C_IDLE_STATE] = -1
+    emit(O, now, EV_SWITCH, c, prev, prev_state, nxt, 0, 0)
+    S[oCP + (c) * C_NFIELDS + C_CURR] = nxt
+    if nxt >= 0:
+        S[oTK + (nxt) * T_NFIELDS + T_STATE] = TS_RUNNING
+        S[oTK + (nxt) * T_NFIELDS + T_EXEC_START] = now
+        S[oTK + (nxt) * T_NFIELDS + T_SLICE_START] = S[oTK + (nxt) * T_NFIELDS + T_SUM_EXEC]
+        if S[oTK + (nxt) * T_NFIELDS + T_TIMER_DUE] >= 0:       # rt-app's wake-up latency after a timer
+            S[oTK + (nxt) * T_NFIELDS + T_ACT_WULAT] += now - S[oTK + (nxt) * T_NFIELDS + T_TIMER_DUE]
+            S[oTK + (nxt) * T_NFIELDS + T_TIMER_DUE] = -1
+        if S[oCP + (c) * C_NFIELDS + C_NEXT_TICK] >= INF_TIME:
+            tick = S[oK + K_TICK_NS]
+            S[oCP + (c) * C_NFIELDS + C_NEXT_TICK] = (now // tick + 1) * tick
+        refresh_next_event(c, now, S, P)
+    else:
+        st = choose_idle_state(c, now, S, P)
+        S[oCP + (c) * C_NFIELDS + C_IDLE_STATE] = st
+        S[oCP + (c) * C_NFIELDS + C_NEXT_TICK] = INF_TIME
+        S[oCP + (c) * C_NFIELDS + C_NEXT_EVENT] = INF_TIME
+        emit(O, now, EV_IDLE, c, st, 0, 0, 0, 0)
+    S[oCP + (c) * C_NFIELDS + C_NEED_RESCHED] = 0
+
+
+@njit(cache=True)
+def schedule(c, prev_state, now, S, P, O):
+    """``__schedule`` on CPU ``c`` (rq synced): pick the next task and switch if it differs."""
+    oCP = S[12]
+    nxt = pick_next(c, S)
+    prev = S[oCP + (c) * C_NFIELDS + C_CURR]
+    if nxt == prev:
+        S[oCP + (c) * C_NFIELDS + C_NEED_RESCHED] = 0
+        return
+    if prev >= 0 and S[S[8] + (prev) * T_NFIELDS + T_STATE] == TS_RUNNING and S[S[8] + (prev) * T_NFIELDS + T_POLICY] == POLICY_CFS:
+        update_task_avg(prev, now, S, P, O)      # put_prev_entity
+    switch_to(c, nxt, prev_state, now, S, P, O)
+    update_min_vruntime(c, S)
+    if nxt >= 0 and S[S[8] + (nxt) * T_NFIELDS + T_POLICY] == POLICY_CFS:
+        update_task_avg(nxt, now, S, P, O)       # set_next_entity
+    update_rq_avgs(c, now, S, P)
+
+
+@njit(cache=True)
+def sched_slice(c, S):
+    """``sched_slice``: the period (latency, stretched past ``sched_nr_latency``) shared equally."""
+    oK = S[4]
+    nr = S[S[12] + (c) * C_NFIELDS + C_NR_CFS]
+    if nr <= 0:
+        nr = 1
+    period = S[oK + K_LATENCY_NS]
+    if nr * S[oK + K_MIN_GRAN_NS] > period:
+        period = nr * S[oK + K_MIN_GRAN_NS]
+    return period // nr
+
+
+@njit(cache=True)
+def log_activation(p, now, S, O):
+    """One rt-app log row for the phase iteration of task ``p`` ending at ``now``."""
+    oTK = S[8]
+    act = v2(O, 1)
+    cnt = v1(O, 3)
+    n = cnt[N_ACT]
+    act[n, A_TASK] = p
+    act[n, A_PHASE] = S[oTK + (p) * T_NFIELDS + T_PHASE]
+    act[n, A_PHASE_LOOP] = S[oTK + (p) * T_NFIELDS + T_PHASE_ACT]
+    act[n, A_START] = S[oTK + (p) * T_NFIELDS + T_ACT_START]
+    act[n, A_END] = now
+    act[n, A_RUN] = S[oTK + (p) * T_NFIELDS + T_ACT_RUN]
+    act[n, A_PERF] = S[oTK + (p) * T_NFIELDS + T_ACT_PERF] >> 10
+    act[n, A_SLACK] = S[oTK + (p) * T_NFIELDS + T_ACT_SLACK]
+    act[n, A_CDUR] = S[oTK + (p) * T_NFIELDS + T_ACT_CDUR]
+    act[n, A_CPERIOD] = S[oTK + (p) * T_NFIELDS + T_ACT_CPERIOD]
+    act[n, A_WULAT] = S[oTK + (p) * T_NFIELDS + T_ACT_WULAT]
+    act[n, A_CPU] = S[oTK + (p) * T_NFIELDS + T_CPU]
+    cnt[N_ACT] = n + 1
+    S[oTK + (p) * T_NFIELDS + T_NR_ACT] += 1

@@ -1,0 +1,194 @@
+"""Layout of the simulator's state arrays (column indices), shared by the njit event loop.
+
+The simulator keeps all of its state in a few ``int64`` numpy arrays so that the event
+loop is a numba kernel over plain arrays and can be paused (output buffers full) and
+resumed. This module only names the columns; the algorithms live in ``sim_sched.py``,
+``sim_models.py`` and ``sim_loop.py``. Times are integer nanoseconds.
+"""
+from __future__ import annotations
+
+INF_TIME = 1 << 62
+
+# ---------------------------------------------------------------- program ops (prog[k, 0])
+OP_PHASE_BEGIN = 0   # a: phase number; starts one phase iteration (one rt-app log row)
+OP_RUN = 1           # a: work in ns at capacity 1024 (stretches with capacity and frequency)
+OP_RUNTIME = 2       # a: wall time in ns
+OP_SLEEP = 3         # a: ns, relative
+OP_TIMER = 4         # a: period ns, b: timer slot, c: 1 if mode is relative
+OP_PHASE_END = 5     # a: pc of the phase's OP_PHASE_BEGIN, b: phase loop count (-1 = forever)
+OP_TASK_END = 6      # a: pc of the first op, b: task loop count (-1 = forever)
+OP_SET_SCHED = 7     # a: policy (POLICY_*), b: rt priority (1..99) or 0
+OP_SET_AFFINITY = 8  # a: index of the CPU mask in the masks table
+OP_EXIT = 9
+OP_START = 10         # a: start delay ns; the thread's first wake-up (sets rt-app's t_first)
+OP_SIZE = 4
+
+POLICY_CFS = 0
+POLICY_FIFO = 1
+
+# ---------------------------------------------------------------- task states
+TS_NEW = 0        # not started yet (delay)
+TS_SLEEPING = 1
+TS_RUNNABLE = 2   # queued on a runqueue, not running
+TS_RUNNING = 3
+TS_EXITED = 4
+
+# ---------------------------------------------------------------- task fields TK[t, :]
+T_STATE = 0
+T_CPU = 1              # runqueue the task is (or last was) on
+T_PC = 2
+T_PHASE_ITER = 3
+T_TASK_ITER = 4
+T_REM = 5              # RUN: remaining work, in ns x 1024 (ns at capacity 1024, times 1024)
+T_RT_END = 6           # RUNTIME: absolute end time
+T_WAKE_AT = 7          # SLEEPING / NEW: absolute wake-up time
+T_VRUNTIME = 8
+T_EXEC_START = 9
+T_SLICE_START = 10     # sum_exec at the time it was picked (for the tick preemption check)
+T_POLICY = 11
+T_PRIO = 12            # rt priority 1..99 for FIFO, 0 for CFS
+T_MASK = 13            # index of the affinity mask
+T_UE_EWMA = 14
+T_UE_ENQ = 15
+T_ENQ_SEQ = 16         # FIFO order among equal RT priorities
+T_SUM_EXEC = 17
+T_ACT_START = 18
+T_ACT_RUN = 19         # wall time spent in run/runtime events of this activation
+T_OP_START = 20        # start of the current run/runtime event
+T_ACT_PERF = 21        # work done (ns at capacity 1024)
+T_ACT_CDUR = 22
+T_ACT_CPERIOD = 23
+T_ACT_SLACK = 24
+T_ACT_WULAT = 25
+T_TIMER_DUE = 26       # deadline the task sleeps on in a timer event (-1: not in a timer)
+T_START = 27           # thread start (rt-app t_first)
+T_PHASE = 28
+T_NR_ACT = 29
+T_UE_CPU = 30          # CPU whose cfs_rq util_est.enqueued holds this task's estimate (-1: none)
+T_PHASE_ACT = 31       # activation index within the current phase
+T_FRESH = 32           # 1: T_PC is an op not begun yet (after a migration or a policy change)
+T_NFIELDS = 33
+
+# ---------------------------------------------------------------- CPU fields CP[c, :]
+C_CURR = 0             # running task, -1 = idle
+C_NR_CFS = 1           # queued CFS tasks (running one included)
+C_NR_RT = 2
+C_CLOCK_TASK = 3       # last time the rq clock was updated
+C_CLOCK_PELT = 4
+C_LOST_IDLE = 5
+C_MIN_VRUNTIME = 6
+C_IDLE_STATE = 7       # current idle state index, -1 = busy
+C_NEXT_TICK = 8
+C_LAST_ACCT = 9        # last time residency/energy was accounted
+C_UE_SUM = 10          # cfs_rq util_est.enqueued
+C_BUSY_NS = 11         # busy time (for sampling governors), cumulative
+C_NEED_RESCHED = 12
+C_NEXT_EVENT = 13      # cached time of the running task's next op boundary
+C_NFIELDS = 14
+
+# ---------------------------------------------------------------- perf-domain fields PD[d, :]
+P_OPP = 0              # current OPP index
+P_LAST_UPDATE = 1      # last governor frequency decision (rate limit)
+P_PENDING_OPP = 2      # -1 = no change in flight
+P_PENDING_AT = 3       # when the pending change takes effect (transition latency)
+P_NEXT_SAMPLE = 4      # next sampling-governor timer
+P_REQ_OPP = 5          # last requested OPP
+P_NFIELDS = 6
+
+# ---------------------------------------------------------------- globals G[:]
+G_NOW = 0
+G_T_END = 1
+G_OVERUTIL = 2
+G_NEXT_LB = 3
+G_ENQ_SEQ = 4
+G_DONE = 5             # 1 when every task has exited
+G_STATUS = 6           # 0 running, 1 paused (buffer full), 2 finished
+G_ITER = 7
+G_NFIELDS = 8
+
+# ---------------------------------------------------------------- output events ev[n, :]
+E_TIME = 0
+E_KIND = 1
+E_CPU = 2
+E_A = 3
+E_B = 4
+E_C = 5
+E_D = 6
+E_E = 7
+E_SIZE = 8
+
+EV_SWITCH = 0      # cpu; a: prev task (-1 idle), b: prev_state, c: next task (-1 idle)
+EV_WAKEUP = 1      # cpu; a: task, b: target cpu, c: task running on that CPU (-1 idle)
+EV_FREQ = 2        # cpu; a: freq kHz
+EV_IDLE = 3        # cpu; a: state (-1 = exit)
+EV_TASK_UTIL = 4   # cpu; a: task, b: util_avg, c: util_est ewma, d: util_est enqueued, e: load_avg
+EV_CPU_UTIL = 5    # cpu; a: util_avg, b: util_est enqueued sum, c: capacity now, d: nr_running
+EV_OVERUTIL = 6    # a: 0/1
+EV_MIGRATE = 7     # cpu (dest); a: task, b: orig cpu, c: reason (0 wake, 1 balance, 2 misfit)
+
+# ---------------------------------------------------------------- activations act[n, :]
+A_TASK = 0
+A_PHASE = 1
+A_PHASE_LOOP = 2
+A_START = 3
+A_END = 4
+A_RUN = 5
+A_PERF = 6
+A_SLACK = 7
+A_CDUR = 8
+A_CPERIOD = 9
+A_WULAT = 10
+A_CPU = 11         # CPU the thread logged from (where it ran at the end of the loop)
+A_SIZE = 12
+
+# ---------------------------------------------------------------- EAS decision log eas[n, :]
+D_TIME = 0
+D_TASK = 1
+D_PREV = 2
+D_CHOSEN = 3
+D_TASK_UTIL = 4
+D_HEAD = 5         # then one column per CPU: energy of placing the task there (-1: not costed)
+
+# ---------------------------------------------------------------- counters cnt[:]
+N_EV = 0
+N_ACT = 1
+N_EAS = 2
+N_SIZE = 3
+
+PREV_STATE_RUNNING = 0
+PREV_STATE_SLEEP = 1
+PREV_STATE_DEAD = 16
+
+# ---------------------------------------------------------------- run configuration K[:]
+K_TICK_NS = 0
+K_LATENCY_NS = 1        # sched_latency (scaled by the CPU count factor)
+K_MIN_GRAN_NS = 2
+K_WAKEUP_GRAN_NS = 3
+K_LB_NS = 4             # periodic load-balance interval
+K_PLACEMENT = 5         # PLACE_*
+K_SIS = 6               # SIS_*
+K_GOV = 7               # GOV_*
+K_RATE_LIMIT_NS = 8
+K_TRANS_LAT_NS = 9
+K_MODEL_EVENTS = 10     # 1: emit the model-only util/overutilized events
+K_DELTA_SCALING = 11    # 1: <= v5.0 PELT invariance (no clock_pelt)
+K_UE_ERA = 12
+K_RAMP_BOOST = 13
+K_SAMPLE_NS = 14        # sampling period of ondemand / interactive
+K_NR_CPUS = 15
+K_UTIL_EST = 16         # 1: util_est in use
+K_SIZE = 17
+
+PLACE_EAS = 0           # find_energy_efficient_cpu, v5.4 (O(n)) form
+PLACE_EAS_V50 = 1       # the original v5.0 form
+PLACE_NO_EAS = 2
+
+SIS_UTIL = 0
+SIS_PROP = 1
+
+GOV_PERFORMANCE = 0
+GOV_POWERSAVE = 1
+GOV_SCHEDUTIL = 2
+GOV_ONDEMAND = 3
+GOV_INTERACTIVE = 4
+GOV_SCHEDFREQ = 5

@@ -1,0 +1,37 @@
+"""Views into the simulator's flat state arrays (numba).
+
+The event loop passes three flat ``int64`` arrays around instead of tuples of arrays (which
+make numba slow to compile and to call): the mutable state ``S``, the static data ``P`` and
+the output buffers ``O``. Each starts with a header of ``HEADER_SLOTS`` slots of 4 words
+``(offset, dim0, dim1, dim2)``; ``v1``/``v2``/``v3`` return slot ``k`` as a 1-, 2- or
+3-dimensional view (``lisa_eas.sim._engine.pack`` builds the arrays).
+"""
+from __future__ import annotations
+
+from numba import njit
+
+HEADER_SLOTS = 24
+HEADER_WORDS = 4 * HEADER_SLOTS
+
+
+@njit(cache=True)
+def v1(a, k):
+    o = a[4 * k]
+    return a[o:o + a[4 * k + 1]]
+
+
+@njit(cache=True)
+def v2(a, k):
+    o = a[4 * k]
+    d0 = a[4 * k + 1]
+    d1 = a[4 * k + 2]
+    return a[o:o + d0 * d1].reshape((d0, d1))
+
+
+@njit(cache=True)
+def v3(a, k):
+    o = a[4 * k]
+    d0 = a[4 * k + 1]
+    d1 = a[4 * k + 2]
+    d2 = a[4 * k + 3]
+    return a[o:o + d0 * d1 * d2].reshape((d0, d1, d2))

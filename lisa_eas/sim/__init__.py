@@ -1,0 +1,150 @@
+"""Simulate rt-app workloads on a modelled board; the result is the same Trace as a real run.
+
+>>> from lisa_eas import simulate, SimConfig
+>>> trace = simulate("hikey960", "workloads/eas_rfc_energy_50.json",
+...                  config=SimConfig(governor="schedutil", placement="eas"))
+>>> trace.df("sched_switch"), trace.metadata["energy"]["total"]
+
+Scheduling model
+----------------
+* **Time** is integer nanoseconds; the event loop (``lisa_eas/_kernels/sim_loop.py``) is a
+  numba kernel over arrays, deterministic for a configuration (the seed only draws the
+  optional start jitter).
+* **Tasks** execute rt-app's events: ``run`` is work (µs at capacity 1024) progressing at the
+  CPU's capacity at its current OPP, ``runtime`` wall time, ``sleep`` relative, ``timer``
+  absolute per thread (``relative`` mode re-anchors after a miss); one rt-app log row per
+  phase iteration with ``slack`` and ``wu_lat`` as rt-app computes them.
+* **CPU time** is shared the pre-EEVDF CFS way, vruntime based: nice-0 tasks, ``place_entity``
+  sleeper credit of half ``sched_latency``, wake-up preemption past ``wakeup_granularity``,
+  tick preemption after ``sched_slice`` (tunables scaled by ``1 + log2(min(nr_cpus, 8))``).
+  SCHED_FIFO runs above CFS (highest priority first, FIFO among equals, no throttling).
+* **Wake-up placement** of CFS tasks: ``find_energy_efficient_cpu`` (issue-3 kernel, v5.0,
+  v5.4 or 6.x form by ``placement``/``era``) while the root domain is not overutilized, else
+  ``select_idle_sibling`` on the LLC with the SIS_UTIL or SIS_PROP depth (target = the
+  task's previous CPU; no wake_affine, no asymmetric-capacity ``select_idle_capacity``);
+  ``no-eas`` always takes the idle search. FIFO tasks: the previous CPU unless it runs an
+  rt task of equal or higher priority, else an idle CPU, else one running only CFS.
+* **Load balance**, simplified: every ``balance_interval_ms`` the blocked signals of all
+  runqueues are updated, the overutilized flag is set/cleared (it is only set at enqueue and
+  tick), SIS_UTIL's scan depth refreshed; when overutilized (or without EAS) each idle CPU
+  pulls one waiting CFS task from the runqueue with the most waiting tasks, and a running
+  task that does not fit its CPU moves to an idle bigger CPU (misfit). A CPU about to idle
+  pulls the same way (newidle), and pulls waiting FIFO tasks regardless.
+* **PELT / util_est** per task and per runqueue with the issue-3 kernels, against each
+  runqueue's PELT clock; new tasks start with half their CPU's spare capacity
+  (``post_init_entity_util_avg``); the blocked utilization of remote idle CPUs is as fresh
+  as the last load-balance pass, as in the kernel.
+* **Frequency**: one governor per perf domain: schedutil (issue-3 ``sugov_update``, rate
+  limit, busy hold, optional RFC ramp boost; an rt runqueue asks for the top OPP), ondemand
+  (issue-3 model on each sampling window), performance, powersave; a request takes
+  ``transition_latency_us`` to apply.
+* **Idle states**: a CPU going idle enters the deepest state whose target residency fits the
+  time to the next timer armed on it.
+* **Energy**: see :mod:`lisa_eas.sim._energy`.
+
+Workload features the simulator does not model (locks, barriers, ``mem``/``iorun``, uclamp,
+SCHED_DEADLINE/RR...) raise :class:`~lisa_eas.errors.ModelError` before the run;
+approximations it makes (ignored taskgroups, shared timers) are listed in
+``trace.metadata["approximations"]``.
+"""
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from ..errors import ModelError
+from ._config import GOVERNORS, PLACEMENTS, SIS_MODES, SimConfig
+
+__all__ = ["GOVERNORS", "PLACEMENTS", "SIS_MODES", "SimConfig", "simulate"]
+
+_UNBOUNDED_CAP_S = 3600.0
+
+
+def _as_platform(platform):
+    from ..platform import Platform, load_platform
+    return platform if isinstance(platform, Platform) else load_platform(platform)
+
+
+def _as_workload(workload):
+    from ..rtapp import read_workload
+    if isinstance(workload, (str, os.PathLike)):
+        return read_workload(Path(workload))
+    return workload
+
+
+def _t_end(workload, config: SimConfig) -> tuple[int, bool]:
+    if config.duration_s is not None:
+        return int(round(config.duration_s * 1e9)), False
+    gd = workload.global_settings.duration_s
+    if gd is not None and gd > 0:
+        return int(gd) * 1_000_000_000, False
+    finite = all(t.loops >= 0 and all(ph.loops >= 0 for ph in t.phases) for t in workload.tasks if t.instances > 0)
+    if not finite:
+        raise ModelError(f"{getattr(workload, 'source', 'workload')}: some task loops forever and the workload "
+                         f"has no global 'duration'; pass SimConfig(duration_s=...)")
+    return int(_UNBOUNDED_CAP_S * 1e9), True
+
+
+def simulate(platform, workload, *, config: SimConfig | None = None):
+    """Run ``workload`` on a model of ``platform``; return the Trace a real run would give.
+
+    Parameters
+    ----------
+    platform : Platform or str or Path
+        A :class:`~lisa_eas.platform.Platform`, a bundled board name or a platform JSON path.
+    workload : Workload or str or Path
+        An :class:`lisa_eas.rtapp.Workload` or the path of an rt-app JSON file.
+    config : SimConfig, optional
+        Modelling choices (default ``SimConfig()``: EAS v5.4, SIS_UTIL, schedutil).
+
+    Returns
+    -------
+    lisa_eas.trace.Trace
+        Events ``sched_switch``, ``sched_wakeup``, ``sched_migrate_task``, ``cpu_frequency``,
+        ``cpu_idle``, ``print`` (rt-app markers), ``lisa_sim_rtapp_log`` (rt-app log rows)
+        and the model-only ``lisa_sim_task_util``, ``lisa_sim_cpu_util``,
+        ``lisa_sim_overutilized``, ``lisa_sim_eas_decision``. ``metadata`` holds the
+        configuration, ``energy`` (per CPU, per domain, total), ``approximations``.
+
+    Raises
+    ------
+    ModelError
+        A workload feature or configuration the simulator does not model.
+    PlatformError, WorkloadError
+        Unknown board, unreadable workload.
+    """
+    import time
+
+    from ..trace import Trace
+    from ._compile import compile_workload
+    from ._energy import energy_from_residency
+    from ._engine import build_run, run_loop
+    from ._output import raw_to_frames
+
+    config = config or SimConfig()
+    if not isinstance(config, SimConfig):
+        raise ModelError(f"config must be a SimConfig, got {type(config).__name__}")
+    plat = _as_platform(platform)
+    if not plat.perf_domains:
+        raise ModelError(f"platform {plat.name!r} has no perf domains (no OPPs); the simulator needs them")
+    wl = _as_workload(workload)
+    compiled = compile_workload(wl, plat.nr_cpus)
+    t_end, until_exit = _t_end(wl, config)
+    S, P, O, margin = build_run(plat, compiled, config, t_end)
+    t0 = time.perf_counter()
+    raw = run_loop(S, P, O, margin)
+    wall = time.perf_counter() - t0
+    frames = raw_to_frames(raw, compiled, plat, model_events=config.model_events)
+    approx = list(compiled.approximations)
+    if until_exit and raw.t_end >= t_end:
+        approx.append(f"the tasks had not all exited after {_UNBOUNDED_CAP_S:.0f} s; the run was stopped there")
+    has_power = all(d.has_power for d in plat.perf_domains)
+    energy = energy_from_residency(raw.res_busy, raw.res_idle, plat) if has_power else None
+    meta = {
+        "source": "lisa_eas.simulate", "clock": "sim", "cpus": plat.nr_cpus, "kernel_version": config.era,
+        "platform": plat.name, "workload": str(getattr(wl, "source", "")), "config": config.to_dict(),
+        "approximations": approx, "energy": energy, "t_end_s": raw.t_end / 1e9,
+        "threads": [th.comm for th in compiled.threads], "sim_wall_s": wall,
+        "sim_events": int(len(raw.events)),
+    }
+    return Trace.from_dataframes(frames, meta)

@@ -1,0 +1,154 @@
+"""The simulator's run configuration: one frozen object holding every modelling choice."""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field, fields, replace
+from typing import Any, Mapping
+
+from .._era import parse_kernel_version
+from ..errors import ModelError
+from ..platform import FrozenMap
+
+__all__ = ["GOVERNORS", "PLACEMENTS", "SIS_MODES", "SimConfig"]
+
+PLACEMENTS = ("eas", "eas-v5.0", "no-eas")
+SIS_MODES = ("util", "prop")
+GOVERNORS = ("schedutil", "performance", "powersave", "ondemand")
+
+#: Tunables each governor accepts, with their defaults (kernel / AOSP defaults).
+GOVERNOR_TUNABLES: Mapping[str, Mapping[str, int]] = {
+    "schedutil": {"rate_limit_us": 1000, "ramp_boost": 0},
+    "performance": {},
+    "powersave": {},
+    "ondemand": {"sampling_rate_us": 10000, "up_threshold": 80, "sampling_down_factor": 1},
+}
+
+
+@dataclass(frozen=True)
+class SimConfig:
+    """Every modelling choice of one simulated run (frozen; build variants with :meth:`replace`).
+
+    Parameters
+    ----------
+    placement : {"eas", "eas-v5.0", "no-eas"}
+        Wake-up placement of CFS tasks. ``"eas"``: ``find_energy_efficient_cpu`` in its
+        v5.4 form (its 6.x form when ``era`` >= v6.0) while the root domain is not
+        overutilized, else the idle-CPU search; ``"eas-v5.0"``: the original v5.0 search;
+        ``"no-eas"``: the idle-CPU search always (the "without EAS" baseline).
+    era : str
+        Kernel version whose PELT, util_est, energy-model and schedutil arithmetic to use.
+    sis : {"util", "prop"}
+        Depth rule of ``select_idle_cpu``: SIS_UTIL or SIS_PROP.
+    governor : {"schedutil", "performance", "powersave", "ondemand"}
+        cpufreq governor of every perf domain.
+    governor_tunables : mapping
+        Overrides of the governor's tunables (see ``GOVERNOR_TUNABLES``): schedutil
+        ``rate_limit_us``, ``ramp_boost`` (0/1, the RFC "energy aware schedutil");
+        ondemand ``sampling_rate_us``, ``up_threshold``, ``sampling_down_factor`` (1 only).
+    transition_latency_us : int
+        Delay between a governor's request and the new frequency.
+    tick_hz : int
+        Scheduler tick rate (CONFIG_HZ).
+    sched_latency_ms, min_granularity_ms, wakeup_granularity_ms : float
+        CFS tunables before scaling; scaled by ``1 + log2(min(nr_cpus, 8))`` as the kernel's
+        default ``tunable_scaling`` does.
+    balance_interval_ms : float
+        Period of the simplified periodic load balance.
+    sis_scan_cost_ns : int
+        SIS_PROP's ``avg_scan_cost`` (the kernel measures it; fixed here).
+    duration_s : float, optional
+        Simulated time. Default: the workload's ``global.duration`` if > 0, else until every
+        task exits.
+    seed : int
+        Seed of the only random choice, the start jitter.
+    start_jitter_us : int
+        Each thread starts at its delay plus a uniform draw in ``[0, start_jitter_us]``.
+    model_events : bool
+        Emit the model-only events (per-task / per-CPU util, overutilized).
+    util_est : bool
+        Use util_est (UTIL_EST sched feature).
+    pelt_halflife_ms : int
+        PELT half-life (32 mainline; 16 or 8 on some Android kernels).
+    """
+
+    placement: str = "eas"
+    era: str = "v5.4"
+    sis: str = "util"
+    governor: str = "schedutil"
+    governor_tunables: Mapping[str, int] = field(default_factory=lambda: FrozenMap({}))
+    transition_latency_us: int = 0
+    tick_hz: int = 250
+    sched_latency_ms: float = 6.0
+    min_granularity_ms: float = 0.75
+    wakeup_granularity_ms: float = 1.0
+    balance_interval_ms: float = 4.0
+    sis_scan_cost_ns: int = 500
+    duration_s: float | None = None
+    seed: int = 0
+    start_jitter_us: int = 0
+    model_events: bool = True
+    util_est: bool = True
+    pelt_halflife_ms: int = 32
+
+    def __post_init__(self):
+        if self.placement not in PLACEMENTS:
+            raise ModelError(f"SimConfig.placement {self.placement!r} is not one of {', '.join(PLACEMENTS)}")
+        if self.sis not in SIS_MODES:
+            raise ModelError(f"SimConfig.sis {self.sis!r} is not one of {', '.join(SIS_MODES)}")
+        if self.governor not in GOVERNORS:
+            raise ModelError(f"SimConfig.governor {self.governor!r} is not modelled by the simulator; "
+                             f"choose one of {', '.join(GOVERNORS)} (interactive and schedfreq exist "
+                             f"as open-loop models in lisa_eas.models only)")
+        try:
+            parse_kernel_version(self.era)
+        except Exception as exc:
+            raise ModelError(f"SimConfig.era {self.era!r}: {exc}") from exc
+        if not isinstance(self.governor_tunables, FrozenMap):
+            object.__setattr__(self, "governor_tunables", FrozenMap(dict(self.governor_tunables)))
+        known = GOVERNOR_TUNABLES[self.governor]
+        for k, v in self.governor_tunables.items():
+            if k not in known:
+                raise ModelError(f"SimConfig.governor_tunables: {k!r} is not a tunable of {self.governor} "
+                                 f"(known: {', '.join(known) or 'none'})")
+            if isinstance(v, bool) or not isinstance(v, int) or v < 0:
+                raise ModelError(f"SimConfig.governor_tunables[{k!r}] must be an integer >= 0, got {v!r}")
+        if self.governor == "ondemand" and self.tunable("sampling_down_factor") != 1:
+            raise ModelError("SimConfig: ondemand's sampling_down_factor other than 1 is not modelled in "
+                             "the closed-loop simulator; use 1")
+        if self.governor == "ondemand" and self.tunable("sampling_rate_us") <= 0:
+            raise ModelError("SimConfig: ondemand sampling_rate_us must be > 0")
+        for name in ("tick_hz", "transition_latency_us", "sis_scan_cost_ns", "seed", "start_jitter_us"):
+            v = getattr(self, name)
+            if isinstance(v, bool) or not isinstance(v, int) or v < 0:
+                raise ModelError(f"SimConfig.{name} must be an integer >= 0, got {v!r}")
+        if self.tick_hz == 0 or self.tick_hz > 10000:
+            raise ModelError(f"SimConfig.tick_hz must be within 1..10000, got {self.tick_hz}")
+        for name in ("sched_latency_ms", "min_granularity_ms", "wakeup_granularity_ms", "balance_interval_ms"):
+            v = getattr(self, name)
+            if not isinstance(v, (int, float)) or isinstance(v, bool) or not math.isfinite(v) or v <= 0:
+                raise ModelError(f"SimConfig.{name} must be a number > 0, got {v!r}")
+        if self.duration_s is not None and (not isinstance(self.duration_s, (int, float))
+                                            or not math.isfinite(self.duration_s) or self.duration_s <= 0):
+            raise ModelError(f"SimConfig.duration_s must be a number > 0 (seconds), got {self.duration_s!r}")
+        if self.pelt_halflife_ms not in (8, 16, 32):
+            raise ModelError(f"SimConfig.pelt_halflife_ms must be 8, 16 or 32, got {self.pelt_halflife_ms!r}")
+
+    def tunable(self, name: str) -> int:
+        """The governor tunable ``name`` (override or default)."""
+        return int(self.governor_tunables.get(name, GOVERNOR_TUNABLES[self.governor][name]))
+
+    def replace(self, **changes: Any) -> "SimConfig":
+        """A copy with ``changes`` applied (validated again)."""
+        return replace(self, **changes)
+
+    @property
+    def era_tuple(self) -> tuple[int, int]:
+        v = parse_kernel_version(self.era)
+        return (v[0], v[1])
+
+    def to_dict(self) -> dict:
+        out = {}
+        for f in fields(self):
+            v = getattr(self, f.name)
+            out[f.name] = dict(v) if isinstance(v, Mapping) else v
+        return out

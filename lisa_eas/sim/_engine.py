@@ -1,0 +1,280 @@
+"""The Python side of the simulator: platform + compiled workload -> state arrays -> event loop.
+
+``build_run`` packs everything the numba loop needs into three tuples of numpy arrays
+(state ``S``, static ``P``, output ``O``; layout in ``lisa_eas/_kernels/sim_state.py``);
+``run_loop`` drives the loop, draining its output buffers whenever they fill up, and
+returns the raw event tables that ``_output`` turns into a :class:`~lisa_eas.trace.Trace`.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..energy_model import EnergyModel
+from ..errors import ModelError
+from ..platform import Platform
+from ._compile import CompiledWorkload
+from ._config import SimConfig
+
+_EV_CAP = 1 << 18
+_MARGIN_BASE = 512
+
+
+@dataclass
+class RawRun:
+    """Raw output of one simulated run (integer tables, times in ns)."""
+
+    events: np.ndarray          # int64[n, E_SIZE]
+    activations: np.ndarray     # int64[n, A_SIZE]
+    eas: np.ndarray             # int64[n, D_HEAD + 5]
+    res_busy: np.ndarray        # ns per CPU per OPP
+    res_idle: np.ndarray        # ns per CPU per idle state
+    t_end: int
+    iterations: int
+
+
+def _cfs_factor(nr_cpus: int) -> int:
+    """``get_update_sysctl_factor`` with SCHED_TUNABLESCALING_LOG: ``1 + ilog2(min(ncpus, 8))``."""
+    return 1 + int(math.log2(min(nr_cpus, 8)))
+
+
+def build_run(platform: Platform, compiled: CompiledWorkload, config: SimConfig, t_end_ns: int):
+    """The (S, P, O) tuples of a run, initial state included."""
+    from .._kernels import sim_state as ss
+    from .._kernels import sim_models as sm
+    from .._kernels.schedutil import CS_SIZE, PS_SIZE
+    from ..models.pelt import pelt_config, pelt_tables
+
+    nc = platform.nr_cpus
+    pds = platform.perf_domains
+    nd = len(pds)
+    era = config.era_tuple
+    kmax = max(len(d.opps) for d in pds)
+    mmax = max(len(d.cpus) for d in pds)
+    smax = max(max(len(d.idle_states), 1) for d in pds)
+    cpu_pd = np.zeros(nc, np.int64)
+    cpu_capmax = np.zeros(nc, np.int64)
+    pd_nopp = np.zeros(nd, np.int64)
+    pd_freq = np.zeros((nd, kmax), np.int64)
+    pd_cap = np.zeros((nd, kmax), np.int64)
+    pd_cpus = np.full((nd, mmax), -1, np.int64)
+    pd_ncpu = np.zeros(nd, np.int64)
+    idle_resid = np.zeros((nd, smax), np.int64)
+    idle_nstates = np.ones(nd, np.int64)
+    for d, pd in enumerate(pds):
+        n = len(pd.opps)
+        pd_nopp[d] = n
+        pd_freq[d, :n] = [o.freq_khz for o in pd.opps]
+        pd_freq[d, n:] = pd.opps[-1].freq_khz
+        pd_cap[d, :n] = [o.capacity for o in pd.opps]
+        pd_cap[d, n:] = pd.opps[-1].capacity
+        cpus = sorted(pd.cpus)
+        pd_cpus[d, :len(cpus)] = cpus
+        pd_ncpu[d] = len(cpus)
+        for c in cpus:
+            cpu_pd[c] = d
+            cpu_capmax[c] = pd.cpu_capacity_max
+        if pd.idle_states:
+            idle_nstates[d] = len(pd.idle_states)
+            for i, st in enumerate(pd.idle_states):
+                idle_resid[d, i] = int(st.min_residency_us or 0) * 1000
+    # energy model arrays (EAS placement and ramp boost)
+    need_em = config.placement != "no-eas" or (config.governor == "schedutil" and config.tunable("ramp_boost"))
+    pd_cost = np.zeros((nd, kmax), np.int64)
+    if need_em:
+        try:
+            em = EnergyModel.from_platform(platform, config.era)
+        except Exception as exc:
+            raise ModelError(f"placement {config.placement!r} needs the energy model of platform "
+                             f"{platform.name!r}, which cannot be built: {exc}; use placement='no-eas'") from exc
+        arr = em.arrays()
+        pd_info, eas_pd_cpus, em_states, em_mode = arr["pd_info"], arr["pd_cpus"], arr["em_states"], arr["em_mode"]
+        for d, dom in enumerate(em.domains):
+            pd_cost[d, :dom.nr_states] = dom.cost
+    else:
+        pd_info = np.zeros((1, 6), np.int64)
+        eas_pd_cpus = np.zeros(1, np.int64)
+        em_states = np.zeros((1, 4), np.int64)
+        em_mode = 0
+    from .._kernels import eas as keas, sis as ksis, schedutil as ksu
+    if config.placement == "eas-v5.0":
+        eas_era = keas.EAS_V5_0
+    elif era >= (6, 0):
+        eas_era = keas.EAS_V6_0
+    else:
+        eas_era = keas.EAS_V5_4
+    su_era = ksu.SU_V5_0 if era < (5, 14) else (ksu.SU_V5_14 if era < (6, 8) else ksu.SU_V6_8)
+    mp = np.zeros(sm.M_SIZE, np.int64)
+    mp[sm.M_EM_MODE] = em_mode
+    mp[sm.M_EAS_ERA] = eas_era
+    mp[sm.M_EAS_OVERUTIL_ERA] = keas.EAS_V5_0 if era < (5, 4) else keas.EAS_V5_4
+    mp[sm.M_SIS_MODE] = ksis.SIS_V4 if era < (5, 12) else ksis.SIS_V5_12
+    mp[sm.M_SU_ERA] = su_era
+    mp[sm.M_IMBALANCE_PCT] = platform.imbalance_pct
+    mp[sm.M_LLC_WEIGHT] = platform.llc_weight
+    mp[sm.M_SIS_SCAN_COST] = config.sis_scan_cost_ns
+    if config.governor == "ondemand":
+        mp[sm.M_OD_UP_THRESHOLD] = config.tunable("up_threshold")
+        mp[sm.M_OD_SAMPLING_US] = config.tunable("sampling_rate_us")
+        mp[sm.M_OD_DOWN_FACTOR] = config.tunable("sampling_down_factor")
+    llc_id = np.arange(nc, dtype=np.int64) // platform.llc_weight
+    core_id = np.arange(nc, dtype=np.int64)
+    cfg = pelt_config(config.era if era >= (4, 11) else "v4.11", config.pelt_halflife_ms, config.util_est)
+    yn_inv, _ = pelt_tables(config.pelt_halflife_ms)
+    P = (cpu_pd, cpu_capmax, pd_nopp, pd_freq, pd_cap, pd_cpus, pd_ncpu, idle_resid, idle_nstates,
+         cfg, np.asarray(yn_inv, np.int64), compiled.prog, compiled.masks, pd_info, eas_pd_cpus, em_states,
+         pd_cost, llc_id, core_id, mp)
+
+    # ----------------------------------------------------------------- configuration vector
+    factor = _cfs_factor(nc)
+    K = np.zeros(ss.K_SIZE, np.int64)
+    K[ss.K_TICK_NS] = 1_000_000_000 // config.tick_hz
+    K[ss.K_LATENCY_NS] = int(config.sched_latency_ms * 1e6) * factor
+    K[ss.K_MIN_GRAN_NS] = int(config.min_granularity_ms * 1e6) * factor
+    K[ss.K_WAKEUP_GRAN_NS] = int(config.wakeup_granularity_ms * 1e6) * factor
+    K[ss.K_LB_NS] = int(config.balance_interval_ms * 1e6)
+    K[ss.K_PLACEMENT] = {"eas": ss.PLACE_EAS, "eas-v5.0": ss.PLACE_EAS_V50, "no-eas": ss.PLACE_NO_EAS}[config.placement]
+    K[ss.K_SIS] = ss.SIS_UTIL if config.sis == "util" else ss.SIS_PROP
+    K[ss.K_GOV] = {"performance": ss.GOV_PERFORMANCE, "powersave": ss.GOV_POWERSAVE,
+                   "schedutil": ss.GOV_SCHEDUTIL, "ondemand": ss.GOV_ONDEMAND}[config.governor]
+    K[ss.K_RATE_LIMIT_NS] = config.tunable("rate_limit_us") * 1000 if config.governor == "schedutil" else 0
+    K[ss.K_TRANS_LAT_NS] = config.transition_latency_us * 1000
+    K[ss.K_MODEL_EVENTS] = int(config.model_events)
+    K[ss.K_DELTA_SCALING] = int(cfg[0])
+    from .._kernels.pelt import CFG_UTIL_EST_ERA
+    K[ss.K_UE_ERA] = max(int(cfg[CFG_UTIL_EST_ERA]), 0)
+    K[ss.K_UTIL_EST] = int(cfg[CFG_UTIL_EST_ERA] >= 0)
+    K[ss.K_RAMP_BOOST] = config.tunable("ramp_boost") if config.governor == "schedutil" else 0
+    K[ss.K_SAMPLE_NS] = config.tunable("sampling_rate_us") * 1000 if config.governor == "ondemand" else 0
+    K[ss.K_NR_CPUS] = nc
+
+    # ----------------------------------------------------------------- initial state
+    nt = compiled.nr_threads
+    G = np.zeros(ss.G_NFIELDS, np.int64)
+    G[ss.G_T_END] = t_end_ns
+    G[ss.G_NEXT_LB] = K[ss.K_LB_NS]
+    TK = np.zeros((nt, ss.T_NFIELDS), np.int64)
+    rng = np.random.default_rng(config.seed)
+    jitter = (rng.integers(0, config.start_jitter_us + 1, size=nt) * 1000) if config.start_jitter_us else np.zeros(nt, np.int64)
+    tsa = np.zeros((nt, 8), np.int64)
+    csa = np.zeros((nc, 8), np.int64)
+    rsa = np.zeros((nc, 8), np.int64)
+    from .._kernels.pelt import CFG_LOAD_AVG_MAX
+    divider = int(cfg[CFG_LOAD_AVG_MAX]) - 1024
+    for t in range(nt):
+        mask = compiled.masks[compiled.mask0[t]]
+        allowed = np.flatnonzero(mask)
+        cpu = int(allowed[t % len(allowed)])
+        TK[t, ss.T_STATE] = ss.TS_SLEEPING
+        TK[t, ss.T_CPU] = cpu
+        TK[t, ss.T_PC] = compiled.pc0[t]
+        TK[t, ss.T_WAKE_AT] = compiled.delay_ns[t] + int(jitter[t])
+        TK[t, ss.T_POLICY] = compiled.policy0[t]
+        TK[t, ss.T_PRIO] = compiled.prio0[t]
+        TK[t, ss.T_MASK] = compiled.mask0[t]
+        TK[t, ss.T_UE_CPU] = -1
+        TK[t, ss.T_TIMER_DUE] = -1
+        if compiled.policy0[t] == ss.POLICY_CFS:
+            # post_init_entity_util_avg() on an idle runqueue: half the CPU's spare capacity
+            u = int(cpu_capmax[cpu] - csa[cpu, 7]) // 2
+            tsa[t, 7] = u
+            tsa[t, 3] = u * divider
+            csa[cpu, 7] += u
+            csa[cpu, 3] += u * divider
+    CP = np.zeros((nc, ss.C_NFIELDS), np.int64)
+    CP[:, ss.C_CURR] = -1
+    CP[:, ss.C_NEXT_TICK] = ss.INF_TIME
+    CP[:, ss.C_NEXT_EVENT] = ss.INF_TIME
+    PD = np.zeros((nd, ss.P_NFIELDS), np.int64)
+    if config.governor == "performance":
+        PD[:, ss.P_OPP] = pd_nopp - 1
+    PD[:, ss.P_PENDING_OPP] = -1
+    PD[:, ss.P_PENDING_AT] = ss.INF_TIME
+    PD[:, ss.P_NEXT_SAMPLE] = K[ss.K_SAMPLE_NS] if config.governor == "ondemand" else ss.INF_TIME
+    PD[:, ss.P_REQ_OPP] = PD[:, ss.P_OPP]
+    timers = np.zeros((max(compiled.nr_timer_slots, 1), 2), np.int64)
+    gov_cs = np.zeros((nd, mmax, CS_SIZE), np.int64)
+    gov_ps = np.zeros((nd, PS_SIZE), np.int64)
+    for d in range(nd):
+        gov_ps[d, 1] = pd_freq[d, PD[d, ss.P_OPP]]     # next_freq = the current frequency
+    res_busy = np.zeros((nc, kmax), np.int64)
+    res_idle = np.zeros((nc, smax), np.int64)
+    scratch = np.zeros((sm.SC_ROWS, max(nc, mmax, 8)), np.int64)
+    idle_stats = np.zeros((nc, 3), np.int64)
+    idle_stats[:, sm.AI_AVG_IDLE] = 2 * 500_000
+    idle_stats[:, sm.AI_NR_SCAN] = platform.llc_weight
+    last_busy = np.zeros(nc, np.int64)
+    S = pack([G, K, TK, CP, PD, tsa, csa, rsa, timers, gov_cs, res_busy, res_idle, gov_ps, scratch, idle_stats,
+              last_busy])
+    margin = _MARGIN_BASE + 32 * (nc + nt)
+    O = pack([np.zeros((max(_EV_CAP, 4 * margin), ss.E_SIZE), np.int64),
+              np.zeros((max(4096, 4 * (nt + 1)), ss.A_SIZE), np.int64),
+              np.zeros((max(4096, 4 * (nt + 1)), ss.D_HEAD + 5), np.int64),
+              np.zeros(ss.N_SIZE, np.int64)])
+    return S, pack(list(P)), O, margin
+
+
+def pack(arrays) -> np.ndarray:
+    """Arrays -> one flat int64 array with the header ``lisa_eas._kernels.sim_views`` reads."""
+    from .._kernels.sim_views import HEADER_SLOTS, HEADER_WORDS
+    if len(arrays) > HEADER_SLOTS:
+        raise ValueError("too many arrays to pack")
+    total = HEADER_WORDS + sum(int(np.asarray(a).size) for a in arrays)
+    flat = np.zeros(total, np.int64)
+    off = HEADER_WORDS
+    for k, a in enumerate(arrays):
+        a = np.asarray(a)
+        flat[4 * k] = off
+        flat[4 * k + 1:4 * k + 1 + a.ndim] = a.shape
+        flat[off:off + a.size] = a.astype(np.int64, copy=False).ravel()
+        off += a.size
+    return flat
+
+
+def view(flat: np.ndarray, k: int) -> np.ndarray:
+    """Slot ``k`` of a packed array as an array of its original shape (a view)."""
+    o = int(flat[4 * k])
+    dims = [int(d) for d in flat[4 * k + 1:4 * k + 4] if d > 0]
+    n = int(np.prod(dims)) if dims else 0
+    return flat[o:o + n].reshape(dims)
+
+
+def initial_events(S, P, O):
+    """The state at t = 0 as events: every CPU idle in state 0, every domain at its OPP."""
+    from .._kernels import sim_state as ss
+    ev, cnt = view(O, 0), view(O, 3)
+    CP, PD = view(S, 3), view(S, 4)
+    cpu_pd, pd_freq = view(P, 0), view(P, 3)
+    n = 0
+    for c in range(CP.shape[0]):
+        ev[n, :] = (0, ss.EV_FREQ, c, pd_freq[cpu_pd[c], PD[cpu_pd[c], ss.P_OPP]], 0, 0, 0, 0)
+        ev[n + 1, :] = (0, ss.EV_IDLE, c, 0, 0, 0, 0, 0)
+        CP[c, ss.C_IDLE_STATE] = 0
+        n += 2
+    cnt[ss.N_EV] = n
+
+
+def run_loop(S, P, O, margin, loop=None) -> RawRun:
+    """Drive the event loop to the end, draining the output buffers; ``loop`` defaults to the
+    numba kernel (the plain-Python reference engine passes its own)."""
+    from .._kernels import sim_state as ss
+    if loop is None:
+        from .._kernels.sim_loop import sim_run as loop
+    initial_events(S, P, O)
+    ev_parts, act_parts, eas_parts = [], [], []
+    ev, act, eas, cnt = view(O, 0), view(O, 1), view(O, 2), view(O, 3)
+    G = view(S, 0)
+    while True:
+        loop(S, P, O, margin)
+        ev_parts.append(ev[:cnt[ss.N_EV]].copy())
+        act_parts.append(act[:cnt[ss.N_ACT]].copy())
+        eas_parts.append(eas[:cnt[ss.N_EAS]].copy())
+        cnt[:] = 0
+        if G[ss.G_STATUS] == 2:
+            break
+        G[ss.G_ITER] += 1
+    return RawRun(events=np.concatenate(ev_parts), activations=np.concatenate(act_parts),
+                  eas=np.concatenate(eas_parts), res_busy=view(S, 10).copy(), res_idle=view(S, 11).copy(),
+                  t_end=int(G[ss.G_NOW]), iterations=int(G[ss.G_ITER]))

@@ -1,0 +1,163 @@
+"""Raw simulator tables -> the trace schema (one DataFrame per event) -> :class:`~lisa_eas.trace.Trace`.
+
+Kernel events keep the kernel's field names (``sched_switch``, ``sched_wakeup``,
+``sched_migrate_task``, ``cpu_frequency``, ``cpu_idle``), rt-app's per-activation
+statistics appear as ``print`` markers in LISA's ``rtapp_*`` form (so ``Trace.activations``
+works as on a real trace) and as the ``lisa_sim_rtapp_log`` table with the columns of
+:func:`lisa_eas.rtapp.read_rtapp_log` (``task`` is the thread's comm here). Model-only events carry a ``lisa_sim_`` prefix.
+"""
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+__all__ = ["CPU_IDLE_EXIT", "PID_BASE", "raw_to_frames"]
+
+CPU_IDLE_EXIT = 4294967295      # (u32)-1, as the kernel writes the cpu_idle exit
+PID_BASE = 1000                 # simulated thread i gets pid PID_BASE + i
+
+
+def _frame(t_ns, cols: dict, cpu, pid, comm) -> pd.DataFrame:
+    df = pd.DataFrame(cols)
+    df.insert(0, "__ts", np.asarray(t_ns, np.int64))
+    df["__cpu"] = np.asarray(cpu, np.int32)
+    df["__pid"] = np.asarray(pid, np.int32)
+    df["__comm"] = comm
+    df.index = pd.Index(np.asarray(t_ns, np.float64) / 1e9, name="Time")
+    return df
+
+
+def raw_to_frames(raw, compiled, platform, *, model_events: bool = True) -> dict[str, pd.DataFrame]:
+    """The DataFrames of a run (see the module docstring for the events)."""
+    from .._kernels import sim_state as ss
+
+    nt = compiled.nr_threads
+    comms = [th.comm for th in compiled.threads]
+    # index nt is "no task" (the idle task)
+    comm_cats = pd.Index(list(dict.fromkeys(comms + ["<idle>"])))
+    code_of = np.array([comm_cats.get_loc(c) for c in comms + ["<idle>"]], np.int32)
+
+    def comm_of(task_idx):
+        idx = np.where(task_idx < 0, nt, task_idx)
+        return pd.Categorical.from_codes(code_of[idx], categories=comm_cats)
+
+    def pid_of(task_idx):
+        return np.where(task_idx < 0, 0, task_idx + PID_BASE).astype(np.int32)
+
+    prio_task = np.where(compiled.policy0 == ss.POLICY_FIFO, 99 - compiled.prio0, 120).astype(np.int32)
+
+    def prio_of(task_idx):
+        return np.where(task_idx < 0, 120, prio_task[np.maximum(task_idx, 0)]).astype(np.int32)
+
+    ev = raw.events
+    kind = ev[:, ss.E_KIND]
+    frames: dict[str, pd.DataFrame] = {}
+
+    sel = ev[kind == ss.EV_SWITCH]
+    prev, nxt = sel[:, ss.E_A], sel[:, ss.E_C]
+    frames["sched_switch"] = _frame(sel[:, ss.E_TIME], {
+        "prev_comm": comm_of(prev), "prev_pid": pid_of(prev), "prev_prio": prio_of(prev),
+        "prev_state": sel[:, ss.E_B].astype(np.int64),
+        "next_comm": comm_of(nxt), "next_pid": pid_of(nxt), "next_prio": prio_of(nxt)},
+        sel[:, ss.E_CPU], pid_of(prev), comm_of(prev))
+
+    sel = ev[kind == ss.EV_WAKEUP]
+    p, cur = sel[:, ss.E_A], sel[:, ss.E_C]
+    frames["sched_wakeup"] = _frame(sel[:, ss.E_TIME], {
+        "comm": comm_of(p), "pid": pid_of(p), "prio": prio_of(p), "target_cpu": sel[:, ss.E_B].astype(np.int32)},
+        sel[:, ss.E_CPU], pid_of(cur), comm_of(cur))
+
+    sel = ev[kind == ss.EV_MIGRATE]
+    p = sel[:, ss.E_A]
+    frames["sched_migrate_task"] = _frame(sel[:, ss.E_TIME], {
+        "comm": comm_of(p), "pid": pid_of(p), "prio": prio_of(p),
+        "orig_cpu": sel[:, ss.E_B].astype(np.int32), "dest_cpu": sel[:, ss.E_CPU].astype(np.int32)},
+        sel[:, ss.E_CPU], pid_of(p), comm_of(p))
+
+    sel = ev[kind == ss.EV_FREQ]
+    frames["cpu_frequency"] = _frame(sel[:, ss.E_TIME], {
+        "state": sel[:, ss.E_A].astype(np.uint32), "cpu_id": sel[:, ss.E_CPU].astype(np.uint32)},
+        sel[:, ss.E_CPU], np.zeros(len(sel), np.int32), comm_of(np.full(len(sel), -1)))
+
+    sel = ev[kind == ss.EV_IDLE]
+    st = sel[:, ss.E_A]
+    frames["cpu_idle"] = _frame(sel[:, ss.E_TIME], {
+        "state": np.where(st < 0, CPU_IDLE_EXIT, st).astype(np.uint32),
+        "cpu_id": sel[:, ss.E_CPU].astype(np.uint32)},
+        sel[:, ss.E_CPU], np.zeros(len(sel), np.int32), comm_of(np.full(len(sel), -1)))
+
+    frames.update(_rtapp_frames(raw, compiled, comm_of, pid_of))
+
+    if model_events:
+        sel = ev[kind == ss.EV_TASK_UTIL]
+        p = sel[:, ss.E_A]
+        frames["lisa_sim_task_util"] = _frame(sel[:, ss.E_TIME], {
+            "comm": comm_of(p), "pid": pid_of(p), "cpu": sel[:, ss.E_CPU].astype(np.int32),
+            "util_avg": sel[:, ss.E_B], "util_est_ewma": sel[:, ss.E_C], "util_est_enqueued": sel[:, ss.E_D],
+            "load_avg": sel[:, ss.E_E]},
+            sel[:, ss.E_CPU], pid_of(p), comm_of(p))
+        sel = ev[kind == ss.EV_CPU_UTIL]
+        frames["lisa_sim_cpu_util"] = _frame(sel[:, ss.E_TIME], {
+            "cpu": sel[:, ss.E_CPU].astype(np.int32), "util_avg": sel[:, ss.E_A],
+            "util_est_enqueued": sel[:, ss.E_B], "capacity_curr": sel[:, ss.E_C],
+            "nr_running": sel[:, ss.E_D], "rt_util_avg": sel[:, ss.E_E]},
+            sel[:, ss.E_CPU], np.zeros(len(sel), np.int32), comm_of(np.full(len(sel), -1)))
+        sel = ev[kind == ss.EV_OVERUTIL]
+        frames["lisa_sim_overutilized"] = _frame(sel[:, ss.E_TIME], {
+            "overutilized": sel[:, ss.E_A].astype(np.int32)},
+            np.full(len(sel), -1), np.zeros(len(sel), np.int32), comm_of(np.full(len(sel), -1)))
+        d = raw.eas
+        p = d[:, ss.D_TASK]
+        h = ss.D_HEAD
+        frames["lisa_sim_eas_decision"] = _frame(d[:, ss.D_TIME], {
+            "comm": comm_of(p), "pid": pid_of(p), "prev_cpu": d[:, ss.D_PREV].astype(np.int32),
+            "chosen_cpu": d[:, ss.D_CHOSEN].astype(np.int32), "task_util": d[:, ss.D_TASK_UTIL],
+            "prev_energy": d[:, h], "best_energy": d[:, h + 1], "base_energy": d[:, h + 2],
+            "pd_evaluations": d[:, h + 3], "cpu_util_computations": d[:, h + 4]},
+            d[:, ss.D_CHOSEN], pid_of(p), comm_of(p))
+    return frames
+
+
+def _rtapp_frames(raw, compiled, comm_of, pid_of) -> dict[str, pd.DataFrame]:
+    """rt-app's per-loop statistics: the log-file table and the ``print`` markers."""
+    from .._kernels import sim_state as ss
+
+    a = raw.activations
+    order = np.lexsort((a[:, ss.A_TASK], a[:, ss.A_END]))
+    a = a[order]
+    p = a[:, ss.A_TASK]
+    us = 1000
+    start_us = a[:, ss.A_START] // us
+    end_us = a[:, ss.A_END] // us
+    t0 = a[:, ss.A_START].min() // us if len(a) else 0
+    period = end_us - start_us
+    run = a[:, ss.A_RUN] // us
+    log = _frame(a[:, ss.A_START], {
+        "task": comm_of(p), "thread_idx": p.astype(np.int64), "perf": a[:, ss.A_PERF] // us,
+        "run_us": run, "period_us": period, "start_us": start_us, "end_us": end_us,
+        "rel_start_us": start_us - t0, "slack_us": a[:, ss.A_SLACK] // us,
+        "c_duration_us": a[:, ss.A_CDUR] // us, "c_period_us": a[:, ss.A_CPERIOD] // us,
+        "wu_lat_us": a[:, ss.A_WULAT] // us, "overrun": a[:, ss.A_SLACK] < 0,
+        "duty_cycle": np.where(period > 0, run / np.maximum(period, 1), np.nan),
+        "phase": a[:, ss.A_PHASE].astype(np.int64), "phase_loop": a[:, ss.A_PHASE_LOOP].astype(np.int64),
+        "cpu": a[:, ss.A_CPU].astype(np.int64)},
+        a[:, ss.A_CPU], pid_of(p), comm_of(p))
+    # print markers (LISA form): one rtapp_loop start/end pair and one rtapp_stats per loop
+    starts = [f"rtapp_loop: event=start thread_loop={0} phase={ph} phase_loop={pl}"
+              for ph, pl in zip(a[:, ss.A_PHASE].tolist(), a[:, ss.A_PHASE_LOOP].tolist())]
+    stats = [f"rtapp_stats: period={pe} run={r} wu_lat={w} slack={s} c_period={cp} c_run={cr}"
+             for pe, r, w, s, cp, cr in zip((end_us - start_us).tolist(), (a[:, ss.A_RUN] // us).tolist(),
+                                            (a[:, ss.A_WULAT] // us).tolist(), (a[:, ss.A_SLACK] // us).tolist(),
+                                            (a[:, ss.A_CPERIOD] // us).tolist(), (a[:, ss.A_CDUR] // us).tolist())]
+    ends = [s.replace("event=start", "event=end") for s in starts]
+    t = np.concatenate([a[:, ss.A_START], a[:, ss.A_END], a[:, ss.A_END]])
+    who = np.concatenate([p, p, p])
+    cpu = np.concatenate([a[:, ss.A_CPU]] * 3)
+    buf = starts + ends + stats
+    # at equal times: the previous iteration's end, its stats, then the next start
+    seq = np.concatenate([np.full(len(a), 2), np.zeros(len(a)), np.ones(len(a))])
+    o = np.lexsort((seq, t))
+    buf_arr = np.array(buf, dtype=object)[o] if buf else np.array([], dtype=object)
+    pr = _frame(t[o], {"ip": np.zeros(len(o), np.int64), "buf": buf_arr},
+                cpu[o], pid_of(who[o]), comm_of(who[o]))
+    return {"lisa_sim_rtapp_log": log, "print": pr}
