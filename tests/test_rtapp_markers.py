@@ -107,3 +107,19 @@ def test_trace_activations_contract(data_dir):
     acts = tr.activations
     assert len(acts) == 40 and list(acts.columns) == ACTIVATION_COLUMNS
     assert sorted(acts["thread_idx"].unique()) == [0, 1]
+
+
+def test_threads_starting_at_the_same_instant_keep_their_own_stats():
+    # The simulator (and a real board with several CPUs) can start two threads' activations at
+    # exactly the same timestamp: each thread's stats must stay with its own activation.
+    rows = []
+    for pid in (100, 200):
+        rows.append((5.0, pid, pid // 100, f"t{pid}", "rtapp_loop: event=start thread_loop=0 phase=0 phase_loop=0"))
+    for pid, end in ((100, 5.004), (200, 5.006)):
+        rows.append((end, pid, pid // 100, f"t{pid}", "rtapp_loop: event=end thread_loop=0 phase=0 phase_loop=0"))
+        rows.append((end + 1e-6, pid, pid // 100, f"t{pid}",
+                     f"rtapp_stats: period=16000 run={pid * 10} wu_lat=1 slack=7 c_period=16000 c_run=1000"))
+    df = pd.DataFrame(rows, columns=["Time", "__pid", "__cpu", "__comm", "buf"]).set_index("Time").sort_index()
+    acts = df_activations_from_markers(df)
+    assert len(acts) == 2
+    assert dict(zip(acts["__pid"], acts["run_us"])) == {100: 1000, 200: 2000}

@@ -134,7 +134,7 @@ def df_activations_from_markers(df_print: pd.DataFrame) -> pd.DataFrame:
             # stats follow the end marker of the iteration they describe
             merged = pd.merge_asof(stats, lb[["end", "__pid", "t"]].rename(columns={"t": "start"}),
                                    left_on="t", right_on="end", by="__pid", direction="backward")
-            merged = merged.dropna(subset=["start"]).drop_duplicates("start", keep="first")
+            merged = merged.dropna(subset=["start"]).drop_duplicates(["__pid", "start"], keep="first")
             key = pd.MultiIndex.from_arrays([merged["__pid"], merged["start"]])
             bkey = pd.MultiIndex.from_arrays([begins["__pid"], begins["t"]])
             pos = key.get_indexer(bkey)
