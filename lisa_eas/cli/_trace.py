@@ -1,0 +1,72 @@
+"""``lisa-eas trace``: summarise a trace, or convert it to one parquet file per event."""
+from __future__ import annotations
+
+from pathlib import Path
+
+from ._output import format_table, print_json
+
+
+def register(sub) -> None:
+    p = sub.add_parser("trace", help="inspect a trace (info) or convert it to parquet (convert)",
+                       description="Read a trace.dat (v6/v7), trace-cmd/tracefs text or Android "
+                                   "systrace/atrace file. 'info' prints its events, counts, time "
+                                   "span, CPUs, clock and what could not be decoded; 'convert' "
+                                   "writes one parquet file per event.")
+    p.add_argument("action", choices=["info", "convert"])
+    p.add_argument("file", help="trace file")
+    p.add_argument("--out", help="output directory (convert)")
+    p.add_argument("--events", nargs="+", metavar="EVENT", help="only these events")
+    p.add_argument("--strict", action="store_true",
+                   help="fail at the first undecodable byte/line instead of skipping it")
+    p.add_argument("--no-cache", action="store_true", help="do not use or fill the parquet cache")
+    p.add_argument("--buffer", help="trace.dat: tracefs instance to read ('' = top buffer)")
+    p.add_argument("--format", choices=["table", "json"], default="table")
+    p.set_defaults(func=_run)
+
+
+def _info(trace) -> dict:
+    meta = trace.metadata
+    counts = {e: len(trace.df(e)) for e in trace.events}
+    start, end = trace.time_range
+    return {"source": meta.get("source"), "format": meta.get("format"),
+            "clock": meta.get("clock"), "cpus": meta.get("cpus"),
+            "kernel_version": meta.get("kernel_version"), "buffer": meta.get("buffer"),
+            "start_s": start, "end_s": end,
+            "duration_s": end - start if counts else 0.0, "events": counts,
+            "total_events": sum(counts.values()), "lost_events": meta.get("lost_events", 0),
+            "skipped": trace.skipped.as_dict()}
+
+
+def _run(args) -> int:
+    from ..trace import read_trace
+
+    trace = read_trace(args.file, events=args.events, strict=args.strict, cache=not args.no_cache,
+                       buffer=args.buffer)
+    if args.action == "info":
+        info = _info(trace)
+        if args.format == "json":
+            print_json(info)
+            return 0
+        print(f"{info['source']}: {info['format']}, clock {info['clock'] or 'unknown'}, "
+              f"{info['cpus']} CPUs, kernel {info['kernel_version'] or 'unknown'}")
+        print(f"time {info['start_s']:.6f} .. {info['end_s']:.6f} s "
+              f"({info['duration_s']:.6f} s), {info['total_events']} events, "
+              f"{info['lost_events']} lost")
+        print(format_table(["event", "count"], sorted(info["events"].items())))
+        print(f"skipped: {trace.skipped}")
+        return 0
+    if not args.out:
+        raise SystemExit("lisa-eas trace convert: give --out DIR")
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    rows = []
+    for event in trace.events:
+        df = trace.df(event)
+        path = out / f"{event}.parquet"
+        df.to_parquet(path, index=True)
+        rows.append([event, len(df), str(path)])
+    if args.format == "json":
+        print_json([{"event": e, "rows": n, "path": p} for e, n, p in rows])
+    else:
+        print(format_table(["event", "rows", "file"], rows))
+    return 0
