@@ -1,0 +1,66 @@
+"""Analyses of a :class:`~lisa_eas.trace.Trace`, the same on real and simulated runs.
+
+``df_*`` functions return DataFrames; the matching ``plot_*`` functions live in
+:mod:`lisa_eas.plot`. Each analysis declares the events it needs (``required_events``
+attribute) and raises :class:`~lisa_eas.errors.MissingTraceEventError` naming them and the
+``lisa-eas run`` tracing option that records them.
+
+* tasks: :func:`df_task_states`, :func:`df_task_state_residency`, :func:`df_cpu_residency`,
+  :func:`df_migrations`, :func:`df_task_placement`;
+* rt-app: :func:`df_rtapp_activations`, :func:`df_rtapp_stats`, :func:`df_rtapp_crosscheck`,
+  :func:`df_wakeup_latency`;
+* frequency: :func:`df_cpu_frequency`, :func:`df_frequency_residency`,
+  :func:`df_frequency_transitions`, :func:`governor_overhead`, :func:`df_governor_comparison`;
+* energy: :func:`df_energy`, :func:`energy_summary`, :func:`ramp_boost_energy_overhead`;
+* load: :func:`df_task_util`, :func:`df_cpu_util`, :func:`df_overutilized`,
+  :func:`model_task_util`;
+* energy-optimal placement: :func:`optimal_placement`, :func:`brute_force_placement`;
+* replay against the models: :mod:`lisa_eas.analysis.validate`.
+"""
+from __future__ import annotations
+
+import importlib
+
+_EXPORTS = {
+    "df_cpu_frequency": "._frequency",
+    "df_frequency_residency": "._frequency",
+    "df_frequency_transitions": "._frequency",
+    "df_governor_comparison": "._frequency",
+    "governor_overhead": "._frequency",
+    "df_energy": "._energy",
+    "energy_summary": "._energy",
+    "ramp_boost_energy_overhead": "._energy",
+    "df_cpu_util": "._load",
+    "df_overutilized": "._load",
+    "df_task_util": "._load",
+    "model_task_util": "._load",
+    "df_rtapp_activations": "._rtapp",
+    "df_rtapp_crosscheck": "._rtapp",
+    "df_rtapp_stats": "._rtapp",
+    "df_wakeup_latency": "._rtapp",
+    "df_cpu_residency": "._tasks",
+    "df_migrations": "._tasks",
+    "df_task_placement": "._tasks",
+    "df_task_state_residency": "._tasks",
+    "df_task_states": "._tasks",
+    "PlacementResult": "._placement",
+    "brute_force_placement": "._placement",
+    "optimal_placement": "._placement",
+}
+
+__all__ = sorted(_EXPORTS)
+
+
+def __getattr__(name: str):
+    try:
+        module = _EXPORTS[name]
+    except KeyError:
+        raise AttributeError(f"module 'lisa_eas.analysis' has no attribute {name!r}") from None
+    mod = importlib.import_module(module, __name__)
+    value = getattr(mod, name)
+    globals()[name] = value
+    return value
+
+
+def __dir__():
+    return sorted(set(globals()) | set(__all__))

@@ -1,0 +1,28 @@
+"""Replay a trace against the models, decision by decision: measured vs model.
+
+>>> from lisa_eas.analysis.validate import validate
+>>> report = validate("trace.dat", "juno_r0", era="v5.4")
+>>> report.summary["eas"]["agreement_pct"], report.eas[~report.eas.agree].head()
+>>> report.write("validation/")      # validation.json + validation.html
+
+* **EAS** (:func:`replay_eas`): every CFS wake-up while not overutilized, the model's
+  ``find_energy_efficient_cpu`` vs the CPU the kernel picked; energy gap and total regret.
+* **SIS** (:func:`replay_sis`): CFS wake-ups while overutilized, ``select_idle_sibling``.
+* **schedutil** (:func:`replay_schedutil`): next frequency from the util signals vs
+  ``cpu_frequency``.
+* **PELT** (:func:`replay_pelt`): the model vs the kernel's own PELT samples.
+
+Every wake-up falls in exactly one category (``eas``, ``sis``, ``rt``, ``no_prev_cpu``,
+``new_task``), so the report's counts add up to the trace's wake-ups.
+"""
+from __future__ import annotations
+
+from ._eas import replay_eas
+from ._pelt import replay_pelt
+from ._report import ValidationReport, load_trace_arg, validate
+from ._schedutil import replay_schedutil
+from ._sis import replay_sis
+from ._state import CATEGORIES, WakeupState, rebuild_wakeups
+
+__all__ = ["CATEGORIES", "ValidationReport", "WakeupState", "load_trace_arg", "rebuild_wakeups", "replay_eas",
+           "replay_pelt", "replay_schedutil", "replay_sis", "validate"]

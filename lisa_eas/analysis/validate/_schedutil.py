@@ -1,0 +1,99 @@
+"""schedutil replay: the frequency ``get_next_freq`` asks for from the rebuilt util signals
+(:func:`lisa_eas.models.schedutil_next_freq`, per policy: max over its CPUs of
+``max(util_avg, util_est)``) against the trace's ``cpu_frequency`` events.
+
+Figures per policy: agreement at the trace's frequency changes (the model's request just
+before each change equals the new frequency), the lag between the model asking for a
+frequency and the trace reaching it, and the share of time the trace ran above / below the
+model's frequency (over- / under-provisioning). Stateless: no rate limit, no iowait boost,
+no busy hold (those need state the trace does not carry).
+"""
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+__all__ = ["replay_schedutil"]
+
+
+def _freq_table(platform, domain, era) -> np.ndarray:
+    from ...models import schedutil_next_freq
+
+    freqs = np.array(domain.freqs_khz, np.int64)
+    cap = domain.cpu_capacity_max
+    return np.array([schedutil_next_freq(u, freqs, capacity=cap, era=era) for u in range(cap + 1)], np.int64)
+
+
+def replay_schedutil(trace, platform, cpu_util: pd.DataFrame, *, era: str = "v5.4") -> tuple[pd.DataFrame, dict]:
+    """Replay schedutil for each perf domain.
+
+    Parameters
+    ----------
+    cpu_util : DataFrame
+        Per-CPU util over time (index Time; ``cpu``, ``util``, optional ``util_est_enqueued``),
+        e.g. :func:`lisa_eas.analysis.df_cpu_util`.
+
+    Returns
+    -------
+    (DataFrame, dict)
+        One row per frequency change of the trace (``time``, ``domain``, ``trace_freq``,
+        ``model_freq``, ``agree``, ``lag_ms``); summary per domain.
+    """
+    from .._frequency import df_cpu_frequency
+
+    fr = df_cpu_frequency(trace, platform)
+    lo, hi = trace.time_range
+    rows, summary = [], {}
+    for d in platform.perf_domains:
+        if not d.opps:
+            continue
+        table = _freq_table(platform, d, era)
+        cap = d.cpu_capacity_max
+        sel = cpu_util[cpu_util["cpu"].isin(list(d.cpus))]
+        if sel.empty:
+            summary[d.name] = {"changes": 0, "note": "no util samples for this domain"}
+            continue
+        util = np.maximum(sel["util"].to_numpy(np.int64),
+                          sel["util_est_enqueued"].to_numpy(np.int64) if "util_est_enqueued" in sel.columns else 0)
+        piv = pd.DataFrame({"t": sel.index.to_numpy(np.float64), "cpu": sel["cpu"].to_numpy(), "u": util})
+        piv = piv.pivot_table(index="t", columns="cpu", values="u", aggfunc="last").ffill().fillna(0)
+        tg = piv.index.to_numpy(np.float64)
+        dom_util = np.minimum(piv.to_numpy(np.int64).max(axis=1), cap)
+        model_f = table[dom_util]
+        first = d.cpus[0]
+        g = fr[fr["cpu"] == first]
+        tf, ff = g.index.to_numpy(np.float64), g["frequency"].to_numpy(np.int64)
+        changes = np.r_[True, ff[1:] != ff[:-1]] if len(ff) else np.zeros(0, bool)
+        tc, fc = tf[changes], ff[changes]
+        k = np.searchsorted(tg, tc, side="left") - 1
+        m_at = np.where(k >= 0, model_f[np.maximum(k, 0)], -1)
+        # lag: since when the model had been asking for the trace's new frequency
+        lag = np.full(len(tc), np.nan)
+        m_change_t = tg[np.r_[True, model_f[1:] != model_f[:-1]]] if len(tg) else tg
+        for j in np.flatnonzero((m_at == fc) & (k >= 0)):
+            kk = np.searchsorted(m_change_t, tg[k[j]], side="right") - 1
+            if kk >= 0:
+                lag[j] = (tc[j] - m_change_t[kk]) * 1e3
+        for j in range(len(tc)):
+            rows.append({"time": tc[j], "domain": d.name, "trace_freq": int(fc[j]), "model_freq": int(m_at[j]),
+                         "agree": bool(m_at[j] == fc[j]), "lag_ms": lag[j]})
+        # over/under-provisioning over the util grid, where the trace's frequency is known
+        kf = np.searchsorted(tf, tg, side="right") - 1
+        known = kf >= 0
+        dt = np.r_[np.diff(tg), max(hi - tg[-1], 0.0)] if len(tg) else np.zeros(0)
+        tfreq = np.where(known, ff[np.maximum(kf, 0)] if len(ff) else 0, 0)
+        tot = dt[known].sum()
+        over = dt[known & (tfreq > model_f)].sum()
+        under = dt[known & (tfreq < model_f)].sum()
+        n = len(tc)
+        summary[d.name] = {
+            "changes": int(n), "agree": int(sum(r["agree"] for r in rows if r["domain"] == d.name)),
+            "agreement_pct": float(100.0 * np.mean(m_at == fc)) if n else None,
+            "lag_ms_median": float(np.nanmedian(lag)) if np.isfinite(lag).any() else None,
+            "over_provisioned_pct": float(100.0 * over / tot) if tot > 0 else None,
+            "under_provisioned_pct": float(100.0 * under / tot) if tot > 0 else None,
+            "same_freq_pct": float(100.0 * (tot - over - under) / tot) if tot > 0 else None,
+            "trace_freqs_in_platform_opps": bool(np.isin(np.unique(ff), d.freqs_khz).all()) if len(ff) else None,
+        }
+    df = pd.DataFrame(rows, columns=["time", "domain", "trace_freq", "model_freq", "agree", "lag_ms"])
+    return df, {"era": era, "domains": summary, "util_source": cpu_util.attrs.get("source")}

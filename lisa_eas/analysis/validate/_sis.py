@@ -1,0 +1,87 @@
+"""SIS replay: for CFS wake-ups outside EAS (root domain overutilized), the model's
+``select_idle_sibling`` (scan depth and choice) against the CPU the kernel picked and its
+idleness.
+
+The wake-affine target is not in the trace: the replay uses ``target = prev_cpu`` (the
+kernel's choice when ``wake_affine`` keeps the task near its previous CPU). The SIS_UTIL
+depth uses the LLC's current sum of util (the kernel refreshes it at load balance).
+Eras before v6.0 have SIS_PROP, whose ``avg_idle`` / ``avg_scan_cost`` are not traced:
+the replay then scans without a depth limit (``feature="none"``) and says so.
+"""
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from ._state import WakeupState
+
+__all__ = ["replay_sis"]
+
+
+def llc_ids(platform) -> np.ndarray:
+    """LLC id per CPU: one LLC when ``llc_weight`` covers every CPU, else one per perf domain."""
+    if platform.llc_weight >= platform.nr_cpus:
+        return np.zeros(platform.nr_cpus, np.int64)
+    ids = np.zeros(platform.nr_cpus, np.int64)
+    for k, d in enumerate(platform.perf_domains):
+        ids[list(d.cpus)] = k
+    return ids
+
+
+def replay_sis(state: WakeupState, platform, *, era: str = "v6.6") -> tuple[pd.DataFrame, dict]:
+    """Replay every ``sis`` wake-up of ``state``.
+
+    Returns
+    -------
+    (DataFrame, dict)
+        Rows: ``time``, ``pid``, ``comm``, ``prev_cpu``, ``kernel_cpu``, ``model_cpu``,
+        ``agree``, ``path`` (rule that chose), ``scanned``, ``nr_scan`` (depth limit),
+        ``kernel_cpu_was_idle``, ``model_cpu_was_idle``; summary with the agreement and the
+        share of wake-ups where the kernel picked an idle CPU.
+    """
+    from ..._era import parse_kernel_version
+    from ...models import select_idle_sibling, sis_util_nr_scan
+
+    rows = np.flatnonzero(state.wakeups["category"].to_numpy() == "sis")
+    wk = state.wakeups.iloc[rows]
+    v = parse_kernel_version(era)
+    sis_era = era if v >= (4, 0) else "v4.0"
+    llc = llc_ids(platform)
+    feature = "util" if v >= (6, 0) else "none"
+    if len(rows):
+        prev = wk["prev_cpu"].to_numpy()
+        cap = np.array([platform.cpu_capacity(c) for c in range(platform.nr_cpus)], np.int64)
+        cpu_util = np.minimum(np.maximum(state.util_avg[rows], state.util_est[rows]), cap[None, :])
+        if feature == "util":
+            lw = np.array([(llc == llc[p]).sum() for p in prev])
+            su = np.array([cpu_util[i, llc == llc[p]].sum() for i, p in enumerate(prev)])
+            nr = np.array([sis_util_nr_scan(int(min(s, w * 1024)), int(w), platform.imbalance_pct)
+                           for s, w in zip(su, lw)])
+            dec = select_idle_sibling(state.idle[rows].astype(bool), prev, prev, era=sis_era, feature="util",
+                                      nr_idle_scan=np.minimum(nr, platform.nr_cpus), llc_id=llc)
+        else:
+            nr = np.full(len(rows), platform.nr_cpus)
+            dec = select_idle_sibling(state.idle[rows].astype(bool), prev, prev, era=sis_era, feature="none",
+                                      llc_id=llc)
+        model_cpu, path, scanned = dec.cpu, dec.path_names, dec.scanned
+    else:
+        model_cpu, path, scanned, nr = (np.zeros(0, np.int64), [], np.zeros(0, np.int64), np.zeros(0, np.int64))
+    kernel_cpu = wk["kernel_cpu"].to_numpy()
+    idle = state.idle[rows]
+    k_idle = idle[np.arange(len(rows)), np.clip(kernel_cpu, 0, platform.nr_cpus - 1)].astype(bool) if len(rows) \
+        else np.zeros(0, bool)
+    m_idle = idle[np.arange(len(rows)), np.clip(model_cpu, 0, platform.nr_cpus - 1)].astype(bool) if len(rows) \
+        else np.zeros(0, bool)
+    agree = model_cpu == kernel_cpu
+    df = pd.DataFrame({"time": wk["time"].to_numpy(), "pid": wk["pid"].to_numpy(), "comm": wk["comm"].to_numpy(),
+                       "prev_cpu": wk["prev_cpu"].to_numpy(), "kernel_cpu": kernel_cpu, "model_cpu": model_cpu,
+                       "agree": agree, "path": list(path), "scanned": scanned, "nr_scan": nr,
+                       "kernel_cpu_was_idle": k_idle, "model_cpu_was_idle": m_idle})
+    n = len(df)
+    summary = {"era": era, "feature": feature, "wakeups": int(n), "agree": int(agree.sum()),
+               "agreement_pct": float(100.0 * agree.sum() / n) if n else None,
+               "kernel_picked_idle_pct": float(100.0 * k_idle.sum() / n) if n else None,
+               "model_picked_idle_pct": float(100.0 * m_idle.sum() / n) if n else None,
+               "mean_scanned": float(np.mean(scanned)) if n else None,
+               "target": "prev_cpu (wake_affine not traced)"}
+    return df, summary

@@ -1,0 +1,199 @@
+"""Rebuild what the kernel saw at each wake-up of a trace: per-CPU util and util_est, the
+waking task's util and util_est, its previous CPU, the CPU the kernel picked, idleness and
+the overutilized flag.
+
+Signals come from the trace's own PELT events where it has them (kernel tracepoints or the
+simulator's model-only events, taken just *before* the wake-up), else from the PELT model
+fed with the trace's timeline (:func:`lisa_eas.analysis.model_task_util`).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from .._common import need_any, running_intervals, wakeup_events
+from .._load import kernel_cpu_util, kernel_task_util, model_task_util
+
+__all__ = ["WakeupState", "rebuild_wakeups"]
+
+#: Why a wake-up was not replayed (every wake-up gets exactly one category).
+CATEGORIES = ("eas", "sis", "rt", "no_prev_cpu", "new_task")
+
+
+@dataclass(frozen=True)
+class WakeupState:
+    """Per wake-up inputs of the models (arrays of length n; per-CPU arrays n x n_cpus).
+
+    ``category``: ``eas`` (CFS, not overutilized: EAS replay), ``sis`` (CFS while
+    overutilized: idle-CPU search replay), ``rt`` (RT/DL task, not replayed), ``no_prev_cpu``
+    (the task never ran before in the trace), ``new_task`` (``sched_wakeup_new``: fork
+    balancing, not modelled).
+    """
+
+    wakeups: pd.DataFrame          # time, pid, comm, prev_cpu, kernel_cpu, category, inferred
+    util_avg: np.ndarray
+    util_est: np.ndarray
+    task_util: np.ndarray
+    task_util_est: np.ndarray
+    idle: np.ndarray
+    overutilized: np.ndarray
+    util_source: str
+    overutilized_source: str
+
+
+def _wakeups(trace) -> tuple[pd.DataFrame, bool]:
+    """Wake-ups with the CPU the kernel chose; inferred from sched_switch without sched_wakeup."""
+    iv = running_intervals(trace)
+    tasks_iv = iv[iv["pid"] > 0].sort_values(["pid", "start"], kind="stable")
+    if "sched_wakeup" in trace.events or "sched_wakeup_new" in trace.events:
+        wk = wakeup_events(trace)
+        wk["kernel_cpu"] = wk["target_cpu"]
+        inferred = False
+    else:
+        # a task switched in after it slept: its wake-up placed it on the CPU it runs on
+        g = tasks_iv.groupby("pid")
+        prev_end_runnable = g["end_runnable"].shift(1)
+        after_sleep = prev_end_runnable.eq(False).to_numpy()
+        sel = tasks_iv[after_sleep]
+        wk = pd.DataFrame({"time": sel["start"].to_numpy(), "pid": sel["pid"].to_numpy(),
+                           "comm": sel["comm"].to_numpy(), "target_cpu": sel["cpu"].to_numpy(), "new": False,
+                           "waker_cpu": sel["cpu"].to_numpy(), "prio": 120, "kernel_cpu": sel["cpu"].to_numpy()})
+        sw = trace.df("sched_switch")
+        pr = pd.DataFrame({"pid": sw["next_pid"].to_numpy(np.int64), "prio": sw["next_prio"].to_numpy(np.int64)})
+        pr = pr.drop_duplicates("pid", keep="last").set_index("pid")["prio"]
+        wk["prio"] = pr.reindex(wk["pid"]).fillna(120).to_numpy(np.int64)
+        inferred = True
+    # previous CPU: where the task last ran before the wake-up
+    ends = pd.DataFrame({"pid": tasks_iv["pid"].to_numpy(), "t": tasks_iv["start"].to_numpy(),
+                         "cpu": tasks_iv["cpu"].to_numpy()}).sort_values("t", kind="stable")
+    wk = wk.sort_values("time", kind="stable").reset_index(drop=True)
+    m = pd.merge_asof(wk[["time", "pid"]], ends, left_on="time", right_on="t", by="pid",
+                      direction="backward", allow_exact_matches=False)
+    wk["prev_cpu"] = m["cpu"].fillna(-1).astype(np.int64).to_numpy()
+    return wk, inferred
+
+
+def _last_before(t_ev, values, t_q, strict=True):
+    k = np.searchsorted(t_ev, t_q, side="left" if strict else "right") - 1
+    ok = k >= 0
+    return np.where(ok, values[np.maximum(k, 0)] if len(values) else 0, 0), ok
+
+
+def rebuild_wakeups(trace, platform, *, era: str = "v5.4", pelt_era: str | None = None,
+                    pelt: str = "auto") -> WakeupState:
+    """The model inputs at every wake-up of ``trace`` on ``platform``.
+
+    Parameters
+    ----------
+    era : str
+        Era of the overutilized rule (when the trace does not record the flag).
+    pelt_era : str, optional
+        Era of the PELT/util_est model (default ``era``).
+    pelt : {"auto", "kernel", "model"}
+        Where util signals come from (``auto``: kernel/simulator events when present).
+    """
+    pelt_era = pelt_era or era
+    need_any(trace, "sched_switch")
+    wk, inferred = _wakeups(trace)
+    n_cpus = platform.nr_cpus
+    n = len(wk)
+    t = wk["time"].to_numpy(np.float64)
+    ua = np.zeros((n, n_cpus), np.int64)
+    ue = np.zeros((n, n_cpus), np.int64)
+    tu = np.zeros(n, np.int64)
+    tue = np.zeros(n, np.int64)
+    kc = kernel_cpu_util(trace) if pelt in ("auto", "kernel") else None
+    kt = kernel_task_util(trace) if pelt in ("auto", "kernel") else None
+    need_model = kc is None or kt is None
+    model = model_task_util(trace, platform=platform, era=pelt_era, at=t) if need_model else None
+    source = []
+    if kc is not None:
+        source.append(f"cpu: {kc.attrs['source']}")
+        for c in range(n_cpus):
+            g = kc[kc["cpu"] == c]
+            ua[:, c], _ = _last_before(g.index.to_numpy(), g["util"].to_numpy(), t)
+            if "util_est_enqueued" in g.columns:
+                ue[:, c], _ = _last_before(g.index.to_numpy(), g["util_est_enqueued"].to_numpy(), t)
+    if kt is not None:
+        source.append(f"task: {kt.attrs['source']}")
+        for pid, idx in wk.groupby("pid").indices.items():
+            g = kt[kt["pid"].to_numpy() == pid]
+            if len(g):
+                tu[idx], _ = _last_before(g.index.to_numpy(), g["util"].to_numpy(), t[idx], strict=False)
+                if "util_est_ewma" in g.columns:
+                    from ..._kernels.util_est import task_util_est_value
+                    ew, _ = _last_before(g.index.to_numpy(), g["util_est_ewma"].to_numpy(), t[idx], strict=False)
+                    en, _ = _last_before(g.index.to_numpy(), g["util_est_enqueued"].to_numpy(), t[idx], strict=False)
+                    ue_era = _util_est_era(pelt_era)
+                    tue[idx] = [task_util_est_value(int(a), int(b), ue_era) for a, b in zip(ew, en)]
+    if model is not None:
+        source.append("model (PELT fed with sched_switch/sched_wakeup)")
+        mt = model.reset_index()
+        for pid, g in mt.groupby("pid"):
+            gt = g["Time"].to_numpy()
+            idx = wk.index[wk["pid"].to_numpy() == pid].to_numpy()
+            if kt is None and len(idx):
+                tu[idx], _ = _last_before(gt, g["util"].to_numpy(), t[idx], strict=False)
+                tue[idx], _ = _last_before(gt, np.maximum(g["util_est_ewma"].to_numpy(),
+                                                          g["util_est_enqueued"].to_numpy()), t[idx], strict=False)
+            if kc is None:
+                # the task's contribution to the CPU it is attached to (blocked included)
+                k = np.searchsorted(gt, t, side="left") - 1
+                ok = k >= 0
+                cpu = g["cpu"].to_numpy()[np.maximum(k, 0)]
+                util = g["util"].to_numpy()[np.maximum(k, 0)]
+                state = g["state"].to_numpy()[np.maximum(k, 0)]
+                uest = np.maximum(g["util_est_ewma"].to_numpy(), g["util_est_enqueued"].to_numpy())[np.maximum(k, 0)]
+                ok &= (cpu >= 0) & (cpu < n_cpus)
+                rows = np.flatnonzero(ok)
+                np.add.at(ua, (rows, cpu[ok]), util[ok])
+                enq = ok & (state >= 1)
+                np.add.at(ue, (np.flatnonzero(enq), cpu[enq]), uest[enq])
+    ua = np.minimum(ua, 1024)
+    ue = np.minimum(ue, 1024)
+    tu = np.minimum(tu, 1024)
+    tue = np.minimum(tue, 1024)
+    # idleness of each CPU just before the wake-up (the idle task running)
+    iv = running_intervals(trace)
+    idle = np.ones((n, n_cpus), np.int64)
+    for c in range(n_cpus):
+        g = iv[iv["cpu"] == c]
+        v, ok = _last_before(g["start"].to_numpy(), (g["pid"].to_numpy() == 0).astype(np.int64), t)
+        idle[:, c] = np.where(ok, v, 1)
+    # overutilized
+    ou_src = None
+    for e in ("sched_overutilized", "lisa_sim_overutilized"):
+        if e in trace.events:
+            df = trace.df(e)
+            ou, _ = _last_before(df.index.to_numpy(np.float64), np.asarray(df["overutilized"], np.int64), t)
+            ou_src = e
+            break
+    else:
+        from ...models.eas import EAS_ERAS
+        from ..._kernels.eas import rd_overutilized
+        from ..._era import select_era
+
+        code = EAS_ERAS.index(select_era(era, EAS_ERAS, "overutilized"))
+        cap = np.array([platform.cpu_capacity(c) for c in range(n_cpus)], np.int64)
+        cpu_util = np.minimum(np.maximum(ua, ue), cap[None, :])
+        ou = np.array([rd_overutilized(cpu_util[i], cap, code) for i in range(n)], dtype=np.int64)
+        ou_src = "model (cpu_overutilized on the rebuilt per-CPU util)"
+    cfs = wk["prio"].to_numpy() >= 100
+    cat = np.where(~cfs, "rt", np.where(wk["new"].to_numpy(), "new_task",
+                                        np.where(wk["prev_cpu"].to_numpy() < 0, "no_prev_cpu",
+                                                 np.where(ou.astype(bool), "sis", "eas"))))
+    out = pd.DataFrame({"time": t, "pid": wk["pid"].to_numpy(), "comm": wk["comm"].to_numpy(),
+                        "prev_cpu": wk["prev_cpu"].to_numpy(), "kernel_cpu": wk["kernel_cpu"].to_numpy(np.int64),
+                        "waker_cpu": wk["waker_cpu"].to_numpy(np.int64), "category": cat, "inferred": inferred})
+    return WakeupState(out, ua, ue, tu, tue, idle, ou.astype(bool), "; ".join(source), ou_src)
+
+
+def _util_est_era(era) -> int:
+    from ..._era import parse_kernel_version
+    from ...models.pelt import UTIL_EST_ERAS
+
+    v = parse_kernel_version(era)
+    k = [i for i, e in enumerate(UTIL_EST_ERAS) if e <= v]
+    return k[-1] if k else 0

@@ -1,0 +1,55 @@
+"""``lisa-eas validate``: replay a trace against the EAS / SIS / schedutil / PELT models."""
+from __future__ import annotations
+
+from ._output import format_table, print_json
+
+
+def register(sub) -> None:
+    p = sub.add_parser("validate", help="hold a trace against the models, decision by decision",
+                       description="Replay every wake-up and frequency change of a trace (or of a "
+                                   "`lisa-eas run` directory) against the EAS, SIS, schedutil and PELT "
+                                   "models; write validation.json (every figure) and validation.html "
+                                   "(standalone) to --out.")
+    p.add_argument("trace", metavar="RUN_DIR_OR_TRACE", help="trace file or `lisa-eas run` output directory")
+    p.add_argument("--platform", required=True, help="bundled board name or platform JSON path")
+    p.add_argument("--era", default="v5.4", help="kernel era of the EAS/schedutil models (default v5.4)")
+    p.add_argument("--sis-era", default=None, help="era of the idle-CPU search (default --era)")
+    p.add_argument("--pelt-era", default=None, help="era of the PELT model (default: the trace's kernel)")
+    p.add_argument("--out", required=True, help="output directory")
+    p.add_argument("--format", choices=["table", "json"], default="table")
+    p.set_defaults(func=_run)
+
+
+def _run(args) -> int:
+    from ..analysis.validate import load_trace_arg, validate
+
+    trace = load_trace_arg(args.trace)
+    report = validate(trace, args.platform, era=args.era, sis_era=args.sis_era, pelt_era=args.pelt_era)
+    paths = report.write(args.out)
+    s = report.summary
+    if args.format == "json":
+        print_json({"out": {k: str(v) for k, v in paths.items()}, "summary": report.to_dict()["summary"]})
+        return 0
+    w = s["wakeups"]
+    rows = [["wake-ups", w["total"], ", ".join(f"{k} {w[k]}" for k in ("eas", "sis", "rt", "no_prev_cpu",
+                                                                        "new_task"))]]
+    e = s["eas"]
+    if e["wakeups"]:
+        rows.append(["EAS agreement", f"{e['agreement_pct']:.1f}%",
+                     f"{e['disagree']} disagreements, regret {e['regret_total']:.0f} ({e['energy_unit']})"])
+    if s["sis"]["wakeups"]:
+        rows.append(["SIS agreement", f"{s['sis']['agreement_pct']:.1f}%",
+                     f"kernel picked an idle CPU {s['sis']['kernel_picked_idle_pct']:.1f}%"])
+    if s["schedutil"].get("available"):
+        for d, v in s["schedutil"]["domains"].items():
+            if v.get("changes"):
+                rows.append([f"schedutil {d}", f"{v['agreement_pct']:.1f}%",
+                             f"{v['changes']} changes, over {v['over_provisioned_pct']:.1f}% / under "
+                             f"{v['under_provisioned_pct']:.1f}% of the time"])
+    if s["pelt"].get("available") and s["pelt"]["samples"]:
+        p = s["pelt"]
+        rows.append(["PELT |error|", f"p95 {p['abs_error_p95']:.0f}",
+                     f"{p['samples']} samples, p50 {p['abs_error_p50']:.0f}, max {p['abs_error_max']:.0f}"])
+    print(format_table(["check", "result", "detail"], rows))
+    print(f"wrote {paths['json']} and {paths['html']}")
+    return 0

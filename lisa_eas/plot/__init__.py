@@ -1,0 +1,50 @@
+"""Plots of the analyses and of the model validation (holoviews objects, bokeh backend).
+
+The only package of lisa_eas that imports holoviews/bokeh (on first use). Long signals
+are decimated per screen bucket (first/last/min/max kept) so traces with millions of events
+stay responsive without datashader.
+
+>>> from lisa_eas.plot import plot_task_placement
+>>> plot_task_placement(trace, tasks=["rt-app"])
+"""
+from __future__ import annotations
+
+import importlib
+
+_EXPORTS = {
+    "downsample_steps": "._common",
+    "plot_cpu_frequency": "._analysis",
+    "plot_cpu_util": "._analysis",
+    "plot_energy": "._analysis",
+    "plot_rtapp_slack": "._analysis",
+    "plot_task_placement": "._analysis",
+    "plot_task_util": "._analysis",
+    "plot_wakeup_latency": "._analysis",
+    "plot_eas_agreement": "._validate",
+    "plot_eas_regret": "._validate",
+    "plot_pelt_error": "._validate",
+    "plot_schedutil": "._validate",
+    "validation_html": "._validate",
+    "plot_cpu_timeline": "._repro",
+    "plot_energy_breakdown": "._repro",
+    "plot_frequency": "._repro",
+    "plot_published_vs_reproduced": "._repro",
+    "plot_sis_scan": "._repro",
+    "plot_slack": "._repro",
+}
+
+__all__ = sorted(_EXPORTS)
+
+
+def __getattr__(name: str):
+    try:
+        module = _EXPORTS[name]
+    except KeyError:
+        raise AttributeError(f"module 'lisa_eas.plot' has no attribute {name!r}") from None
+    value = getattr(importlib.import_module(module, __name__), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__():
+    return sorted(set(globals()) | set(__all__))

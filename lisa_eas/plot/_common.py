@@ -1,0 +1,44 @@
+"""Plot helpers: lazy holoviews setup and decimation of long step signals."""
+from __future__ import annotations
+
+import numpy as np
+
+__all__ = ["hv", "downsample_steps", "MAX_POINTS"]
+
+#: Points kept per curve by default (per-bucket first/last/min/max, so spikes survive).
+MAX_POINTS = 4000
+
+
+def hv():
+    """holoviews with the bokeh backend loaded (done on first use, not at import)."""
+    import holoviews
+
+    if "bokeh" not in holoviews.Store.renderers:
+        holoviews.extension("bokeh", logo=False)
+    return holoviews
+
+
+def downsample_steps(t, y, max_points: int = MAX_POINTS):
+    """Keep at most ~``max_points`` samples of the step signal ``y(t)``.
+
+    The time span is cut in ``max_points // 4`` buckets; each keeps its first, last,
+    minimum and maximum sample, so every excursion stays visible at screen resolution
+    while millions of events become a few thousand (no datashader needed).
+    """
+    t = np.asarray(t, dtype=np.float64)
+    y = np.asarray(y, dtype=np.float64)
+    n = t.size
+    if n <= max_points:
+        return t, y
+    nb = max(max_points // 4, 1)
+    lo, hi = t[0], t[-1]
+    b = np.minimum(((t - lo) / max(hi - lo, 1e-12) * nb).astype(np.int64), nb - 1)
+    starts = np.flatnonzero(np.r_[True, b[1:] != b[:-1]])
+    ends = np.r_[starts[1:], n] - 1
+    order_min = np.lexsort((np.arange(n), y, b))
+    order_max = np.lexsort((np.arange(n), -y, b))
+    # b is non-decreasing in time, so each bucket starts at the same position in both orders
+    idx_min = order_min[starts]
+    idx_max = order_max[starts]
+    keep = np.unique(np.concatenate([starts, ends, idx_min, idx_max]))
+    return t[keep], y[keep]
