@@ -19,7 +19,7 @@ attribute) and raises :class:`~lisa_eas.errors.MissingTraceEventError` naming th
 """
 from __future__ import annotations
 
-import importlib
+from .._lazy import lazy_exports
 
 _EXPORTS = {
     "df_cpu_frequency": "._frequency",
@@ -51,16 +51,4 @@ _EXPORTS = {
 __all__ = sorted(_EXPORTS)
 
 
-def __getattr__(name: str):
-    try:
-        module = _EXPORTS[name]
-    except KeyError:
-        raise AttributeError(f"module 'lisa_eas.analysis' has no attribute {name!r}") from None
-    mod = importlib.import_module(module, __name__)
-    value = getattr(mod, name)
-    globals()[name] = value
-    return value
-
-
-def __dir__():
-    return sorted(set(globals()) | set(__all__))
+__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS, globals())
