@@ -6,7 +6,7 @@ PYTHON ?= python3
 VENV := .venv
 VPY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
-DEBIAN_TOOLS := rt-app trace-cmd openssh-server
+DEBIAN_TOOLS := rt-app trace-cmd openssh-server chromium
 PYTEST_ARGS ?=
 
 .PHONY: demo test test-fast bench setup system-deps clean
@@ -22,7 +22,8 @@ $(STAMP): $(VPY) setup.cfg pyproject.toml
 	$(VPY) -m pip install -q -e '.[all]'
 	touch $(STAMP)
 
-# rt-app and trace-cmd drive the live path; sshd serves the remote-target tests.
+# rt-app and trace-cmd drive the live path; sshd serves the remote-target tests;
+# chromium opens results/report.html in the browser test.
 # Installed only when running as root and only when missing.
 system-deps:
 	@missing=""; for p in $(DEBIAN_TOOLS); do \

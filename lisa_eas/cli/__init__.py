@@ -17,6 +17,14 @@ __all__ = ["main"]
 # Sub-command modules, in the order `lisa-eas --help` lists them.
 _COMMAND_MODULES = (
     "_platforms",
+    "_model",
+    "_run",
+    "_simulate",
+    "_target",
+    "_trace",
+    "_validate",
+    "_workload",
+    "_reproduce",
     "_demo",
 )
 

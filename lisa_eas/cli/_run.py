@@ -9,7 +9,7 @@ def register(sub) -> None:
                     "with the tracefs collector, and collect trace.dat, the rt-app logs and run.json "
                     "into --out. A run that stops halfway can be finished with --resume DIR.")
     p.add_argument("--target", help="target config YAML (e.g. target_configs/local.yml)")
-    p.add_argument("--workload", help="rt-app workload JSON (e.g. workloads/periodic.json)")
+    p.add_argument("--workload", help="rt-app workload JSON (e.g. workloads/smoke_local.json)")
     p.add_argument("--out", help="artifact directory to create")
     p.add_argument("--resume", metavar="DIR", help="finish the interrupted run in DIR")
     p.add_argument("--timeout", type=float, help="seconds allowed for rt-app (default from the "

@@ -5,7 +5,7 @@ Start from a target file (``target_configs/local.yml``)::
     from lisa_eas.target import connect, probe, run_workload
     with connect("target_configs/local.yml") as board:
         print(probe(board).platform)
-        result = run_workload(board, "workloads/periodic.json", "runs/periodic")
+        result = run_workload(board, "workloads/smoke_local.json", "runs/smoke")
 
 :func:`resume_run` finishes a run that was interrupted (``lisa-eas run --resume DIR``).
 """

@@ -1,0 +1,27 @@
+"""Reproduce the published tables: side-by-side rows, checked claims, provenance.
+
+>>> from lisa_eas.repro import reproduce, EXPERIMENTS
+>>> res = reproduce("sis-util-scan")
+>>> print(res.to_text())
+
+Each experiment module (``sis_util_scan``, ``eas_wakeup_speedup``, ``ramp_boost``,
+``eas_rfc_energy``, ``schedfreq_governors``) reads the published figures from
+``lisa_eas/published/`` and runs the models or the simulator through their public APIs;
+independent simulations go through a :class:`Sweep` (local cores or a Dask cluster).
+"""
+from __future__ import annotations
+
+from ._claims import Check, ExperimentResult
+from ._registry import EXPERIMENTS, published_csv, reproduce, reproduce_all
+from ._sweep import Sweep
+
+
+def experiment_plots(result):
+    """The holoviews plots of a reproduced experiment (as in the report and the notebooks)."""
+    from ._report import experiment_plots as plots
+
+    return plots(result)
+
+
+__all__ = ["Check", "EXPERIMENTS", "ExperimentResult", "Sweep", "experiment_plots", "published_csv", "reproduce",
+           "reproduce_all"]

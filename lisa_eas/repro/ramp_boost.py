@@ -1,0 +1,115 @@
+"""``ramp-boost``: schedutil ramp boost (RFC v3 "Make schedutil energy aware"), Pixel 3.
+
+Published (Raillard, 14 Oct 2019): one rt-app task pinned on a big CPU, 0.3 s at 5 % then
+0.3 s at 75 % (16 ms period), 20 cycles; without / with ramp boost: average slack, average
+negative slack (1.75x smaller with boost) and the boost's energy overhead (+3.04 %).
+
+Reproduced: the same workload simulated on the Pixel 3 model with schedutil, ramp boost off
+and on (:class:`lisa_eas.sim.SimConfig` ``governor_tunables={"ramp_boost": 0|1}``); slack from
+the simulated rt-app log rows, energy from the simulator's energy-model integration.
+"""
+from __future__ import annotations
+
+from ._claims import ExperimentResult, check_close, check_that
+from ._registry import published_csv, published_provenance
+from ._sweep import Sweep
+
+TITLE = "schedutil ramp boost off/on, Pixel 3, 5 % -> 75 % step pinned on a big CPU (RFC v3, Oct 2019)"
+FILE = "ramp_boost_slack.csv"
+
+
+def simulate_step(ramp_boost: int) -> dict:
+    """Simulate the step workload with ramp boost off (0) or on (1); return the metrics."""
+    from ..analysis import ramp_boost_energy_overhead
+    from ..sim import SimConfig, simulate
+    from ._workloads import biggest_cpu, ramp_boost_step
+
+    config = SimConfig(governor="schedutil", placement="eas", governor_tunables={"ramp_boost": ramp_boost})
+    tr = simulate("pixel3", ramp_boost_step(), config=config)
+    log = tr.df("lisa_sim_rtapp_log")
+    slack = log["slack_us"].astype(float)
+    neg = slack[slack < 0]
+    freq = tr.df("cpu_frequency")
+    energy = tr.metadata["energy"]
+    # The RFC's definition (continuous OPP space, single-CPU policy) on the CPU the task is pinned to.
+    rfc = ramp_boost_energy_overhead(tr)
+    return {"rfc_overhead_pct": float(rfc.loc[biggest_cpu("pixel3"), "overhead_pct"]),"ramp_boost": ramp_boost, "activations": int(len(log)), "avg_slack_us": float(slack.mean()),
+            "avg_negative_slack_us": float(neg.mean()) if len(neg) else 0.0, "overruns": int(len(neg)),
+            "energy": float(energy["total"]), "energy_unit": energy["unit"],
+            "freq_changes": int(len(freq)), "config": config.to_dict(),
+            "approximations": list(tr.metadata.get("approximations", ())),
+            "series": {"time_s": log.index.to_numpy().tolist(), "slack_us": slack.to_numpy().tolist()}}
+
+
+def run(sweep: Sweep) -> ExperimentResult:
+    pub = published_csv(FILE)
+    off_pub = pub[pub["ramp_boost"] == "off"]
+    on_pub = pub[pub["ramp_boost"] == "on"]
+    p_slack = (float(off_pub.avg_slack_us.mean()), float(on_pub.avg_slack_us.mean()))
+    p_neg = (float(off_pub.avg_negative_slack_us.mean()), float(on_pub.avg_negative_slack_us.mean()))
+    p_energy = float(on_pub.boost_energy_overhead_pct.mean())
+    off, on = sweep.map(simulate_step, [0, 1])
+    r_overhead = on["rfc_overhead_pct"]
+    discrete_overhead = 100.0 * (on["energy"] / off["energy"] - 1.0)
+    rows = []
+    for label, pub_rows, sim in (("off", off_pub, off), ("on", on_pub, on)):
+        rows.append({"ramp_boost": label,
+                     "published_avg_slack_us": round(float(pub_rows.avg_slack_us.mean()), 2),
+                     "reproduced_avg_slack_us": round(sim["avg_slack_us"], 2),
+                     "published_avg_negative_slack_us": round(float(pub_rows.avg_negative_slack_us.mean()), 2),
+                     "reproduced_avg_negative_slack_us": round(sim["avg_negative_slack_us"], 2),
+                     "reproduced_overruns": sim["overruns"], "activations": sim["activations"],
+                     "published_energy_overhead_pct": None if label == "off" else round(p_energy, 2),
+                     "reproduced_energy_overhead_pct": None if label == "off" else round(r_overhead, 2),
+                     "model_energy": round(sim["energy"], 2),
+                     "discrete_opp_energy_overhead_pct": None if label == "off" else round(discrete_overhead, 2)})
+    p_ratio = p_neg[0] / p_neg[1]
+    r_ratio = off["avg_negative_slack_us"] / on["avg_negative_slack_us"] if on["avg_negative_slack_us"] else float("inf")
+    checks = [
+        check_that("ramp boost raises the average slack (6602.76 -> 7144.18 us)",
+                   f"{p_slack[0]:.0f} -> {p_slack[1]:.0f} us", f"{off['avg_slack_us']:.0f} -> {on['avg_slack_us']:.0f} us",
+                   on["avg_slack_us"] > off["avg_slack_us"], tolerance="direction only",
+                   why="the simulated boost does not raise the average slack"),
+        # The published ratio is a mean over 10 runs on a phone; the model's count of late
+        # activations per cycle is small and quantised (a handful of 16 ms activations during
+        # the ramp), so a factor within 1.75/1.5 .. 1.75*1.5 is accepted as the same effect.
+        check_close("average negative slack shrinks about 1.75x with ramp boost", round(p_ratio, 2),
+                    round(r_ratio, 2), rel=0.5,
+                    justification="few late activations per cycle make the ratio coarse; the Pixel 3 OPP "
+                                  "and power tables are the Pixel kernel's legacy ones",
+                    why=f"the model misses {off['overruns'] / 20:.0f} activations per cycle without boost and "
+                        f"{on['overruns'] / 20:.0f} with it: the modelled boost removes most of the lag rather than "
+                        f"halving it (the model has no frequency-transition delay, transition_latency_us = 0)"),
+        # Same definition as the RFC (lisa_eas.analysis.ramp_boost_energy_overhead: the busy-time
+        # weighted boost margin b/1024, continuous OPP space, single-CPU policy) on the simulated
+        # boost-on run. The published 10 runs spread 2.97..3.07 %, but the boost margin follows
+        # util_avg - util_est.enqueued during each ramp, which depends on the PELT/util_est
+        # details of the kernel: +-2 points.
+        check_close("ramp boost costs about 3 % more energy (RFC definition: continuous OPPs)", round(p_energy, 2),
+                    round(r_overhead, 2), abs_=2.0,
+                    justification="same definition; the boost margin follows the PELT/util_est ramp of the "
+                                  "modelled kernel",
+                    why="the modelled boost margin during the 5 % -> 75 % ramps differs from the phone's"),
+    ]
+    notes = (
+        "Simulated once per setting (the simulator is deterministic); the published values are means over "
+        "10 phone runs. Full published duration: 20 cycles of 0.6 s.",
+        "reproduced_energy_overhead_pct follows the RFC's definition (continuous OPP space, single-CPU policy: "
+        "the busy-time weighted boost margin, lisa_eas.analysis.ramp_boost_energy_overhead) on the boost-on run. "
+        f"discrete_opp_energy_overhead_pct is the ratio of the simulator's CPU energy ({off['energy_unit']}, "
+        "Pixel 3 legacy busy-cost tables over the real OPPs of the 4-CPU big policy) with and without boost; "
+        "the RFC notes that discrete OPPs lower and multi-CPU policies raise the figure. Not checked.",
+        "Simulator approximations: " + "; ".join(sorted(set(off["approximations"]))) if off["approximations"]
+        else "No simulator approximations were needed for this workload.",
+    )
+    return ExperimentResult(
+        name="ramp-boost", title=TITLE, columns=tuple(rows[0]), rows=tuple(rows), checks=tuple(checks), notes=notes,
+        provenance={"published": published_provenance(FILE), "platform": "lisa_eas/platforms/pixel3.json",
+                    "workload": "ramp_boost_step (workloads/ramp_boost_step.json)",
+                    "simulations": [{"config": s["config"], "freq_changes": s["freq_changes"]} for s in (off, on)]},
+        series={"slack": {"off": off["series"], "on": on["series"]},
+                "slack_us": {"label": ["avg slack, boost off", "avg slack, boost on", "avg negative slack, boost off",
+                                   "avg negative slack, boost on"],
+                         "published": [p_slack[0], p_slack[1], p_neg[0], p_neg[1]],
+                         "reproduced": [off["avg_slack_us"], on["avg_slack_us"], off["avg_negative_slack_us"],
+                                        on["avg_negative_slack_us"]]}})
