@@ -9,10 +9,11 @@ stay responsive without datashader.
 """
 from __future__ import annotations
 
-import importlib
+from .._lazy import lazy_exports
 
 _EXPORTS = {
     "downsample_steps": "._common",
+    "embed_components": "._common",
     "plot_cpu_frequency": "._analysis",
     "plot_cpu_util": "._analysis",
     "plot_energy": "._analysis",
@@ -36,15 +37,4 @@ _EXPORTS = {
 __all__ = sorted(_EXPORTS)
 
 
-def __getattr__(name: str):
-    try:
-        module = _EXPORTS[name]
-    except KeyError:
-        raise AttributeError(f"module 'lisa_eas.plot' has no attribute {name!r}") from None
-    value = getattr(importlib.import_module(module, __name__), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__():
-    return sorted(set(globals()) | set(__all__))
+__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS, globals())

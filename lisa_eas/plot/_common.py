@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["hv", "downsample_steps", "MAX_POINTS"]
+__all__ = ["hv", "downsample_steps", "embed_components", "MAX_POINTS"]
 
 #: Points kept per curve by default (per-bucket first/last/min/max, so spikes survive).
 MAX_POINTS = 4000
@@ -16,6 +16,29 @@ def hv():
     if "bokeh" not in holoviews.Store.renderers:
         holoviews.extension("bokeh", logo=False)
     return holoviews
+
+
+def embed_components(plots):
+    """Embed holoviews objects in a page of one's own: ``(resources, script, divs)``.
+
+    Parameters
+    ----------
+    plots : mapping of str to holoviews object
+        Element id -> plot.
+
+    Returns
+    -------
+    tuple of (str, str, dict)
+        BokehJS inline (no network), the script building every plot, and the ``<div>`` of
+        each plot by id.
+    """
+    from bokeh.embed import components
+    from bokeh.resources import INLINE
+
+    renderer = hv().renderer("bokeh")
+    models = {pid: renderer.get_plot(p).state for pid, p in plots.items()}
+    script, divs = components(models) if models else ("", {})
+    return INLINE.render(), script, divs
 
 
 def downsample_steps(t, y, max_points: int = MAX_POINTS):

@@ -130,29 +130,26 @@ def _experiment_section(result: ExperimentResult, plot_ids: Sequence[str]) -> st
 def render_report(results: Sequence[ExperimentResult], *, sections: Sequence[ReportSection] = (),
                   title: str = "lisa_eas: published results reproduced") -> str:
     """The standalone HTML page (BokehJS inline) for ``results`` and extra ``sections``."""
-    import holoviews as hv
-    from bokeh.embed import components
-    from bokeh.resources import INLINE
+    from ..plot import embed_components
 
-    renderer = hv.renderer("bokeh")
-    models: dict[str, Any] = {}
+    plots_by_id: dict[str, Any] = {}
     parts = []
     for i, res in enumerate(results):
         ids = []
         for j, plot in enumerate(experiment_plots(res)):
             pid = f"plot-{i}-{j}"
-            models[pid] = renderer.get_plot(plot).state
+            plots_by_id[pid] = plot
             ids.append(pid)
         parts.append(_experiment_section(res, ids))
     for k, sec in enumerate(sections):
         ids = []
         for j, plot in enumerate(sec.plots):
             pid = f"extra-{k}-{j}"
-            models[pid] = renderer.get_plot(plot).state
+            plots_by_id[pid] = plot
             ids.append(pid)
         plots = "".join(f'<div class="plot" id="{pid}-wrap">{{{{PLOT:{pid}}}}}</div>' for pid in ids)
         parts.append(f'<section class="extra"><h2>{html.escape(sec.title)}</h2>{sec.body_html}{plots}</section>')
-    script, divs = components(models) if models else ("", {})
+    resources, script, divs = embed_components(plots_by_id)
     body = "".join(parts)
     for pid, div in divs.items():
         body = body.replace(f"{{{{PLOT:{pid}}}}}", div)
@@ -163,7 +160,7 @@ def render_report(results: Sequence[ExperimentResult], *, sections: Sequence[Rep
         f'<td>{r.provenance.get("wall_time_s", 0):.1f}</td></tr>' for r in results)
     when = datetime.now(timezone.utc).isoformat(timespec="seconds")
     return (f"<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\"><title>{html.escape(title)}</title>"
-            f"<style>{_CSS}</style>{_ERROR_HOOK}{INLINE.render()}{script}</head><body>"
+            f"<style>{_CSS}</style>{_ERROR_HOOK}{resources}{script}</head><body>"
             f"<h1>{html.escape(title)}</h1><p>Generated {when} by lisa-eas. Each experiment shows the "
             f"published figures beside the reproduced ones; a check that does not hold says why.</p>"
             f'<table id="summary"><tr><th class="text">experiment</th><th>checks ok</th><th>status</th>'
