@@ -50,19 +50,6 @@ def test_published_data_is_the_shared_copy():
         assert f.name in (pkg / "SOURCES.md").read_text(), f"{f.name} has no source line"
 
 
-def test_workloads_match_the_generated_files():
-    from lisa_eas.repro import _workloads as w
-
-    files = {"eas_speedup_ramp.json": w.eas_speedup_ramp(), "ramp_boost_step.json": w.ramp_boost_step(),
-             "smoke_local.json": w.smoke_local(),
-             "eas_rfc_energy/juno_r0_n30.json": w.eas_rfc_energy("juno_r0", 30),
-             "eas_rfc_energy/hikey960_n50.json": w.eas_rfc_energy("hikey960", 50),
-             "schedfreq/case06_rt.json": w.schedfreq_case(*w.SCHEDFREQ_CASES[5], rt=True),
-             "schedfreq/case16_cfs.json": w.schedfreq_case(*w.SCHEDFREQ_CASES[15], rt=False)}
-    for rel, wl in files.items():
-        assert wl.to_json() == (REPO / "workloads" / rel).read_text(), rel
-
-
 def test_sis_util_scan_exact_and_json(capsys):
     assert main(["reproduce", "sis-util-scan", "--format", "json"]) == 0
     obj = json.loads(capsys.readouterr().out.strip())

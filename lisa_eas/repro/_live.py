@@ -48,7 +48,7 @@ def simulated_section() -> ReportSection:
     """The ramp-boost step workload simulated on the Pixel 3 model (boost on), plotted."""
     from ..plot import _repro as p
     from ..sim import SimConfig, simulate
-    from ._workloads import ramp_boost_step
+    from .workloads import ramp_boost_step
 
     config = SimConfig(governor="schedutil", placement="eas", governor_tunables={"ramp_boost": 1})
     tr = simulate("pixel3", ramp_boost_step(), config=config)
@@ -92,7 +92,7 @@ def live_section(out_dir: Path) -> tuple[ReportSection, dict]:
     from ..sim import SimConfig, simulate
     from ..target import connect, load_target_config, probe, run_workload, target_config_from_dict
     from ..trace import read_trace
-    from ._workloads import smoke_local
+    from .workloads import smoke_local
 
     cfg_path = Path("target_configs/local.yml")
     config = load_target_config(cfg_path) if cfg_path.is_file() else target_config_from_dict(

@@ -25,7 +25,7 @@ _TO_JOULES = {"mW*s": 1e-3, "mJ": 1e-3, "J": 1.0, "W*s": 1.0}
 def simulate_energy(job: tuple[str, int, str]) -> dict:
     """Simulate ``(board, n_tasks, placement)``; return the CPU energy and its unit."""
     from ..sim import SimConfig, simulate
-    from ._workloads import eas_rfc_energy
+    from .workloads import eas_rfc_energy
 
     board, n, placement = job
     config = SimConfig(governor="schedutil", placement=placement, model_events=False)

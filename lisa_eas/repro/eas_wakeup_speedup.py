@@ -53,7 +53,7 @@ def _wakeup_states(per_cpu_domains: bool) -> dict:
     import pandas as pd
 
     from ..sim import SimConfig, simulate
-    from ._workloads import eas_speedup_ramp
+    from .workloads import eas_speedup_ramp
 
     plat = pixel3_platform(per_cpu_domains)
     config = SimConfig(governor="performance", placement="eas", era="v5.4")

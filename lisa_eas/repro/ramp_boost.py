@@ -22,7 +22,7 @@ def simulate_step(ramp_boost: int) -> dict:
     """Simulate the step workload with ramp boost off (0) or on (1); return the metrics."""
     from ..analysis import ramp_boost_energy_overhead
     from ..sim import SimConfig, simulate
-    from ._workloads import biggest_cpu, ramp_boost_step
+    from .workloads import biggest_cpu, ramp_boost_step
 
     config = SimConfig(governor="schedutil", placement="eas", governor_tunables={"ramp_boost": ramp_boost})
     tr = simulate("pixel3", ramp_boost_step(), config=config)

@@ -42,7 +42,7 @@ def simulated_governors() -> tuple[str, ...]:
 def simulate_case(job: tuple[str, str, int, str]) -> dict:
     """Simulate ``(board, class, case index 0..15, governor)``; busy time, overruns, energy."""
     from ..sim import SimConfig, simulate
-    from ._workloads import SCHEDFREQ_CASES, schedfreq_case
+    from .workloads import SCHEDFREQ_CASES, schedfreq_case
 
     board, klass, idx, gov = job
     busy, idle, loops = SCHEDFREQ_CASES[idx]
@@ -71,7 +71,7 @@ def _delta(e: float | None, ref: float | None) -> float | None:
 
 
 def run(sweep: Sweep) -> ExperimentResult:
-    from ._workloads import SCHEDFREQ_CASES
+    from .workloads import SCHEDFREQ_CASES
 
     govs = simulated_governors()
     jobs = [(b, k, i, g) for b, k, _ in TABLES for i in range(len(SCHEDFREQ_CASES)) for g in govs]

@@ -1,8 +1,8 @@
 """The published experiments' rt-app workloads, built with the :mod:`lisa_eas.rtapp` builders.
 
-The same calls as ``workloads/generate.py`` (which writes the files under ``workloads/``);
-``tests/test_repro_framework.py`` checks both give the same JSON. Built in code so an
-installed package needs no file from the source tree.
+``workloads/generate.py`` writes these to the files under ``workloads/``;
+``tests/test_rtapp_workloads.py`` checks the committed files equal what these build. Built
+in code so an installed package needs no file from the source tree.
 """
 from __future__ import annotations
 
