@@ -13,8 +13,13 @@ copy), then times in one run, each in a fresh process so peak RSS is per measure
 * trappy on a slice (its text parser is too slow for the whole file: the first
   ``--trappy-events`` lines of ``trace-cmd report`` text are parsed), scaled to events/s.
 
-Prints ONE JSON line. Targets (issue 5): cold >= 5 M events/s on one core (>= 10x
-trace-cmd report, >= 100x trappy), warm >= 20 M events/s, peak RSS <= 2x the DataFrames.
+The cold and warm reads run ``--repeat`` times (median CPU time reported, all runs
+listed, largest peak RSS). Prints ONE JSON line. Targets (issue 5): cold >= 5 M events/s
+on one core (>= 10x trace-cmd report, >= 100x trappy), warm >= 20 M events/s, peak RSS
+<= 2x the DataFrames
+(reported both as the process peak and as the growth over the RSS the process had before
+the read, i.e. without the ~220 MB of interpreter, numpy, pandas, pyarrow and numba).
+Rates are also given per CPU-second, which stays meaningful on a shared machine.
 
 Usage: ``python benchmarks/bench_ingest.py [--trace FILE] [--workdir DIR]``
 """
@@ -38,6 +43,7 @@ import json, resource, sys, time
 from lisa_eas import read_trace
 path, mode, cache_dir, buffer, warmup = sys.argv[1:6]
 read_trace(warmup, cache=False)   # numba kernels loaded, as after the first read in a session
+rss_before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
 t0 = time.perf_counter()
 c0 = time.process_time()
 trace = read_trace(path, cache=(mode == "warm"), cache_dir=cache_dir, buffer=buffer or None)
@@ -49,8 +55,9 @@ for e in trace.events:
     mem += int(df.memory_usage(deep=False, index=True).sum())
 dt = time.perf_counter() - t0
 cpu = time.process_time() - c0
+ru = resource.getrusage(resource.RUSAGE_SELF)
 print(json.dumps({"events": n, "seconds": dt, "cpu_seconds": cpu, "df_bytes": mem,
-                  "peak_rss_bytes": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024}))
+                  "peak_rss_bytes": ru.ru_maxrss * 1024, "rss_before_bytes": rss_before}))
 """
 
 _TRAPPY = r"""
@@ -117,6 +124,18 @@ def _run_json(code: str, *args: str) -> dict:
     return json.loads(proc.stdout.strip().splitlines()[-1])
 
 
+def _median_run(repeat: int, path: str, mode: str, cache, buffer: str) -> dict:
+    """Run a read ``repeat`` times (fresh processes); the run with the median CPU time,
+    with every run's CPU seconds and the largest peak RSS (the machine may be shared)."""
+    runs = [_run_json(_READ, path, mode, cache or tempfile.mkdtemp(), buffer)
+            for _ in range(max(1, repeat))]
+    runs.sort(key=lambda r: r["cpu_seconds"])
+    out = dict(runs[len(runs) // 2])
+    out["cpu_seconds_runs"] = [r["cpu_seconds"] for r in runs]
+    out["peak_rss_bytes"] = max(r["peak_rss_bytes"] for r in runs)
+    return out
+
+
 def _count(path: Path, buffer: str) -> int:
     return _run_json(_READ, str(path), "cold", tempfile.mkdtemp(), buffer)["events"]
 
@@ -127,6 +146,8 @@ def main() -> int:
     ap.add_argument("--workdir", default="/tmp/lisa_eas_bench")
     ap.add_argument("--min-events", type=int, default=3_000_000)
     ap.add_argument("--trappy-events", type=int, default=100_000)
+    ap.add_argument("--repeat", type=int, default=3,
+                    help="fresh-process runs of the cold and warm reads (median reported)")
     ap.add_argument("--buffer", default=None,
                     help="tracefs instance to read in --trace (default: as read_trace)")
     args = ap.parse_args()
@@ -160,25 +181,33 @@ def main() -> int:
     res: dict = {"benchmark": "ingest", "trace": str(v6), "recorded_now": recorded,
                  "trace_bytes": v6.stat().st_size, "cpu_count": os.cpu_count(),
                  "load_avg_1m": os.getloadavg()[0]}
-    cold = _run_json(_READ, str(v6), "cold", tempfile.mkdtemp(), buffer)
+    cold = _median_run(args.repeat, str(v6), "cold", None, buffer)
     n = cold["events"]
     res["events"] = n
     res["cold"] = {"seconds": cold["seconds"], "events_per_s": n / cold["seconds"],
                    "cpu_seconds": cold["cpu_seconds"],
+                   "cpu_seconds_runs": cold["cpu_seconds_runs"],
                    "events_per_cpu_s": n / cold["cpu_seconds"],
                    "peak_rss_mb": cold["peak_rss_bytes"] / 2**20}
     res["dataframes_mb"] = cold["df_bytes"] / 2**20
     res["cold"]["peak_rss_over_dataframes"] = cold["peak_rss_bytes"] / cold["df_bytes"]
+    # the same without the interpreter + numpy/pandas/numba baseline present before the read
+    res["cold"]["rss_before_read_mb"] = cold["rss_before_bytes"] / 2**20
+    res["cold"]["read_rss_over_dataframes"] = ((cold["peak_rss_bytes"] - cold["rss_before_bytes"])
+                                               / cold["df_bytes"])
     cold7 = _run_json(_READ, str(v7), "cold", tempfile.mkdtemp(), buffer)
     res["cold_v7_zstd"] = {"seconds": cold7["seconds"], "events_per_s": n / cold7["seconds"],
                            "file_bytes": v7.stat().st_size}
     cache = tempfile.mkdtemp(dir=work)
     _run_json(_READ, str(v6), "warm", cache, buffer)           # fills the cache
-    warm = _run_json(_READ, str(v6), "warm", cache, buffer)
+    warm = _median_run(args.repeat, str(v6), "warm", cache, buffer)
     res["warm"] = {"seconds": warm["seconds"], "events_per_s": n / warm["seconds"],
                    "cpu_seconds": warm["cpu_seconds"],
+                   "cpu_seconds_runs": warm["cpu_seconds_runs"],
                    "events_per_cpu_s": n / warm["cpu_seconds"],
-                   "peak_rss_mb": warm["peak_rss_bytes"] / 2**20}
+                   "peak_rss_mb": warm["peak_rss_bytes"] / 2**20,
+                   "read_rss_over_dataframes": ((warm["peak_rss_bytes"] - warm["rss_before_bytes"])
+                                                / warm["df_bytes"])}
     shutil.rmtree(cache, ignore_errors=True)
 
     import resource
@@ -239,9 +268,11 @@ def main() -> int:
     res["targets"] = {"cold_5M_ev_s": res["cold"]["events_per_s"] >= 5e6,
                       "cold_5M_ev_per_cpu_s": res["cold"]["events_per_cpu_s"] >= 5e6,
                       "warm_20M_ev_s": res["warm"]["events_per_s"] >= 20e6,
+                      "warm_20M_ev_per_cpu_s": res["warm"]["events_per_cpu_s"] >= 20e6,
                       "cold_10x_trace_cmd": res["ratio_cold_vs_trace_cmd"] >= 10,
                       "cold_100x_trappy": bool(trappy_rate) and res["ratio_cold_vs_trappy"] >= 100,
-                      "rss_2x_dataframes": res["cold"]["peak_rss_over_dataframes"] <= 2}
+                      "rss_2x_dataframes": res["cold"]["peak_rss_over_dataframes"] <= 2,
+                      "read_rss_2x_dataframes": res["cold"]["read_rss_over_dataframes"] <= 2}
     print(json.dumps(res))
     return 0
 

@@ -117,7 +117,11 @@ class TraceCache:
 
     def load(self, event: str) -> pd.DataFrame:
         import pyarrow.parquet as pq
-        df = pq.read_table(self.event_path(event)).to_pandas(split_blocks=True, self_destruct=True)
+        # memory-mapped read; one block per column so numeric columns need no consolidation
+        # copy; categoricals come back as pandas categoricals (dictionary-encoded columns)
+        table = pq.read_table(self.event_path(event), memory_map=True, use_threads=True)
+        df = table.to_pandas(split_blocks=True, self_destruct=True)
+        del table
         # the float index is not stored (it compresses badly): it is __ts in seconds
         df.index = pd.Index(df["__ts"].to_numpy() / 1e9, name="Time")
         return df

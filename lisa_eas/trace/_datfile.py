@@ -546,10 +546,9 @@ def open_dat(path: str | os.PathLike, buffer: str | None = None) -> DatFile:
             size = os.fstat(fh.fileno()).st_size
             if size == 0:
                 raise TraceError(f"{path}: empty file, not a trace")
-            # every page is walked anyway: populating the mapping up front saves a page
-            # fault per 4 KiB (a third of the decode time on a VM)
-            flags = mmap.MAP_SHARED | getattr(mmap, "MAP_POPULATE", 0)
-            mm = mmap.mmap(fh.fileno(), 0, flags=flags, prot=mmap.PROT_READ)
+            # not populated here: the reader maps each CPU's pages in (one madvise call,
+            # not a fault per page) just before walking them and drops them after
+            mm = mmap.mmap(fh.fileno(), 0, flags=mmap.MAP_SHARED, prot=mmap.PROT_READ)
     except OSError as exc:
         raise TraceError(f"{path}: cannot open trace ({exc.strerror})") from None
     return _Reader(path, mm, buffer).read()

@@ -1,6 +1,7 @@
 """trace.dat -> per-event DataFrames: page walk, time merge, per-event field decoding."""
 from __future__ import annotations
 
+import mmap
 import re
 
 import numpy as np
@@ -8,7 +9,7 @@ import pandas as pd
 
 from ..errors import TraceError
 from . import _decode
-from ._columns import _categorical, categorical_from_spans, comm_column
+from ._columns import SpanInterner, _categorical, comm_column, empty_small_pages
 from ._datfile import DatFile, open_dat
 from ._format import (ARR_FIXED, ARR_LOC, BIN_TAIL, INT, STR_FIXED, STR_LOC, STR_TAIL,
                       EventFormat, FieldFormat)
@@ -28,8 +29,9 @@ def _kernel_version(uname: str) -> str | None:
 
 
 def _alloc(n: int):
-    return (np.empty(n, np.int64), np.empty(n, np.int64), np.empty(n, np.int32),
-            np.empty(n, np.int32), np.empty(n, np.int32), np.empty(n, np.int32))
+    e = empty_small_pages
+    return (e(n, np.int64), e(n, np.int64), e(n, np.int32), e(n, np.int32), e(n, np.int32),
+            e(n, np.int32))
 
 
 def _walk(dat: DatFile, skips: SkipReport):
@@ -61,36 +63,61 @@ def _walk(dat: DatFile, skips: SkipReport):
         counts = _decode.walk_pages(*args, False, *_alloc(0), diag)
         arrays = _alloc(int(counts.sum()))
         diag[:] = 0
-    counts = _decode.walk_pages(*args, True, *arrays, diag)
-    n = int(counts.sum())
+    # One CPU range at a time, each mapped in just before and dropped right after its walk,
+    # so at most one CPU's pages of the file are resident with the walk arrays.
+    release = _page_releaser(buf)
+    counts = np.zeros(len(ranges), np.int64)
+    n = 0
+    for r in range(len(ranges)):
+        release(int(starts[r]), int(sizes[r]), populate=True)
+        outs = [a[min(n, len(a)):] for a in arrays]
+        counts[r] = _decode.walk_pages(buf, *args[1:4], starts[r:r + 1], sizes[r:r + 1],
+                                       *args[6:], True, *outs, diag)[0]
+        if n + counts[r] <= len(arrays[0]):
+            arrays[5][n:n + counts[r]] = ranges[r][0]     # the CPU of each record
+        n += int(counts[r])
+        release(int(starts[r]), int(sizes[r]))
     if n > len(arrays[0]):     # cannot happen with the bound above; stay correct anyway
         arrays = _alloc(n)
         diag[:] = 0
-        _decode.walk_pages(*args, True, *arrays, diag)
-    ts, off, ln, ids, pid, run = (a[:n] for a in arrays)
+        counts = _decode.walk_pages(*args, True, *arrays, diag)
+        arrays[5][:] = np.repeat(np.array([r[0] for r in ranges], np.int32), counts)
+    ts, off, ln, ids, pid, cpu = (a[:n] for a in arrays)
     for k, name in enumerate(_decode.DIAG_NAMES):
         if diag[k, 0]:
             skips.add(name, int(diag[k, 0]), int(diag[k, 1]))
-    cpu_of_run = np.array([r[0] for r in ranges], np.int32)
-    cpu = cpu_of_run[run] if n else np.zeros(0, np.int32)
     bounds = np.concatenate(([0], np.cumsum(counts))).astype(np.int64)
     return buf, ts, off, ln, ids, pid, cpu, bounds
 
 
-def _record_columns(buf, offs, lens, fields, strs, big: bool, skips: SkipReport, ev: str):
-    """Integer columns, each at its C type, and the fixed-size string columns of one event."""
-    views = _decode.word_views(buf)
-    out = {}
-    for f in fields:
-        col = np.empty(len(offs), _INT_DTYPES[(f.size, f.signed)])
-        bad = _decode.gather_col(buf, *views, offs, lens, f.offset, f.size, f.signed, big, col)
-        if bad:
-            skips.add(f"short_field:{ev}.{f.name}", int(bad), -1)
-        out[f.name] = col
-    str_cols = {f.name: categorical_from_spans(buf, offs + f.offset,
-                                               np.clip(lens - f.offset, 0, f.size))
-                for f in strs}
-    return out, str_cols
+_MADV_POPULATE_READ = 22    # Linux >= 5.14; older kernels answer EINVAL (then: page faults)
+
+
+def _page_releaser(buf: np.ndarray):
+    """``release(start=0, length=None, populate=False)`` dropping the resident pages of
+    ``buf[start:start+length]`` when ``buf`` maps the trace file (read-only and shared, so
+    the data stays in the page cache and comes back on the next access), or with
+    ``populate`` mapping them in with one call instead of a page fault per page.
+    A no-op for in-memory data (decompressed v7 buffers)."""
+    mm = buf.base
+    if isinstance(mm, memoryview):
+        mm = mm.obj
+    if not isinstance(mm, mmap.mmap) or not hasattr(mmap, "MADV_DONTNEED"):
+        return lambda start=0, length=None, populate=False: None
+
+    def release(start: int = 0, length: int | None = None, populate: bool = False):
+        size = len(mm)
+        if length is None:
+            length = size
+        lo = start - start % mmap.PAGESIZE
+        hi = min(start + length, size)
+        if hi <= lo:
+            return
+        try:
+            mm.madvise(_MADV_POPULATE_READ if populate else mmap.MADV_DONTNEED, lo, hi - lo)
+        except (OSError, ValueError):
+            pass
+    return release
 
 
 def _array_column(buf, starts, lens, esize: int, signed: bool, big: bool):
@@ -142,39 +169,66 @@ def _bputs_column(dat: DatFile, buf, offs, lens, f: FieldFormat, skips: SkipRepo
     return _categorical(inv.astype(np.int32), cats)
 
 
-def _decode_event(dat: DatFile, fmt: EventFormat, buf, ts, off, ln, pid, cpu,
-                  skips: SkipReport) -> pd.DataFrame:
+_CHUNK_ROWS = 1 << 18
+
+
+def _decode_event(dat: DatFile, fmt: EventFormat, buf, ts, off, ln, pid, cpu, time_s,
+                  skips: SkipReport, release=lambda: None) -> pd.DataFrame:
+    """One event's DataFrame. Integer and string fields are decoded in chunks of rows in
+    time order, calling ``release`` after each: a chunk only touches a slice of each CPU's
+    pages, so the mapped file need not be resident all at once."""
     big = dat.big_endian
     cols: dict = {"__ts": ts, "__cpu": cpu, "__pid": pid,
                   "__comm": comm_column(pid, dat.cmdlines)}
     lens64 = ln.astype(np.int64)
     ev = fmt.name
+    n = len(off)
     ints = [f for f in fmt.payload_fields if f.kind == INT
             and not (ev == "bputs" and f.name == "str" and fmt.system == "ftrace")]
-    strs = [f for f in fmt.payload_fields if f.kind == STR_FIXED]
-    int_cols, str_cols = _record_columns(buf, off, lens64, ints, strs, big, skips, ev)
+    int_cols = {f.name: empty_small_pages(n, _INT_DTYPES[(f.size, f.signed)]) for f in ints}
+    strings = {f.name: SpanInterner(n, strip_newline=(f.kind == STR_TAIL))
+               for f in fmt.payload_fields if f.kind in (STR_FIXED, STR_LOC, STR_TAIL)}
+    bad: dict = {}
+    views = _decode.word_views(buf)
+    for a in range(0, n, _CHUNK_ROWS):
+        b = min(n, a + _CHUNK_ROWS)
+        o, ls = off[a:b], lens64[a:b]
+        for f in ints:
+            k = _decode.gather_col(buf, *views, o, ls, f.offset, f.size, f.signed, big,
+                                   int_cols[f.name][a:b])
+            if k:
+                bad[f"short_field:{ev}.{f.name}"] = bad.get(f"short_field:{ev}.{f.name}", 0) + k
+        for f in fmt.payload_fields:
+            if f.kind == STR_FIXED:
+                strings[f.name].add(buf, a, o + f.offset, np.clip(ls - f.offset, 0, f.size))
+            elif f.kind == STR_TAIL:
+                strings[f.name].add(buf, a, o + f.offset, np.maximum(ls - f.offset, 0))
+            elif f.kind == STR_LOC:
+                st = np.empty(b - a, np.int64)
+                sl = np.empty(b - a, np.int64)
+                k = _decode.loc_spans(buf, *views, o, ls, f.offset, f.relative, big, st, sl)
+                if k:
+                    bad[f"bad_data_loc:{ev}.{f.name}"] = bad.get(f"bad_data_loc:{ev}.{f.name}",
+                                                                 0) + k
+                strings[f.name].add(buf, a, st, sl)
+        release()
+    for kind, count in bad.items():
+        skips.add(kind, int(count), -1)
     for f in fmt.payload_fields:
         if f.kind == INT:
             if f.name in int_cols:
                 cols[f.name] = int_cols[f.name]
             else:
                 cols[f.name] = _bputs_column(dat, buf, off, lens64, f, skips)
-        elif f.kind == STR_FIXED:
-            cols[f.name] = str_cols[f.name]
-        elif f.kind in (STR_LOC, ARR_LOC):
-            st = np.empty(len(off), np.int64)
-            sl = np.empty(len(off), np.int64)
-            bad = _decode.loc_spans(buf, *_decode.word_views(buf), off, lens64, f.offset,
-                                    f.relative, big, st, sl)
-            if bad:
-                skips.add(f"bad_data_loc:{ev}.{f.name}", int(bad), -1)
-            if f.kind == STR_LOC:
-                cols[f.name] = categorical_from_spans(buf, st, sl)
-            else:
-                cols[f.name] = _array_column(buf, st, sl, f.elem_size, f.signed, big)
-        elif f.kind == STR_TAIL:
-            avail = np.maximum(lens64 - f.offset, 0)
-            cols[f.name] = categorical_from_spans(buf, off + f.offset, avail, strip_newline=True)
+        elif f.kind in (STR_FIXED, STR_LOC, STR_TAIL):
+            cols[f.name] = strings[f.name].categorical()
+        elif f.kind == ARR_LOC:
+            st = np.empty(n, np.int64)
+            sl = np.empty(n, np.int64)
+            k = _decode.loc_spans(buf, *views, off, lens64, f.offset, f.relative, big, st, sl)
+            if k:
+                skips.add(f"bad_data_loc:{ev}.{f.name}", int(k), -1)
+            cols[f.name] = _array_column(buf, st, sl, f.elem_size, f.signed, big)
         elif f.kind == BIN_TAIL:
             if ev == "bprint" and fmt.system == "ftrace":
                 col = _bprint_column(dat, buf, off, lens64, fmt, skips)
@@ -187,7 +241,7 @@ def _decode_event(dat: DatFile, fmt: EventFormat, buf, ts, off, ln, pid, cpu,
             avail = np.clip(lens64 - f.offset, 0, f.size)
             cols[f.name] = _array_column(buf, off + f.offset, avail, f.elem_size, f.signed, big)
     df = pd.DataFrame(cols, copy=False)
-    df.index = pd.Index(ts / 1e9, name="Time")
+    df.index = pd.Index(time_s, name="Time", copy=False)
     return df
 
 
@@ -223,8 +277,9 @@ def read_dat(path, events=None, strict: bool = False, buffer: str | None = None)
                   "event id out of range")
         perm = perm[~bad[perm]]
     rows_all, id_counts = _decode.group_by_id(ids, perm)
-    dfs = {}
+    del perm, ids       # only the grouped rows are needed from here on: free them early
     counts = {}
+    todo = []
     start = 0
     for eid in np.flatnonzero(id_counts).tolist():
         n = int(id_counts[eid])
@@ -236,15 +291,36 @@ def read_dat(path, events=None, strict: bool = False, buffer: str | None = None)
                       f"event id {eid} has no format in the file")
             continue
         counts[fmt.name] = counts.get(fmt.name, 0) + n
-        if wanted is not None and fmt.name not in wanted:
-            continue
-        e_ts = np.empty(n, np.int64)
-        e_off = np.empty(n, np.int64)
-        e_len = np.empty(n, np.int32)
-        e_pid = np.empty(n, np.int32)
-        e_cpu = np.empty(n, np.int32)
-        _decode.take_rows(rows, ts, off, ln, pid, cpu, e_ts, e_off, e_len, e_pid, e_cpu)
-        dfs[fmt.name] = _decode_event(dat, fmt, buf, e_ts, e_off, e_len, e_pid, e_cpu, skips)
+        if wanted is None or fmt.name in wanted:
+            todo.append((eid, fmt, rows))
+    # Memory: the walk touched every page of the mapped file. Drop those pages (they stay
+    # in the page cache), gather each event's per-record arrays, free the walk arrays,
+    # then decode the biggest events first, dropping the file pages again after each one:
+    # the page-walk arrays, the mapped file and the bulk of the DataFrames are never all
+    # resident at once.
+    release = _page_releaser(buf)
+    release()
+    gathered = []
+    for eid, fmt, rows in todo:
+        n = len(rows)
+        e = [empty_small_pages(n, dt) for dt in (np.int64, np.int64, np.int32, np.int32,
+                                                  np.int32, np.float64)]
+        _decode.take_rows(rows, ts, off, ln, pid, cpu, *e)
+        gathered.append((eid, fmt, e))
+    rows = e = None
+    del ts, off, ln, pid, cpu, rows_all, todo, rows, e
+    decoded = {}
+    gathered.sort(key=lambda t: -len(t[2][0]))
+    while gathered:
+        eid, fmt, (e_ts, e_off, e_len, e_pid, e_cpu, e_time) = gathered.pop(0)
+        decoded[eid] = (fmt, _decode_event(dat, fmt, buf, e_ts, e_off, e_len, e_pid, e_cpu,
+                                           e_time, skips, release))
+        del e_ts, e_off, e_len, e_pid, e_cpu, e_time
+        release()
+    dfs = {}
+    for eid in sorted(decoded):     # id order, as the file lists them
+        fmt, df = decoded[eid]
+        dfs[fmt.name] = df
     for kind, offset, msg in dat.warnings:
         skips.add(kind, 1, offset, msg)
     if strict:

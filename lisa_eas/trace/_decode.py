@@ -14,8 +14,9 @@ from __future__ import annotations
 import numba
 import numpy as np
 
-__all__ = ["word_views", "walk_pages", "time_order", "group_by_id", "take_rows", "gather_col",
-           "gather_int", "loc_spans", "intern_strings", "intern_short", "content_hash", "DIAG_NAMES"]
+__all__ = ["word_views", "walk_pages", "time_order", "group_by_id", "take_rows", "factorize_ints",
+           "gather_col", "gather_int", "loc_spans", "intern_strings", "intern_short",
+           "content_hash", "DIAG_NAMES"]
 
 # diag rows: [count, first byte offset]
 DIAG_NAMES = (
@@ -241,15 +242,61 @@ def group_by_id(ids, perm):
 
 
 @numba.njit(cache=True)
-def take_rows(rows, ts, off, ln, pid, cpu, o_ts, o_off, o_len, o_pid, o_cpu):
-    """Gather the per-record arrays of one event in a single pass."""
+def take_rows(rows, ts, off, ln, pid, cpu, o_ts, o_off, o_len, o_pid, o_cpu, o_time):
+    """Gather the per-record arrays of one event in a single pass; ``o_time`` gets the
+    time stamp in seconds (``ts / 1e9``, the DataFrame index)."""
     for i in range(rows.shape[0]):
         r = rows[i]
-        o_ts[i] = ts[r]
+        t = ts[r]
+        o_ts[i] = t
+        o_time[i] = t / 1e9
         o_off[i] = off[r]
         o_len[i] = ln[r]
         o_pid[i] = pid[r]
         o_cpu[i] = cpu[r]
+
+
+@numba.njit(cache=True)
+def factorize_ints(values, codes):
+    """Codes of integer ``values`` (distinct values numbered in order of first appearance)
+    into ``codes``; returns the distinct values. Open-addressing hash table."""
+    n = values.shape[0]
+    cap = 1024
+    table = -np.ones(cap, np.int64)
+    uniq = np.empty(64, np.int64)
+    k = 0
+    for i in range(n):
+        v = np.int64(values[i])
+        h = np.uint64(v) * np.uint64(0x9E3779B185EBCA87)
+        slot = np.int64((h >> np.uint64(20)) & np.uint64(cap - 1))
+        found = -1
+        while True:
+            c = table[slot]
+            if c < 0:
+                break
+            if uniq[c] == v:
+                found = c
+                break
+            slot = (slot + 1) & (cap - 1)
+        if found >= 0:
+            codes[i] = found
+            continue
+        if k == uniq.shape[0]:
+            uniq = np.concatenate((uniq, np.empty(k, np.int64)))
+        uniq[k] = v
+        table[slot] = k
+        codes[i] = k
+        k += 1
+        if 2 * k > cap:
+            cap *= 4
+            table = -np.ones(cap, np.int64)
+            for c in range(k):
+                hh = np.uint64(uniq[c]) * np.uint64(0x9E3779B185EBCA87)
+                sl = np.int64((hh >> np.uint64(20)) & np.uint64(cap - 1))
+                while table[sl] >= 0:
+                    sl = (sl + 1) & (cap - 1)
+                table[sl] = c
+    return uniq[:k].copy()
 
 
 @numba.njit(cache=True)
