@@ -23,6 +23,11 @@ _REPRO = {
                       "The number of CPUs `select_idle_cpu()` may scan under SIS_UTIL as a function of the "
                       "LLC's sum of util_avg, for 112 and 16 CPUs per LLC, against the rows of commit "
                       "70fb5ccf2ebb. The model is exact integer arithmetic, so every row must match."),
+    "sis_efficiency": ("sis-efficiency", "SIS_PROP vs SIS_UTIL search efficiency",
+                       "Netperf-RR-like pairs and hackbench-like groups on one 112-CPU LLC, every wake-up through "
+                       "the `select_idle_sibling` model under SIS_PROP and SIS_UTIL: se_eff%, dom_eff%, "
+                       "fast_rate%, success_rate% beside the SIS_PROP table of commit 70fb5ccf2ebb, and the "
+                       "`select_idle_cpu()` time distribution beside the published histogram."),
     "eas_wakeup_speedup": ("eas-wakeup-speedup", "EAS wake-up speed-up (v5.0 vs v5.4)",
                            "Commit eb92692b made the EAS wake-up O(n). The Pixel 3 ramp workload is simulated "
                            "with 8 and 2 perf domains, and every EAS wake-up state is replayed through the v5.0 "

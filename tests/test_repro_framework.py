@@ -103,8 +103,8 @@ def test_sweep_local_pool_equals_in_process():
 
 
 def test_registry_lists_every_experiment_module():
-    assert list(EXPERIMENTS) == ["sis-util-scan", "eas-wakeup-speedup", "ramp-boost", "eas-rfc-energy",
-                                 "schedfreq-governors"]
+    assert list(EXPERIMENTS) == ["sis-util-scan", "sis-efficiency", "eas-wakeup-speedup", "ramp-boost",
+                                 "eas-rfc-energy", "schedfreq-governors"]
     for mod in EXPERIMENTS.values():
         assert (REPO / (mod.replace(".", "/") + ".py")).is_file()
 

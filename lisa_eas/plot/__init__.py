@@ -31,6 +31,7 @@ _EXPORTS = {
     "plot_frequency": "._repro",
     "plot_published_vs_reproduced": "._repro",
     "plot_sis_scan": "._repro",
+    "plot_sis_scan_hist": "._repro",
     "plot_slack": "._repro",
 }
 

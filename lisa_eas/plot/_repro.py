@@ -4,6 +4,8 @@
   :class:`~lisa_eas.repro.ExperimentResult` (a ``series`` entry with ``label``, ``published``
   and ``reproduced`` lists);
 * :func:`plot_sis_scan` - SIS_UTIL scan depth curves with the published points;
+* :func:`plot_sis_scan_hist` - sis-efficiency: select_idle_cpu() time per log2 bucket, published
+  beside the model's (each normalised to its total);
 * :func:`plot_slack` - ramp-boost rt-app slack per activation, boost off and on;
 * :func:`plot_frequency`, :func:`plot_cpu_timeline`, :func:`plot_energy_breakdown` - a Trace's
   frequency per CPU, the task running on each CPU over time, energy per CPU.
@@ -18,7 +20,7 @@ from typing import Any
 import numpy as np
 
 __all__ = ["plot_cpu_timeline", "plot_energy_breakdown", "plot_frequency", "plot_published_vs_reproduced",
-           "plot_sis_scan", "plot_slack"]
+           "plot_sis_scan", "plot_sis_scan_hist", "plot_slack"]
 
 
 def _hv():
@@ -77,6 +79,34 @@ def plot_sis_scan(result, *, width: int = 600, height: int = 320):
                                  label=f"published, {weight} CPUs/LLC").opts(size=8))
     return hv.Overlay(layers).opts(width=width, height=height, title="SIS_UTIL scan depth vs LLC sum_util",
                                    legend_position="top_right")
+
+
+def plot_sis_scan_hist(result, *, width: int = 700, height: int = 300):
+    """select_idle_cpu() time per log2 us bucket: published (224 netperf) beside the model, as fractions.
+
+    Parameters
+    ----------
+    result : lisa_eas.repro.ExperimentResult
+        The ``sis-efficiency`` result (its ``series["scan_hist"]``).
+
+    Returns
+    -------
+    holoviews.Bars
+    """
+    hv = _hv()
+    s = result.series["scan_hist"]
+    data = []
+    for source, los, counts in (("published", s["published_lo_us"], s["published"]),
+                                ("model", s["bucket_lo_us"], s["model"])):
+        total = float(sum(counts)) or 1.0
+        for lo, n in zip(los, counts):
+            data.append((f"{int(lo)}", source, n / total))
+    order = sorted({d[0] for d in data}, key=int)
+    bars = hv.Bars(sorted(data, key=lambda d: (order.index(d[0]), d[1])), kdims=["bucket_lo_us", "source"],
+                   vdims=["fraction"])
+    return bars.opts(width=width, height=height, xrotation=60, tools=["hover"], multi_level=False, color="source",
+                     cmap={"published": "#4c72b0", "model": "#dd8452"}, show_legend=True,
+                     title="select_idle_cpu() time, log2 us buckets (224 netperf, SIS_PROP)")
 
 
 def plot_slack(result, *, width: int = 900, height: int = 300):

@@ -4,7 +4,7 @@
 >>> res = reproduce("sis-util-scan")
 >>> print(res.to_text())
 
-Each experiment module (``sis_util_scan``, ``eas_wakeup_speedup``, ``ramp_boost``,
+Each experiment module (``sis_util_scan``, ``sis_efficiency``, ``eas_wakeup_speedup``, ``ramp_boost``,
 ``eas_rfc_energy``, ``schedfreq_governors``) reads the published figures from
 ``lisa_eas/published/`` and runs the models or the simulator through their public APIs;
 independent simulations go through a :class:`Sweep` (local cores or a Dask cluster).

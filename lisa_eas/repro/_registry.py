@@ -26,6 +26,7 @@ __all__ = ["EXPERIMENTS", "published_csv", "published_provenance", "reproduce", 
 #: name -> module defining ``TITLE`` and ``run(sweep)``, in the order ``reproduce all`` runs them.
 EXPERIMENTS: dict[str, str] = {
     "sis-util-scan": "lisa_eas.repro.sis_util_scan",
+    "sis-efficiency": "lisa_eas.repro.sis_efficiency",
     "eas-wakeup-speedup": "lisa_eas.repro.eas_wakeup_speedup",
     "ramp-boost": "lisa_eas.repro.ramp_boost",
     "eas-rfc-energy": "lisa_eas.repro.eas_rfc_energy",
@@ -39,6 +40,10 @@ _SOURCES = {
                             "D. Raillard, 14 Oct 2019",
     "sis_util_scan_nr_112.csv": "commit 70fb5ccf2ebb 'sched/fair: Introduce SIS_UTIL ...' (Chen Yu, 2022)",
     "sis_util_scan_nr_16.csv": "commit 70fb5ccf2ebb 'sched/fair: Introduce SIS_UTIL ...' (Chen Yu, 2022)",
+    "sis_prop_vanilla_efficiency.csv": "commit 70fb5ccf2ebb 'sched/fair: Introduce SIS_UTIL ...' (Chen Yu, 2022), "
+                                       "SIS_PROP baseline table",
+    "sis_prop_select_idle_cpu_latency_hist.csv": "commit 70fb5ccf2ebb 'sched/fair: Introduce SIS_UTIL ...' "
+                                                 "(Chen Yu, 2022), select_idle_cpu() time histogram",
     "eas_rfc_energy.csv": "'[RFC PATCH v2 0/6] Energy Aware Scheduling' cover letter (D. Eggemann, 6 Apr 2018)",
     "schedfreq_rtapp_cases.csv": "'sched-freq: integrating the scheduler and cpufreq', S. Muckle, "
                                  "Linaro Connect BKK16-104, 2016",
@@ -97,8 +102,8 @@ def reproduce(name: str, *, workers: int | None = None, scheduler: str | None = 
     Parameters
     ----------
     name : str
-        One of :data:`EXPERIMENTS` (``sis-util-scan``, ``eas-wakeup-speedup``, ``ramp-boost``,
-        ``eas-rfc-energy``, ``schedfreq-governors``).
+        One of :data:`EXPERIMENTS` (``sis-util-scan``, ``sis-efficiency``, ``eas-wakeup-speedup``,
+        ``ramp-boost``, ``eas-rfc-energy``, ``schedfreq-governors``).
     workers : int, optional
         Local worker processes for the independent simulations (default: all cores; 1 runs
         everything in this process).

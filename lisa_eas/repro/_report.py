@@ -73,6 +73,8 @@ def experiment_plots(result: ExperimentResult) -> list:
     plots = []
     if result.name == "sis-util-scan":
         plots.append(p.plot_sis_scan(result))
+    if result.name == "sis-efficiency":
+        plots.append(p.plot_sis_scan_hist(result))
     if result.name == "ramp-boost":
         plots.append(p.plot_slack(result))
     if any(isinstance(s, dict) and {"label", "published", "reproduced"} <= set(s) for s in result.series.values()):
