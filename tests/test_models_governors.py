@@ -103,3 +103,97 @@ def test_kernels_match_twin(data):
 def test_bad_input(call, match):
     with pytest.raises(ModelError, match=match):
         call()
+
+
+# ------------------------------------------------------------------ per-step entry points
+
+
+def _steps_kernel_vs_twin(kind, m, ops, tun):
+    """Drive the kernel's and the twin's per-step functions with the same inputs; return both traces."""
+    from lisa_eas._kernels import governors as kg
+
+    width = {"od": kg.OD_CPU_SIZE, "ia": kg.IA_CPU_SIZE, "sf": kg.SF_CPU_SIZE}[kind]
+    pw = {"od": kg.OD_POL_SIZE, "ia": kg.IA_POL_SIZE, "sf": kg.SF_POL_SIZE}[kind]
+    cst, pst = np.zeros((m, width), np.int64), np.zeros(pw, np.int64)
+    rc, rp = [[0] * width for _ in range(m)], [0] * pw
+    fa = np.array(F, np.int64)
+    got, want = [], []
+    if kind == "od":
+        kg.ondemand_init(0, np.zeros(m, np.int64), F[0], cst, pst)
+        ref_governors.ondemand_init(0, [0] * m, F[0], rc, rp)
+        for now, idle, cur in ops:
+            if cur:
+                pst[kg.OD_CUR] = rp[0] = cur
+            got.append((kg.ondemand_step(now, np.array(idle, np.int64), fa, *tun, cst, pst), *pst))
+            want.append((ref_governors.ondemand_step(now, idle, F, *tun, rc, rp), *rp))
+    elif kind == "ia":
+        kg.interactive_init(0, np.zeros(m, np.int64), F[0], cst, pst)
+        ref_governors.interactive_init(0, [0] * m, F[0], rc, rp)
+        for now, busy, cur in ops:
+            cur = cur or int(pst[kg.IA_CUR])
+            pst[kg.IA_CUR] = rp[0] = cur
+            for j in range(m):
+                kg.interactive_account(busy[j], cur, cst[j])
+                ref_governors.interactive_account(busy[j], cur, rc[j])
+            got.append((kg.interactive_step(now, fa, *tun, cst, pst), *pst))
+            want.append((ref_governors.interactive_step(now, F, *tun, rc, rp), *rp))
+    else:
+        kg.schedfreq_init(F[0], cst, pst)
+        ref_governors.schedfreq_init(F[0], rc, rp)
+        for now, j, cfs, rt, dl in ops:
+            got.append((kg.schedfreq_pending(now, tun[1], pst),
+                        kg.schedfreq_request(now, j, cfs, rt, dl, fa, tun[0], tun[1], cst, pst), *pst))
+            want.append((ref_governors.schedfreq_pending(now, tun[1], rp),
+                         ref_governors.schedfreq_request(now, j, cfs, rt, dl, F, tun[0], tun[1], rc, rp), *rp))
+    got = [tuple(int(x) for x in g) for g in got]
+    return got, want, cst.tolist(), rc
+
+
+def test_steps_fixed_cases():
+    # ondemand: 2 CPUs, 10 ms samples; CPU 1 fully busy -> max, sdf 4 once it was below max
+    ops = [(10_000_000, [10_000, 0], 0), (20_000_000, [15_000, 0], 0), (60_000_000, [55_000, 32_000], 0)]
+    got, want, c1, c2 = _steps_kernel_vs_twin("od", 2, ops, (10_000, 95, 4))
+    assert got == want and c1 == c2
+    assert got[0][:3] == (2000000, 2000000, 4)         # load 100 > 95 from 200 MHz: max, rate_mult 4
+    assert got[1][:3] == (2000000, 2000000, 4)         # already at max: rate_mult unchanged
+    assert got[2][0] == ref_governors.rel_c(F, 200000 + 20 * 1800000 // 100)    # 20 % busy
+    # interactive: busy 100 % for one timer -> hispeed (= max)
+    got, want, c1, c2 = _steps_kernel_vs_twin("ia", 1, [(20_000_000, [20_000_000], 0), (40_000_000, [20_000_000], 0)],
+                                              (99, 2000000, 90, 80_000, 20_000))
+    assert got == want and c1 == c2 and got[0][0] == 2000000 and got[1][0] == 2000000   # floor held
+    # schedfreq: 600 * 1.25 = 750 -> 750 * 2000000 >> 10 = 1464843 -> RELATION_L 1700000
+    got, want, _, _ = _steps_kernel_vs_twin("sf", 2, [(0, 0, 600, 0, 0), (1000, 1, 1000, 0, 0),
+                                                      (50_000_000, 0, 0, 0, 0)], (1280, 50_000_000))
+    assert got == want
+    assert got[0][1] == 1700000 and got[1][1] == -1 and got[2][0] == 50_000_000
+
+
+@settings(max_examples=150, deadline=None)
+@given(data=st.data())
+def test_steps_match_twin(data):
+    m = data.draw(st.integers(1, 3))
+    n = data.draw(st.integers(1, 30))
+    now, idle, busy, ops_od, ops_ia, ops_sf = 0, [0] * m, [0] * m, [], [], []
+    for _ in range(n):
+        dt = data.draw(st.integers(1, 60_000))          # us
+        now += dt * 1000
+        for j in range(m):
+            b = data.draw(st.integers(0, dt))
+            idle[j] += dt - b
+            busy[j] += b * 1000 + data.draw(st.integers(0, 999))
+        cur = data.draw(st.sampled_from([0] + F))
+        ops_od.append((now, list(idle), cur))
+        ops_ia.append((now, list(busy), cur))
+        ops_sf.append((now, data.draw(st.integers(0, m - 1)), data.draw(st.integers(0, 1024)),
+                       data.draw(st.integers(0, 1024)), data.draw(st.integers(0, 200))))
+    tun = (data.draw(st.sampled_from([4000, 10000, 20000])), data.draw(st.integers(1, 100)),
+           data.draw(st.integers(1, 5)))
+    got, want, c1, c2 = _steps_kernel_vs_twin("od", m, ops_od, tun)
+    assert got == want and c1 == c2
+    tun = (data.draw(st.integers(1, 100)), data.draw(st.sampled_from([500000, 1100000, 2000000, 2500000])),
+           data.draw(st.integers(1, 100)), data.draw(st.integers(0, 100_000)), data.draw(st.integers(0, 50_000)))
+    got, want, c1, c2 = _steps_kernel_vs_twin("ia", m, ops_ia, tun)
+    assert got == want and c1 == c2
+    tun = (data.draw(st.integers(1024, 1600)), data.draw(st.integers(0, 60_000_000)))
+    got, want, _, _ = _steps_kernel_vs_twin("sf", m, ops_sf, tun)
+    assert got == want

@@ -130,12 +130,18 @@ def replace_taskgroup(ph):
 
 
 @pytest.mark.parametrize("kwargs, match", [({"placement": "best"}, "placement"), ({"sis": "fast"}, "sis"),
-                                           ({"governor": "interactive"}, "interactive"),
+                                           ({"governor": "conservative"}, "conservative"),
                                            ({"era": "linux"}, "era"), ({"tick_hz": 0}, "tick_hz"),
                                            ({"duration_s": -1}, "duration_s"),
                                            ({"governor_tunables": {"rate_limit": 5}}, "rate_limit"),
                                            ({"governor": "ondemand",
-                                             "governor_tunables": {"sampling_down_factor": 4}}, "sampling_down")])
+                                             "governor_tunables": {"sampling_down_factor": 0}}, "sampling_down"),
+                                           ({"governor": "interactive",
+                                             "governor_tunables": {"target_load": 101}}, "target_load"),
+                                           ({"governor": "interactive",
+                                             "governor_tunables": {"up_threshold": 80}}, "up_threshold"),
+                                           ({"governor": "schedfreq",
+                                             "governor_tunables": {"capacity_margin": 1000}}, "capacity_margin")])
 def test_config_validation(kwargs, match):
     with pytest.raises(ModelError, match=match):
         SimConfig(**kwargs)

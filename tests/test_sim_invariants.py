@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 from lisa_eas.models.pelt import pelt_timeline
 from lisa_eas.platform import load_platform
 from lisa_eas.rtapp import Phase, Run, RunTime, Sleep, Timer, periodic, task, workload
-from lisa_eas.sim import SimConfig, simulate
+from lisa_eas.sim import GOVERNORS, SimConfig, simulate
 from lisa_eas.sim._energy import energy_from_trace
 from lisa_eas.sim._output import PID_BASE
 
@@ -39,7 +39,7 @@ def random_workload(draw):
                           delay_us=draw(st.integers(0, 3000))))
     config = SimConfig(placement=draw(st.sampled_from(["eas", "eas-v5.0", "no-eas"])),
                        sis=draw(st.sampled_from(["util", "prop"])),
-                       governor=draw(st.sampled_from(["schedutil", "performance", "powersave", "ondemand"])),
+                       governor=draw(st.sampled_from(list(GOVERNORS))),
                        transition_latency_us=draw(st.sampled_from([0, 500])))
     return board, workload(tasks, calibration=20), config
 
@@ -64,7 +64,7 @@ def _running_intervals(trace):
     return out
 
 
-@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(random_workload())
 def test_invariants_on_random_workloads(case):
     board, wl, config = case

@@ -31,6 +31,12 @@ CASES = {
     "juno-noeas-prop-ondemand": ("juno_r0", SimConfig(placement="no-eas", sis="prop", governor="ondemand",
                                                      era="v5.10", transition_latency_us=300), 0.25),
     "pixel3-eas-v6": ("pixel3", SimConfig(era="v6.1", tick_hz=1000), 0.2),
+    "hikey960-ondemand-sdf": ("hikey960", SimConfig(governor="ondemand", governor_tunables={
+        "sampling_down_factor": 3, "sampling_rate_us": 4000, "up_threshold": 80}), 0.2),
+    "juno-interactive": ("juno_r0", SimConfig(governor="interactive", transition_latency_us=200, governor_tunables={
+        "timer_rate_us": 10000, "hispeed_freq": 700000, "min_sample_time_us": 30000}), 0.25),
+    "hikey960-schedfreq": ("hikey960", SimConfig(governor="schedfreq", governor_tunables={"throttle_us": 20000}),
+                           0.2),
 }
 
 
@@ -46,6 +52,9 @@ def test_numba_and_reference_engines_identical(case):
     wl = workload(tasks, calibration=20)
     fast, ref = _both(board, wl, config, t_end)
     assert len(fast.events) > 500
+    # the governor acts in the closed loop (more frequency events than the initial ones)
+    from lisa_eas._kernels.sim_state import EV_FREQ
+    assert (fast.events[:, 1] == EV_FREQ).sum() > 2 * load_platform(board).nr_cpus
     assert np.array_equal(fast.events, ref.events)
     assert np.array_equal(fast.activations, ref.activations)
     assert np.array_equal(fast.eas, ref.eas)

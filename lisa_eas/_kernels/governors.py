@@ -10,7 +10,12 @@
   EAS-tree ``cpufreq_sched.c``: margined CFS+RT request, max over the policy, RELATION_L,
   throttled (a request made while throttled is applied when the throttle expires).
 
-These run open loop over a recorded busy/idle timeline: ``grid`` int64[K] (ns, ascending) and
+Each governor has per-step entry points over a small state (``cpu_st`` int64[m, *_CPU_SIZE]
+per policy CPU, ``pol_st`` int64[*_POL_SIZE] per policy; columns below): ``*_init``, then
+``ondemand_step`` per sample, ``interactive_account`` + ``interactive_step`` per timer,
+``schedfreq_request`` per scheduler update and ``schedfreq_pending`` when the throttle
+expires. The simulator's event loop calls these; the ``*_run`` functions replay a recorded
+busy/idle timeline through the same steps (open loop): ``grid`` int64[K] (ns, ascending) and
 ``busy`` uint8[K, m] saying whether CPU j was busy in ``[grid[k], grid[k+1])``.
 """
 from __future__ import annotations
@@ -19,6 +24,36 @@ import numpy as np
 from numba import njit
 
 UINT_MAX = 4294967295
+
+# ondemand state: per CPU cpu_st[j, :] and per policy pol_st[:]
+OD_PREV_UPDATE = 0     # prev_update_time (us)
+OD_PREV_IDLE = 1       # prev_cpu_idle (us)
+OD_PREV_LOAD = 2       # prev_load (%)
+OD_CPU_SIZE = 3
+OD_CUR = 0             # policy->cur (kHz)
+OD_RATE_MULT = 1
+OD_LOAD = 2            # max load of the last sample
+OD_POL_SIZE = 3
+
+# interactive state
+IA_TARGET = 0          # target_freq
+IA_FLOOR = 1           # floor_freq
+IA_FLOOR_T = 2         # floor_validate_time (us)
+IA_HS_T = 3            # hispeed_validate_time (us)
+IA_LAST_BUSY = 4       # busy ns at the last update_load
+IA_SPEEDADJ = 5        # cputime_speedadj
+IA_CPU_SIZE = 6
+IA_CUR = 0             # policy->cur
+IA_T_PREV = 1          # cputime_speedadj_timestamp (ns)
+IA_POL_SIZE = 2
+
+# schedfreq state
+SF_TOTAL = 0           # the CPU's margined capacity request
+SF_CPU_SIZE = 1
+SF_CUR = 0
+SF_REQUESTED = 1       # requested_freq
+SF_THROTTLE_END = 2    # throttle (ns)
+SF_POL_SIZE = 3
 
 
 @njit(cache=True)
@@ -84,62 +119,97 @@ def relation_c(freqs, target):
 
 
 @njit(cache=True)
+def ondemand_init(now_ns, idle_us, fmin, cpu_st, pol_st):
+    """Governor start (``od_start``): idle time stamps of each policy CPU, policy at ``fmin``.
+
+    ``idle_us[j]``: cumulative idle time of policy CPU j in µs (``get_cpu_idle_time_us``);
+    ``cpu_st`` int64[m, OD_CPU_SIZE] and ``pol_st`` int64[OD_POL_SIZE] are the governor state.
+    """
+    for j in range(cpu_st.shape[0]):
+        cpu_st[j, OD_PREV_UPDATE] = now_ns // 1000
+        cpu_st[j, OD_PREV_IDLE] = idle_us[j]
+        cpu_st[j, OD_PREV_LOAD] = 0
+    pol_st[OD_CUR] = fmin
+    pol_st[OD_RATE_MULT] = 1
+    pol_st[OD_LOAD] = 0
+
+
+@njit(cache=True)
+def ondemand_step(now_ns, idle_us, freqs, sampling_rate_us, up_threshold, sampling_down_factor, cpu_st, pol_st):
+    """One ondemand sample (``dbs_update`` + ``od_update``) at ``now_ns``; returns the new frequency.
+
+    ``pol_st[OD_CUR]`` is ``policy->cur`` on entry (the caller may set it to the frequency in
+    effect) and the chosen frequency on return; the next sample is due
+    ``sampling_rate_us * pol_st[OD_RATE_MULT]`` µs later; ``pol_st[OD_LOAD]`` is the max load.
+    """
+    fmin = freqs[0]
+    fmax = freqs[freqs.shape[0] - 1]
+    sampling_rate = sampling_rate_us * pol_st[OD_RATE_MULT]
+    now_us = now_ns // 1000
+    max_load = 0
+    for j in range(cpu_st.shape[0]):
+        elapsed = now_us - cpu_st[j, OD_PREV_UPDATE]
+        cpu_st[j, OD_PREV_UPDATE] = now_us
+        idle_time = idle_us[j] - cpu_st[j, OD_PREV_IDLE]
+        cpu_st[j, OD_PREV_IDLE] = idle_us[j]
+        if elapsed == 0:
+            load = cpu_st[j, OD_PREV_LOAD]
+        elif idle_time > 2 * sampling_rate and cpu_st[j, OD_PREV_LOAD]:
+            # waking up from a long idle period: reuse the last load once
+            load = cpu_st[j, OD_PREV_LOAD]
+            cpu_st[j, OD_PREV_LOAD] = 0
+        else:
+            if elapsed >= idle_time:
+                load = 100 * (elapsed - idle_time) // elapsed
+            else:
+                load = 0
+            cpu_st[j, OD_PREV_LOAD] = load
+        if load > max_load:
+            max_load = load
+    if max_load > up_threshold:
+        if pol_st[OD_CUR] < fmax:
+            pol_st[OD_RATE_MULT] = sampling_down_factor
+        pol_st[OD_CUR] = fmax
+    else:
+        pol_st[OD_RATE_MULT] = 1
+        pol_st[OD_CUR] = relation_c(freqs, fmin + max_load * (fmax - fmin) // 100)
+    pol_st[OD_LOAD] = max_load
+    return pol_st[OD_CUR]
+
+
+@njit(cache=True)
+def _idle_us(grid, busy, cum, t, out):
+    """Cumulative idle µs of each CPU at ``t`` over a recorded timeline (0 before ``grid[0]``)."""
+    for j in range(out.shape[0]):
+        out[j] = (t - grid[0] - busy_at(grid, busy, cum, t, j)) // 1000 if t > grid[0] else 0
+
+
+@njit(cache=True)
 def ondemand_run(grid, busy, t_start, t_end, freqs, sampling_rate_us, up_threshold, sampling_down_factor,
                  out_t, out_f, out_load):
     """ondemand samples from ``t_start`` to ``t_end``; returns the number of samples written.
 
     The policy starts at the lowest frequency. ``out_f[i]`` is the frequency set at sample i.
+    Each sample is one :func:`ondemand_step`.
     """
     m = busy.shape[1]
     cum = cumulative_busy(grid, busy)
-    fmin = freqs[0]
-    fmax = freqs[freqs.shape[0] - 1]
-    cur = fmin
-    rate_mult = 1
-    prev_update = np.full(m, t_start // 1000, np.int64)
-    prev_idle = np.zeros(m, np.int64)
-    prev_load = np.zeros(m, np.int64)
-    for j in range(m):
-        prev_idle[j] = (t_start - grid[0] - busy_at(grid, busy, cum, t_start, j)) // 1000 if t_start > grid[0] else 0
+    cpu_st = np.zeros((m, OD_CPU_SIZE), np.int64)
+    pol_st = np.zeros(OD_POL_SIZE, np.int64)
+    idle = np.zeros(m, np.int64)
+    _idle_us(grid, busy, cum, t_start, idle)
+    ondemand_init(t_start, idle, freqs[0], cpu_st, pol_st)
     t = t_start
     n = 0
     while n < out_t.shape[0]:
-        t = t + sampling_rate_us * rate_mult * 1000
+        t = t + sampling_rate_us * pol_st[OD_RATE_MULT] * 1000
         if t > t_end:
             break
-        sampling_rate = sampling_rate_us * rate_mult
-        max_load = 0
-        now_us = t // 1000
-        for j in range(m):
-            idle_total = (t - grid[0] - busy_at(grid, busy, cum, t, j)) // 1000 if t > grid[0] else 0
-            elapsed = now_us - prev_update[j]
-            prev_update[j] = now_us
-            idle_time = idle_total - prev_idle[j]
-            prev_idle[j] = idle_total
-            if elapsed == 0:
-                load = prev_load[j]
-            elif idle_time > 2 * sampling_rate and prev_load[j]:
-                load = prev_load[j]
-                prev_load[j] = 0
-            else:
-                if elapsed >= idle_time:
-                    load = 100 * (elapsed - idle_time) // elapsed
-                else:
-                    load = 0
-                prev_load[j] = load
-            if load > max_load:
-                max_load = load
-        if max_load > up_threshold:
-            if cur < fmax:
-                rate_mult = sampling_down_factor
-            cur = fmax
-        else:
-            f_next = fmin + max_load * (fmax - fmin) // 100
-            rate_mult = 1
-            cur = relation_c(freqs, f_next)
+        _idle_us(grid, busy, cum, t, idle)
+        out_f[n] = ondemand_step(t, idle, freqs, sampling_rate_us, up_threshold, sampling_down_factor, cpu_st,
+                                 pol_st)
         out_t[n] = t
-        out_f[n] = cur
-        out_load[n] = max_load
+        out_load[n] = pol_st[OD_LOAD]
         n += 1
     return n
 
@@ -172,113 +242,196 @@ def choose_freq(freqs, cur, loadadjfreq, target_load):
 
 
 @njit(cache=True)
+def interactive_init(now_ns, busy_ns, fmin, cpu_st, pol_st):
+    """Governor start: every CPU's target and floor at ``fmin``, validation stamps at ``now_ns``.
+
+    ``busy_ns[j]``: cumulative busy ns of policy CPU j; ``cpu_st`` int64[m, IA_CPU_SIZE],
+    ``pol_st`` int64[IA_POL_SIZE].
+    """
+    for j in range(cpu_st.shape[0]):
+        cpu_st[j, IA_TARGET] = fmin
+        cpu_st[j, IA_FLOOR] = fmin
+        cpu_st[j, IA_FLOOR_T] = now_ns // 1000
+        cpu_st[j, IA_HS_T] = now_ns // 1000
+        cpu_st[j, IA_LAST_BUSY] = busy_ns[j]
+        cpu_st[j, IA_SPEEDADJ] = 0
+    pol_st[IA_CUR] = fmin
+    pol_st[IA_T_PREV] = now_ns
+
+
+@njit(cache=True)
+def interactive_account(busy_ns, cur, row):
+    """``update_load()`` of one CPU: ``cputime_speedadj += active_time * policy->cur``.
+
+    Called at each timer and, in a closed loop, before each frequency change (the
+    governor's CPUFREQ_PRECHANGE notifier); ``row`` is the CPU's ``cpu_st`` row.
+    """
+    active = (busy_ns - row[IA_LAST_BUSY]) // 1000
+    row[IA_LAST_BUSY] = busy_ns
+    row[IA_SPEEDADJ] += active * cur
+
+
+@njit(cache=True)
+def interactive_step(now_ns, freqs, go_hispeed_load, hispeed_freq, target_load, min_sample_time_us,
+                     above_hispeed_delay_us, cpu_st, pol_st):
+    """One ``cpufreq_interactive_timer()`` evaluation of every policy CPU (timers aligned).
+
+    The CPUs' ``cputime_speedadj`` must have been accounted up to ``now_ns``
+    (:func:`interactive_account`); they are reset here, as the timer re-arm does.
+    ``hispeed_freq`` is in kHz (resolve the 0 default to the policy maximum before).
+    Returns the policy frequency (``RELATION_H`` of the highest CPU target), also stored in
+    ``pol_st[IA_CUR]``.
+    """
+    now = now_ns // 1000
+    delta_time = (now_ns - pol_st[IA_T_PREV]) // 1000
+    cur = pol_st[IA_CUR]
+    m = cpu_st.shape[0]
+    for j in range(m):
+        if delta_time <= 0:
+            continue
+        loadadjfreq = (cpu_st[j, IA_SPEEDADJ] // delta_time) * 100
+        cpu_load = loadadjfreq // cpu_st[j, IA_TARGET]
+        if cpu_load >= go_hispeed_load:
+            if cpu_st[j, IA_TARGET] < hispeed_freq:
+                new = hispeed_freq
+            else:
+                new = choose_freq(freqs, cur, loadadjfreq, target_load)
+                if new < hispeed_freq:
+                    new = hispeed_freq
+        else:
+            new = choose_freq(freqs, cur, loadadjfreq, target_load)
+        if cpu_st[j, IA_TARGET] >= hispeed_freq and new > cpu_st[j, IA_TARGET] \
+                and now - cpu_st[j, IA_HS_T] < above_hispeed_delay_us:
+            continue
+        cpu_st[j, IA_HS_T] = now
+        new = relation_l(freqs, new)
+        if new < cpu_st[j, IA_FLOOR] and now - cpu_st[j, IA_FLOOR_T] < min_sample_time_us:
+            continue
+        cpu_st[j, IA_FLOOR] = new
+        cpu_st[j, IA_FLOOR_T] = now
+        cpu_st[j, IA_TARGET] = new
+    f = 0
+    for j in range(m):
+        cpu_st[j, IA_SPEEDADJ] = 0
+        if cpu_st[j, IA_TARGET] > f:
+            f = cpu_st[j, IA_TARGET]
+    pol_st[IA_CUR] = relation_h(freqs, f)
+    pol_st[IA_T_PREV] = now_ns
+    return pol_st[IA_CUR]
+
+
+@njit(cache=True)
 def interactive_run(grid, busy, t_start, t_end, freqs, timer_rate_us, go_hispeed_load, hispeed_freq, target_load,
                     min_sample_time_us, above_hispeed_delay_us, out_t, out_f):
     """interactive timer evaluations (every ``timer_rate``); returns the number written.
 
-    ``hispeed_freq`` 0 means the policy maximum (the governor's start-up default).
+    ``hispeed_freq`` 0 means the policy maximum (the governor's start-up default). Each
+    evaluation is :func:`interactive_account` of every CPU then :func:`interactive_step`.
     """
     m = busy.shape[1]
     cum = cumulative_busy(grid, busy)
-    fmax = freqs[freqs.shape[0] - 1]
     if hispeed_freq == 0:
-        hispeed_freq = fmax
-    cur = freqs[0]
-    target = np.full(m, freqs[0], np.int64)
-    floor_freq = np.full(m, freqs[0], np.int64)
-    floor_validate = np.full(m, t_start // 1000, np.int64)
-    hispeed_validate = np.full(m, t_start // 1000, np.int64)
-    last_busy = np.zeros(m, np.int64)
+        hispeed_freq = freqs[freqs.shape[0] - 1]
+    cpu_st = np.zeros((m, IA_CPU_SIZE), np.int64)
+    pol_st = np.zeros(IA_POL_SIZE, np.int64)
+    b = np.zeros(m, np.int64)
     for j in range(m):
-        last_busy[j] = busy_at(grid, busy, cum, t_start, j)
-    speedadj = np.zeros(m, np.int64)
-    t_prev = t_start
+        b[j] = busy_at(grid, busy, cum, t_start, j)
+    interactive_init(t_start, b, freqs[0], cpu_st, pol_st)
     t = t_start
     n = 0
     while n < out_t.shape[0]:
         t = t + timer_rate_us * 1000
         if t > t_end:
             break
-        now = t // 1000
-        delta_time = (t - t_prev) // 1000
         for j in range(m):
-            b = busy_at(grid, busy, cum, t, j)
-            active = (b - last_busy[j]) // 1000
-            last_busy[j] = b
-            speedadj[j] = active * cur
-        for j in range(m):
-            loadadjfreq = (speedadj[j] // delta_time) * 100
-            cpu_load = loadadjfreq // target[j]
-            if cpu_load >= go_hispeed_load:
-                if target[j] < hispeed_freq:
-                    new = hispeed_freq
-                else:
-                    new = choose_freq(freqs, cur, loadadjfreq, target_load)
-                    if new < hispeed_freq:
-                        new = hispeed_freq
-            else:
-                new = choose_freq(freqs, cur, loadadjfreq, target_load)
-            if target[j] >= hispeed_freq and new > target[j] and now - hispeed_validate[j] < above_hispeed_delay_us:
-                continue
-            hispeed_validate[j] = now
-            new = relation_l(freqs, new)
-            if new < floor_freq[j] and now - floor_validate[j] < min_sample_time_us:
-                continue
-            floor_freq[j] = new
-            floor_validate[j] = now
-            target[j] = new
-        f = 0
-        for j in range(m):
-            if target[j] > f:
-                f = target[j]
-        cur = relation_h(freqs, f)
-        t_prev = t
+            interactive_account(busy_at(grid, busy, cum, t, j), pol_st[IA_CUR], cpu_st[j])
+        out_f[n] = interactive_step(t, freqs, go_hispeed_load, hispeed_freq, target_load, min_sample_time_us,
+                                    above_hispeed_delay_us, cpu_st, pol_st)
         out_t[n] = t
-        out_f[n] = cur
         n += 1
     return n
+
+
+@njit(cache=True)
+def schedfreq_init(fmin, cpu_st, pol_st):
+    """Governor start: no capacity requests, policy at ``fmin``, not throttled."""
+    for j in range(cpu_st.shape[0]):
+        cpu_st[j, SF_TOTAL] = 0
+    pol_st[SF_CUR] = fmin
+    pol_st[SF_REQUESTED] = fmin
+    pol_st[SF_THROTTLE_END] = -(np.int64(1) << 62)
+
+
+@njit(cache=True)
+def schedfreq_pending(now_ns, throttle_ns, pol_st):
+    """The frequency thread applying a request latched while throttled, once the throttle expired.
+
+    Returns the time the change takes effect (the throttle's end, <= ``now_ns``) and sets
+    ``pol_st[SF_CUR]`` to the latched request (re-arming the throttle), or -1 if nothing is
+    pending or the policy is still throttled.
+    """
+    if pol_st[SF_REQUESTED] != pol_st[SF_CUR] and pol_st[SF_THROTTLE_END] <= now_ns:
+        t = pol_st[SF_THROTTLE_END]
+        pol_st[SF_CUR] = pol_st[SF_REQUESTED]
+        pol_st[SF_THROTTLE_END] = t + throttle_ns
+        return t
+    return -1
+
+
+@njit(cache=True)
+def schedfreq_request(now_ns, j, cfs, rt, dl, freqs, capacity_margin, throttle_ns, cpu_st, pol_st):
+    """``update_fdomain_capacity_request()`` after CPU j set its CFS / RT / DL requests.
+
+    ``total = (cfs + rt) * capacity_margin / 1024 + dl``; the policy asks for
+    ``max(total) * policy.max >> 10`` resolved with RELATION_L. Returns the frequency applied
+    now, or -1 when the request is unchanged or latched by the throttle (call
+    :func:`schedfreq_pending` once ``pol_st[SF_THROTTLE_END]`` has passed).
+    """
+    cpu_st[j, SF_TOTAL] = (cfs + rt) * capacity_margin // 1024 + dl
+    cap = 0
+    for k in range(cpu_st.shape[0]):
+        if cpu_st[k, SF_TOTAL] > cap:
+            cap = cpu_st[k, SF_TOTAL]
+    f = relation_l(freqs, (cap * freqs[freqs.shape[0] - 1]) >> 10)
+    if f == pol_st[SF_REQUESTED]:
+        return -1
+    pol_st[SF_REQUESTED] = f
+    if pol_st[SF_THROTTLE_END] <= now_ns:
+        pol_st[SF_CUR] = f
+        pol_st[SF_THROTTLE_END] = now_ns + throttle_ns
+        return f
+    return -1
 
 
 @njit(cache=True)
 def schedfreq_run(times, cpu, cfs, rt, dl, m, freqs, capacity_margin, throttle_ns, out_t, out_f):
     """schedfreq over capacity-request events; returns the number of frequency changes written.
 
-    Event i sets CPU ``cpu[i]``'s requests (``cfs``/``rt``/``dl`` capacity units);
-    ``total = (cfs + rt) * capacity_margin / 1024 + dl``, policy request = max over CPUs,
-    ``freq = capacity * policy.max >> 10``, RELATION_L. Changes are throttled.
+    Event i sets CPU ``cpu[i]``'s requests (``cfs``/``rt``/``dl`` capacity units); each is a
+    :func:`schedfreq_pending` then a :func:`schedfreq_request`. Changes are throttled; a
+    request latched by the throttle is written at the throttle's end.
     """
-    fmax = freqs[freqs.shape[0] - 1]
-    total = np.zeros(m, np.int64)
-    cur = freqs[0]
-    requested = freqs[0]
-    throttle_end = np.int64(-1) << 62
+    cpu_st = np.zeros((m, SF_CPU_SIZE), np.int64)
+    pol_st = np.zeros(SF_POL_SIZE, np.int64)
+    schedfreq_init(freqs[0], cpu_st, pol_st)
     n = 0
     for i in range(times.shape[0]):
         t = times[i]
-        # a request latched while throttled is applied when the throttle expires
-        if requested != cur and throttle_end <= t and n < out_t.shape[0]:
-            out_t[n] = throttle_end
-            out_f[n] = requested
+        if n >= out_t.shape[0]:
+            break
+        tp = schedfreq_pending(t, throttle_ns, pol_st)
+        if tp >= 0:
+            out_t[n] = tp
+            out_f[n] = pol_st[SF_CUR]
             n += 1
-            cur = requested
-            throttle_end = throttle_end + throttle_ns
-        total[cpu[i]] = (cfs[i] + rt[i]) * capacity_margin // 1024 + dl[i]
-        cap = 0
-        for j in range(m):
-            if total[j] > cap:
-                cap = total[j]
-        f = relation_l(freqs, (cap * fmax) >> 10)
-        if f == requested:
-            continue
-        requested = f
-        if throttle_end <= t and n < out_t.shape[0]:
+        f = schedfreq_request(t, cpu[i], cfs[i], rt[i], dl[i], freqs, capacity_margin, throttle_ns, cpu_st, pol_st)
+        if f >= 0 and n < out_t.shape[0]:
             out_t[n] = t
             out_f[n] = f
             n += 1
-            cur = f
-            throttle_end = t + throttle_ns
-    if requested != cur and n < out_t.shape[0]:
-        out_t[n] = throttle_end
-        out_f[n] = requested
+    if pol_st[SF_REQUESTED] != pol_st[SF_CUR] and n < out_t.shape[0]:
+        out_t[n] = pol_st[SF_THROTTLE_END]
+        out_f[n] = pol_st[SF_REQUESTED]
         n += 1
     return n

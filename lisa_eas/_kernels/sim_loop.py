@@ -3,7 +3,8 @@
 Time advances from event to event; the next event is the earliest of: the end of a running
 task's current ``run``/``runtime`` event (per CPU), a scheduler tick on a busy CPU, a task
 wake-up (sleep or timer expiry, thread start), a frequency change taking effect (transition
-latency), a sampling-governor timer, and the periodic load balance. Ties are taken in that
+latency), a governor timer (ondemand's sample, interactive's timer, the end of schedfreq's
+throttle), and the periodic load balance. Ties are taken in that
 order, then by CPU / task / domain index, so a run is deterministic.
 
 Each task executes its compiled program (``sim_state.OP_*``) with rt-app's semantics: ``run``
@@ -26,7 +27,7 @@ from __future__ import annotations
 from numba import njit
 
 from .sim_state import C_NFIELDS, OP_SIZE, P_NFIELDS, T_NFIELDS
-from .sim_views import v1, v2, v3
+from .sim_views import v1, v2
 
 from .pelt import SA_UTIL_AVG
 from .sim_models import (AI_AVG_IDLE, AI_IDLE_STAMP, capacity_of, apply_opp, governor_sample,
@@ -40,7 +41,8 @@ from .sim_sched import (acct, attach_task_avg, dequeue_sleep, detach_task_avg, e
                         update_task_avg)
 from .sim_state import (C_CURR, C_IDLE_STATE, C_MIN_VRUNTIME, C_NEED_RESCHED, C_NEXT_EVENT,
                         C_NEXT_TICK, C_NR_CFS, C_NR_RT, C_UE_SUM, EV_IDLE, EV_MIGRATE, EV_WAKEUP,
-                        G_DONE, G_NEXT_LB, G_NOW, G_OVERUTIL, G_STATUS, G_T_END, INF_TIME, K_GOV,
+                        G_ALIVE, G_DONE, G_NEXT_LB, G_NOW, G_OVERUTIL, G_STATUS, G_T_END, G_WAKE_DIRTY,
+                        G_WAKE_IDX, G_WAKE_T, INF_TIME, K_GOV,
                         K_LB_NS, K_MIN_GRAN_NS, K_PLACEMENT, K_TICK_NS, K_WAKEUP_GRAN_NS, N_ACT,
                         N_EAS, N_EV, OP_EXIT, OP_PHASE_BEGIN, OP_PHASE_END, OP_RUN, OP_RUNTIME,
                         OP_SET_AFFINITY, OP_SET_SCHED, OP_SLEEP, OP_START, OP_TASK_END, OP_TIMER,
@@ -304,11 +306,11 @@ def exit_idle(c, now, S, P, O):
     acct(c, now, S, P)
     emit(O, now, EV_IDLE, c, -1, 0, 0, 0, 0)
     S[S[12] + (c) * C_NFIELDS + C_IDLE_STATE] = -1
-    ai = v2(S, 14)
-    sample = now - ai[c, AI_IDLE_STAMP]
-    ai[c, AI_AVG_IDLE] += (sample - ai[c, AI_AVG_IDLE]) >> 3
-    if ai[c, AI_AVG_IDLE] > 2 * MAX_IDLE_BALANCE_COST:
-        ai[c, AI_AVG_IDLE] = 2 * MAX_IDLE_BALANCE_COST
+    o = S[56] + c * S[58]
+    sample = now - S[o + AI_IDLE_STAMP]
+    S[o + AI_AVG_IDLE] += (sample - S[o + AI_AVG_IDLE]) >> 3
+    if S[o + AI_AVG_IDLE] > 2 * MAX_IDLE_BALANCE_COST:
+        S[o + AI_AVG_IDLE] = 2 * MAX_IDLE_BALANCE_COST
 
 
 @njit(cache=True)
@@ -318,7 +320,7 @@ def went_idle(c, now, S, P, O):
     d = P[P[0] + c]
     for j in range(P[P[24] + d]):
         if P[P[20] + (d) * P[22] + j] == c:
-            v3(S, 9)[d, j, CS_WENT_IDLE] = 1
+            S[S[36] + ((d) * S[38] + j) * S[39] + CS_WENT_IDLE] = 1
 
 
 @njit(cache=True)
@@ -326,14 +328,15 @@ def pull_one(dst, now, newidle, S, P, O):
     """Pull one waiting task to the idle CPU ``dst``: rt first (always), CFS when balancing is on."""
     oTK = S[8]
     oCP = S[12]
-    masks = v2(P, 12)
+    om = P[48]
+    mw = P[50]
     best = -1
     best_prio = 0
     queued_rt = 0
     for c in range(P[1]):
         queued_rt += S[oCP + c * C_NFIELDS + C_NR_RT]
     for p in range(S[9] if queued_rt > 0 else 0):
-        if S[oTK + (p) * T_NFIELDS + T_STATE] == TS_RUNNABLE and S[oTK + (p) * T_NFIELDS + T_POLICY] == POLICY_FIFO and masks[S[oTK + (p) * T_NFIELDS + T_MASK], dst] \
+        if S[oTK + (p) * T_NFIELDS + T_STATE] == TS_RUNNABLE and S[oTK + (p) * T_NFIELDS + T_POLICY] == POLICY_FIFO and P[om + S[oTK + (p) * T_NFIELDS + T_MASK] * mw + dst] \
                 and S[oTK + (p) * T_NFIELDS + T_CPU] != dst and S[oTK + (p) * T_NFIELDS + T_PRIO] > best_prio:
             best, best_prio = p, S[oTK + (p) * T_NFIELDS + T_PRIO]
     if best >= 0:
@@ -352,7 +355,7 @@ def pull_one(dst, now, newidle, S, P, O):
         w = 0
         for p in range(S[9]):
             if S[oTK + (p) * T_NFIELDS + T_CPU] == c and S[oTK + (p) * T_NFIELDS + T_STATE] == TS_RUNNABLE and S[oTK + (p) * T_NFIELDS + T_POLICY] == POLICY_CFS \
-                    and masks[S[oTK + (p) * T_NFIELDS + T_MASK], dst]:
+                    and P[om + S[oTK + (p) * T_NFIELDS + T_MASK] * mw + dst]:
                 w += 1
         if w > most:
             most, src = w, c
@@ -360,7 +363,7 @@ def pull_one(dst, now, newidle, S, P, O):
         return
     for p in range(S[9]):
         if S[oTK + (p) * T_NFIELDS + T_CPU] == src and S[oTK + (p) * T_NFIELDS + T_STATE] == TS_RUNNABLE and S[oTK + (p) * T_NFIELDS + T_POLICY] == POLICY_CFS \
-                and masks[S[oTK + (p) * T_NFIELDS + T_MASK], dst]:
+                and P[om + S[oTK + (p) * T_NFIELDS + T_MASK] * mw + dst]:
             sync_cpu(src, now, S, P)
             sync_cpu(dst, now, S, P)
             if S[oCP + (dst) * C_NFIELDS + C_IDLE_STATE] >= 0:
@@ -478,6 +481,7 @@ def op_done(c, now, S, P, O):
         if code == ADV_EXIT:
             S[oTK + (p) * T_NFIELDS + T_STATE] = TS_EXITED
             S[oTK + (p) * T_NFIELDS + T_WAKE_AT] = INF_TIME
+            S[S[0] + G_WAKE_DIRTY] = 1
             state = PREV_STATE_DEAD
             if S[oTK + (p) * T_NFIELDS + T_POLICY] == POLICY_CFS:
                 detach_task_avg(p, c, S, P)
@@ -506,8 +510,8 @@ def sim_run(S, P, O, margin):
     n_pd = S[17]
     S[oG + G_STATUS] = 0
     while True:
-        if cnt[N_EV] + margin > ev.shape[0] or cnt[N_ACT] + n_task + 1 > v2(O, 1).shape[0] \
-                or cnt[N_EAS] + n_task + 1 > v2(O, 2).shape[0]:
+        if cnt[N_EV] + margin > ev.shape[0] or cnt[N_ACT] + n_task + 1 > O[4 * 1 + 1] \
+                or cnt[N_EAS] + n_task + 1 > O[4 * 2 + 1]:
             S[oG + G_STATUS] = 1
             return
         t = INF_TIME
@@ -519,13 +523,24 @@ def sim_run(S, P, O, margin):
         for c in range(n_cpu):
             if S[oCP + (c) * C_NFIELDS + C_NEXT_TICK] < t:
                 t, kind, idx = S[oCP + (c) * C_NFIELDS + C_NEXT_TICK], 1, c
-        alive = 0
-        for p in range(n_task):
-            st = S[oTK + (p) * T_NFIELDS + T_STATE]
-            if st != TS_EXITED:
-                alive += 1
-            if st == TS_SLEEPING and S[oTK + (p) * T_NFIELDS + T_WAKE_AT] < t:
-                t, kind, idx = S[oTK + (p) * T_NFIELDS + T_WAKE_AT], 2, p
+        if S[oG + G_WAKE_DIRTY]:
+            # the sleeping set changes only at dequeue_sleep / enqueue / exit, which flag it
+            alive = 0
+            wt = INF_TIME
+            wi = -1
+            for p in range(n_task):
+                st = S[oTK + (p) * T_NFIELDS + T_STATE]
+                if st != TS_EXITED:
+                    alive += 1
+                if st == TS_SLEEPING and S[oTK + (p) * T_NFIELDS + T_WAKE_AT] < wt:
+                    wt, wi = S[oTK + (p) * T_NFIELDS + T_WAKE_AT], p
+            S[oG + G_WAKE_T] = wt
+            S[oG + G_WAKE_IDX] = wi
+            S[oG + G_ALIVE] = alive
+            S[oG + G_WAKE_DIRTY] = 0
+        alive = S[oG + G_ALIVE]
+        if S[oG + G_WAKE_T] < t:
+            t, kind, idx = S[oG + G_WAKE_T], 2, S[oG + G_WAKE_IDX]
         for d in range(n_pd):
             if S[oPD + (d) * P_NFIELDS + P_PENDING_AT] < t:
                 t, kind, idx = S[oPD + (d) * P_NFIELDS + P_PENDING_AT], 3, d

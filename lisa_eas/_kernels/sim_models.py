@@ -10,25 +10,30 @@ kernels take and calls them; no decision logic is re-implemented here:
   runqueue's ``avg_idle`` and a fixed per-runqueue scan cost);
 * overutilized: ``eas.cpu_overutilized``;
 * frequency: ``schedutil.sugov_update`` (with or without the RFC ramp boost; the rt
-  runqueue enters through ``schedutil.effective_cpu_util``), ``governors.ondemand_run`` on
-  the last sampling window; performance / powersave pin the top / bottom OPP.
+  runqueue enters through ``schedutil.effective_cpu_util``) and ``governors.schedfreq_request``
+  / ``schedfreq_pending`` at each scheduler update (``cpufreq_update_util`` points), and the
+  timer-driven ``governors.ondemand_step`` / ``interactive_account`` + ``interactive_step``
+  on each sampling timer, over per-policy governor state kept in the state array;
+  performance / powersave pin the top / bottom OPP.
 """
 from __future__ import annotations
 
-import numpy as np
 from numba import njit
 
 from .sim_state import C_NFIELDS, P_NFIELDS, T_NFIELDS
 from .sim_views import v1, v2, v3
 
 from .eas import NO_ENERGY, cpu_overutilized, feec
-from .governors import ondemand_run
+from .governors import (IA_CUR, OD_CUR, OD_RATE_MULT, SF_CUR, SF_REQUESTED, SF_THROTTLE_END,
+                        interactive_account, interactive_step, ondemand_step, schedfreq_pending,
+                        schedfreq_request)
 from .pelt import SA_UTIL_AVG
-from .schedutil import FREQUENCY_UTIL, effective_cpu_util, sugov_update
+from .schedutil import (CS_LAST_UPDATE, FREQUENCY_UTIL, PS_LAST_FREQ_UPDATE, PS_NEED_FREQ_UPDATE, PS_NEXT_FREQ,
+                        effective_cpu_util, sugov_update)
 from .sim_sched import emit, sync_cpu, task_util_est, refresh_next_event
 from .sim_state import (C_BUSY_NS, C_CURR, C_NR_CFS, C_NR_RT, C_UE_SUM, D_CHOSEN, D_HEAD, D_PREV, D_TASK,
-                        D_TASK_UTIL, D_TIME, EV_FREQ, EV_OVERUTIL, G_OVERUTIL, GOV_ONDEMAND,
-                        GOV_SCHEDUTIL, INF_TIME, K_GOV, K_MODEL_EVENTS, K_RAMP_BOOST,
+                        D_TASK_UTIL, D_TIME, EV_FREQ, EV_OVERUTIL, G_OVERUTIL, GOV_INTERACTIVE,
+                        GOV_ONDEMAND, GOV_SCHEDFREQ, GOV_SCHEDUTIL, INF_TIME, K_GOV, K_MODEL_EVENTS, K_RAMP_BOOST,
                         K_RATE_LIMIT_NS, K_SAMPLE_NS, K_SIS, K_TICK_NS, K_TRANS_LAT_NS, N_EAS,
                         P_LAST_UPDATE, P_NEXT_SAMPLE, P_OPP, P_PENDING_AT, P_PENDING_OPP,
                         P_REQ_OPP, SIS_UTIL, T_CPU, T_MASK)
@@ -46,7 +51,19 @@ M_OD_UP_THRESHOLD = 7
 M_OD_SAMPLING_US = 8
 M_OD_DOWN_FACTOR = 9
 M_EAS_OVERUTIL_ERA = 10
-M_SIZE = 11
+M_IA_GO_HISPEED = 11
+M_IA_HISPEED_KHZ = 12     # 0: each policy's maximum
+M_IA_TARGET_LOAD = 13
+M_IA_MIN_SAMPLE_US = 14
+M_IA_ABOVE_HS_DELAY_US = 15
+M_SF_MARGIN = 16
+M_SF_THROTTLE_NS = 17
+M_SIZE = 18
+
+# governor state: slot 15 per policy int64[nd, GOV_POL_WIDTH], slot 16 per policy CPU
+# int64[nd, max CPUs per domain, GOV_CPU_WIDTH] (column layouts in ``governors``)
+GOV_POL_WIDTH = 3
+GOV_CPU_WIDTH = 6
 
 # scratch rows: state slot 13 [row, cpu]
 SC_UTIL = 0
@@ -186,6 +203,12 @@ def apply_opp(d, opp, now, S, P, O):
     m = P[P[24] + d]
     for j in range(m):
         sync_cpu(P[P[20] + (d) * P[22] + j], now, S, P)
+    if S[S[4] + K_GOV] == GOV_INTERACTIVE:
+        # CPUFREQ_PRECHANGE notifier: account the busy time so far at the old frequency
+        old = P[P[12] + (d) * P[14] + S[oPD + (d) * P_NFIELDS + P_OPP]]
+        cst = v3(S, 16)[d]
+        for j in range(m):
+            interactive_account(S[S[12] + (P[P[20] + (d) * P[22] + j]) * C_NFIELDS + C_BUSY_NS], old, cst[j])
     S[oPD + (d) * P_NFIELDS + P_OPP] = opp
     f = P[P[12] + (d) * P[14] + opp]
     for j in range(m):
@@ -223,14 +246,29 @@ def opp_of_freq(d, f, P):
 
 @njit(cache=True)
 def governor_update(c, now, S, P, O):
-    """``cpufreq_update_util(rq)`` from CPU ``c`` (schedutil only; the others are timer driven)."""
+    """``cpufreq_update_util(rq)`` from CPU ``c`` (schedutil, schedfreq; the others are timer driven)."""
     oK = S[4]
-    if S[oK + K_GOV] != GOV_SCHEDUTIL:
+    gov = S[oK + K_GOV]
+    if gov == GOV_SCHEDFREQ:
+        schedfreq_update(c, now, S, P, O)
+        return
+    if gov != GOV_SCHEDUTIL:
         return
     d = P[P[0] + c]
     m = P[P[24] + d]
-    sc = v2(S, 13)
     j_self = 0
+    for j in range(m):
+        if P[P[20] + (d) * P[22] + j] == c:
+            j_self = j
+    ops = S[48] + d * S[50]              # this policy's row of the schedutil policy state (slot 12)
+    if not (S[ops + PS_NEED_FREQ_UPDATE] or now - S[ops + PS_LAST_FREQ_UPDATE] >= S[oK + K_RATE_LIMIT_NS]):
+        # sugov_update's rate-limited return (no iowait, not from idle): it only stamps the
+        # CPU's last update; taken here before gathering the utilizations (same result)
+        S[S[36] + (d * S[38] + j_self) * S[39] + CS_LAST_UPDATE] = now
+        S[S[16] + (d) * P_NFIELDS + P_LAST_UPDATE] = now
+        request_opp(d, opp_of_freq(d, S[ops + PS_NEXT_FREQ], P), now, S, P, O)
+        return
+    sc = v2(S, 13)
     for j in range(m):
         cj = P[P[20] + (d) * P[22] + j]
         if cj == c:
@@ -250,38 +288,72 @@ def governor_update(c, now, S, P, O):
 
 
 @njit(cache=True)
+def schedfreq_update(c, now, S, P, O):
+    """schedfreq at a scheduler update of CPU ``c``: its CFS and RT capacity requests (``cpu_util``
+    and the rt runqueue's util_avg, normalised to the CPU's own capacity as
+    ``update_capacity_of`` does), then the policy's throttled request."""
+    d = P[P[0] + c]
+    m = P[P[24] + d]
+    j_self = 0
+    for j in range(m):
+        if P[P[20] + (d) * P[22] + j] == c:
+            j_self = j
+    pol = v2(S, 15)[d]
+    nopp = P[P[8] + d]
+    freqs = v2(P, 3)[d, :nopp]
+    throttle = P[P[76] + M_SF_THROTTLE_NS]
+    if schedfreq_pending(now, throttle, pol) >= 0:
+        request_opp(d, opp_of_freq(d, pol[SF_CUR], P), now, S, P, O)
+    cap = P[P[4] + c]
+    cfs = cpu_util(c, S, P) * 1024 // cap
+    rt = S[S[28] + (c) * S[30] + SA_UTIL_AVG] * 1024 // cap
+    if rt > 1024:
+        rt = 1024
+    f = schedfreq_request(now, j_self, cfs, rt, 0, freqs, P[P[76] + M_SF_MARGIN], throttle, v3(S, 16)[d, :m], pol)
+    if f >= 0:
+        request_opp(d, opp_of_freq(d, f, P), now, S, P, O)
+    # a request latched by the throttle is applied when it expires (the frequency thread)
+    S[S[16] + (d) * P_NFIELDS + P_NEXT_SAMPLE] = pol[SF_THROTTLE_END] if pol[SF_REQUESTED] != pol[SF_CUR] else INF_TIME
+
+
+@njit(cache=True)
 def governor_sample(d, now, S, P, O):
-    """Sampling-governor timer of perf domain ``d`` (ondemand), then re-arm it."""
+    """Governor timer of perf domain ``d``: ondemand's sample, interactive's timer (both re-armed),
+    or the end of schedfreq's throttle."""
     oK = S[4]
     oPD = S[16]
+    gov = S[oK + K_GOV]
     m = P[P[24] + d]
-    period = S[oK + K_SAMPLE_NS]
-    t0 = now - period
+    pol = v2(S, 15)[d]
+    nopp = P[P[8] + d]
+    freqs = v2(P, 3)[d, :nopp]
+    if gov == GOV_SCHEDFREQ:
+        S[oPD + (d) * P_NFIELDS + P_NEXT_SAMPLE] = INF_TIME
+        if schedfreq_pending(now, P[P[76] + M_SF_THROTTLE_NS], pol) >= 0:
+            request_opp(d, opp_of_freq(d, pol[SF_CUR], P), now, S, P, O)
+        return
     for j in range(m):
         sync_cpu(P[P[20] + (d) * P[22] + j], now, S, P)
-    if S[oK + K_GOV] == GOV_ONDEMAND:
-        # the last window as a busy/idle timeline: CPU j busy for its first b_j ns
-        grid = np.empty(m + 1, np.int64)
-        busy = np.zeros((m + 1, m), np.uint8)
-        last = v1(S, 15)
-        b = np.empty(m, np.int64)
+    cur = freqs[S[oPD + (d) * P_NFIELDS + P_OPP]]      # policy->cur
+    cst = v3(S, 16)[d, :m]
+    mp = v1(P, 19)
+    if gov == GOV_ONDEMAND:
+        idle = v2(S, 13)[SC_PD_UTIL, :m]
         for j in range(m):
-            c = P[P[20] + (d) * P[22] + j]
-            b[j] = S[S[12] + (c) * C_NFIELDS + C_BUSY_NS] - last[c]
-            last[c] = S[S[12] + (c) * C_NFIELDS + C_BUSY_NS]
-        order = np.argsort(b)
-        grid[0] = t0
-        for k in range(m):
-            grid[k + 1] = t0 + b[order[k]]
-        for k in range(m + 1):
-            for j in range(m):
-                busy[k, j] = 1 if grid[k] < t0 + b[j] else 0
-        out_t = np.zeros(1, np.int64)
-        out_f = np.zeros(1, np.int64)
-        out_l = np.zeros(1, np.int64)
-        nopp = P[P[8] + d]
-        got = ondemand_run(grid, busy, t0, now, v2(P, 3)[d, :nopp], P[P[76] + M_OD_SAMPLING_US],
-                           P[P[76] + M_OD_UP_THRESHOLD], P[P[76] + M_OD_DOWN_FACTOR], out_t, out_f, out_l)
-        if got == 1:
-            request_opp(d, opp_of_freq(d, out_f[0], P), now, S, P, O)
-    S[oPD + (d) * P_NFIELDS + P_NEXT_SAMPLE] = now + period
+            idle[j] = (now - S[S[12] + (P[P[20] + (d) * P[22] + j]) * C_NFIELDS + C_BUSY_NS]) // 1000
+        pol[OD_CUR] = cur
+        f = ondemand_step(now, idle, freqs, mp[M_OD_SAMPLING_US], mp[M_OD_UP_THRESHOLD], mp[M_OD_DOWN_FACTOR],
+                          cst, pol)
+        request_opp(d, opp_of_freq(d, f, P), now, S, P, O)
+        S[oPD + (d) * P_NFIELDS + P_NEXT_SAMPLE] = now + mp[M_OD_SAMPLING_US] * pol[OD_RATE_MULT] * 1000
+    elif gov == GOV_INTERACTIVE:
+        pol[IA_CUR] = cur
+        for j in range(m):
+            interactive_account(S[S[12] + (P[P[20] + (d) * P[22] + j]) * C_NFIELDS + C_BUSY_NS], cur, cst[j])
+        hs = mp[M_IA_HISPEED_KHZ] if mp[M_IA_HISPEED_KHZ] > 0 else freqs[nopp - 1]
+        f = interactive_step(now, freqs, mp[M_IA_GO_HISPEED], hs, mp[M_IA_TARGET_LOAD], mp[M_IA_MIN_SAMPLE_US],
+                             mp[M_IA_ABOVE_HS_DELAY_US], cst, pol)
+        request_opp(d, opp_of_freq(d, f, P), now, S, P, O)
+        S[oPD + (d) * P_NFIELDS + P_NEXT_SAMPLE] = now + S[oK + K_SAMPLE_NS]
+    else:
+        S[oPD + (d) * P_NFIELDS + P_NEXT_SAMPLE] = INF_TIME

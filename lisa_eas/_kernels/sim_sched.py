@@ -4,7 +4,7 @@ The loop's data are three flat ``int64`` arrays (layout and slot views in ``sim_
 column names in ``sim_state.py``): ``S`` the mutable state (slots: 0 globals, 1 run
 configuration, 2 tasks, 3 CPUs, 4 perf domains, 5/6/7 task / cfs_rq / rt_rq PELT, 8 timers,
 9 schedutil per-CPU state, 10/11 busy / idle residency, 12 schedutil policy state,
-13 scratch, 14 idle statistics, 15 busy snapshot), ``P`` the static data (0 cpu -> domain,
+13 scratch, 14 idle statistics, 15/16 legacy-governor policy / per-CPU state), ``P`` the static data (0 cpu -> domain,
 1 CPU capacity, 2/3/4 OPP count / frequencies / capacities, 5/6 domain CPUs, 7/8 idle
 states, 9/10 PELT configuration and decay table, 11 program, 12 affinity masks, 13/14/15
 EM arrays, 16 EM cost per OPP, 17/18 LLC / core ids, 19 model parameters) and ``O`` the
@@ -39,7 +39,7 @@ from .sim_state import *  # noqa: F401,F403  (column indices)
 from .sim_state import (A_CDUR, A_CPERIOD, A_CPU, A_END, A_PERF, A_PHASE, A_PHASE_LOOP, A_RUN, A_SLACK,
                         A_START, A_TASK, A_WULAT, C_BUSY_NS, C_CLOCK_PELT, C_CLOCK_TASK, C_CURR,
                         C_IDLE_STATE, C_LAST_ACCT, C_LOST_IDLE, C_MIN_VRUNTIME, C_NEED_RESCHED,
-                        C_NEXT_EVENT, C_NEXT_TICK, C_NR_CFS, C_NR_RT, C_UE_SUM, E_A, E_B, E_C,
+                        C_NEXT_EVENT, C_NEXT_TICK, C_NR_CFS, C_NR_RT, C_UE_SUM, E_A, E_B, E_C, G_WAKE_DIRTY,
                         E_CPU, E_D, E_E, E_KIND, E_TIME, EV_CPU_UTIL, EV_IDLE, EV_SWITCH,
                         EV_TASK_UTIL, G_ENQ_SEQ, INF_TIME, K_DELTA_SCALING, K_LATENCY_NS,
                         K_MIN_GRAN_NS, K_MODEL_EVENTS, K_TICK_NS, K_UE_ERA, K_UTIL_EST, N_ACT,
@@ -82,8 +82,8 @@ def cap_now(c, S, P):
 def freq_scale(c, S, P):
     """``arch_scale_freq_capacity``: current / max frequency, in 1/1024."""
     d = P[P[0] + c]
-    pd_freq = v2(P, 3)
-    return (pd_freq[d, S[S[16] + (d) * P_NFIELDS + P_OPP]] << 10) // pd_freq[d, P[P[8] + d] - 1]
+    row = P[12] + d * P[14]
+    return (P[row + S[S[16] + (d) * P_NFIELDS + P_OPP]] << 10) // P[row + P[P[8] + d] - 1]
 
 
 @njit(cache=True)
@@ -125,9 +125,16 @@ def rq_clock(c, now, S, P):
 
 @njit(cache=True)
 def update_rq_avgs(c, now, S, P):
-    """Bring CPU ``c``'s clocks and its cfs_rq / rt_rq PELT signals to ``now``."""
-    rq_clock(c, now, S, P)
+    """Bring CPU ``c``'s clocks and its cfs_rq / rt_rq PELT signals to ``now``.
+
+    A no-op when the rq clock is already at ``now``: the signals were then brought to this
+    PELT time by the call that set the clock (``update_load_sum`` returns early for a delta
+    under 1024 ns), so the call is skipped before any array view is made.
+    """
     oCP = S[12]
+    if now - S[oCP + (c) * C_NFIELDS + C_CLOCK_TASK] <= 0:
+        return
+    rq_clock(c, now, S, P)
     oTK = S[8]
     cfg = v1(P, 9)
     yn = v1(P, 10)
@@ -137,11 +144,13 @@ def update_rq_avgs(c, now, S, P):
     curr = S[oCP + (c) * C_NFIELDS + C_CURR]
     nr = S[oCP + (c) * C_NFIELDS + C_NR_CFS]
     cfs_running = 1 if curr >= 0 and S[oTK + (curr) * T_NFIELDS + T_POLICY] == POLICY_CFS else 0
-    csa = v2(S, 6)[c]
+    o = S[24] + c * S[26]
+    csa = S[o:o + S[26]]
     if update_load_sum(csa, t, nr * NICE_0_LOAD, nr, cfs_running, sf, sc, cfg, yn):
         update_load_avg(csa, 1, 1, cfg)
     rt_running = 1 if curr >= 0 and S[oTK + (curr) * T_NFIELDS + T_POLICY] == POLICY_FIFO else 0
-    rsa = v2(S, 7)[c]
+    o = S[28] + c * S[30]
+    rsa = S[o:o + S[30]]
     if update_load_sum(rsa, t, rt_running, rt_running, rt_running, sf, sc, cfg, yn):
         update_load_avg(rsa, 1, 1, cfg)
 
@@ -157,9 +166,9 @@ def update_task_avg(p, now, S, P, O):
 def emit_task_util(p, now, S, O):
     if S[S[4] + K_MODEL_EVENTS]:
         oTK = S[8]
-        tsa = v2(S, 5)[p]
-        emit(O, now, EV_TASK_UTIL, S[oTK + (p) * T_NFIELDS + T_CPU], p, tsa[SA_UTIL_AVG], S[oTK + (p) * T_NFIELDS + T_UE_EWMA], S[oTK + (p) * T_NFIELDS + T_UE_ENQ],
-             tsa[SA_LOAD_AVG])
+        o = S[20] + p * S[22]
+        emit(O, now, EV_TASK_UTIL, S[oTK + (p) * T_NFIELDS + T_CPU], p, S[o + SA_UTIL_AVG], S[oTK + (p) * T_NFIELDS + T_UE_EWMA], S[oTK + (p) * T_NFIELDS + T_UE_ENQ],
+             S[o + SA_LOAD_AVG])
 
 
 @njit(cache=True)
@@ -171,7 +180,11 @@ def update_task_signal(p, S, P):
     c = S[oTK + (p) * T_NFIELDS + T_CPU]
     on_rq = 1 if S[oTK + (p) * T_NFIELDS + T_STATE] == TS_RUNNABLE or S[oTK + (p) * T_NFIELDS + T_STATE] == TS_RUNNING else 0
     running = 1 if S[oTK + (p) * T_NFIELDS + T_STATE] == TS_RUNNING else 0
-    if update_signal(v2(S, 5)[p], pelt_now(c, S), on_rq, running, NICE_0_LOAD, freq_scale(c, S, P),
+    o = S[20] + p * S[22]
+    t = pelt_now(c, S)
+    if 0 <= t - S[o + SA_LAST_UPDATE] < 1024:
+        return True         # update_signal would return 0 without touching the signal
+    if update_signal(S[o:o + S[22]], t, on_rq, running, NICE_0_LOAD, freq_scale(c, S, P),
                      P[P[4] + c], v1(P, 9), v1(P, 10)):
         ewma, enq = task_util_est_clear_flag(S[oTK + (p) * T_NFIELDS + T_UE_EWMA], S[oTK + (p) * T_NFIELDS + T_UE_ENQ], S[S[4] + K_UE_ERA])
         S[oTK + (p) * T_NFIELDS + T_UE_EWMA] = ewma
@@ -236,7 +249,15 @@ def update_min_vruntime(c, S):
     oTK = S[8]
     oCP = S[12]
     lo = INF_TIME
-    if S[oCP + c * C_NFIELDS + C_NR_CFS] == 0:
+    nr = S[oCP + c * C_NFIELDS + C_NR_CFS]
+    if nr == 0:
+        return
+    cur = S[oCP + c * C_NFIELDS + C_CURR]
+    if nr == 1 and cur >= 0 and S[oTK + (cur) * T_NFIELDS + T_CPU] == c \
+            and S[oTK + (cur) * T_NFIELDS + T_POLICY] == POLICY_CFS and S[oTK + (cur) * T_NFIELDS + T_STATE] == TS_RUNNING:
+        # the running task is the runqueue's only CFS task: no scan needed
+        if S[oTK + (cur) * T_NFIELDS + T_VRUNTIME] > S[oCP + (c) * C_NFIELDS + C_MIN_VRUNTIME]:
+            S[oCP + (c) * C_NFIELDS + C_MIN_VRUNTIME] = S[oTK + (cur) * T_NFIELDS + T_VRUNTIME]
         return
     for p in range(S[9]):
         if S[oTK + (p) * T_NFIELDS + T_CPU] == c and S[oTK + (p) * T_NFIELDS + T_POLICY] == POLICY_CFS and \
@@ -317,6 +338,7 @@ def enqueue(p, c, now, S, P, O):
     migrated = S[oTK + (p) * T_NFIELDS + T_CPU] != c
     S[oTK + (p) * T_NFIELDS + T_CPU] = c
     S[oTK + (p) * T_NFIELDS + T_STATE] = TS_RUNNABLE
+    S[oG + G_WAKE_DIRTY] = 1
     S[oG + G_ENQ_SEQ] += 1
     S[oTK + (p) * T_NFIELDS + T_ENQ_SEQ] = S[oG + G_ENQ_SEQ]
     if S[oTK + (p) * T_NFIELDS + T_POLICY] == POLICY_FIFO:
@@ -341,6 +363,7 @@ def dequeue_sleep(p, now, S, P, O):
     oTK = S[8]
     oCP = S[12]
     c = S[oTK + (p) * T_NFIELDS + T_CPU]
+    S[S[0] + G_WAKE_DIRTY] = 1
     if S[oTK + (p) * T_NFIELDS + T_POLICY] == POLICY_FIFO:
         S[oCP + (c) * C_NFIELDS + C_NR_RT] -= 1
         S[oTK + (p) * T_NFIELDS + T_STATE] = TS_SLEEPING
@@ -353,9 +376,9 @@ def dequeue_sleep(p, now, S, P, O):
     update_task_signal(p, S, P)   # last update while running
     S[oTK + (p) * T_NFIELDS + T_STATE] = TS_SLEEPING
     S[oCP + (c) * C_NFIELDS + C_NR_CFS] -= 1
-    tsa = v2(S, 5)[p]
-    ewma, enq = util_est_update(S[oTK + (p) * T_NFIELDS + T_UE_EWMA], S[oTK + (p) * T_NFIELDS + T_UE_ENQ], tsa[SA_UTIL_AVG],
-                                tsa[6], P[P[4] + c], S[S[4] + K_UE_ERA])
+    o = S[20] + p * S[22]
+    ewma, enq = util_est_update(S[oTK + (p) * T_NFIELDS + T_UE_EWMA], S[oTK + (p) * T_NFIELDS + T_UE_ENQ], S[o + SA_UTIL_AVG],
+                                S[o + 6], P[P[4] + c], S[S[4] + K_UE_ERA])
     S[oTK + (p) * T_NFIELDS + T_UE_EWMA] = ewma
     S[oTK + (p) * T_NFIELDS + T_UE_ENQ] = enq
     emit_task_util(p, now, S, O)
@@ -366,8 +389,12 @@ def pick_next(c, S):
     """``pick_next_task``: highest rt priority (FIFO order), else the CFS task of least vruntime."""
     oTK = S[8]
     best = -1
-    if S[S[12] + c * C_NFIELDS + C_NR_CFS] + S[S[12] + c * C_NFIELDS + C_NR_RT] == 0:
+    nr = S[S[12] + c * C_NFIELDS + C_NR_CFS] + S[S[12] + c * C_NFIELDS + C_NR_RT]
+    if nr == 0:
         return best
+    cur = S[S[12] + c * C_NFIELDS + C_CURR]
+    if nr == 1 and cur >= 0 and S[oTK + (cur) * T_NFIELDS + T_CPU] == c and S[oTK + (cur) * T_NFIELDS + T_STATE] == TS_RUNNING:
+        return cur          # the running task is the only one queued here
     best_prio = -1
     best_seq = 0
     best_v = 0

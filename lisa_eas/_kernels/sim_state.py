@@ -104,7 +104,11 @@ G_ENQ_SEQ = 4
 G_DONE = 5             # 1 when every task has exited
 G_STATUS = 6           # 0 running, 1 paused (buffer full), 2 finished
 G_ITER = 7
-G_NFIELDS = 8
+G_WAKE_T = 8           # earliest wake-up of a sleeping task (cached scan of the tasks)
+G_WAKE_IDX = 9         # that task (the lowest index among equal times)
+G_WAKE_DIRTY = 10      # 1: a task went to sleep, woke up or exited since the scan
+G_ALIVE = 11           # tasks not exited (as of the scan)
+G_NFIELDS = 12
 
 # ---------------------------------------------------------------- output events ev[n, :]
 E_TIME = 0

@@ -35,9 +35,20 @@ Scheduling model
   (``post_init_entity_util_avg``); the blocked utilization of remote idle CPUs is as fresh
   as the last load-balance pass, as in the kernel.
 * **Frequency**: one governor per perf domain: schedutil (issue-3 ``sugov_update``, rate
-  limit, busy hold, optional RFC ramp boost; an rt runqueue asks for the top OPP), ondemand
-  (issue-3 model on each sampling window), performance, powersave; a request takes
-  ``transition_latency_us`` to apply.
+  limit, busy hold, optional RFC ramp boost; an rt runqueue asks for the top OPP);
+  schedfreq (``cpufreq_sched``: at each scheduler update the CPU's CFS request
+  ``cpu_util`` and RT request (the rt runqueue's util_avg, standing for the kernel's
+  ``rt_avg``), both normalised to the CPU's capacity, margined x1.25, max over the policy,
+  RELATION_L, throttled 50 ms with a latched request applied when the throttle ends);
+  ondemand and interactive on a per-policy timer (``sampling_rate`` x ``rate_mult`` /
+  ``timer_rate``, the policy's CPUs evaluated together) from each CPU's busy time, whatever
+  the class of what ran (interactive's ``cputime_speedadj`` is also accounted before each
+  frequency change); performance, powersave. The governors are the issue-3 per-step kernels
+  (``lisa_eas._kernels.governors``) with the kernel / AOSP default tunables, overridable
+  through ``SimConfig.governor_tunables``. A request takes ``transition_latency_us`` to
+  apply. Not modelled: ondemand's ``powersave_bias``/``io_is_busy``, interactive's
+  ``timer_slack`` deferral, boost/boostpulse and per-frequency target loads, schedfreq's
+  tick-time jump to the top OPP.
 * **Idle states**: a CPU going idle enters the deepest state whose target residency fits the
   time to the next timer armed on it.
 * **Energy**: see :mod:`lisa_eas.sim._energy`.

@@ -13,14 +13,24 @@ __all__ = ["GOVERNORS", "PLACEMENTS", "SIS_MODES", "SimConfig"]
 
 PLACEMENTS = ("eas", "eas-v5.0", "no-eas")
 SIS_MODES = ("util", "prop")
-GOVERNORS = ("schedutil", "performance", "powersave", "ondemand")
+GOVERNORS = ("schedutil", "performance", "powersave", "ondemand", "interactive", "schedfreq")
 
 #: Tunables each governor accepts, with their defaults (kernel / AOSP defaults).
 GOVERNOR_TUNABLES: Mapping[str, Mapping[str, int]] = {
     "schedutil": {"rate_limit_us": 1000, "ramp_boost": 0},
     "performance": {},
     "powersave": {},
-    "ondemand": {"sampling_rate_us": 10000, "up_threshold": 80, "sampling_down_factor": 1},
+    "ondemand": {"sampling_rate_us": 10000, "up_threshold": 95, "sampling_down_factor": 1},
+    "interactive": {"timer_rate_us": 20000, "go_hispeed_load": 99, "hispeed_freq": 0, "target_load": 90,
+                    "min_sample_time_us": 80000, "above_hispeed_delay_us": 20000},
+    "schedfreq": {"capacity_margin": 1280, "throttle_us": 50000},
+}
+
+#: (lowest, highest) accepted value of tunables with a range (others: any integer >= 0).
+_TUNABLE_RANGES: Mapping[str, tuple] = {
+    "sampling_rate_us": (1, None), "up_threshold": (1, 100), "sampling_down_factor": (1, 100000),
+    "timer_rate_us": (1, None), "go_hispeed_load": (1, 100), "target_load": (1, 100),
+    "capacity_margin": (1024, None), "ramp_boost": (0, 1), "rate_limit_us": (0, None),
 }
 
 
@@ -39,12 +49,16 @@ class SimConfig:
         Kernel version whose PELT, util_est, energy-model and schedutil arithmetic to use.
     sis : {"util", "prop"}
         Depth rule of ``select_idle_cpu``: SIS_UTIL or SIS_PROP.
-    governor : {"schedutil", "performance", "powersave", "ondemand"}
+    governor : {"schedutil", "performance", "powersave", "ondemand", "interactive", "schedfreq"}
         cpufreq governor of every perf domain.
     governor_tunables : mapping
-        Overrides of the governor's tunables (see ``GOVERNOR_TUNABLES``): schedutil
-        ``rate_limit_us``, ``ramp_boost`` (0/1, the RFC "energy aware schedutil");
-        ondemand ``sampling_rate_us``, ``up_threshold``, ``sampling_down_factor`` (1 only).
+        Overrides of the governor's tunables (see ``GOVERNOR_TUNABLES``; defaults are the
+        kernel's / AOSP's): schedutil ``rate_limit_us``, ``ramp_boost`` (0/1, the RFC
+        "energy aware schedutil"); ondemand ``sampling_rate_us`` (10000), ``up_threshold``
+        (95, the NOHZ default), ``sampling_down_factor`` (1); interactive ``timer_rate_us``
+        (20000), ``go_hispeed_load`` (99), ``hispeed_freq`` (kHz; 0 = each policy's maximum),
+        ``target_load`` (90), ``min_sample_time_us`` (80000), ``above_hispeed_delay_us``
+        (20000); schedfreq ``capacity_margin`` (1280 = x1.25), ``throttle_us`` (50000).
     transition_latency_us : int
         Delay between a governor's request and the new frequency.
     tick_hz : int
@@ -97,8 +111,7 @@ class SimConfig:
             raise ModelError(f"SimConfig.sis {self.sis!r} is not one of {', '.join(SIS_MODES)}")
         if self.governor not in GOVERNORS:
             raise ModelError(f"SimConfig.governor {self.governor!r} is not modelled by the simulator; "
-                             f"choose one of {', '.join(GOVERNORS)} (interactive and schedfreq exist "
-                             f"as open-loop models in lisa_eas.models only)")
+                             f"choose one of {', '.join(GOVERNORS)}")
         try:
             parse_kernel_version(self.era)
         except Exception as exc:
@@ -112,11 +125,10 @@ class SimConfig:
                                  f"(known: {', '.join(known) or 'none'})")
             if isinstance(v, bool) or not isinstance(v, int) or v < 0:
                 raise ModelError(f"SimConfig.governor_tunables[{k!r}] must be an integer >= 0, got {v!r}")
-        if self.governor == "ondemand" and self.tunable("sampling_down_factor") != 1:
-            raise ModelError("SimConfig: ondemand's sampling_down_factor other than 1 is not modelled in "
-                             "the closed-loop simulator; use 1")
-        if self.governor == "ondemand" and self.tunable("sampling_rate_us") <= 0:
-            raise ModelError("SimConfig: ondemand sampling_rate_us must be > 0")
+            lo, hi = _TUNABLE_RANGES.get(k, (0, None))
+            if v < lo or (hi is not None and v > hi):
+                raise ModelError(f"SimConfig.governor_tunables[{k!r}] of {self.governor} must be within "
+                                 f"{lo}..{hi if hi is not None else 'inf'}, got {v}")
         for name in ("tick_hz", "transition_latency_us", "sis_scan_cost_ns", "seed", "start_jitter_us"):
             v = getattr(self, name)
             if isinstance(v, bool) or not isinstance(v, int) or v < 0:

@@ -119,6 +119,15 @@ def build_run(platform: Platform, compiled: CompiledWorkload, config: SimConfig,
         mp[sm.M_OD_UP_THRESHOLD] = config.tunable("up_threshold")
         mp[sm.M_OD_SAMPLING_US] = config.tunable("sampling_rate_us")
         mp[sm.M_OD_DOWN_FACTOR] = config.tunable("sampling_down_factor")
+    elif config.governor == "interactive":
+        mp[sm.M_IA_GO_HISPEED] = config.tunable("go_hispeed_load")
+        mp[sm.M_IA_HISPEED_KHZ] = config.tunable("hispeed_freq")
+        mp[sm.M_IA_TARGET_LOAD] = config.tunable("target_load")
+        mp[sm.M_IA_MIN_SAMPLE_US] = config.tunable("min_sample_time_us")
+        mp[sm.M_IA_ABOVE_HS_DELAY_US] = config.tunable("above_hispeed_delay_us")
+    elif config.governor == "schedfreq":
+        mp[sm.M_SF_MARGIN] = config.tunable("capacity_margin")
+        mp[sm.M_SF_THROTTLE_NS] = config.tunable("throttle_us") * 1000
     llc_id = np.arange(nc, dtype=np.int64) // platform.llc_weight
     core_id = np.arange(nc, dtype=np.int64)
     cfg = pelt_config(config.era if era >= (4, 11) else "v4.11", config.pelt_halflife_ms, config.util_est)
@@ -138,7 +147,8 @@ def build_run(platform: Platform, compiled: CompiledWorkload, config: SimConfig,
     K[ss.K_PLACEMENT] = {"eas": ss.PLACE_EAS, "eas-v5.0": ss.PLACE_EAS_V50, "no-eas": ss.PLACE_NO_EAS}[config.placement]
     K[ss.K_SIS] = ss.SIS_UTIL if config.sis == "util" else ss.SIS_PROP
     K[ss.K_GOV] = {"performance": ss.GOV_PERFORMANCE, "powersave": ss.GOV_POWERSAVE,
-                   "schedutil": ss.GOV_SCHEDUTIL, "ondemand": ss.GOV_ONDEMAND}[config.governor]
+                   "schedutil": ss.GOV_SCHEDUTIL, "ondemand": ss.GOV_ONDEMAND,
+                   "interactive": ss.GOV_INTERACTIVE, "schedfreq": ss.GOV_SCHEDFREQ}[config.governor]
     K[ss.K_RATE_LIMIT_NS] = config.tunable("rate_limit_us") * 1000 if config.governor == "schedutil" else 0
     K[ss.K_TRANS_LAT_NS] = config.transition_latency_us * 1000
     K[ss.K_MODEL_EVENTS] = int(config.model_events)
@@ -147,7 +157,8 @@ def build_run(platform: Platform, compiled: CompiledWorkload, config: SimConfig,
     K[ss.K_UE_ERA] = max(int(cfg[CFG_UTIL_EST_ERA]), 0)
     K[ss.K_UTIL_EST] = int(cfg[CFG_UTIL_EST_ERA] >= 0)
     K[ss.K_RAMP_BOOST] = config.tunable("ramp_boost") if config.governor == "schedutil" else 0
-    K[ss.K_SAMPLE_NS] = config.tunable("sampling_rate_us") * 1000 if config.governor == "ondemand" else 0
+    K[ss.K_SAMPLE_NS] = (config.tunable("sampling_rate_us") * 1000 if config.governor == "ondemand" else
+                         config.tunable("timer_rate_us") * 1000 if config.governor == "interactive" else 0)
     K[ss.K_NR_CPUS] = nc
 
     # ----------------------------------------------------------------- initial state
@@ -155,6 +166,7 @@ def build_run(platform: Platform, compiled: CompiledWorkload, config: SimConfig,
     G = np.zeros(ss.G_NFIELDS, np.int64)
     G[ss.G_T_END] = t_end_ns
     G[ss.G_NEXT_LB] = K[ss.K_LB_NS]
+    G[ss.G_WAKE_DIRTY] = 1
     TK = np.zeros((nt, ss.T_NFIELDS), np.int64)
     rng = np.random.default_rng(config.seed)
     jitter = (rng.integers(0, config.start_jitter_us + 1, size=nt) * 1000) if config.start_jitter_us else np.zeros(nt, np.int64)
@@ -192,7 +204,7 @@ def build_run(platform: Platform, compiled: CompiledWorkload, config: SimConfig,
         PD[:, ss.P_OPP] = pd_nopp - 1
     PD[:, ss.P_PENDING_OPP] = -1
     PD[:, ss.P_PENDING_AT] = ss.INF_TIME
-    PD[:, ss.P_NEXT_SAMPLE] = K[ss.K_SAMPLE_NS] if config.governor == "ondemand" else ss.INF_TIME
+    PD[:, ss.P_NEXT_SAMPLE] = K[ss.K_SAMPLE_NS] if K[ss.K_SAMPLE_NS] > 0 else ss.INF_TIME
     PD[:, ss.P_REQ_OPP] = PD[:, ss.P_OPP]
     timers = np.zeros((max(compiled.nr_timer_slots, 1), 2), np.int64)
     gov_cs = np.zeros((nd, mmax, CS_SIZE), np.int64)
@@ -205,15 +217,36 @@ def build_run(platform: Platform, compiled: CompiledWorkload, config: SimConfig,
     idle_stats = np.zeros((nc, 3), np.int64)
     idle_stats[:, sm.AI_AVG_IDLE] = 2 * 500_000
     idle_stats[:, sm.AI_NR_SCAN] = platform.llc_weight
-    last_busy = np.zeros(nc, np.int64)
+    gov_pol, gov_cpu = _governor_state(config, PD, pd_freq, pd_ncpu, mmax)
     S = pack([G, K, TK, CP, PD, tsa, csa, rsa, timers, gov_cs, res_busy, res_idle, gov_ps, scratch, idle_stats,
-              last_busy])
+              gov_pol, gov_cpu])
     margin = _MARGIN_BASE + 32 * (nc + nt)
     O = pack([np.zeros((max(_EV_CAP, 4 * margin), ss.E_SIZE), np.int64),
               np.zeros((max(4096, 4 * (nt + 1)), ss.A_SIZE), np.int64),
               np.zeros((max(4096, 4 * (nt + 1)), ss.D_HEAD + 5), np.int64),
               np.zeros(ss.N_SIZE, np.int64)])
     return S, pack(list(P)), O, margin
+
+
+def _governor_state(config: SimConfig, PD, pd_freq, pd_ncpu, mmax):
+    """Initial per-policy / per-CPU state of the legacy governors (``governors.*_init`` at t = 0)."""
+    from .._kernels import governors as kg
+    from .._kernels import sim_models as sm
+    from .._kernels import sim_state as ss
+    nd = PD.shape[0]
+    gov_pol = np.zeros((nd, sm.GOV_POL_WIDTH), np.int64)
+    gov_cpu = np.zeros((nd, mmax, sm.GOV_CPU_WIDTH), np.int64)
+    for d in range(nd):
+        m = int(pd_ncpu[d])
+        f0 = int(pd_freq[d, PD[d, ss.P_OPP]])
+        zeros = np.zeros(m, np.int64)      # no busy / idle time at t = 0
+        if config.governor == "ondemand":
+            kg.ondemand_init(0, zeros, f0, gov_cpu[d, :m], gov_pol[d])
+        elif config.governor == "interactive":
+            kg.interactive_init(0, zeros, f0, gov_cpu[d, :m], gov_pol[d])
+        elif config.governor == "schedfreq":
+            kg.schedfreq_init(f0, gov_cpu[d, :m], gov_pol[d])
+    return gov_pol, gov_cpu
 
 
 def pack(arrays) -> np.ndarray:
@@ -256,6 +289,30 @@ def initial_events(S, P, O):
     cnt[ss.N_EV] = n
 
 
+class _Table:
+    """An output table filled from a fixed-size loop buffer, drain after drain, without a final
+    concatenation: rows are copied once into an array sized from the first drains' rate
+    (re-sized by 1.5x when the estimate falls short). Fresh memory is costly to touch (page
+    faults), so each event row is written once outside the loop buffer."""
+
+    def __init__(self, width: int):
+        self.rows = np.empty((0, width), np.int64)
+        self.n = 0
+
+    def add(self, part: np.ndarray, expect: int) -> None:
+        need = self.n + len(part)
+        if need > len(self.rows):
+            cap = max(need, expect, int(len(self.rows) * 1.5))
+            grown = np.empty((cap, self.rows.shape[1]), np.int64)
+            grown[:self.n] = self.rows[:self.n]
+            self.rows = grown
+        self.rows[self.n:need] = part
+        self.n = need
+
+    def result(self) -> np.ndarray:
+        return self.rows[:self.n]
+
+
 def run_loop(S, P, O, margin, loop=None) -> RawRun:
     """Drive the event loop to the end, draining the output buffers; ``loop`` defaults to the
     numba kernel (the plain-Python reference engine passes its own)."""
@@ -263,18 +320,25 @@ def run_loop(S, P, O, margin, loop=None) -> RawRun:
     if loop is None:
         from .._kernels.sim_loop import sim_run as loop
     initial_events(S, P, O)
-    ev_parts, act_parts, eas_parts = [], [], []
     ev, act, eas, cnt = view(O, 0), view(O, 1), view(O, 2), view(O, 3)
+    tables = [(_Table(ev.shape[1]), ev, ss.N_EV), (_Table(act.shape[1]), act, ss.N_ACT),
+              (_Table(eas.shape[1]), eas, ss.N_EAS)]
     G = view(S, 0)
     while True:
         loop(S, P, O, margin)
-        ev_parts.append(ev[:cnt[ss.N_EV]].copy())
-        act_parts.append(act[:cnt[ss.N_ACT]].copy())
-        eas_parts.append(eas[:cnt[ss.N_EAS]].copy())
+        done = G[ss.G_STATUS] == 2
+        # expected final size: the rate so far extrapolated to the end of the run (+10 %),
+        # bounded (a run that ends when its tasks exit has a far end time)
+        now, end = max(int(G[ss.G_NOW]), 1), max(int(G[ss.G_T_END]), 1)
+        for table, buf, k in tables:
+            part = buf[:cnt[k]]
+            need = table.n + len(part)
+            expect = 0 if done else min(int(need * (end / now) * 1.1) + 1, max(8 * need, 1 << 22))
+            table.add(part, expect)
         cnt[:] = 0
-        if G[ss.G_STATUS] == 2:
+        if done:
             break
         G[ss.G_ITER] += 1
-    return RawRun(events=np.concatenate(ev_parts), activations=np.concatenate(act_parts),
-                  eas=np.concatenate(eas_parts), res_busy=view(S, 10).copy(), res_idle=view(S, 11).copy(),
+    return RawRun(events=tables[0][0].result(), activations=tables[1][0].result(),
+                  eas=tables[2][0].result(), res_busy=view(S, 10).copy(), res_idle=view(S, 11).copy(),
                   t_end=int(G[ss.G_NOW]), iterations=int(G[ss.G_ITER]))

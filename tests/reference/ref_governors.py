@@ -172,3 +172,104 @@ def schedfreq(times, cpu, cfs, rt, dl, m, freqs, margin, throttle_ns):
     if requested != cur:
         out.append((throttle_end, requested))
     return out
+
+
+# ------------------------------------------------------------------ per-step twins
+# State as in the kernels: cpu_st rows are lists, pol_st a list (same column order).
+
+def ondemand_init(now_ns, idle_us, fmin, cpu_st, pol_st):
+    for j, row in enumerate(cpu_st):
+        row[:3] = [now_ns // 1000, idle_us[j], 0]
+    pol_st[:3] = [fmin, 1, 0]
+
+
+def ondemand_step(now_ns, idle_us, freqs, sampling_rate_us, up_threshold, sdf, cpu_st, pol_st):
+    cur, rate_mult = pol_st[0], pol_st[1]
+    sampling_rate = sampling_rate_us * rate_mult
+    now = now_ns // 1000
+    loads = []
+    for j, row in enumerate(cpu_st):
+        prev_update, prev_idle, prev_load = row[0], row[1], row[2]
+        elapsed, idle = now - prev_update, idle_us[j] - prev_idle
+        row[0], row[1] = now, idle_us[j]
+        if elapsed == 0:
+            load = prev_load
+        elif idle > 2 * sampling_rate and prev_load:
+            load, row[2] = prev_load, 0
+        else:
+            load = 100 * (elapsed - idle) // elapsed if elapsed >= idle else 0
+            row[2] = load
+        loads.append(load)
+    max_load = max([0] + loads)
+    if max_load > up_threshold:
+        pol_st[1] = sdf if cur < freqs[-1] else rate_mult
+        pol_st[0] = freqs[-1]
+    else:
+        pol_st[1] = 1
+        pol_st[0] = rel_c(freqs, freqs[0] + max_load * (freqs[-1] - freqs[0]) // 100)
+    pol_st[2] = max_load
+    return pol_st[0]
+
+
+def interactive_init(now_ns, busy_ns, fmin, cpu_st, pol_st):
+    for j, row in enumerate(cpu_st):
+        row[:6] = [fmin, fmin, now_ns // 1000, now_ns // 1000, busy_ns[j], 0]
+    pol_st[:2] = [fmin, now_ns]
+
+
+def interactive_account(busy_ns, cur, row):
+    row[5] += (busy_ns - row[4]) // 1000 * cur
+    row[4] = busy_ns
+
+
+def interactive_step(now_ns, freqs, go_hispeed, hispeed, tl, min_sample_us, above_delay_us, cpu_st, pol_st):
+    now = now_ns // 1000
+    delta = (now_ns - pol_st[1]) // 1000
+    cur = pol_st[0]
+    for row in cpu_st:
+        if delta <= 0:
+            continue
+        target = row[0]
+        loadadjfreq = row[5] // delta * 100
+        if loadadjfreq // target >= go_hispeed:
+            new = hispeed if target < hispeed else max(hispeed, choose_freq(freqs, cur, loadadjfreq, tl))
+        else:
+            new = choose_freq(freqs, cur, loadadjfreq, tl)
+        if target >= hispeed and new > target and now - row[3] < above_delay_us:
+            continue
+        row[3] = now
+        new = rel_l(freqs, new)
+        if new < row[1] and now - row[2] < min_sample_us:
+            continue
+        row[0], row[1], row[2] = new, new, now
+    for row in cpu_st:
+        row[5] = 0
+    pol_st[0] = rel_h(freqs, max(row[0] for row in cpu_st))
+    pol_st[1] = now_ns
+    return pol_st[0]
+
+
+def schedfreq_init(fmin, cpu_st, pol_st):
+    for row in cpu_st:
+        row[0] = 0
+    pol_st[:3] = [fmin, fmin, -(1 << 62)]
+
+
+def schedfreq_pending(now_ns, throttle_ns, pol_st):
+    cur, requested, throttle_end = pol_st
+    if requested != cur and throttle_end <= now_ns:
+        pol_st[0], pol_st[2] = requested, throttle_end + throttle_ns
+        return throttle_end
+    return -1
+
+
+def schedfreq_request(now_ns, j, cfs, rt, dl, freqs, margin, throttle_ns, cpu_st, pol_st):
+    cpu_st[j][0] = (cfs + rt) * margin // 1024 + dl
+    f = rel_l(freqs, max(row[0] for row in cpu_st) * freqs[-1] >> 10)
+    if f == pol_st[1]:
+        return -1
+    pol_st[1] = f
+    if pol_st[2] <= now_ns:
+        pol_st[0], pol_st[2] = f, now_ns + throttle_ns
+        return f
+    return -1

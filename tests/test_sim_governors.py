@@ -1,0 +1,137 @@
+"""Hand-checked legacy governors in the closed-loop simulator: ondemand, interactive, schedfreq.
+
+One task pinned to HiKey960's CPU 4 (big cluster, OPPs 903/1421/1805/2112/2362 MHz), the
+other CPUs of the cluster idle, so the policy follows that CPU alone. ``runtime`` events are
+wall time, so the busy timeline is known exactly whatever the frequency.
+"""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from reference import ref_governors
+
+from lisa_eas.platform import load_platform
+from lisa_eas.rtapp import Phase, Run, RunTime, Sleep, Timer, task, workload
+from lisa_eas.sim import SimConfig, simulate
+
+PLAT = load_platform("hikey960")
+BIG = [o.freq_khz for o in PLAT.domain_of(4).opps]
+FMIN, FMAX = BIG[0], BIG[-1]
+MS = 1_000_000
+
+
+def _freq_changes(trace, cpu=4):
+    """(time ns, kHz) of each frequency change of ``cpu`` (the initial frequency left out)."""
+    f = trace.df("cpu_frequency")
+    f = f[f["cpu_id"] == cpu].iloc[1:]
+    return list(zip(f["__ts"].tolist(), f["state"].tolist()))
+
+
+def _one_task(events, policy=None, duration_s=0.3, loop=1):
+    ph = Phase(name="p", events=tuple(events), loop=loop)
+    return workload([task("solo", [ph], cpus=[4], policy=policy, priority=10 if policy else None)],
+                    calibration=20)
+
+
+def _sim(wl, governor, duration_s=0.3, **tunables):
+    return simulate(PLAT, wl, config=SimConfig(governor=governor, placement="no-eas", duration_s=duration_s,
+                                               governor_tunables=tunables))
+
+
+def test_ondemand_jumps_to_max_above_up_threshold_then_scales_with_load():
+    # busy 0..25 ms. Samples every 10 ms: 100 % (> 95) at 10 and 20 ms -> max; 50 % at 30 ms ->
+    # fmin + 50 % of the range, closest OPP; 0 % at 40 ms -> fmin.
+    tr = _sim(_one_task([RunTime(25_000), Sleep(500_000)]), "ondemand")
+    mid = ref_governors.rel_c(BIG, FMIN + 50 * (FMAX - FMIN) // 100)
+    assert _freq_changes(tr) == [(10 * MS, FMAX), (30 * MS, mid), (40 * MS, FMIN)]
+    # sampling_down_factor 4: after the jump to max the next sample is 40 ms later (at 50 ms):
+    # busy 15 of 40 ms -> load 37
+    tr = _sim(_one_task([RunTime(25_000), Sleep(500_000)]), "ondemand", sampling_down_factor=4)
+    low = ref_governors.rel_c(BIG, FMIN + 37 * (FMAX - FMIN) // 100)
+    assert _freq_changes(tr)[:2] == [(10 * MS, FMAX), (50 * MS, low)]
+    # up_threshold 60: a 50 % load does not jump; it asks for fmin + 50 %
+    tr = _sim(_one_task([RunTime(5_000), Sleep(5_000)], loop=30), "ondemand", up_threshold=60)
+    assert _freq_changes(tr)[0] == (10 * MS, mid)
+
+
+def test_interactive_goes_to_hispeed_and_holds_min_sample_time():
+    # busy 0..30 ms, 20 ms timers: load 100 % >= go_hispeed_load 99 at 20 ms -> hispeed_freq
+    # (= max); at 40/60/80 ms the load is lower but the floor is held for min_sample_time
+    # (80 ms from 20 ms), so the frequency drops to fmin at 100 ms.
+    tr = _sim(_one_task([RunTime(30_000), Sleep(500_000)]), "interactive")
+    assert _freq_changes(tr) == [(20 * MS, FMAX), (100 * MS, FMIN)]
+    # min_sample_time 0: at 40 ms the load (10 of 20 ms at max) gives choose_freq's pick
+    tr = _sim(_one_task([RunTime(30_000), Sleep(500_000)]), "interactive", min_sample_time_us=0)
+    loadadjfreq = (10_000 * FMAX // 20_000) * 100
+    pick = ref_governors.choose_freq(BIG, FMAX, loadadjfreq, 90)
+    assert _freq_changes(tr)[:2] == [(20 * MS, FMAX), (40 * MS, pick)]
+    # hispeed_freq 1805000: the first jump goes there, and above_hispeed_delay (20 ms) gates
+    # going higher: the next timer (40 ms, still 100 % busy) may then raise it
+    tr = _sim(_one_task([RunTime(60_000), Sleep(500_000)]), "interactive", hispeed_freq=1805000)
+    ch = _freq_changes(tr)
+    assert ch[0] == (20 * MS, 1805000) and ch[1][0] == 40 * MS and ch[1][1] > 1805000
+
+
+def _margined_pick(util, ue, rt, cap=1024):
+    """schedfreq's pick for one active CPU: (cfs + rt) * 1.25, x policy.max >> 10, RELATION_L."""
+    cfs = min(max(util, ue), cap) * 1024 // cap
+    total = (cfs + min(rt * 1024 // cap, 1024)) * 1280 // 1024
+    return ref_governors.rel_l(BIG, total * FMAX >> 10)
+
+
+@pytest.mark.parametrize("policy", [None, "SCHED_FIFO"])
+def test_schedfreq_requests_margined_capacity_and_is_throttled(policy):
+    # a 40 % task: 4 ms of work (at capacity 1024) every 10 ms; at fmin it needs 10.5 ms
+    tr = _sim(_one_task([Run(4_000), Timer(10_000)], policy=policy, loop=60), "schedfreq", duration_s=0.6)
+    ch = _freq_changes(tr)
+    assert len(ch) >= 3
+    t = np.array([c[0] for c in ch])
+    # throttled: two changes at least throttle_us (50 ms) apart
+    assert (np.diff(t) >= 50 * MS).all()
+    # each change made at a scheduler update (not a latched one) picks the margined request of
+    # the CPU's utilization at that update
+    cu = tr.df("lisa_sim_cpu_util")
+    cu = cu[cu["cpu"] == 4]
+    checked = 0
+    for k, (ts, f) in enumerate(ch):
+        if k and ts == ch[k - 1][0] + 50 * MS:
+            continue            # a request latched by the throttle, applied when it expired
+        rows = cu[cu["__ts"] == ts]
+        picks = {_margined_pick(r.util_avg, r.util_est_enqueued, r.rt_util_avg) for r in rows.itertuples()}
+        assert f in picks, (ts, f, rows)
+        checked += 1
+    assert checked >= 2
+    if policy is None:
+        # a new CFS task starts with half the CPU's capacity: 512 * 1.25 = 640 -> 1476 MHz -> 1805 MHz
+        assert ch[0] == (0, 1805000)
+        # then settles at 40 % * 1.25 = 50 % of the capacity: 1181 MHz -> RELATION_L 1421 MHz
+        assert [f for t_, f in ch if t_ <= 300 * MS][-1] == 1421000
+    else:
+        # the rt runqueue's util_avg starts at 0: the first request comes once it has built up
+        assert ch[0][0] > 0
+
+
+def test_schedfreq_throttle_tunable():
+    tr = _sim(_one_task([Run(4_000), Timer(10_000)], loop=60), "schedfreq", duration_s=0.6, throttle_us=10_000)
+    t = np.array([c[0] for c in _freq_changes(tr)])
+    assert (np.diff(t) >= 10 * MS).all() and (np.diff(t) < 50 * MS).any()
+
+
+@pytest.mark.parametrize("governor", ["ondemand", "interactive"])
+def test_sampling_governors_see_rt_busy_time_like_cfs(governor):
+    """ondemand and interactive measure CPU busy time, whatever the scheduling class."""
+    cfs = _sim(_one_task([RunTime(45_000), Sleep(60_000)], loop=4), governor, duration_s=0.5)
+    rt = _sim(_one_task([RunTime(45_000), Sleep(60_000)], policy="SCHED_FIFO", loop=4), governor, duration_s=0.5)
+    assert _freq_changes(cfs) == _freq_changes(rt) and len(_freq_changes(cfs)) >= 2
+
+
+@pytest.mark.parametrize("governor", ["ondemand", "interactive", "schedfreq"])
+def test_work_completes_and_runs_faster_than_powersave(governor):
+    """A run-based (frequency-stretched) periodic task: all activations log their work; a governor
+    that raises the frequency finishes each activation's work sooner than powersave does."""
+    wl = _one_task([Run(6_000), Sleep(1_000)], loop=25)
+    tr = _sim(wl, governor, duration_s=1.0)
+    ps = _sim(wl, "powersave", duration_s=1.0)
+    log, log_ps = tr.df("lisa_sim_rtapp_log"), ps.df("lisa_sim_rtapp_log")
+    assert len(log) == len(log_ps) == 25 and (log["perf"] == 6000).all()
+    assert log["run_us"].mean() < log_ps["run_us"].mean()
