@@ -18,7 +18,7 @@ def register(sub) -> None:
     p.add_argument("--workload", required=True, help="rt-app JSON file")
     p.add_argument("--out", required=True, help="output directory")
     p.add_argument("--governor", default="schedutil",
-                   help="schedutil (default), performance, powersave or ondemand")
+                   help="schedutil (default), performance, powersave, ondemand, interactive or schedfreq")
     p.add_argument("--placement", default="eas", help="eas (default), eas-v5.0 or no-eas")
     p.add_argument("--sis", default="util", help="idle-CPU search depth rule: util (default) or prop")
     p.add_argument("--era", default="v5.4", help="kernel version of the models (default v5.4)")
