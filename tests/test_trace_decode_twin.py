@@ -383,3 +383,13 @@ def test_byte_readers_random():
                 assert int(_decode._rd(buf, pos, size, big)) == want
                 assert int(_decode._rdx(buf, *views, pos, size, big)) == \
                     ref.read_uint_aligned(data, pos, size, big)
+
+
+def test_interning_grows_its_hash_table():
+    # thousands of distinct comms force the open-addressing table to be rebuilt several times
+    words = [f"task{i:05d}".encode().ljust(16, b"\0") for i in range(3000)] * 2
+    buf = np.frombuffer(b"".join(words), np.uint8).copy()
+    starts = (np.arange(len(words)) * 16).astype(np.int64)
+    lens = np.full(len(words), 16, np.int64)
+    _check_intern(buf, starts, lens, True, False)
+    _check_intern_short(buf, starts, lens)

@@ -395,6 +395,19 @@ def loc_spans(buf, b16, b32, b64, offs, lens, field_off, relative, big, out_star
 
 
 @numba.njit(cache=True)
+def _hash_table(rep_hash, k, cap):
+    """Open-addressing table (linear probing, ``cap`` a power of two) of the first ``k``
+    representatives, by their hashes: slot -> representative index, -1 where empty."""
+    table = -np.ones(cap, np.int64)
+    for c in range(k):
+        sl = np.int64(rep_hash[c] & np.uint64(cap - 1))
+        while table[sl] >= 0:
+            sl = (sl + 1) & (cap - 1)
+        table[sl] = c
+    return table
+
+
+@numba.njit(cache=True)
 def intern_strings(buf, starts, maxlens, stop_at_nul, strip_newline, codes):
     """Intern byte strings: fill ``codes`` and return (rep_start, rep_len) of each distinct one.
 
@@ -459,12 +472,7 @@ def intern_strings(buf, starts, maxlens, stop_at_nul, strip_newline, codes):
         k += 1
         if 2 * k > cap:
             cap *= 4
-            table = -np.ones(cap, np.int64)
-            for c in range(k):
-                sl = np.int64(rep_hash[c] & np.uint64(cap - 1))
-                while table[sl] >= 0:
-                    sl = (sl + 1) & (cap - 1)
-                table[sl] = c
+            table = _hash_table(rep_hash, k, cap)
     return rep_start[:k].copy(), rep_len[:k].copy()
 
 
@@ -541,12 +549,7 @@ def intern_short(b32, starts, maxlens, codes):
         k += 1
         if 2 * k > cap:
             cap *= 4
-            table = -np.ones(cap, np.int64)
-            for c in range(k):
-                sl = np.int64(rep_hash[c] & np.uint64(cap - 1))
-                while table[sl] >= 0:
-                    sl = (sl + 1) & (cap - 1)
-                table[sl] = c
+            table = _hash_table(rep_hash, k, cap)
     return rep_start[:k].copy(), rep_len[:k].copy()
 
 
