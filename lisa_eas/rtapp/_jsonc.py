@@ -158,7 +158,7 @@ class _Parser:
                     try:
                         code = int(hexd, 16)
                     except ValueError:
-                        self.fail(f"bad \\u escape {hexd!r}", "use \\uXXXX with 4 hex digits")
+                        self.fail(f"bad \\u escape {hexd!r}", "write \\u followed by exactly 4 hex digits")
                     self.i += 6
                     low = s[self.i + 2: self.i + 6] if s.startswith("\\u", self.i) else ""
                     if 0xD800 <= code < 0xDC00 and len(low) == 4 and \
