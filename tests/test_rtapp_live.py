@@ -149,11 +149,17 @@ def test_ftrace_markers_match_log(tmp_path, ns_per_loop):
     wl = workload([task(name, periodic(10, 20, duration_s=0.5))], calibration=ns_per_loop,
                   ftrace=True, default_policy="SCHED_FIFO")
     on = (tfs / "tracing_on").read_text().strip()
+    # the kernel saves task comms only while a sched event is traced; without one every
+    # marker line shows "<...>" and cannot be told apart from other processes' markers
+    switch = tfs / "events" / "sched" / "sched_switch" / "enable"
+    was_enabled = switch.read_text().strip()
+    switch.write_text("1")
     (tfs / "tracing_on").write_text("1")  # rt-app 1.0 dies writing markers with tracing off
     try:
         _run(wl, tmp_path, tracing=True)
     finally:
         (tfs / "tracing_on").write_text(on)
+        switch.write_text(was_enabled[:1] if was_enabled[:1] in ("0", "1") else "0")
     with open(tfs / "trace") as fh:
         lines = [ln for ln in fh if "tracing_mark_write" in ln and name in ln]
     df_print = df_print_from_trace_lines(lines)

@@ -1,4 +1,10 @@
-"""The numba engine and the plain-Python reference engine give identical event streams."""
+"""The numba engine and the plain-Python reference engine give identical event streams.
+
+The EAS decision log compared here includes the exact ``find_energy_efficient_cpu`` inputs
+(columns ``D_IN_*`` of ``sim_state``). After editing a ``lisa_eas/_kernels`` module, delete
+``lisa_eas/_kernels/__pycache__/*.nb?`` before running: numba's cache is keyed on the edited
+file only, so callers in other kernel modules may otherwise run stale compiled code.
+"""
 from __future__ import annotations
 
 from dataclasses import replace
@@ -58,6 +64,7 @@ def test_numba_and_reference_engines_identical(case):
     assert np.array_equal(fast.events, ref.events)
     assert np.array_equal(fast.activations, ref.activations)
     assert np.array_equal(fast.eas, ref.eas)
+    _check_logged_eas_inputs(fast.eas, load_platform(board).nr_cpus, config.placement != "no-eas")
     assert np.array_equal(fast.res_busy, ref.res_busy) and np.array_equal(fast.res_idle, ref.res_idle)
     assert fast.t_end == ref.t_end
 
@@ -89,3 +96,22 @@ def test_twins_cover_every_kernel_function_and_agree_on_a_state():
         assert models["capacity_of"](c, S, P) == sim_models.capacity_of(c, S, P)
     views = ref_sim_views.functions()
     assert np.array_equal(views["v2"](S, 2), sim_views.v2(S, 2))
+
+
+def _check_logged_eas_inputs(eas, n_cpus, eas_on):
+    """The decision log carries feec's inputs: task util, per-CPU util / util_est / capacity_of / mask."""
+    from lisa_eas._kernels import sim_state as ss
+
+    assert eas.shape[1] == ss.D_IN_CPUS + ss.D_IN_PER_CPU * n_cpus
+    if not eas_on:
+        assert len(eas) == 0
+        return
+    assert len(eas) > 10
+    util = eas[:, ss.D_IN_CPUS:ss.D_IN_CPUS + n_cpus]
+    cap = eas[:, ss.D_IN_CPUS + 2 * n_cpus:ss.D_IN_CPUS + 3 * n_cpus]
+    allowed = eas[:, ss.D_IN_CPUS + 3 * n_cpus:]
+    assert util.any() and (util >= 0).all() and (util <= 1024).all()
+    assert (cap >= 1).all() and (cap <= 1024).all()
+    assert np.isin(allowed, (0, 1)).all() and allowed[np.arange(len(eas)), eas[:, ss.D_CHOSEN]].all()
+    assert (eas[:, ss.D_TASK_UTIL] == np.maximum(eas[:, ss.D_IN_TASK_UTIL], eas[:, ss.D_IN_TASK_UTIL_EST])).all()
+    assert (eas[:, ss.D_IN_OVERUTIL] == 0).all()

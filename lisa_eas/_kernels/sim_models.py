@@ -31,8 +31,9 @@ from .pelt import SA_UTIL_AVG
 from .schedutil import (CS_LAST_UPDATE, FREQUENCY_UTIL, PS_LAST_FREQ_UPDATE, PS_NEED_FREQ_UPDATE, PS_NEXT_FREQ,
                         effective_cpu_util, sugov_update)
 from .sim_sched import emit, sync_cpu, task_util_est, refresh_next_event
-from .sim_state import (C_BUSY_NS, C_CURR, C_NR_CFS, C_NR_RT, C_UE_SUM, D_CHOSEN, D_HEAD, D_PREV, D_TASK,
-                        D_TASK_UTIL, D_TIME, EV_FREQ, EV_OVERUTIL, G_OVERUTIL, GOV_INTERACTIVE,
+from .sim_state import (C_BUSY_NS, C_CURR, C_NR_CFS, C_NR_RT, C_UE_SUM, D_CHOSEN, D_HEAD, D_IN_CPUS,
+                        D_IN_OVERUTIL, D_IN_TASK_UTIL, D_IN_TASK_UTIL_EST, D_PREV, D_TASK, D_TASK_UTIL, D_TIME,
+                        EV_FREQ, EV_OVERUTIL, G_OVERUTIL, GOV_INTERACTIVE,
                         GOV_ONDEMAND, GOV_SCHEDFREQ, GOV_SCHEDUTIL, INF_TIME, K_GOV, K_MODEL_EVENTS, K_RAMP_BOOST,
                         K_RATE_LIMIT_NS, K_SAMPLE_NS, K_SIS, K_TICK_NS, K_TRANS_LAT_NS, N_EAS,
                         P_LAST_UPDATE, P_NEXT_SAMPLE, P_OPP, P_PENDING_AT, P_PENDING_OPP,
@@ -138,9 +139,10 @@ def place_eas(p, prev, now, S, P, O):
     energies = sc[SC_ENERGY, :3]
     tu = S[S[20] + (p) * S[22] + SA_UTIL_AVG]
     tue = task_util_est(p, S)
+    allowed = allowed_row(p, S, P)
+    ou = S[S[0] + G_OVERUTIL] != 0
     cpu = feec(P[P[76] + M_EAS_ERA], v2(P, 13), v1(P, 14), v2(P, 15), P[P[76] + M_EM_MODE], sc[SC_CAP_ORIG, :n],
-               sc[SC_CAP_OF, :n], sc[SC_UTIL, :n], sc[SC_UE, :n], tu, tue, prev, allowed_row(p, S, P),
-               S[S[0] + G_OVERUTIL] != 0, work, energies)
+               sc[SC_CAP_OF, :n], sc[SC_UTIL, :n], sc[SC_UE, :n], tu, tue, prev, allowed, ou, work, energies)
     if cpu >= 0 and (energies[1] != NO_ENERGY or energies[0] != NO_ENERGY):
         eas = v2(O, 2)
         cnt = v1(O, 3)
@@ -154,6 +156,14 @@ def place_eas(p, prev, now, S, P, O):
             eas[k, D_HEAD + j] = energies[j] if energies[j] != NO_ENERGY else -1
         eas[k, D_HEAD + 3] = work[0]
         eas[k, D_HEAD + 4] = work[1]
+        eas[k, D_IN_TASK_UTIL] = tu
+        eas[k, D_IN_TASK_UTIL_EST] = tue
+        eas[k, D_IN_OVERUTIL] = 1 if ou else 0
+        for c in range(n):
+            eas[k, D_IN_CPUS + c] = sc[SC_UTIL, c]
+            eas[k, D_IN_CPUS + n + c] = sc[SC_UE, c]
+            eas[k, D_IN_CPUS + 2 * n + c] = sc[SC_CAP_OF, c]
+            eas[k, D_IN_CPUS + 3 * n + c] = 1 if allowed[c] else 0
         cnt[N_EAS] = k + 1
     return cpu
 

@@ -151,7 +151,13 @@ D_TASK = 1
 D_PREV = 2
 D_CHOSEN = 3
 D_TASK_UTIL = 4
-D_HEAD = 5         # then one column per CPU: energy of placing the task there (-1: not costed)
+D_HEAD = 5         # then prev / best / base energy (-1: not costed), pd evaluations, cpu_util computations
+# the exact inputs ``feec`` was called with:
+D_IN_TASK_UTIL = D_HEAD + 5       # task util_avg
+D_IN_TASK_UTIL_EST = D_HEAD + 6   # _task_util_est(p)
+D_IN_OVERUTIL = D_HEAD + 7        # rd->overutilized
+D_IN_CPUS = D_HEAD + 8            # then D_IN_PER_CPU blocks of nr_cpus columns: cfs util_avg,
+D_IN_PER_CPU = 4                  # util_est.enqueued, capacity_of, allowed (0/1)
 
 # ---------------------------------------------------------------- counters cnt[:]
 N_EV = 0

@@ -10,7 +10,7 @@ def register(sub) -> None:
                                    "`lisa-eas run` directory) against the EAS, SIS, schedutil and PELT "
                                    "models; write validation.json (every figure) and validation.html "
                                    "(standalone) to --out.")
-    p.add_argument("trace", metavar="RUN_DIR_OR_TRACE", help="trace file or `lisa-eas run` output directory")
+    p.add_argument("trace", metavar="RUN_DIR_OR_TRACE", help="trace file, `lisa-eas run` or `lisa-eas simulate` output directory")
     p.add_argument("--platform", required=True, help="bundled board name or platform JSON path")
     p.add_argument("--era", default="v5.4", help="kernel era of the EAS/schedutil models (default v5.4)")
     p.add_argument("--sis-era", default=None, help="era of the idle-CPU search (default --era)")

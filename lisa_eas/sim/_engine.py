@@ -28,7 +28,7 @@ class RawRun:
 
     events: np.ndarray          # int64[n, E_SIZE]
     activations: np.ndarray     # int64[n, A_SIZE]
-    eas: np.ndarray             # int64[n, D_HEAD + 5]
+    eas: np.ndarray             # int64[n, D_IN_CPUS + D_IN_PER_CPU * nr_cpus]
     res_busy: np.ndarray        # ns per CPU per OPP
     res_idle: np.ndarray        # ns per CPU per idle state
     t_end: int
@@ -223,7 +223,7 @@ def build_run(platform: Platform, compiled: CompiledWorkload, config: SimConfig,
     margin = _MARGIN_BASE + 32 * (nc + nt)
     O = pack([np.zeros((max(_EV_CAP, 4 * margin), ss.E_SIZE), np.int64),
               np.zeros((max(4096, 4 * (nt + 1)), ss.A_SIZE), np.int64),
-              np.zeros((max(4096, 4 * (nt + 1)), ss.D_HEAD + 5), np.int64),
+              np.zeros((max(4096, 4 * (nt + 1)), ss.D_IN_CPUS + ss.D_IN_PER_CPU * nc), np.int64),
               np.zeros(ss.N_SIZE, np.int64)])
     return S, pack(list(P)), O, margin
 

@@ -4,14 +4,22 @@ Kernel events keep the kernel's field names (``sched_switch``, ``sched_wakeup``,
 ``sched_migrate_task``, ``cpu_frequency``, ``cpu_idle``), rt-app's per-activation
 statistics appear as ``print`` markers in LISA's ``rtapp_*`` form (so ``Trace.activations``
 works as on a real trace) and as the ``lisa_sim_rtapp_log`` table with the columns of
-:func:`lisa_eas.rtapp.read_rtapp_log` (``task`` is the thread's comm here). Model-only events carry a ``lisa_sim_`` prefix.
+:func:`lisa_eas.rtapp.read_rtapp_log` (``task`` is the thread's comm here). Model-only events carry a ``lisa_sim_`` prefix;
+``lisa_sim_eas_decision`` also records the exact inputs of each ``find_energy_efficient_cpu``
+call (:data:`EAS_INPUT_PER_CPU`), so a replay of a simulated trace need not rebuild them.
 """
 from __future__ import annotations
 
 import numpy as np
 import pandas as pd
 
-__all__ = ["CPU_IDLE_EXIT", "PID_BASE", "raw_to_frames"]
+__all__ = ["CPU_IDLE_EXIT", "EAS_INPUT_PER_CPU", "PID_BASE", "raw_to_frames"]
+
+#: Per-CPU input columns of ``lisa_sim_eas_decision`` (prefix + CPU number, e.g. ``util_cpu3``): the
+#: exact ``find_energy_efficient_cpu`` inputs, with ``in_task_util_avg``, ``in_task_util_est`` and
+#: ``in_overutilized``: each CPU's CFS ``util_avg``, ``util_est.enqueued``, ``capacity_of`` and
+#: whether the task may run there.
+EAS_INPUT_PER_CPU = ("util_cpu", "util_est_cpu", "capacity_cpu", "allowed_cpu")
 
 CPU_IDLE_EXIT = 4294967295      # (u32)-1, as the kernel writes the cpu_idle exit
 PID_BASE = 1000                 # simulated thread i gets pid PID_BASE + i
@@ -109,12 +117,19 @@ def raw_to_frames(raw, compiled, platform, *, model_events: bool = True) -> dict
         d = raw.eas
         p = d[:, ss.D_TASK]
         h = ss.D_HEAD
-        frames["lisa_sim_eas_decision"] = _frame(d[:, ss.D_TIME], {
+        cols = {
             "comm": comm_of(p), "pid": pid_of(p), "prev_cpu": d[:, ss.D_PREV].astype(np.int32),
             "chosen_cpu": d[:, ss.D_CHOSEN].astype(np.int32), "task_util": d[:, ss.D_TASK_UTIL],
             "prev_energy": d[:, h], "best_energy": d[:, h + 1], "base_energy": d[:, h + 2],
-            "pd_evaluations": d[:, h + 3], "cpu_util_computations": d[:, h + 4]},
-            d[:, ss.D_CHOSEN], pid_of(p), comm_of(p))
+            "pd_evaluations": d[:, h + 3], "cpu_util_computations": d[:, h + 4],
+            "in_task_util_avg": d[:, ss.D_IN_TASK_UTIL], "in_task_util_est": d[:, ss.D_IN_TASK_UTIL_EST],
+            "in_overutilized": d[:, ss.D_IN_OVERUTIL].astype(np.int32)}
+        nc = platform.nr_cpus
+        for b, name in enumerate(EAS_INPUT_PER_CPU):
+            for c in range(nc):
+                col = d[:, ss.D_IN_CPUS + b * nc + c]
+                cols[f"{name}{c}"] = col.astype(bool) if name == "allowed_cpu" else col
+        frames["lisa_sim_eas_decision"] = _frame(d[:, ss.D_TIME], cols, d[:, ss.D_CHOSEN], pid_of(p), comm_of(p))
     return frames
 
 

@@ -12,6 +12,11 @@
   ``cpu_frequency``.
 * **PELT** (:func:`replay_pelt`): the model vs the kernel's own PELT samples.
 
+On a simulated trace the EAS wake-ups the simulator logged use the exact inputs it passed to
+``find_energy_efficient_cpu`` (``lisa_sim_eas_decision``), so the replay agrees 100% with it;
+``validate(..., inputs="rebuilt")`` forces the path real traces take (inputs rebuilt from PELT
+events or the PELT model). ``report.eas["inputs"]`` says which source each wake-up used.
+
 Every wake-up falls in exactly one category (``eas``, ``sis``, ``rt``, ``no_prev_cpu``,
 ``new_task``), so the report's counts add up to the trace's wake-ups.
 """

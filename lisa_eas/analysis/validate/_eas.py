@@ -42,8 +42,11 @@ def replay_eas(state: WakeupState, platform, *, era: str = "v5.4") -> tuple[pd.D
         One row per EAS wake-up: ``time``, ``pid``, ``comm``, ``prev_cpu``, ``kernel_cpu``,
         ``model_cpu``, ``agree``, ``task_util``, ``task_util_est``, ``util`` (per-CPU
         util_avg at the wake-up, as a list), ``energy_kernel``, ``energy_model``, ``regret``,
-        ``pd_evaluations``; and the summary: ``wakeups``, ``agree``, ``agreement_pct``,
-        ``regret_total``, ``regret_mean_disagreement``, ``energy_unit``.
+        ``pd_evaluations``, ``feec_prev_energy`` / ``feec_best_energy`` / ``feec_base_energy`` (the
+        model's own energies: prev CPU, best candidate, base), ``inputs`` (``logged``,
+        ``kernel_pelt`` or ``pelt_model``: see :class:`WakeupState`); and the summary:
+        ``wakeups``, ``agree``, ``agreement_pct``, ``regret_total``, ``regret_mean_disagreement``,
+        ``energy_unit``, ``inputs`` (per input source: ``wakeups``, ``agree``, ``agreement_pct``).
     """
     from ...energy_model import EnergyModel
     from ...models import find_energy_efficient_cpu
@@ -51,16 +54,24 @@ def replay_eas(state: WakeupState, platform, *, era: str = "v5.4") -> tuple[pd.D
     em = EnergyModel.from_platform(platform, era=era)
     rows = np.flatnonzero(state.wakeups["category"].to_numpy() == "eas")
     wk = state.wakeups.iloc[rows]
-    if len(rows):
-        dec = find_energy_efficient_cpu(platform, state.util_avg[rows], state.task_util[rows],
-                                        wk["prev_cpu"].to_numpy(), util_est=state.util_est[rows],
-                                        task_util_est=state.task_util_est[rows], overutilized=False, era=era,
-                                        energy_model=em)
-        model_cpu = dec.cpu
-        pd_eval = dec.pd_evaluations
-    else:
-        model_cpu = np.zeros(0, np.int64)
-        pd_eval = np.zeros(0, np.int64)
+    n = len(rows)
+    model_cpu = np.zeros(n, np.int64)
+    pd_eval = np.zeros(n, np.int64)
+    feec_energy = np.full((n, 3), np.nan)
+    # capacity_of is one vector per call: one call per distinct capacity vector
+    caps, group = np.unique(state.capacity[rows], axis=0, return_inverse=True) if n else (np.zeros((0, 0)), [])
+    group = np.asarray(group).reshape(-1)
+    prev = wk["prev_cpu"].to_numpy()
+    for g, cap in enumerate(caps):
+        sel = np.flatnonzero(group == g)
+        r = rows[sel]
+        dec = find_energy_efficient_cpu(platform, state.util_avg[r], state.task_util[r], prev[sel],
+                                        util_est=state.util_est[r], task_util_est=state.task_util_est[r],
+                                        allowed=state.allowed[r], capacity=cap, overutilized=state.overutilized[r],
+                                        era=era, energy_model=em)
+        model_cpu[sel] = dec.cpu
+        pd_eval[sel] = dec.pd_evaluations
+        feec_energy[sel] = np.column_stack([dec.prev_energy, dec.best_energy, dec.base_energy])
     kernel_cpu = wk["kernel_cpu"].to_numpy()
     e_kernel = placement_energy(em, state, rows, kernel_cpu)
     e_model = placement_energy(em, state, rows, model_cpu)
@@ -70,8 +81,9 @@ def replay_eas(state: WakeupState, platform, *, era: str = "v5.4") -> tuple[pd.D
                        "agree": agree, "task_util": state.task_util[rows], "task_util_est": state.task_util_est[rows],
                        "util": [list(map(int, u)) for u in state.util_avg[rows]],
                        "energy_kernel": e_kernel, "energy_model": e_model,
-                       "regret": np.where(agree, 0.0, e_kernel - e_model), "pd_evaluations": pd_eval})
-    n = len(df)
+                       "regret": np.where(agree, 0.0, e_kernel - e_model), "pd_evaluations": pd_eval,
+                       "feec_prev_energy": feec_energy[:, 0], "feec_best_energy": feec_energy[:, 1],
+                       "feec_base_energy": feec_energy[:, 2], "inputs": state.inputs[rows]})
     dis = df[~df["agree"]]
     summary = {"era": era, "wakeups": int(n), "agree": int(agree.sum()),
                "agreement_pct": float(100.0 * agree.sum() / n) if n else None,
@@ -79,5 +91,13 @@ def replay_eas(state: WakeupState, platform, *, era: str = "v5.4") -> tuple[pd.D
                "regret_total": float(np.nansum(dis["regret"])) if len(dis) else 0.0,
                "regret_mean_disagreement": float(np.nanmean(dis["regret"])) if len(dis) else 0.0,
                "kernel_energy_total": float(np.nansum(e_kernel)), "model_energy_total": float(np.nansum(e_model)),
-               "energy_unit": f"EM units of era {era} (cost x util / capacity)"}
+               "energy_unit": f"EM units of era {era} (cost x util / capacity)",
+               "inputs": {k: _input_summary(df[df["inputs"] == k]) for k in ("logged", "kernel_pelt", "pelt_model")
+                          if (df["inputs"] == k).any()}}
     return df, summary
+
+
+def _input_summary(df: pd.DataFrame) -> dict:
+    n = len(df)
+    a = int(df["agree"].sum())
+    return {"wakeups": int(n), "agree": a, "agreement_pct": float(100.0 * a / n) if n else None}

@@ -73,7 +73,8 @@ def _clean(obj):
 
 
 def load_trace_arg(path: str | os.PathLike):
-    """A Trace from a trace file or a ``lisa-eas run`` directory (its ``trace.dat``)."""
+    """A Trace from a trace file, a ``lisa-eas run`` directory (its ``trace.dat``) or a
+    ``lisa-eas simulate --out`` directory (``metadata.json`` + one parquet file per event)."""
     from ...trace import read_trace
 
     p = Path(path)
@@ -81,13 +82,37 @@ def load_trace_arg(path: str | os.PathLike):
         for name in ("trace.dat", "trace.txt"):
             if (p / name).is_file():
                 return read_trace(p / name)
-        raise TraceError(f"{p}: not a run directory (no trace.dat or trace.txt in it); give a trace file or "
-                         f"the --out directory of `lisa-eas run`")
+        if (p / "metadata.json").is_file():
+            return _read_simulate_dir(p)
+        raise TraceError(f"{p}: not a run directory (no trace.dat, trace.txt or metadata.json in it); give a "
+                         f"trace file, the --out directory of `lisa-eas run` or of `lisa-eas simulate`")
     return read_trace(p)
 
 
+def _read_simulate_dir(p: Path):
+    """The Trace written by ``lisa-eas simulate --out p``."""
+    from ...trace import Trace
+
+    try:
+        meta = json.loads((p / "metadata.json").read_text())
+    except (OSError, ValueError) as e:
+        raise TraceError(f"{p / 'metadata.json'}: not readable JSON ({e}); re-run `lisa-eas simulate --out {p}`")
+    files = meta.pop("files", None)
+    if not isinstance(files, dict) or not files:
+        raise TraceError(f"{p / 'metadata.json'}: no 'files' field listing the event parquet files; it is not "
+                         f"a `lisa-eas simulate --out` directory")
+    dfs = {}
+    for event, name in files.items():
+        f = p / name
+        if not f.is_file():
+            raise TraceError(f"{f}: missing (listed for event {event!r} in {p / 'metadata.json'}); "
+                             f"re-run `lisa-eas simulate --out {p}`")
+        dfs[event] = pd.read_parquet(f)
+    return Trace.from_dataframes(dfs, metadata=meta)
+
+
 def validate(trace, platform, *, era: str = "v5.4", sis_era: str | None = None, pelt_era: str | None = None,
-             pelt: str = "auto") -> ValidationReport:
+             pelt: str = "auto", inputs: str = "auto") -> ValidationReport:
     """Hold a trace against the models, decision by decision.
 
     Parameters
@@ -107,6 +132,10 @@ def validate(trace, platform, *, era: str = "v5.4", sis_era: str | None = None, 
         Era of the PELT model (default: the trace's kernel version, else ``era``).
     pelt : {"auto", "kernel", "model"}
         Source of the util signals.
+    inputs : {"auto", "rebuilt"}
+        ``auto``: on a simulated trace, the EAS wake-ups use the exact inputs the simulator
+        logged (``lisa_sim_eas_decision``); ``rebuilt``: rebuild them from the util signals as
+        for a real trace.
 
     Returns
     -------
@@ -135,7 +164,7 @@ def validate(trace, platform, *, era: str = "v5.4", sis_era: str | None = None, 
                 pelt_era = "v%d.%d" % v
             except Exception:
                 pass
-    state = rebuild_wakeups(trace, plat, era=era, pelt_era=pelt_era, pelt=pelt)
+    state = rebuild_wakeups(trace, plat, era=era, pelt_era=pelt_era, pelt=pelt, inputs=inputs)
     eas_df, eas_sum = replay_eas(state, plat, era=era)
     sis_df, sis_sum = replay_sis(state, plat, era=sis_era or era)
     counts = state.wakeups["category"].value_counts().to_dict()

@@ -4,7 +4,9 @@ the overutilized flag.
 
 Signals come from the trace's own PELT events where it has them (kernel tracepoints or the
 simulator's model-only events, taken just *before* the wake-up), else from the PELT model
-fed with the trace's timeline (:func:`lisa_eas.analysis.model_task_util`).
+fed with the trace's timeline (:func:`lisa_eas.analysis.model_task_util`). A simulated trace
+also logs, in ``lisa_sim_eas_decision``, the exact inputs of every ``find_energy_efficient_cpu``
+call; those wake-ups take the logged inputs instead (``inputs`` = ``logged``).
 """
 from __future__ import annotations
 
@@ -13,6 +15,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from ...errors import ConfigError
 from .._common import need_any, running_intervals, wakeup_events
 from .._load import kernel_cpu_util, kernel_task_util, model_task_util
 
@@ -41,6 +44,9 @@ class WakeupState:
     overutilized: np.ndarray
     util_source: str
     overutilized_source: str
+    capacity: np.ndarray           # capacity_of per CPU (original capacity unless logged)
+    allowed: np.ndarray            # bool, the task's affinity (all CPUs unless logged)
+    inputs: np.ndarray             # per wake-up: "logged", "kernel_pelt" or "pelt_model"
 
 
 def _wakeups(trace) -> tuple[pd.DataFrame, bool]:
@@ -82,7 +88,7 @@ def _last_before(t_ev, values, t_q, strict=True):
 
 
 def rebuild_wakeups(trace, platform, *, era: str = "v5.4", pelt_era: str | None = None,
-                    pelt: str = "auto") -> WakeupState:
+                    pelt: str = "auto", inputs: str = "auto") -> WakeupState:
     """The model inputs at every wake-up of ``trace`` on ``platform``.
 
     Parameters
@@ -93,7 +99,12 @@ def rebuild_wakeups(trace, platform, *, era: str = "v5.4", pelt_era: str | None 
         Era of the PELT/util_est model (default ``era``).
     pelt : {"auto", "kernel", "model"}
         Where util signals come from (``auto``: kernel/simulator events when present).
+    inputs : {"auto", "rebuilt"}
+        ``auto``: wake-ups the simulator logged with their exact EAS inputs
+        (``lisa_sim_eas_decision``) use them; ``rebuilt``: always rebuild from the signals.
     """
+    if inputs not in ("auto", "rebuilt"):
+        raise ConfigError(f"inputs must be 'auto' or 'rebuilt', got {inputs!r}")
     pelt_era = pelt_era or era
     need_any(trace, "sched_switch")
     wk, inferred = _wakeups(trace)
@@ -180,14 +191,61 @@ def rebuild_wakeups(trace, platform, *, era: str = "v5.4", pelt_era: str | None 
         cpu_util = np.minimum(np.maximum(ua, ue), cap[None, :])
         ou = np.array([rd_overutilized(cpu_util[i], cap, code) for i in range(n)], dtype=np.int64)
         ou_src = "model (cpu_overutilized on the rebuilt per-CPU util)"
+    cap = np.array([platform.cpu_capacity(c) for c in range(n_cpus)], np.int64)
+    capacity = np.repeat(cap[None, :], n, axis=0)
+    allowed = np.ones((n, n_cpus), bool)
+    src = np.full(n, "kernel_pelt" if kc is not None and kt is not None else "pelt_model", dtype=object)
+    logged = np.zeros(n, bool)
+    if inputs == "auto" and pelt == "auto":
+        logged = _apply_logged(trace, wk, n_cpus, ua, ue, tu, tue, capacity, allowed, ou)
+        src[logged] = "logged"
+        if logged.any():
+            source.append("EAS wake-ups logged by the simulator: the exact find_energy_efficient_cpu inputs")
     cfs = wk["prio"].to_numpy() >= 100
     cat = np.where(~cfs, "rt", np.where(wk["new"].to_numpy(), "new_task",
                                         np.where(wk["prev_cpu"].to_numpy() < 0, "no_prev_cpu",
                                                  np.where(ou.astype(bool), "sis", "eas"))))
+    cat[logged] = "eas"
     out = pd.DataFrame({"time": t, "pid": wk["pid"].to_numpy(), "comm": wk["comm"].to_numpy(),
                         "prev_cpu": wk["prev_cpu"].to_numpy(), "kernel_cpu": wk["kernel_cpu"].to_numpy(np.int64),
                         "waker_cpu": wk["waker_cpu"].to_numpy(np.int64), "category": cat, "inferred": inferred})
-    return WakeupState(out, ua, ue, tu, tue, idle, ou.astype(bool), "; ".join(source), ou_src)
+    return WakeupState(out, ua, ue, tu, tue, idle, ou.astype(bool), "; ".join(source), ou_src, capacity, allowed,
+                       src.astype(str))
+
+
+def _apply_logged(trace, wk, n_cpus, ua, ue, tu, tue, capacity, allowed, ou) -> np.ndarray:
+    """Overwrite (in place) the inputs of the wake-ups the simulator logged in
+    ``lisa_sim_eas_decision`` with the values it passed to ``find_energy_efficient_cpu``
+    (prev_cpu in ``wk`` too); returns the mask of those wake-ups."""
+    n = len(wk)
+    if "lisa_sim_eas_decision" not in trace.events:
+        return np.zeros(n, bool)
+    dec = trace.df("lisa_sim_eas_decision")
+    cols = [f"{b}{c}" for b in ("util_cpu", "util_est_cpu", "capacity_cpu", "allowed_cpu") for c in range(n_cpus)]
+    if any(c not in dec.columns for c in cols + ["in_task_util_avg", "in_task_util_est", "in_overutilized"]):
+        return np.zeros(n, bool)
+    key = pd.DataFrame({"time": dec.index.to_numpy(np.float64), "pid": dec["pid"].to_numpy(np.int64),
+                        "row": np.arange(len(dec))})
+    m = wk[["time", "pid"]].astype({"time": np.float64, "pid": np.int64}).merge(key, on=["time", "pid"], how="left")
+    hit = m["row"].notna().to_numpy()
+    r = m["row"].to_numpy()[hit].astype(np.int64)
+    i = np.flatnonzero(hit)
+
+    def block(prefix):
+        return np.column_stack([dec[f"{prefix}{c}"].to_numpy(np.int64)[r] for c in range(n_cpus)]) \
+            if len(r) else np.zeros((0, n_cpus), np.int64)
+
+    ua[i] = block("util_cpu")
+    ue[i] = block("util_est_cpu")
+    capacity[i] = block("capacity_cpu")
+    allowed[i] = block("allowed_cpu").astype(bool)
+    tu[i] = dec["in_task_util_avg"].to_numpy(np.int64)[r]
+    tue[i] = dec["in_task_util_est"].to_numpy(np.int64)[r]
+    ou[i] = dec["in_overutilized"].to_numpy(np.int64)[r]
+    prev = wk["prev_cpu"].to_numpy(np.int64).copy()
+    prev[i] = dec["prev_cpu"].to_numpy(np.int64)[r]
+    wk["prev_cpu"] = prev
+    return hit
 
 
 def _util_est_era(era) -> int:
