@@ -66,6 +66,10 @@ def test_eas_rfc_energy_job():
     assert with_eas["config"]["placement"] == "eas" and without["config"]["placement"] == "no-eas"
     # per-domain energies add up to the total
     assert sum(with_eas["per_domain"].values()) == pytest.approx(with_eas["energy"], rel=1e-9)
+    # every task has a home domain; EAS moves the small tasks to the LITTLE CPUs
+    assert sum(with_eas["tasks_on"].values()) == sum(without["tasks_on"].values()) == 10
+    assert with_eas["tasks_on"]["little"] > without["tasks_on"]["little"]
+    assert with_eas["era"] == "v5.4"
 
 
 def test_schedfreq_case_references_bracket_the_governors():
