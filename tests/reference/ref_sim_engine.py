@@ -1,0 +1,191 @@
+"""An independently written plain-Python reference engine of the simulator.
+
+A naive discrete-event simulator over Python objects (``ref_sim_engine_state``: Task, Cpu,
+PerfDomain dataclasses, Python ints), written from the simulator's documented algorithm
+(``lisa_eas.sim`` module docstring, ``lisa_eas/_kernels/sim_*.py``) rather than from its flat
+arrays. The decision models are the plain-Python twins of the kernels (``ref_pelt``,
+``ref_util_est``, ``ref_eas``, ``ref_sis``, ``ref_schedutil``, ``ref_governors``). Inputs:
+the Platform, the EnergyModel, the SimConfig and the compiled workload (its op program);
+output: a ``RawRun`` whose arrays ``tests/test_sim_reference_engine.py`` compares with the
+numba engine's exactly.
+
+Next event: an explicit scan for the earliest ``(time, kind, index)``, kinds in this order:
+the end of a running task's op (per CPU), a tick (per CPU), a task wake-up, a frequency
+change taking effect, a governor timer (per domain), the periodic load balance.
+
+The rt-app / scheduler / governor logic itself lives in ``ref_sim_engine_sched.py``
+(:class:`Scheduler`); this module sets the run up and drives the event loop.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from lisa_eas._kernels import sim_state as ss
+
+from .ref_governors import interactive_init, ondemand_init, schedfreq_init
+from .ref_schedutil import Policy
+from .ref_sim_engine_sched import Scheduler
+from .ref_sim_engine_state import (CFS, EXITED, INF_TIME, NEW_OR_SLEEPING, Cpu, PerfDomain, Task, pelt_era,
+                                   pelt_tables, run_params)
+
+__all__ = ["run_reference"]
+
+
+def run_reference(platform, compiled, config, t_end_ns):
+    """Simulate ``compiled`` on ``platform`` with ``config`` until ``t_end_ns``; returns a
+    ``lisa_eas.sim._engine.RawRun`` (same inputs as ``build_run`` + ``run_loop``)."""
+    from lisa_eas.energy_model import EnergyModel
+    from lisa_eas.sim._engine import RawRun
+
+    prm = run_params(platform, config)
+    need_em = config.placement != "no-eas" or prm.ramp_boost
+    em = EnergyModel.from_platform(platform, config.era) if need_em else None
+    era = pelt_era(config.era_tuple, config.pelt_halflife_ms, config.util_est)
+    yn, _ = pelt_tables(config.pelt_halflife_ms)
+    sim = Simulation(platform, compiled, config, prm, em, era, yn, int(t_end_ns))
+    sim.run()
+    nc = len(sim.cpus)
+    width = ss.D_IN_CPUS + ss.D_IN_PER_CPU * nc
+    return RawRun(events=np.array(sim.events, np.int64).reshape(-1, ss.E_SIZE),
+                  activations=np.array(sim.activations, np.int64).reshape(-1, ss.A_SIZE),
+                  eas=np.array(sim.eas_log, np.int64).reshape(-1, width),
+                  res_busy=np.array([c.res_busy for c in sim.cpus], np.int64),
+                  res_idle=np.array([c.res_idle for c in sim.cpus], np.int64),
+                  t_end=sim.now, iterations=0)
+
+
+class Simulation(Scheduler):
+    """Set-up (the state at t = 0) and the event loop."""
+
+    def __init__(self, platform, compiled, config, prm, em, era, yn, t_end):
+        self.prm, self.em, self.era, self.yn = prm, em, era, yn
+        self.prog = [tuple(int(x) for x in row) for row in compiled.prog]
+        self.masks = [[int(x) for x in row] for row in compiled.masks]
+        self.now = 0
+        self.t_end = t_end
+        self.done = False
+        self.overutilized = False
+        self.enq_seq = 0
+        self.next_balance = prm.balance_ns
+        self.timers = {}                 # timer slot -> next absolute expiry
+        self.feec_work = [0, 0]          # cumulative (pd evaluations, cpu_util computations)
+        self.events, self.activations, self.eas_log = [], [], []
+        self._build_platform(platform, config)
+        self._build_tasks(compiled, config)
+        for c in self.cpus:             # t = 0: every CPU idle in state 0, every domain at its OPP
+            self.events.append((0, ss.EV_FREQ, c.idx, c.pd.freq, 0, 0, 0, 0))
+            self.events.append((0, ss.EV_IDLE, c.idx, 0, 0, 0, 0, 0))
+            c.idle_state = 0
+
+    def _build_platform(self, platform, config):
+        prm = self.prm
+        nc = platform.nr_cpus
+        kmax = max(len(pd.opps) for pd in platform.perf_domains)
+        smax = max(max(len(pd.idle_states), 1) for pd in platform.perf_domains)
+        self.cpus = [None] * nc
+        self.pds = []
+        for d, pd in enumerate(platform.perf_domains):
+            costs = [int(x) for x in self.em.domains[d].cost] if self.em is not None else [0] * len(pd.opps)
+            resid = [int(st.min_residency_us or 0) * 1000 for st in pd.idle_states] or [0]
+            dom = PerfDomain(idx=d, cpus=[], freqs=[o.freq_khz for o in pd.opps], caps=[o.capacity for o in pd.opps],
+                             costs=costs, idle_residency=resid)
+            if config.governor == "performance":
+                dom.opp = len(dom.freqs) - 1
+            if prm.sample_ns > 0:
+                dom.next_sample = prm.sample_ns
+            for c in sorted(pd.cpus):
+                cpu = Cpu(idx=c, pd=dom, capacity=pd.cpu_capacity_max, llc=c // prm.llc_weight,
+                          nr_idle_scan=prm.llc_weight, res_busy=[0] * kmax, res_idle=[0] * smax)
+                self.cpus[c] = cpu
+                dom.cpus.append(cpu)
+            self._init_governor(dom, config)
+            self.pds.append(dom)
+
+    def _init_governor(self, dom, config):
+        prm = self.prm
+        m = len(dom.cpus)
+        f0 = dom.freq
+        if prm.governor == "schedutil":
+            dom.sugov = Policy(m, dom.cpus[0].capacity, dom.freqs, dom.freqs[0], dom.freqs[-1], prm.su_era,
+                               prm.rate_limit_ns, prm.tick_ns, False, prm.ramp_boost, dom.costs)
+            dom.sugov.last_freq_update = 0      # the governor starts at t = 0 at the current frequency
+            dom.sugov.next_freq = f0
+        dom.gov_cpu = [[0] * 6 for _ in range(m)]
+        dom.gov_pol = [0, 0, 0]
+        if prm.governor == "ondemand":
+            ondemand_init(0, [0] * m, f0, dom.gov_cpu, dom.gov_pol)
+        elif prm.governor == "interactive":
+            interactive_init(0, [0] * m, f0, dom.gov_cpu, dom.gov_pol)
+        elif prm.governor == "schedfreq":
+            schedfreq_init(f0, dom.gov_cpu, dom.gov_pol)
+
+    def _build_tasks(self, compiled, config):
+        nt = compiled.nr_threads
+        if config.start_jitter_us:
+            rng = np.random.default_rng(config.seed)
+            jitter = [int(j) * 1000 for j in rng.integers(0, config.start_jitter_us + 1, size=nt)]
+        else:
+            jitter = [0] * nt
+        lam = self.era["load_avg_max"]
+        self.tasks = []
+        for t in range(nt):
+            mask = int(compiled.mask0[t])
+            allowed = [c for c, ok in enumerate(self.masks[mask]) if ok]
+            cpu = allowed[t % len(allowed)]
+            task = Task(idx=t, cpu=cpu, pc=int(compiled.pc0[t]), policy=int(compiled.policy0[t]),
+                        prio=int(compiled.prio0[t]), mask=mask, wake_at=int(compiled.delay_ns[t]) + jitter[t])
+            if task.policy == CFS:
+                # post_init_entity_util_avg() on an idle runqueue: half of the CPU's spare capacity
+                rq = self.cpus[cpu].cfs
+                u = (self.cpus[cpu].capacity - rq.util_avg) // 2
+                task.sa.util_avg = u
+                task.sa.util_sum = u * (lam - 1024)
+                rq.util_avg += u
+                rq.util_sum += u * (lam - 1024)
+            self.tasks.append(task)
+
+    # ------------------------------------------------------------------ event loop
+    def next_event(self):
+        """The earliest pending event as ``(time, kind, index)``; ties by kind then index."""
+        cands = [(c.next_event, 0, c.idx) for c in self.cpus]
+        cands += [(c.next_tick, 1, c.idx) for c in self.cpus]
+        cands += [(t.wake_at, 2, t.idx) for t in self.tasks if t.state == NEW_OR_SLEEPING]
+        cands += [(d.pending_at, 3, d.idx) for d in self.pds]
+        cands += [(d.next_sample, 4, d.idx) for d in self.pds]
+        if any(t.state != EXITED for t in self.tasks):
+            cands.append((self.next_balance, 5, 0))
+        best = min(cands)
+        return best if best[0] < INF_TIME else (INF_TIME, -1, -1)
+
+    def run(self):
+        while True:
+            t, kind, idx = self.next_event()
+            if not self.done and all(task.state == EXITED for task in self.tasks):
+                self.done = True
+                self.t_end = self.now          # the run ends when its last task exits
+            if t > self.t_end or kind < 0:
+                for c in self.cpus:
+                    self.sync_cpu(c, self.t_end)
+                    self.account(c, self.t_end)
+                self.now = self.t_end
+                return
+            t = max(t, self.now)               # an event due while its CPU was busy runs now
+            self.now = t
+            if kind == 0:
+                self.op_done(self.cpus[idx], t)
+            elif kind == 1:
+                self.tick(self.cpus[idx], t)
+            elif kind == 2:
+                self.wake_up(self.tasks[idx], t)
+            elif kind == 3:
+                dom = self.pds[idx]
+                opp = dom.pending_opp
+                dom.pending_opp, dom.pending_at = -1, INF_TIME
+                if opp >= 0 and opp != dom.opp:
+                    self.apply_opp(dom, opp, t)
+            elif kind == 4:
+                self.governor_timer(self.pds[idx], t)
+            else:
+                self.load_balance(t)
+                self.next_balance = t + self.prm.balance_ns
+

@@ -1,0 +1,742 @@
+"""Scheduler, rt-app and governor logic of the plain-Python reference simulator.
+
+:class:`Scheduler` is mixed into ``ref_sim_engine.Simulation``, which owns the state: ``cpus``,
+``pds``, ``tasks`` (``ref_sim_engine_state`` objects), ``prog`` (the compiled op program as
+tuples), ``masks``, ``prm`` (RunParams), ``era``/``yn`` (PELT), ``em`` (EnergyModel) and the
+output lists ``events``, ``activations``, ``eas_log``.
+"""
+from __future__ import annotations
+
+from lisa_eas._kernels import sim_state as ss
+
+from . import ref_eas, ref_governors, ref_sis
+from .ref_pelt import update_load_avg, update_load_sum
+from .ref_schedutil import effective_cpu_util
+from .ref_util_est import clear_flag, task_util_est, util_est_update
+from .ref_sim_engine_state import CFS, EXITED, FIFO, INF_TIME, NEW_OR_SLEEPING, RUNNABLE, RUNNING
+
+NICE_0_LOAD = 1024
+MIGRATION_COST_NS = 500_000
+PREV_RUNNING, PREV_SLEEP, PREV_DEAD = ss.PREV_STATE_RUNNING, ss.PREV_STATE_SLEEP, ss.PREV_STATE_DEAD
+OP_PHASE_BEGIN, OP_RUN, OP_RUNTIME, OP_SLEEP, OP_TIMER = 0, 1, 2, 3, 4
+OP_PHASE_END, OP_TASK_END, OP_SET_SCHED, OP_SET_AFFINITY, OP_EXIT, OP_START = 5, 6, 7, 8, 9, 10
+
+
+class Scheduler:
+    """The simulator's algorithm as methods over the state objects (mixed into ``Simulation``).
+
+    Method names follow the kernel functions they stand for (``enqueue`` = ``enqueue_task``,
+    ``schedule`` = ``__schedule``, ``update_rq`` = ``update_rq_clock`` + the runqueues'
+    ``update_load_avg``, ``tick`` = ``scheduler_tick``, ...). A CPU's runqueue is the set of
+    tasks whose ``cpu`` is it and whose state is runnable or running (:meth:`queued`);
+    ``nr_cfs``/``nr_rt`` count them per class.
+    """
+
+    # ================================================================== output
+    def emit(self, t, kind, cpu, a=0, b=0, c=0, d=0, e=0):
+        self.events.append((t, kind, cpu, a, b, c, d, e))
+
+    def emit_task_util(self, p, now):
+        if self.prm.model_events:
+            self.emit(now, ss.EV_TASK_UTIL, p.cpu, p.idx, p.sa.util_avg, p.ue_ewma, p.ue_enqueued, p.sa.load_avg)
+
+    def emit_cpu_util(self, c, now):
+        if self.prm.model_events:
+            self.emit(now, ss.EV_CPU_UTIL, c.idx, c.cfs.util_avg, c.ue_sum, self.cap_now(c), c.nr_running,
+                      c.rt.util_avg)
+
+    # ================================================================== capacities and utilization
+    def cap_now(self, c):
+        return c.pd.caps[c.pd.opp]
+
+    def freq_scale(self, c):
+        return (c.pd.freq << 10) // c.pd.freqs[-1]
+
+    def capacity_of(self, c):
+        return max(c.capacity - c.rt.util_avg, 1)
+
+    def cpu_util(self, c):
+        return min(max(c.cfs.util_avg, c.ue_sum), c.capacity)
+
+    def task_util_est(self, p):
+        if not self.prm.util_est:
+            return 0
+        return task_util_est(p.ue_ewma, p.ue_enqueued, self.prm.ue_era)
+
+    def task_util(self, p):
+        return max(p.sa.util_avg, self.task_util_est(p))
+
+    def allowed(self, p, c):
+        return bool(self.masks[p.mask][c.idx])
+
+    def queued(self, c):
+        """Tasks on CPU ``c``'s runqueue (the running one included), by task index."""
+        return [p for p in self.tasks if p.cpu == c.idx and p.state in (RUNNABLE, RUNNING)]
+
+    # ================================================================== clocks, residency, PELT
+    def account(self, c, now):
+        dt = now - c.last_acct
+        if dt > 0:
+            if c.idle_state >= 0:
+                c.res_idle[c.idle_state] += dt
+            else:
+                c.res_busy[c.pd.opp] += dt
+                c.busy_ns += dt
+        c.last_acct = now
+
+    def pelt_now(self, c):
+        return c.clock_task if self.era["delta_scaling"] else c.clock_pelt
+
+    def update_rq(self, c, now):
+        """update_rq_clock + the cfs_rq / rt_rq signals of ``c`` (no-op if the clock is at ``now``)."""
+        delta = now - c.clock_task
+        if delta <= 0:
+            return
+        if c.curr is None:
+            c.clock_pelt = now                          # idle: the PELT clock syncs to the task clock
+        else:
+            c.clock_pelt += ((delta * c.capacity) >> 10) * self.freq_scale(c) >> 10
+        c.clock_task = now
+        t = self.pelt_now(c)
+        sf = self.freq_scale(c)
+        cur = c.curr
+        cfs_running = 1 if cur is not None and cur.policy == CFS else 0
+        rt_running = 1 if cur is not None and cur.policy == FIFO else 0
+        if update_load_sum(c.cfs, t, c.nr_cfs * NICE_0_LOAD, c.nr_cfs, cfs_running, sf, c.capacity, self.era,
+                           self.yn):
+            update_load_avg(c.cfs, 1, self.era)
+        if update_load_sum(c.rt, t, rt_running, rt_running, rt_running, sf, c.capacity, self.era, self.yn):
+            update_load_avg(c.rt, 1, self.era)
+
+    def update_curr(self, c, now):
+        p = c.curr
+        if p is None:
+            return
+        dt = now - p.exec_start
+        if dt <= 0:
+            return
+        p.exec_start = now
+        p.sum_exec += dt
+        if p.policy == CFS:
+            p.vruntime += dt
+        if p.fresh:
+            return
+        op = self.prog[p.pc][0]
+        if op == OP_RUN:
+            done = min(dt * self.cap_now(c), p.rem_work)
+            p.rem_work -= done
+            p.act_perf += done
+        elif op == OP_RUNTIME:
+            p.act_perf += dt * self.cap_now(c)
+
+    def sync_cpu(self, c, now):
+        self.account(c, now)
+        self.update_curr(c, now)
+        self.update_rq(c, now)
+
+    def update_task_signal(self, p):
+        """The entity's PELT update on its runqueue's clock; False for non-CFS tasks."""
+        if p.policy != CFS:
+            return False
+        c = self.cpus[p.cpu]
+        on_rq = 1 if p.state in (RUNNABLE, RUNNING) else 0
+        running = 1 if p.state == RUNNING else 0
+        load = NICE_0_LOAD * on_rq if self.era["weight_in_sum"] else on_rq
+        if update_load_sum(p.sa, self.pelt_now(c), load, load, running, self.freq_scale(c), c.capacity, self.era,
+                           self.yn):
+            update_load_avg(p.sa, NICE_0_LOAD, self.era)
+            p.ue_ewma, p.ue_enqueued = clear_flag(p.ue_ewma, p.ue_enqueued, self.prm.ue_era)
+        return True
+
+    def update_task_avg(self, p, now):
+        if self.update_task_signal(p):
+            self.emit_task_util(p, now)
+
+    def divider(self, sa):
+        lam = self.era["load_avg_max"]
+        return lam - 1024 + sa.period_contrib if self.era["divider_mode"] else lam
+
+    def detach_avg(self, p, c):
+        """remove_entity_load_avg: take the task's util out of ``c``'s cfs_rq."""
+        rq, r = c.cfs, p.sa.util_avg
+        rq.util_avg = max(rq.util_avg - r, 0)
+        rq.util_sum = max(rq.util_sum - r * self.divider(rq), 0)
+        rq.util_sum = max(rq.util_sum, rq.util_avg * (self.era["load_avg_max"] - 1024))
+
+    def attach_avg(self, p, c):
+        """attach_entity_load_avg: align the task to ``c``'s cfs_rq PELT window and add it."""
+        rq, sa = c.cfs, p.sa
+        sa.last_update_time = rq.last_update_time
+        sa.period_contrib = rq.period_contrib
+        sa.util_sum = sa.util_avg * self.divider(sa)
+        rq.util_avg += sa.util_avg
+        rq.util_sum += sa.util_sum
+
+    def ue_remove(self, p):
+        """Take the task's estimate out of the util_est sum it is in."""
+        if p.ue_cpu >= 0:
+            rq = self.cpus[p.ue_cpu]
+            rq.ue_sum = max(rq.ue_sum - self.task_util_est(p), 0)
+            p.ue_cpu = -1
+
+    # ================================================================== CFS / FIFO runqueue
+    def update_min_vruntime(self, c):
+        if c.nr_cfs == 0:
+            return
+        vrs = [p.vruntime for p in self.queued(c) if p.policy == CFS]
+        if vrs:
+            c.min_vruntime = max(c.min_vruntime, min(vrs))
+
+    def sched_slice(self, c):
+        nr = max(c.nr_cfs, 1)
+        period = max(self.prm.latency_ns, nr * self.prm.min_gran_ns)
+        return period // nr
+
+    def pick_next(self, c):
+        """Highest rt priority (the running one first, then FIFO order), else the least vruntime."""
+        if c.nr_running == 0:
+            return None
+        q = self.queued(c)
+        rt = [p for p in q if p.policy == FIFO]
+        if rt:
+            return min(rt, key=lambda p: (-p.prio, -1 if p.state == RUNNING else p.enq_seq))
+        cfs = [p for p in q if p.policy == CFS]
+        return min(cfs, key=lambda p: p.vruntime) if cfs else None
+
+    def enqueue(self, p, c, now):
+        migrated = p.cpu != c.idx
+        p.cpu = c.idx
+        p.state = RUNNABLE
+        self.enq_seq += 1
+        p.enq_seq = self.enq_seq
+        if p.policy == FIFO:
+            c.nr_rt += 1
+            return
+        p.vruntime = max(p.vruntime, c.min_vruntime - (self.prm.latency_ns >> 1))   # place_entity
+        if migrated:
+            self.attach_avg(p, c)
+        self.update_task_avg(p, now)
+        c.nr_cfs += 1
+        c.ue_sum += self.task_util_est(p)
+        p.ue_cpu = c.idx
+
+    def dequeue_sleep(self, p, now):
+        c = self.cpus[p.cpu]
+        if p.policy == FIFO:
+            c.nr_rt -= 1
+            p.state = NEW_OR_SLEEPING
+            return
+        self.ue_remove(p)
+        self.update_task_signal(p)
+        p.state = NEW_OR_SLEEPING
+        c.nr_cfs -= 1
+        p.ue_ewma, p.ue_enqueued = util_est_update(p.ue_ewma, p.ue_enqueued, p.sa.util_avg, p.sa.runnable_avg,
+                                                   c.capacity, self.prm.ue_era)
+        self.emit_task_util(p, now)
+
+    def op_boundary(self, p, c, now):
+        if p.fresh:
+            return now
+        op = self.prog[p.pc][0]
+        if op == OP_RUN:
+            cap = self.cap_now(c)
+            return now + (p.rem_work + cap - 1) // cap
+        if op == OP_RUNTIME:
+            return max(p.runtime_end, now)
+        return now
+
+    def refresh_next_event(self, c, now):
+        c.next_event = INF_TIME if c.curr is None else self.op_boundary(c.curr, c, now)
+
+    def choose_idle_state(self, c, now):
+        res = c.pd.idle_residency
+        if len(res) <= 1:
+            return 0
+        wakes = [p.wake_at for p in self.tasks if p.cpu == c.idx and p.state == NEW_OR_SLEEPING]
+        budget = min(wakes, default=INF_TIME) - now
+        fitting = [i for i, r in enumerate(res) if r <= budget]
+        return fitting[-1] if fitting else 0
+
+    def switch_to(self, c, nxt, prev_state, now):
+        prev = c.curr
+        if prev is nxt:
+            return
+        self.account(c, now)
+        if prev is not None and prev.state == RUNNING:
+            prev.state = RUNNABLE
+        if prev is None and c.idle_state >= 0:
+            self.emit(now, ss.EV_IDLE, c.idx, -1)
+            c.idle_state = -1
+        self.emit(now, ss.EV_SWITCH, c.idx, -1 if prev is None else prev.idx, prev_state,
+                  -1 if nxt is None else nxt.idx)
+        c.curr = nxt
+        if nxt is not None:
+            nxt.state = RUNNING
+            nxt.exec_start = now
+            nxt.slice_start = nxt.sum_exec
+            if nxt.timer_due >= 0:                       # rt-app's wake-up latency after a timer
+                nxt.act_wulat += now - nxt.timer_due
+                nxt.timer_due = -1
+            if c.next_tick >= INF_TIME:
+                c.next_tick = (now // self.prm.tick_ns + 1) * self.prm.tick_ns
+            self.refresh_next_event(c, now)
+        else:
+            c.idle_state = self.choose_idle_state(c, now)
+            c.next_tick = INF_TIME
+            c.next_event = INF_TIME
+            self.emit(now, ss.EV_IDLE, c.idx, c.idle_state)
+        c.need_resched = False
+
+    def schedule(self, c, prev_state, now):
+        nxt = self.pick_next(c)
+        prev = c.curr
+        if nxt is prev:
+            c.need_resched = False
+            return
+        if prev is not None and prev.state == RUNNING and prev.policy == CFS:
+            self.update_task_avg(prev, now)              # put_prev_entity
+        self.switch_to(c, nxt, prev_state, now)
+        self.update_min_vruntime(c)
+        if nxt is not None and nxt.policy == CFS:
+            self.update_task_avg(nxt, now)               # set_next_entity
+        self.update_rq(c, now)
+
+    def log_activation(self, p, now):
+        self.activations.append((p.idx, p.phase, p.phase_act, p.act_start, now, p.act_run, p.act_perf >> 10,
+                                 p.act_slack, p.act_cdur, p.act_cperiod, p.act_wulat, p.cpu))
+
+    # ================================================================== rt-app program
+    def advance(self, p, c, now):
+        """Run task ``p``'s ops until one takes time: 'run', 'block', 'exit' or 'migrate'."""
+        while True:
+            op, a, b, rel = self.prog[p.pc]
+            if op == OP_PHASE_BEGIN:
+                p.phase, p.phase_act, p.act_start = a, p.phase_iter, now
+                p.act_run = p.act_perf = p.act_cdur = p.act_cperiod = p.act_slack = p.act_wulat = 0
+                p.pc += 1
+            elif op in (OP_RUN, OP_RUNTIME):
+                p.act_cdur += a
+                if a <= 0:
+                    p.pc += 1
+                    continue
+                p.op_start = now
+                if op == OP_RUN:
+                    p.rem_work = a << 10
+                else:
+                    p.runtime_end = now + a
+                return "run"
+            elif op == OP_SLEEP:
+                p.wake_at = now + a
+                return "block"
+            elif op == OP_TIMER:
+                if b not in self.timers:
+                    self.timers[b] = p.start            # timers count from the thread's start
+                self.timers[b] += a
+                p.act_cperiod += a
+                p.act_slack = self.timers[b] - now
+                if now < self.timers[b]:
+                    p.wake_at = p.timer_due = self.timers[b]
+                    return "block"
+                if rel:
+                    self.timers[b] = now                # a missed deadline re-anchors (relative mode)
+                p.pc += 1
+            elif op == OP_PHASE_END:
+                self.log_activation(p, now)
+                if b < 0 or p.phase_iter + 1 < b:
+                    p.phase_iter += 1
+                    p.pc = a
+                else:
+                    p.phase_iter = 0
+                    p.pc += 1
+            elif op == OP_TASK_END:
+                if b < 0 or p.task_iter + 1 < b:
+                    p.task_iter += 1
+                    p.pc = a
+                else:
+                    p.pc += 1
+            elif op == OP_SET_SCHED:
+                p.pc += 1
+                self.set_sched(p, c, a, b)
+            elif op == OP_SET_AFFINITY:
+                p.pc += 1
+                p.mask = a
+                if not self.masks[a][c.idx]:
+                    p.fresh = True
+                    return "migrate"
+            else:
+                return "exit"
+
+    def set_sched(self, p, c, policy, prio):
+        if p.policy != policy:
+            if policy == FIFO:
+                self.ue_remove(p)
+                c.nr_cfs -= 1
+                c.nr_rt += 1
+            else:
+                c.nr_rt -= 1
+                c.nr_cfs += 1
+                p.vruntime = c.min_vruntime
+                c.ue_sum += self.task_util_est(p)
+                p.ue_cpu = c.idx
+            p.policy = policy
+        p.prio = prio
+        c.need_resched = True
+
+    # ================================================================== placement
+    def fallback_cpu(self, p):
+        allowed = [c for c in self.cpus if self.allowed(p, c)]
+        idle = [c for c in allowed if c.is_idle]
+        return (idle or allowed)[0]
+
+    def select_rt_cpu(self, p, prev):
+        cur = prev.curr
+        if self.allowed(p, prev) and (cur is None or cur.policy != FIFO or cur.prio < p.prio) and prev.nr_rt == 0:
+            return prev
+        for c in self.cpus:
+            if self.allowed(p, c) and c.is_idle:
+                return c
+        for c in self.cpus:
+            if self.allowed(p, c) and c.nr_rt == 0:
+                return c
+        return prev if self.allowed(p, prev) else self.fallback_cpu(p)
+
+    def select_task_rq(self, p, prev, now):
+        if p.policy == FIFO:
+            return self.select_rt_cpu(p, prev)
+        cpu = None
+        if self.prm.placement != "no-eas":
+            cpu = self.place_eas(p, prev, now)
+        if cpu is None:
+            cpu = self.place_idle_sibling(p, prev)
+        if cpu is None or not self.allowed(p, cpu):
+            cpu = self.fallback_cpu(p)
+        return cpu
+
+    def place_eas(self, p, prev, now):
+        util = [c.cfs.util_avg for c in self.cpus]
+        ue = [c.ue_sum for c in self.cpus]
+        cap_of = [self.capacity_of(c) for c in self.cpus]
+        allowed = [1 if self.allowed(p, c) else 0 for c in self.cpus]
+        tu, tue = p.sa.util_avg, self.task_util_est(p)
+        cpu, energies, evals, calls = ref_eas.feec(self.prm.eas_era, self.em, util, ue, tu, tue, prev.idx, allowed,
+                                                   cap_of, overutilized=self.overutilized)
+        self.feec_work[0] += evals
+        self.feec_work[1] += calls
+        if cpu < 0:
+            return None
+        if energies[0] is not None or energies[1] is not None:
+            self.eas_log.append((now, p.idx, prev.idx, cpu, max(tu, tue),
+                                 *[-1 if e is None else e for e in energies], *self.feec_work,
+                                 tu, tue, int(self.overutilized), *util, *ue, *cap_of, *allowed))
+        return self.cpus[cpu]
+
+    def place_idle_sibling(self, p, target):
+        idle = [1 if c.is_idle else 0 for c in self.cpus]
+        allowed = [1 if self.allowed(p, c) else 0 for c in self.cpus]
+        util_mode = self.prm.sis == "util"
+        if util_mode:
+            nr = target.nr_idle_scan
+        else:
+            span = sum(1 for c in self.cpus if c.llc == target.llc)
+            nr = ref_sis.prop_nr(target.avg_idle, self.prm.sis_scan_cost, span, 1)
+        cpu, _, _ = ref_sis.select_idle_sibling(1 if self.prm.sis_v512 else 0, util_mode, idle, allowed, target.idx,
+                                                target.idx, -1, False, nr, [c.llc for c in self.cpus],
+                                                [c.idx for c in self.cpus], False)
+        return None if cpu < 0 else self.cpus[cpu]
+
+    # ================================================================== wake-up, migration, preemption
+    def check_preempt(self, c, p, now):
+        cur = c.curr
+        if cur is None:
+            self.schedule(c, PREV_RUNNING, now)
+        elif p.policy == FIFO:
+            if cur.policy != FIFO or p.prio > cur.prio:
+                self.schedule(c, PREV_RUNNING, now)
+        elif cur.policy == CFS and cur.vruntime - p.vruntime > self.prm.wakeup_gran_ns:
+            self.schedule(c, PREV_RUNNING, now)
+
+    def exit_idle(self, c, now):
+        self.account(c, now)
+        self.emit(now, ss.EV_IDLE, c.idx, -1)
+        c.idle_state = -1
+        c.avg_idle += (now - c.idle_stamp - c.avg_idle) >> 3
+        c.avg_idle = min(c.avg_idle, 2 * MIGRATION_COST_NS)
+
+    def wake_up(self, p, now):
+        prev = self.cpus[p.cpu]
+        self.sync_cpu(prev, now)
+        if p.policy == CFS:
+            self.update_task_avg(p, now)                # sync_entity_load_avg
+        c = self.select_task_rq(p, prev, now)
+        if c is not prev:
+            if p.policy == CFS:
+                self.detach_avg(p, prev)
+                p.vruntime -= prev.min_vruntime
+            self.emit(now, ss.EV_MIGRATE, c.idx, p.idx, prev.idx, 0)
+            self.sync_cpu(c, now)
+            if p.policy == CFS:
+                p.vruntime += c.min_vruntime
+        if c.curr is None and c.idle_state >= 0:
+            self.exit_idle(c, now)
+        self.enqueue(p, c, now)
+        self.emit(now, ss.EV_WAKEUP, c.idx, p.idx, c.idx, -1 if c.curr is None else c.curr.idx)
+        self.check_preempt(c, p, now)
+        self.governor_update(c, now)
+        self.update_overutilized(now, True)
+        self.emit_cpu_util(c, now)
+
+    def move_queued(self, p, src, dst, now, reason, preempt):
+        """Move a queued (or running on ``src``) task to ``dst``."""
+        running = src.curr is p
+        if p.policy == CFS:
+            est = self.task_util_est(p)
+            self.ue_remove(p)
+            self.update_task_avg(p, now)
+            self.detach_avg(p, src)
+            src.nr_cfs -= 1
+            p.vruntime += dst.min_vruntime - src.min_vruntime
+            p.cpu = dst.idx
+            self.attach_avg(p, dst)
+            dst.nr_cfs += 1
+            dst.ue_sum += est
+            p.ue_cpu = dst.idx
+        else:
+            src.nr_rt -= 1
+            dst.nr_rt += 1
+            p.cpu = dst.idx
+        self.emit(now, ss.EV_MIGRATE, dst.idx, p.idx, src.idx, reason)
+        if running:
+            self.schedule(src, PREV_RUNNING, now)
+        p.state = RUNNABLE
+        if preempt:
+            self.check_preempt(dst, p, now)
+
+    def pull_one(self, dst, now, newidle):
+        """Pull one waiting task to idle ``dst``: FIFO always, CFS when balancing is on."""
+        if sum(c.nr_rt for c in self.cpus) > 0:
+            rt = [p for p in self.tasks if p.state == RUNNABLE and p.policy == FIFO and self.allowed(p, dst)
+                  and p.cpu != dst.idx]
+            if rt:
+                best = min(rt, key=lambda p: (-p.prio, p.idx))
+                src = self.cpus[best.cpu]
+                self.sync_cpu(src, now)
+                self.move_queued(best, src, dst, now, 1, not newidle)
+                return
+        if not self.overutilized and self.prm.placement != "no-eas":
+            return
+
+        def waiting(c):
+            return [p for p in self.tasks if p.cpu == c.idx and p.state == RUNNABLE and p.policy == CFS
+                    and self.allowed(p, dst)]
+        counts = [(len(waiting(c)), -c.idx, c) for c in self.cpus if c is not dst]
+        most = max(counts, key=lambda x: x[:2], default=(0, 0, None))
+        if most[0] == 0:
+            return
+        src = most[2]
+        p = waiting(src)[0]
+        self.sync_cpu(src, now)
+        self.sync_cpu(dst, now)
+        if dst.idle_state >= 0:
+            self.exit_idle(dst, now)
+        self.move_queued(p, src, dst, now, 1, not newidle)
+
+    def update_overutilized(self, now, set_only):
+        ou = False
+        for c in self.cpus:
+            util, cap = self.cpu_util(c), self.capacity_of(c)
+            if (cap * 1024 < util * 1280) if self.prm.overutil_v50 else not (util * 1280 < cap * 1024):
+                ou = True
+                break
+        if set_only and not ou:
+            return
+        if ou != self.overutilized:
+            self.overutilized = ou
+            if self.prm.model_events:
+                self.emit(now, ss.EV_OVERUTIL, -1, int(ou))
+
+    def load_balance(self, now):
+        for c in self.cpus:
+            self.sync_cpu(c, now)
+            self.emit_cpu_util(c, now)
+        self.update_overutilized(now, False)
+        for c in self.cpus:                              # update_idle_cpu_scan (SIS_UTIL)
+            llc = [j for j in self.cpus if j.llc == c.llc]
+            c.nr_idle_scan = ref_sis.nr_idle_scan(sum(self.cpu_util(j) for j in llc), len(llc),
+                                                  self.prm.imbalance_pct)
+        if not self.overutilized and self.prm.placement != "no-eas":
+            return
+        for dst in self.cpus:
+            if dst.is_idle:
+                self.pull_one(dst, now, False)
+        for c in self.cpus:                              # misfit
+            p = c.curr
+            if p is None or p.policy != CFS or self.task_util(p) * 1280 < self.capacity_of(c) * 1024:
+                continue
+            for dst in self.cpus:
+                if dst.capacity > c.capacity and self.allowed(p, dst) and dst.is_idle:
+                    self.sync_cpu(dst, now)
+                    if dst.idle_state >= 0:
+                        self.exit_idle(dst, now)
+                    self.move_queued(p, c, dst, now, 2, True)
+                    break
+
+    # ================================================================== periodic and op events
+    def tick(self, c, now):
+        self.sync_cpu(c, now)
+        p = c.curr
+        if p is None:
+            c.next_tick = INF_TIME
+            return
+        c.next_tick = now + self.prm.tick_ns
+        if p.policy == CFS:
+            self.update_task_avg(p, now)
+            self.update_min_vruntime(c)
+            if c.nr_cfs > 1 and c.nr_rt == 0:            # check_preempt_tick
+                ideal = self.sched_slice(c)
+                ran = p.sum_exec - p.slice_start
+                resched = ran > ideal
+                if not resched and ran >= self.prm.min_gran_ns:
+                    others = [q.vruntime for q in self.queued(c) if q is not p and q.state == RUNNABLE
+                              and q.policy == CFS]
+                    resched = bool(others) and p.vruntime - min(others) > ideal
+                if resched:
+                    self.schedule(c, PREV_RUNNING, now)
+        self.update_overutilized(now, True)
+        self.governor_update(c, now)
+        self.emit_cpu_util(c, now)
+
+    def op_done(self, c, now):
+        """The running task of ``c`` reached an op boundary: finish the op, run its program on."""
+        p = c.curr
+        self.sync_cpu(c, now)
+        if p.fresh:
+            p.fresh = False
+        else:
+            op = self.prog[p.pc][0]
+            if op == OP_RUN or op == OP_RUNTIME:
+                if (op == OP_RUN and p.rem_work > 0) or (op == OP_RUNTIME and now < p.runtime_end):
+                    self.refresh_next_event(c, now)
+                    return
+                p.act_run += now - p.op_start
+            elif op == OP_START:
+                p.start = now
+            p.pc += 1
+        what = self.advance(p, c, now)
+        if what == "run":
+            self.refresh_next_event(c, now)
+            if c.need_resched:
+                self.schedule(c, PREV_RUNNING, now)
+            return
+        if what == "migrate":
+            dst = self.select_task_rq(p, c, now)
+            self.sync_cpu(dst, now)
+            if dst.curr is None and dst.idle_state >= 0:
+                self.exit_idle(dst, now)
+            self.move_queued(p, c, dst, now, 0, True)
+        else:
+            self.dequeue_sleep(p, now)
+            state = PREV_SLEEP
+            if what == "exit":
+                p.state = EXITED
+                p.wake_at = INF_TIME
+                state = PREV_DEAD
+                if p.policy == CFS:
+                    self.detach_avg(p, c)
+            if c.nr_running == 0:
+                self.pull_one(c, now, True)              # newidle balance
+            self.schedule(c, state, now)
+        if c.curr is None:
+            c.idle_stamp = now
+            if c.pd.sugov is not None:
+                c.pd.sugov.cpus[c.pd.cpus.index(c)].went_idle = True
+        self.governor_update(c, now)
+        self.emit_cpu_util(c, now)
+
+    # ================================================================== frequency
+    def apply_opp(self, dom, opp, now):
+        for c in dom.cpus:
+            self.sync_cpu(c, now)
+        if self.prm.governor == "interactive":            # CPUFREQ_PRECHANGE: busy time at the old freq
+            for c, row in zip(dom.cpus, dom.gov_cpu):
+                ref_governors.interactive_account(c.busy_ns, dom.freq, row)
+        dom.opp = opp
+        for c in dom.cpus:
+            self.emit(now, ss.EV_FREQ, c.idx, dom.freq)
+            if c.curr is not None:
+                self.refresh_next_event(c, now)
+
+    def request_opp(self, dom, opp, now):
+        """The governor's request takes effect after the transition latency."""
+        if opp == dom.opp and dom.pending_opp < 0:
+            return
+        if self.prm.transition_ns <= 0:
+            dom.pending_opp, dom.pending_at = -1, INF_TIME
+            if opp != dom.opp:
+                self.apply_opp(dom, opp, now)
+            return
+        if dom.pending_opp < 0:
+            dom.pending_at = now + self.prm.transition_ns
+        dom.pending_opp = opp
+
+    def governor_update(self, c, now):
+        """cpufreq_update_util from CPU ``c``: schedutil and schedfreq (the others are timer driven)."""
+        dom = c.pd
+        if self.prm.governor == "schedfreq":
+            self.schedfreq_update(c, now)
+            return
+        if self.prm.governor != "schedutil":
+            return
+        ua, ue = [], []
+        for cj in dom.cpus:
+            rt_runnable = cj.nr_rt > 0
+            ua.append(effective_cpu_util(cj.cfs.util_avg, cj.rt.util_avg, 0, 0, 0, cj.capacity, True, rt_runnable))
+            ue.append(0 if rt_runnable else cj.ue_sum)
+        f = dom.sugov.update(dom.cpus.index(c), now, False, False, ua, ue)
+        self.request_opp(dom, dom.opp_of_freq(f), now)
+
+    def schedfreq_update(self, c, now):
+        dom = c.pd
+        tun = self.prm.tunables
+        throttle = tun["throttle_us"] * 1000
+        if ref_governors.schedfreq_pending(now, throttle, dom.gov_pol) >= 0:
+            self.request_opp(dom, dom.opp_of_freq(dom.gov_pol[0]), now)
+        cfs = self.cpu_util(c) * 1024 // c.capacity
+        rt = min(c.rt.util_avg * 1024 // c.capacity, 1024)
+        f = ref_governors.schedfreq_request(now, dom.cpus.index(c), cfs, rt, 0, dom.freqs, tun["capacity_margin"],
+                                            throttle, dom.gov_cpu, dom.gov_pol)
+        if f >= 0:
+            self.request_opp(dom, dom.opp_of_freq(f), now)
+        # a request latched by the throttle is applied when the throttle ends
+        dom.next_sample = dom.gov_pol[2] if dom.gov_pol[1] != dom.gov_pol[0] else INF_TIME
+
+    def governor_timer(self, dom, now):
+        """ondemand's sample / interactive's timer (re-armed), or the end of schedfreq's throttle."""
+        tun = self.prm.tunables
+        gov = self.prm.governor
+        if gov == "schedfreq":
+            dom.next_sample = INF_TIME
+            if ref_governors.schedfreq_pending(now, tun["throttle_us"] * 1000, dom.gov_pol) >= 0:
+                self.request_opp(dom, dom.opp_of_freq(dom.gov_pol[0]), now)
+            return
+        for c in dom.cpus:
+            self.sync_cpu(c, now)
+        cur = dom.freq
+        if gov == "ondemand":
+            idle_us = [(now - c.busy_ns) // 1000 for c in dom.cpus]
+            dom.gov_pol[0] = cur
+            f = ref_governors.ondemand_step(now, idle_us, dom.freqs, tun["sampling_rate_us"], tun["up_threshold"],
+                                            tun["sampling_down_factor"], dom.gov_cpu, dom.gov_pol)
+            self.request_opp(dom, dom.opp_of_freq(f), now)
+            dom.next_sample = now + tun["sampling_rate_us"] * dom.gov_pol[1] * 1000
+        elif gov == "interactive":
+            dom.gov_pol[0] = cur
+            for c, row in zip(dom.cpus, dom.gov_cpu):
+                ref_governors.interactive_account(c.busy_ns, cur, row)
+            hispeed = tun["hispeed_freq"] or dom.freqs[-1]
+            f = ref_governors.interactive_step(now, dom.freqs, tun["go_hispeed_load"], hispeed, tun["target_load"],
+                                               tun["min_sample_time_us"], tun["above_hispeed_delay_us"],
+                                               dom.gov_cpu, dom.gov_pol)
+            self.request_opp(dom, dom.opp_of_freq(f), now)
+            dom.next_sample = now + self.prm.sample_ns
+        else:
+            dom.next_sample = INF_TIME

@@ -1,0 +1,224 @@
+"""State objects of the plain-Python reference simulator (``ref_sim_engine.py``).
+
+Tasks, CPUs (with their cfs/rt runqueue signals) and perf domains are plain dataclasses with
+Python ints; the run configuration is read from the :class:`~lisa_eas.sim.SimConfig` and the
+:class:`~lisa_eas.platform.Platform` here, independently of ``lisa_eas.sim._engine.build_run``
+(only the output schema constants come from ``lisa_eas._kernels.sim_state``).
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+from .ref_pelt import SchedAvg
+
+INF_TIME = 1 << 62
+
+# task states
+NEW_OR_SLEEPING = "sleeping"
+RUNNABLE = "runnable"
+RUNNING = "running"
+EXITED = "exited"
+
+CFS = 0     # the compiled program's policy codes (SCHED_OTHER, SCHED_FIFO)
+FIFO = 1
+
+
+@dataclass
+class Task:
+    """One rt-app thread and its scheduling entity."""
+
+    idx: int
+    cpu: int                 # runqueue it is (or last was) on
+    pc: int                  # index of the current op of its program
+    policy: int
+    prio: int
+    mask: int                # index into the compiled affinity masks
+    wake_at: int
+    state: str = NEW_OR_SLEEPING
+    sa: SchedAvg = field(default_factory=SchedAvg)
+    ue_ewma: int = 0
+    ue_enqueued: int = 0
+    ue_cpu: int = -1         # CPU whose cfs_rq util_est sum holds this task's estimate
+    vruntime: int = 0
+    exec_start: int = 0
+    sum_exec: int = 0
+    slice_start: int = 0     # sum_exec when it was last picked
+    enq_seq: int = 0
+    fresh: bool = False      # the op at pc has not begun (after an affinity migration)
+    rem_work: int = 0        # run: remaining work, ns at capacity 1024 times 1024
+    runtime_end: int = 0
+    op_start: int = 0
+    timer_due: int = -1      # deadline it sleeps on in a timer event
+    start: int = 0           # rt-app t_first
+    phase: int = 0
+    phase_iter: int = 0
+    phase_act: int = 0
+    task_iter: int = 0
+    # the current rt-app log row (activation)
+    act_start: int = 0
+    act_run: int = 0
+    act_perf: int = 0
+    act_cdur: int = 0
+    act_cperiod: int = 0
+    act_slack: int = 0
+    act_wulat: int = 0
+
+
+@dataclass
+class Cpu:
+    """One CPU: its runqueue counters and clocks, cfs_rq / rt_rq PELT signals, residency."""
+
+    idx: int
+    pd: "PerfDomain"
+    capacity: int            # arch_scale_cpu_capacity
+    llc: int
+    nr_idle_scan: int        # SIS_UTIL depth of its LLC, refreshed by the load balancer
+    res_busy: list
+    res_idle: list
+    curr: Task | None = None
+    nr_cfs: int = 0
+    nr_rt: int = 0
+    clock_task: int = 0
+    clock_pelt: int = 0
+    min_vruntime: int = 0
+    idle_state: int = -1     # -1: busy
+    next_tick: int = INF_TIME
+    next_event: int = INF_TIME   # end of the running task's current op
+    last_acct: int = 0
+    ue_sum: int = 0          # cfs_rq util_est.enqueued
+    busy_ns: int = 0
+    need_resched: bool = False
+    avg_idle: int = 2 * 500_000
+    idle_stamp: int = 0
+    cfs: SchedAvg = field(default_factory=SchedAvg)
+    rt: SchedAvg = field(default_factory=SchedAvg)
+
+    @property
+    def nr_running(self) -> int:
+        return self.nr_cfs + self.nr_rt
+
+    @property
+    def is_idle(self) -> bool:
+        return self.curr is None and self.nr_running == 0
+
+
+@dataclass
+class PerfDomain:
+    """A frequency domain: OPP table, current / pending OPP and its governor's state."""
+
+    idx: int
+    cpus: list               # Cpu objects, by CPU number
+    freqs: list
+    caps: list
+    costs: list              # EM cost per OPP (ramp boost)
+    idle_residency: list     # ns per idle state
+    opp: int = 0
+    pending_opp: int = -1
+    pending_at: int = INF_TIME
+    next_sample: int = INF_TIME
+    sugov: object = None     # ref_schedutil.Policy
+    gov_cpu: list = field(default_factory=list)   # legacy governors' per-CPU rows
+    gov_pol: list = field(default_factory=list)
+
+    @property
+    def freq(self) -> int:
+        return self.freqs[self.opp]
+
+    def opp_of_freq(self, f: int) -> int:
+        for k, fk in enumerate(self.freqs):
+            if fk >= f:
+                return k
+        return len(self.freqs) - 1
+
+
+# ---------------------------------------------------------------- configuration
+UTIL_EST_ERAS = ((4, 17), (5, 1), (5, 5), (5, 13), (6, 8))
+
+
+def pelt_tables(halflife: int):
+    """``runnable_avg_yN_inv`` and ``LOAD_AVG_MAX`` with the kernel generator's integer recipe."""
+    y = math.pow(0.5, 1.0 / halflife)
+    yn = [int(((1 << 32) - 1) * math.pow(y, i)) for i in range(halflife)]
+    y_inv = int(((1 << 32) - 1) * y)
+    mx, last = 1024, 0
+    while True:
+        mx = ((mx * y_inv) >> 32) + 1024
+        if mx == last:
+            return yn, mx
+        last = mx
+
+
+def pelt_era(version, halflife: int, util_est: bool) -> dict:
+    """The era flags ``ref_pelt`` takes, for kernel ``version`` (earliest PELT model: v4.11)."""
+    v = max(version, (4, 11))
+    _, lam = pelt_tables(halflife)
+    ue = -1
+    if util_est and version >= UTIL_EST_ERAS[0]:
+        ue = max(i for i, e in enumerate(UTIL_EST_ERAS) if e <= version)
+    return {"delta_scaling": v < (5, 1), "divider_mode": int(v >= (4, 12)), "weight_in_sum": v < (4, 15),
+            "zero_if_unloaded": v >= (4, 15), "runnable_scaled": v >= (5, 7), "load_avg_max": lam,
+            "util_est": ue}
+
+
+@dataclass(frozen=True)
+class RunParams:
+    """Everything the engine needs from ``SimConfig`` and the platform, as plain ints."""
+
+    tick_ns: int
+    latency_ns: int
+    min_gran_ns: int
+    wakeup_gran_ns: int
+    balance_ns: int
+    placement: str
+    sis: str
+    governor: str
+    rate_limit_ns: int
+    transition_ns: int
+    model_events: bool
+    util_est: bool
+    ue_era: int              # util_est arithmetic era (the v4.17 one when util_est is off)
+    ramp_boost: bool
+    sample_ns: int
+    eas_era: str             # ref_eas label
+    overutil_v50: bool
+    sis_v512: bool
+    su_era: int
+    imbalance_pct: int
+    llc_weight: int
+    sis_scan_cost: int
+    tunables: dict
+
+
+def run_params(platform, config) -> RunParams:
+    era = config.era_tuple
+    factor = 1 + int(math.log2(min(platform.nr_cpus, 8)))     # SCHED_TUNABLESCALING_LOG
+    gov = config.governor
+    pe = pelt_era(era, config.pelt_halflife_ms, config.util_est)
+    if config.placement == "eas-v5.0":
+        eas_era = "v5.0"
+    else:
+        eas_era = "v6.0" if era >= (6, 0) else "v5.4"
+    sample = {"ondemand": "sampling_rate_us", "interactive": "timer_rate_us"}.get(gov)
+    tun_names = {"ondemand": ("up_threshold", "sampling_rate_us", "sampling_down_factor"),
+                 "interactive": ("go_hispeed_load", "hispeed_freq", "target_load", "min_sample_time_us",
+                                 "above_hispeed_delay_us"),
+                 "schedfreq": ("capacity_margin", "throttle_us")}.get(gov, ())
+    return RunParams(
+        tick_ns=1_000_000_000 // config.tick_hz,
+        latency_ns=int(config.sched_latency_ms * 1e6) * factor,
+        min_gran_ns=int(config.min_granularity_ms * 1e6) * factor,
+        wakeup_gran_ns=int(config.wakeup_granularity_ms * 1e6) * factor,
+        balance_ns=int(config.balance_interval_ms * 1e6),
+        placement=config.placement, sis=config.sis, governor=gov,
+        rate_limit_ns=config.tunable("rate_limit_us") * 1000 if gov == "schedutil" else 0,
+        transition_ns=config.transition_latency_us * 1000,
+        model_events=bool(config.model_events),
+        util_est=pe["util_est"] >= 0, ue_era=max(pe["util_est"], 0),
+        ramp_boost=bool(config.tunable("ramp_boost")) if gov == "schedutil" else False,
+        sample_ns=config.tunable(sample) * 1000 if sample else 0,
+        eas_era=eas_era, overutil_v50=era < (5, 4), sis_v512=era >= (5, 12),
+        su_era=0 if era < (5, 14) else (1 if era < (6, 8) else 2),
+        imbalance_pct=platform.imbalance_pct, llc_weight=platform.llc_weight,
+        sis_scan_cost=config.sis_scan_cost_ns,
+        tunables={k: config.tunable(k) for k in tun_names})

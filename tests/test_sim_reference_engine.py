@@ -1,0 +1,249 @@
+"""The numba simulator and an independently written plain-Python engine give identical runs.
+
+``tests/reference/ref_sim_engine.py`` is a naive object-based discrete-event simulator written
+from the simulator's algorithm (not from its flat arrays) over the plain-Python twins of the
+kernel models; here both engines run the same platform, compiled workload and SimConfig, and
+every output table must be equal: the event stream, the rt-app activations, the EAS decision
+log (with feec's inputs), the per-OPP / per-idle-state residencies and the end time. A
+difference is reported as the first differing row of each table, decoded.
+"""
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import replace
+
+import numpy as np
+import pytest
+from reference.ref_sim_engine import run_reference
+
+from lisa_eas._kernels import sim_state as ss
+from lisa_eas.platform import load_platform
+from lisa_eas.rtapp import Phase, Policy, Run, RunTime, Sleep, Timer, periodic, task, workload
+from lisa_eas.sim import SimConfig
+from lisa_eas.sim._compile import compile_workload
+from lisa_eas.sim._engine import build_run, run_loop
+
+_EV_NAMES = {getattr(ss, n): n for n in dir(ss) if n.startswith("EV_")}
+_EV_FIELDS = {ss.EV_SWITCH: ("prev", "prev_state", "next"), ss.EV_WAKEUP: ("task", "target", "curr"),
+              ss.EV_FREQ: ("freq_khz",), ss.EV_IDLE: ("state",),
+              ss.EV_TASK_UTIL: ("task", "util_avg", "ue_ewma", "ue_enqueued", "load_avg"),
+              ss.EV_CPU_UTIL: ("util_avg", "ue_sum", "cap_now", "nr_running", "rt_util_avg"),
+              ss.EV_OVERUTIL: ("overutilized",), ss.EV_MIGRATE: ("task", "orig_cpu", "reason")}
+_ACT_COLS = sorted((getattr(ss, n), n[2:].lower()) for n in dir(ss) if n.startswith("A_") and n != "A_SIZE")
+
+
+def _mixed_workload():
+    """tests/test_sim_reference.py's workload: CFS periodic tasks, a big task, a run / sleep /
+    runtime / absolute-timer mix pinned to CPUs 0-1, a FIFO task."""
+    big = Phase(name="big", events=(Run(9000), Timer(16000)), loop=-1)
+    mixed = Phase(name="mixed", events=(Run(300), Sleep(1200), RunTime(500), Timer(4000, mode="absolute")), loop=-1)
+    fifo = replace(periodic(duty_cycle_pct=10, period_ms=7, duration_s=10.0, name="rt")[0], loop=-1)
+    tasks = [task(f"s{i}", periodic(duty_cycle_pct=4 + 3 * i, period_ms=16, duration_s=10.0)) for i in range(6)]
+    tasks += [task("big", [big]), task("mix", [mixed], cpus=[0, 1]),
+              task("rt", [fifo], policy="SCHED_FIFO", priority=20)]
+    return workload(tasks, calibration=20)
+
+
+def _program_workload(nr_cpus):
+    """Phases that change policy (CFS <-> FIFO) and affinity (migrations at an op boundary), finite
+    phase and task loops (threads exit), start delays, zero-length runs, FIFO tasks of equal
+    priority and a heavy task that becomes misfit."""
+    top = tuple(range(nr_cpus // 2, nr_cpus))
+    a = Phase(name="a", events=(Run(2000), Sleep(3000)), loop=5, cpus=(0, 1))
+    b = Phase(name="b", events=(Run(1500), Timer(5000)), loop=4, policy=Policy("SCHED_FIFO"), priority=30, cpus=top)
+    c = Phase(name="c", events=(RunTime(800), Sleep(700), Run(0)), loop=6, policy=Policy("SCHED_OTHER"))
+    d = Phase(name="d", events=(Run(4000), Timer(8000, mode="absolute")), loop=3, cpus=(2,))
+    tasks = [task("sw", [a, b, c, d], loop=2), task("sw2", [b, a, d], loop=3, delay_us=1500),
+             task("heavy", [Phase(name="h", events=(Run(30000), Sleep(2000)), loop=8)], delay_us=700)]
+    tasks += [task(f"p{i}", periodic(duty_cycle_pct=8 + 9 * i, period_ms=10 + i, duration_s=0.15)) for i in range(5)]
+    tasks += [task(f"rt{i}", [Phase(name="r", events=(Run(1000 + 200 * i), Timer(3000 + 1000 * i)), loop=20)],
+                   policy="SCHED_FIFO", priority=20) for i in range(2)]
+    return workload(tasks, calibration=20)
+
+
+def _many_workload(nr_cpus):
+    """1.5 periodic tasks per CPU of mixed sizes, a pinned task, a FIFO task."""
+    tasks = [task(f"m{i}", periodic(duty_cycle_pct=10 + (i % 7) * 9, period_ms=8 + (i % 5) * 4, duration_s=5))
+             for i in range(3 * nr_cpus // 2)]
+    tasks += [task("pin", [Phase(name="x", events=(Run(3000), Timer(9000)), loop=-1)], cpus=[nr_cpus - 1]),
+              task("rt", [Phase(name="y", events=(RunTime(2000), Timer(7000)), loop=-1)], policy="SCHED_FIFO",
+                   priority=50)]
+    return workload(tasks, calibration=20)
+
+
+def _bench_workload(n=50, duty=lambda i: 5):
+    """The EAS RFC energy workload of benchmarks/bench_sim.py: 50 tasks, 16 ms, 5 %."""
+    return workload([task(f"t{i}", periodic(duty_cycle_pct=duty(i), period_ms=16, duration_s=30.0))
+                     for i in range(n)], calibration=20)
+
+
+WORKLOADS = {"mixed": lambda nr_cpus: _mixed_workload(), "program": _program_workload, "many": _many_workload,
+             "bench": lambda nr_cpus: _bench_workload(),
+             "crowd": lambda nr_cpus: _bench_workload(30, lambda i: 5 + (i % 7) * 4)}
+
+
+def _x86_112_with_hikey960_domains():
+    """x86_llc112 (112 CPUs in one LLC, no perf domains of its own) given HiKey960's two domains."""
+    x86, hikey = load_platform("x86_llc112"), load_platform("hikey960")
+    pds = (replace(hikey.perf_domains[0], cpus=tuple(range(56))),
+           replace(hikey.perf_domains[1], cpus=tuple(range(56, 112))))
+    return replace(x86, perf_domains=pds)
+
+# name: (board, workload, config, simulated seconds)
+CASES = {
+    # the cases of tests/test_sim_reference.py
+    "hikey960-eas-schedutil": ("hikey960", "mixed", SimConfig(), 0.25),
+    "hikey960-eas50-rampboost": ("hikey960", "mixed", SimConfig(placement="eas-v5.0", era="v5.0",
+                                                               governor_tunables={"ramp_boost": 1}), 0.2),
+    "juno-noeas-prop-ondemand": ("juno_r0", "mixed", SimConfig(placement="no-eas", sis="prop", governor="ondemand",
+                                                              era="v5.10", transition_latency_us=300), 0.25),
+    "pixel3-eas-v6": ("pixel3", "mixed", SimConfig(era="v6.1", tick_hz=1000), 0.2),
+    "hikey960-ondemand-sdf": ("hikey960", "mixed", SimConfig(governor="ondemand", governor_tunables={
+        "sampling_down_factor": 3, "sampling_rate_us": 4000, "up_threshold": 80}), 0.2),
+    "juno-interactive": ("juno_r0", "mixed", SimConfig(governor="interactive", transition_latency_us=200,
+                                                       governor_tunables={"timer_rate_us": 10000,
+                                                                          "hispeed_freq": 700000,
+                                                                          "min_sample_time_us": 30000}), 0.25),
+    "hikey960-schedfreq": ("hikey960", "mixed", SimConfig(governor="schedfreq",
+                                                          governor_tunables={"throttle_us": 20000}), 0.2),
+    # fixed-frequency governors, start jitter, no model events
+    "juno-performance-jitter": ("juno_r0", "mixed", SimConfig(governor="performance", start_jitter_us=3000,
+                                                              seed=5), 0.2),
+    "pixel3-powersave-no-model-events": ("pixel3", "mixed", SimConfig(governor="powersave", model_events=False),
+                                         0.2),
+    # SIS_PROP with a scan depth below the LLC size (avg_idle matters)
+    "hikey960-noeas-prop-depth": ("hikey960", "crowd", SimConfig(placement="no-eas", sis="prop",
+                                                                 sis_scan_cost_ns=700_000, era="v5.10"), 0.2),
+    # rt-app programs: policy / affinity changes, exits (the run ends when every thread has exited)
+    "hikey960-program-schedutil": ("hikey960", "program", SimConfig(), 1.0),
+    "juno-program-noeas-performance": ("juno_r0", "program", SimConfig(placement="no-eas", governor="performance"),
+                                       1.0),
+    "pixel3-program-schedfreq-latency": ("pixel3", "program", SimConfig(era="v6.1", governor="schedfreq",
+                                                                        transition_latency_us=100), 1.0),
+    "hikey960-program-v414-no-util-est": ("hikey960", "program", SimConfig(placement="no-eas", era="v4.14",
+                                                                           util_est=False,
+                                                                           governor="interactive"), 1.0),
+    "juno-program-prop-ondemand-jitter": ("juno_r0", "program", SimConfig(util_est=False, sis="prop",
+                                                                          governor="ondemand",
+                                                                          start_jitter_us=2000, seed=3), 1.0),
+    # other boards: 5 CPUs in two domains, 4+2, 4+4 (v5.0 EAS on a v5.4 kernel)
+    "tc2-program-eas50": ("tc2", "program", SimConfig(placement="eas-v5.0", era="v5.4"), 1.0),
+    "mt8173-mixed-ondemand": ("mt8173_evb", "mixed", SimConfig(governor="ondemand"), 0.25),
+    "peach-program-interactive-noeas": ("peach_pi", "program", SimConfig(governor="interactive", placement="no-eas"),
+                                        1.0),
+    # the benchmark workload
+    "hikey960-bench": ("hikey960", "bench", SimConfig(), 0.3),
+}
+SLOW_CASES = {
+    "hikey960-bench-long": ("hikey960", "bench", SimConfig(), 5.0),
+    "x86-112-eas": ("x86-112", "many", SimConfig(), 0.3),
+    "x86-112-noeas-prop": ("x86-112", "many", SimConfig(placement="no-eas", sis="prop"), 0.3),
+    "pixel3-mixed-long-v6-rampboost": ("pixel3", "mixed", SimConfig(era="v6.1", governor_tunables={"ramp_boost": 1}),
+                                       5.0),
+}
+
+
+def _run_both(board, wl_name, config, t_end_s):
+    plat = _x86_112_with_hikey960_domains() if board == "x86-112" else load_platform(board)
+    compiled = compile_workload(WORKLOADS[wl_name](plat.nr_cpus), plat.nr_cpus)
+    t_end = int(t_end_s * 1e9)
+    S, P, O, margin = build_run(plat, compiled, config, t_end)
+    return plat, run_loop(S, P, O, margin), run_reference(plat, compiled, config, t_end)
+
+
+def _decode_event(row):
+    t, kind, cpu = (int(x) for x in row[:3])
+    names = _EV_FIELDS.get(kind, ())
+    fields = ", ".join(f"{n}={int(v)}" for n, v in zip(names, row[3:]))
+    return f"t={t} {_EV_NAMES.get(kind, kind)} cpu={cpu} {fields}"
+
+
+def _decode_activation(row):
+    return ", ".join(f"{name}={int(row[col])}" for col, name in _ACT_COLS)
+
+
+def _decode_eas(row, nc):
+    head = ("time", "task", "prev", "chosen", "task_util", "prev_energy", "best_energy", "base_energy",
+            "pd_evals_total", "util_calls_total", "in_task_util", "in_task_util_est", "in_overutilized")
+    out = [f"{n}={int(v)}" for n, v in zip(head, row)]
+    for k, name in enumerate(("util", "util_est", "capacity_of", "allowed")):
+        out.append(f"{name}={row[ss.D_IN_CPUS + k * nc:ss.D_IN_CPUS + (k + 1) * nc].tolist()}")
+    return ", ".join(out)
+
+
+def _first_difference(name, fast, ref, decode):
+    """None when equal, else the first differing row of both engines, decoded."""
+    if fast.shape == ref.shape and np.array_equal(fast, ref):
+        return None
+    n = min(len(fast), len(ref))
+    for i in range(n):
+        if not np.array_equal(fast[i], ref[i]):
+            return (f"{name}: first difference at row {i} (of {len(fast)} numba / {len(ref)} reference)\n"
+                    f"  numba:     {decode(fast[i])}\n  reference: {decode(ref[i])}")
+    extra, who = (fast[n], "numba") if len(fast) > n else (ref[n], "reference")
+    return f"{name}: same first {n} rows; {who} has more, from: {decode(extra)}"
+
+
+def _differences(fast, ref, nc):
+    diffs = [_first_difference("events", fast.events, ref.events, _decode_event),
+             _first_difference("activations", fast.activations, ref.activations, _decode_activation),
+             _first_difference("eas decisions", fast.eas, ref.eas, lambda r: _decode_eas(r, nc)),
+             _first_difference("res_busy (ns per CPU per OPP)", fast.res_busy, ref.res_busy, lambda r: r.tolist()),
+             _first_difference("res_idle (ns per CPU per idle state)", fast.res_idle, ref.res_idle,
+                               lambda r: r.tolist())]
+    if fast.t_end != ref.t_end:
+        diffs.append(f"t_end: numba {fast.t_end}, reference {ref.t_end}")
+    return [d for d in diffs if d]
+
+
+def _check(case, board, wl_name, config, t_end_s):
+    plat, fast, ref = _run_both(board, wl_name, config, t_end_s)
+    diffs = _differences(fast, ref, plat.nr_cpus)
+    if diffs:
+        print(f"case {case}:\n" + "\n".join(diffs))
+    assert not diffs, "\n".join(diffs)
+    return plat, fast
+
+
+@pytest.mark.parametrize("case", sorted(CASES))
+def test_reference_engine_identical(case):
+    board, wl_name, config, t_end = CASES[case]
+    plat, fast = _check(case, board, wl_name, config, t_end)
+    ev = fast.events
+    kinds = Counter(ev[:, ss.E_KIND].tolist())
+    assert kinds[ss.EV_SWITCH] > 100 and len(fast.activations) > 50
+    if config.governor not in ("performance", "powersave"):     # the governor acts in the closed loop
+        assert kinds[ss.EV_FREQ] > plat.nr_cpus
+    assert (kinds[ss.EV_TASK_UTIL] > 0) == config.model_events
+    assert (len(fast.eas) > 0) == (config.placement != "no-eas")
+    if wl_name == "program":
+        # every thread exited before the end: the run stops at the last exit, each thread's
+        # last switch-out is a death, threads migrated at wake-up, by balance and by affinity
+        assert fast.t_end < int(t_end * 1e9)
+        dead = ev[(ev[:, ss.E_KIND] == ss.EV_SWITCH) & (ev[:, ss.E_B] == ss.PREV_STATE_DEAD)]
+        assert sorted(dead[:, ss.E_A].tolist()) == list(range(10))
+        reasons = Counter(ev[ev[:, ss.E_KIND] == ss.EV_MIGRATE][:, ss.E_C].tolist())
+        assert reasons[0] > 0 and reasons[1] > 0
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("case", sorted(SLOW_CASES))
+def test_reference_engine_identical_long(case):
+    board, wl_name, config, t_end = SLOW_CASES[case]
+    _, fast = _check(case, board, wl_name, config, t_end)
+    assert len(fast.events) > 50_000
+
+
+def test_difference_report_decodes_the_first_differing_rows():
+    plat, fast, ref = _run_both("hikey960", "mixed", SimConfig(), 0.05)
+    assert _differences(fast, ref, plat.nr_cpus) == []
+    ev = ref.events.copy()
+    k = int(np.flatnonzero(ev[:, ss.E_KIND] == ss.EV_SWITCH)[3])
+    ev[k, ss.E_C] += 1
+    text = _first_difference("events", fast.events, ev, _decode_event)
+    assert f"row {k}" in text and "EV_SWITCH" in text and "next=" in text
+    text = _first_difference("events", fast.events, ref.events[:-2], _decode_event)
+    assert "numba has more" in text
+    act = ref.activations.copy()
+    act[1, ss.A_SLACK] -= 7
+    assert "slack=" in _first_difference("activations", fast.activations, act, _decode_activation)
