@@ -9,7 +9,7 @@ STAMP := $(VENV)/.installed
 DEBIAN_TOOLS := rt-app trace-cmd openssh-server chromium
 PYTEST_ARGS ?=
 
-.PHONY: demo test test-fast bench setup system-deps clean
+.PHONY: demo test test-fast bench setup system-deps clean clean-cache
 
 setup: $(STAMP) system-deps
 
@@ -50,5 +50,10 @@ test-fast: setup
 bench: setup
 	@for b in benchmarks/bench_*.py; do echo "== $$b"; $(VPY) $$b || exit 1; done
 
-clean:
+# Numba's on-disk cache is keyed on each kernel file alone: after editing a kernel that
+# others call, drop the compiled caches so every caller is recompiled.
+clean-cache:
+	find lisa_eas -name '*.nbi' -delete -o -name '*.nbc' -delete
+
+clean: clean-cache
 	rm -rf $(VENV) results .pytest_cache

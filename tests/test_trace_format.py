@@ -1,6 +1,8 @@
 """Event format parsing on real tracefs format files (Pixel 6, 5.10 GKI kernel)."""
 from __future__ import annotations
 
+import struct
+
 import pytest
 
 from lisa_eas import TraceError
@@ -55,58 +57,55 @@ def test_bad_format_text():
     assert not f.field("x").signed and f.field("y").signed     # no "signed:" on old kernels
 
 
+def _one_page(records, big: bool) -> bytes:
+    """A ring-buffer page (u64 time stamp, u64 commit) of records given as payload bytes
+    (the length word form, so any payload length)."""
+    e = ">" if big else "<"
+    body = b""
+    for payload in records:
+        head = (0 << 27 | 1) if big else (1 << 5 | 0)      # type_len 0, delta 1
+        body += struct.pack(e + "II", head, len(payload) + 4) + payload
+        body += bytes(-len(payload) % 4)
+    return struct.pack(e + "QQ", 1000, len(body)) + body + bytes(4096 - 16 - len(body))
+
+
 @pytest.mark.parametrize("big", [False, True])
-def test_gather_col_sizes_signs_alignments(big):
-    """Integer field decoding: every size and sign, aligned and not, both endiannesses."""
+def test_decode_pages_int_sizes_signs_alignments(big):
+    """Integer field decoding: every size and sign, aligned and not, both endiannesses;
+    a record too short for the field gets 0 and is counted."""
     import numpy as np
-    from lisa_eas.trace import _decode
+    from lisa_eas.trace import _decode, _stream
 
     e = ">" if big else "<"
     vals = {(1, True): -5, (1, False): 250, (2, True): -300, (2, False): 65000,
             (4, True): -7, (4, False): 4_000_000_000, (8, True): -(1 << 40),
             (8, False): (1 << 64) - 3}
-    codes = {1: "b", 2: "h", 4: "i", 8: "q"}
+    kinds = {1: "i1", 2: "i2", 4: "i4", 8: "i8"}
     for (size, signed), v in vals.items():
-        for fo in (4, 8, 5, 6):          # aligned and misaligned field offsets
+        dt = np.dtype(e + (kinds[size] if signed else kinds[size].replace("i", "u")))
+        for fo in (8, 12, 9, 10):          # aligned and misaligned field offsets
             rec = bytearray(32)
-            code = codes[size] if signed else codes[size].upper()
-            rec[fo:fo + size] = np.array([v]).astype(np.dtype(e + code.lower() if signed else
-                                                              e + {"B": "u1", "H": "u2", "I": "u4",
-                                                                   "Q": "u8"}[code])).tobytes()
-            buf = np.frombuffer(bytes(rec) * 3, np.uint8).copy()
-            offs = np.array([0, 32, 64], np.int64)
-            lens = np.array([32, 32, fo + size - 1], np.int64)   # last record too short
-            dt = {(1, True): np.int8, (1, False): np.uint8, (2, True): np.int16,
-                  (2, False): np.uint16, (4, True): np.int32, (4, False): np.uint32,
-                  (8, True): np.int64, (8, False): np.uint64}[(size, signed)]
-            out = np.empty(3, dt)
-            bad = _decode.gather_col(buf, *_decode.word_views(buf), offs, lens, fo, size, signed,
-                                     big, out)
-            assert bad == 1 and out[2] == 0
+            rec[0:2] = struct.pack(e + "H", 1)           # common_type
+            rec[fo:fo + size] = np.array([v]).astype(dt).tobytes()
+            buf = np.frombuffer(_one_page([bytes(rec), bytes(rec), bytes(rec[:fo + size - 1])],
+                                          big), np.uint8).copy()
+            n = 3
+            arena = np.zeros(8 * 8 * n, np.uint8)
+            a16, a32, a64 = arena.view(np.uint16), arena.view(np.uint32), arena.view(np.uint64)
+            slots = np.array([[0, 8 * n, 16 * n, 20 * n, 0, 1]], np.int64)
+            fields = np.array([[_stream.K_INT, fo, size, 24 * n, 0]], np.int64)
+            lookup = np.full(65536, -1, np.int64)
+            lookup[1] = 0
+            bad = np.zeros(1, np.int64)
+            diag = np.zeros((_stream.NDIAG, 2), np.int64)
+            got = _stream.decode_pages(buf, *_decode.word_views(buf), 0, len(buf), 4096, 0, 8,
+                                       8, 16, big, 0, 2, 4, 0, 0, 0,
+                                       np.arange(n, dtype=np.int32), lookup, slots, fields,
+                                       arena, a16, a32, a64, a64.view(np.int64),
+                                       a64.view(np.float64), bad, *_stream.new_interner(), diag)
+            assert got == n and not diag.any()
+            out = arena[24 * n:24 * n + size * n].view(dt.newbyteorder("="))
+            assert bad[0] == 1 and out[2] == 0
             assert int(out[0]) == v and int(out[1]) == v, (size, signed, fo)
 
 
-def test_intern_short_equals_intern_strings():
-    """The word-wise interning of comms gives the same strings and codes as the byte-wise one."""
-    import numpy as np
-    from lisa_eas.trace import _decode
-
-    rng = np.random.default_rng(3)
-    n = 5000
-    names = [rng.choice(np.array(list(b"ab\0"), np.uint8), size=rng.integers(0, 17)).tobytes()
-             for _ in range(40)]
-    buf = np.zeros(n * 20 + 16, np.uint8)
-    starts = np.arange(n, dtype=np.int64) * 20
-    for i, s in enumerate(starts):
-        raw = names[rng.integers(len(names))]
-        buf[s:s + len(raw)] = np.frombuffer(raw, np.uint8)
-        buf[s + len(raw):s + 16] = rng.integers(0, 256, 16 - len(raw))   # garbage after it
-    lens = rng.integers(0, 17, n).astype(np.int64)
-    c1 = np.empty(n, np.int32)
-    c2 = np.empty(n, np.int32)
-    r1 = _decode.intern_strings(buf, starts, lens, True, False, c1)
-    r2 = _decode.intern_short(_decode.word_views(buf)[1], starts, lens, c2)
-    t1 = [bytes(buf[s:s + l]) for s, l in zip(*r1)]
-    t2 = [bytes(buf[s:s + l]) for s, l in zip(*r2)]
-    assert [t1[c] for c in c1] == [t2[c] for c in c2]
-    assert len(set(t2)) == len(t2)

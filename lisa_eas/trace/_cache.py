@@ -117,13 +117,15 @@ class TraceCache:
 
     def load(self, event: str) -> pd.DataFrame:
         import pyarrow.parquet as pq
-        # memory-mapped read; one block per column so numeric columns need no consolidation
+        # memory-mapped read of the file's single row group: one chunk per column (the dataset
+        # reader behind read_table would cut it into 128 k-row batches that to_pandas then has
+        # to concatenate); one block per column so numeric columns need no consolidation
         # copy; categoricals come back as pandas categoricals (dictionary-encoded columns)
-        table = pq.read_table(self.event_path(event), memory_map=True, use_threads=True)
+        table = pq.ParquetFile(self.event_path(event), memory_map=True).read(use_threads=True)
         df = table.to_pandas(split_blocks=True, self_destruct=True)
         del table
         # the float index is not stored (it compresses badly): it is __ts in seconds
-        df.index = pd.Index(df["__ts"].to_numpy() / 1e9, name="Time")
+        df.index = pd.Index(df["__ts"].to_numpy() / 1e9, name="Time", copy=False)
         return df
 
     def store(self, dfs: dict, metadata: dict, skipped: dict, manifest: dict | None) -> None:
@@ -139,7 +141,9 @@ class TraceCache:
                 table = pa.Table.from_pandas(df, preserve_index=False)
                 fd, tmp = tempfile.mkstemp(dir=self.dir, suffix=".tmp")
                 os.close(fd)
-                pq.write_table(table, tmp, compression="lz4")
+                # uncompressed: ~1.4x faster to load than lz4 (the cache is read far more often
+                # than written) for ~1.7x the size, still ~1/5 of the trace.dat
+                pq.write_table(table, tmp, compression="none", row_group_size=max(len(df), 1))
                 os.chmod(tmp, 0o644)
                 os.replace(tmp, self.event_path(name))
                 stored.add(name)

@@ -2,21 +2,21 @@
 from __future__ import annotations
 
 import mmap
-import sys
 
 import numpy as np
 import pandas as pd
 
 from . import _decode
 
-_LITTLE_HOST = sys.byteorder == "little"
-
 __all__ = ["SpanInterner", "comm_column", "empty_small_pages"]
 
 _SMALL_PAGES_MIN = 4 << 20
 
 
-def empty_small_pages(n: int, dtype) -> np.ndarray:
+_MADV_POPULATE_WRITE = 23   # Linux >= 5.14; older kernels answer EINVAL (then: page faults)
+
+
+def empty_small_pages(n: int, dtype, populate: bool = False) -> np.ndarray:
     """``np.empty(n, dtype)`` backed by an anonymous mapping that opts out of transparent
     huge pages (when large).
 
@@ -24,6 +24,8 @@ def empty_small_pages(n: int, dtype) -> np.ndarray:
     page can stall in kernel compaction (measured here: ~0.4 s of system time for the
     150 MB of page-walk arrays of a 4.5 M-event trace, vs ~0.05 s with 4 KiB pages). Only
     the pages actually written become resident; the mapping is released with the array.
+    ``populate`` maps every page in at once (for arrays that will be written whole: one
+    call instead of a page fault per page, ~40% less time for 200 MB here).
     """
     dtype = np.dtype(dtype)
     nbytes = int(n) * dtype.itemsize
@@ -32,6 +34,8 @@ def empty_small_pages(n: int, dtype) -> np.ndarray:
     m = mmap.mmap(-1, nbytes, flags=mmap.MAP_PRIVATE | mmap.MAP_ANONYMOUS)
     try:
         m.madvise(mmap.MADV_NOHUGEPAGE)
+        if populate:
+            m.madvise(_MADV_POPULATE_WRITE)
     except OSError:
         pass
     return np.frombuffer(m, dtype, count=n)
@@ -62,13 +66,8 @@ class SpanInterner:
         codes = self.codes[pos:pos + len(starts)]
         starts = starts.astype(np.int64, copy=False)
         lens = lens.astype(np.int64, copy=False)
-        if (_LITTLE_HOST and self._stop_at_nul and not self._strip_newline and len(starts)
-                and lens.max() <= 16 and not (starts & 3).any()
-                and starts.max() + 16 <= len(buf)):
-            rs, rl = _decode.intern_short(_decode.word_views(buf)[1], starts, lens, codes)
-        else:
-            rs, rl = _decode.intern_strings(buf, starts, lens, self._stop_at_nul,
-                                            self._strip_newline, codes)
+        rs, rl = _decode.intern_strings(buf, starts, lens, self._stop_at_nul,
+                                        self._strip_newline, codes)
         index = self._index
         remap = np.array([index.setdefault(bytes(buf[s:s + n]).decode("utf-8", "replace"),
                                            len(index))

@@ -10,6 +10,9 @@ import pandas as pd
 from ..errors import TraceError
 from . import _decode
 from ._columns import SpanInterner, _categorical, comm_column, empty_small_pages
+from ._stream import (K_INT, K_LEN, K_LOC, K_OFF, K_STR, NDIAG, UNKNOWN_ROW, UNWANTED_ROW,
+                      decode_pages, event_ranks, first_appearance, grow_interner, index_pages,
+                      new_interner)
 from ._datfile import DatFile, open_dat
 from ._format import (ARR_FIXED, ARR_LOC, BIN_TAIL, INT, STR_FIXED, STR_LOC, STR_TAIL,
                       EventFormat, FieldFormat)
@@ -26,68 +29,6 @@ _INT_DTYPES = {(1, True): np.int8, (2, True): np.int16, (4, True): np.int32, (8,
 def _kernel_version(uname: str) -> str | None:
     m = re.match(r"\S+\s+\S+\s+(\d+\.\d+\S*)", uname or "")
     return m.group(1) if m else None
-
-
-def _alloc(n: int):
-    e = empty_small_pages
-    return (e(n, np.int64), e(n, np.int64), e(n, np.int32), e(n, np.int32), e(n, np.int32),
-            e(n, np.int32))
-
-
-def _walk(dat: DatFile, skips: SkipReport):
-    hp = dat.header_page
-    fmt0 = dat.any_format()
-    tf = fmt0.field("common_type") if fmt0 else None
-    pf = fmt0.field("common_pid") if fmt0 else None
-    type_off, type_size = (tf.offset, tf.size) if tf and tf.size in (1, 2, 4) else (0, 2)
-    pid_off = pf.offset if pf and pf.size == 4 else 4
-    ranges = dat.cpu_ranges
-    starts = np.array([r[1] for r in ranges], np.int64)
-    sizes = np.array([r[2] for r in ranges], np.int64)
-    buf = dat.data if dat.data is not None else np.zeros(0, np.uint8)
-    ts_off = hp["timestamp"][0]
-    commit_off, commit_size = hp["commit"]
-    data_off = hp["data"][0]
-    if commit_size not in (4, 8):
-        raise TraceError(f"{dat.path}: header_page commit size {commit_size} is not 4 or 8")
-    args = (buf, *_decode.word_views(buf), starts, sizes, dat.page_size, ts_off, commit_off,
-            commit_size, data_off,
-            dat.big_endian, type_off, type_size, pid_off)
-    diag = np.zeros((_decode.NDIAG, 2), np.int64)
-    # A record takes at least 12 bytes, so this capacity always suffices: one pass. The
-    # arrays are only virtual memory beyond the records actually written.
-    cap = int(sizes.sum()) // 12 + 16
-    try:
-        arrays = _alloc(cap)
-    except MemoryError:
-        counts = _decode.walk_pages(*args, False, *_alloc(0), diag)
-        arrays = _alloc(int(counts.sum()))
-        diag[:] = 0
-    # One CPU range at a time, each mapped in just before and dropped right after its walk,
-    # so at most one CPU's pages of the file are resident with the walk arrays.
-    release = _page_releaser(buf)
-    counts = np.zeros(len(ranges), np.int64)
-    n = 0
-    for r in range(len(ranges)):
-        release(int(starts[r]), int(sizes[r]), populate=True)
-        outs = [a[min(n, len(a)):] for a in arrays]
-        counts[r] = _decode.walk_pages(buf, *args[1:4], starts[r:r + 1], sizes[r:r + 1],
-                                       *args[6:], True, *outs, diag)[0]
-        if n + counts[r] <= len(arrays[0]):
-            arrays[5][n:n + counts[r]] = ranges[r][0]     # the CPU of each record
-        n += int(counts[r])
-        release(int(starts[r]), int(sizes[r]))
-    if n > len(arrays[0]):     # cannot happen with the bound above; stay correct anyway
-        arrays = _alloc(n)
-        diag[:] = 0
-        counts = _decode.walk_pages(*args, True, *arrays, diag)
-        arrays[5][:] = np.repeat(np.array([r[0] for r in ranges], np.int32), counts)
-    ts, off, ln, ids, pid, cpu = (a[:n] for a in arrays)
-    for k, name in enumerate(_decode.DIAG_NAMES):
-        if diag[k, 0]:
-            skips.add(name, int(diag[k, 0]), int(diag[k, 1]))
-    bounds = np.concatenate(([0], np.cumsum(counts))).astype(np.int64)
-    return buf, ts, off, ln, ids, pid, cpu, bounds
 
 
 _MADV_POPULATE_READ = 22    # Linux >= 5.14; older kernels answer EINVAL (then: page faults)
@@ -170,57 +111,36 @@ def _bputs_column(dat: DatFile, buf, offs, lens, f: FieldFormat, skips: SkipRepo
 
 
 _CHUNK_ROWS = 1 << 18
+_CHUNK_BYTES = 8 << 20      # file bytes walked between two releases of the mapped pages
 
 
-def _decode_event(dat: DatFile, fmt: EventFormat, buf, ts, off, ln, pid, cpu, time_s,
-                  skips: SkipReport, release=lambda: None) -> pd.DataFrame:
-    """One event's DataFrame. Integer and string fields are decoded in chunks of rows in
-    time order, calling ``release`` after each: a chunk only touches a slice of each CPU's
-    pages, so the mapped file need not be resident all at once."""
+def _python_fields(dat: DatFile, fmt: EventFormat, buf, off, ln, skips: SkipReport,
+                   release) -> dict:
+    """Columns of the fields the streaming kernel does not decode (``__data_loc`` arrays,
+    text and binary tails, fixed arrays, bputs' string address), from the
+    records' payload offsets and lengths in time order. Strings are interned in chunks of
+    rows, calling ``release`` after each so the mapped file need not be resident at once."""
     big = dat.big_endian
-    cols: dict = {"__ts": ts, "__cpu": cpu, "__pid": pid,
-                  "__comm": comm_column(pid, dat.cmdlines)}
-    lens64 = ln.astype(np.int64)
     ev = fmt.name
     n = len(off)
-    ints = [f for f in fmt.payload_fields if f.kind == INT
-            and not (ev == "bputs" and f.name == "str" and fmt.system == "ftrace")]
-    int_cols = {f.name: empty_small_pages(n, _INT_DTYPES[(f.size, f.signed)]) for f in ints}
+    lens64 = ln.astype(np.int64)
+    cols: dict = {}
     strings = {f.name: SpanInterner(n, strip_newline=(f.kind == STR_TAIL))
-               for f in fmt.payload_fields if f.kind in (STR_FIXED, STR_LOC, STR_TAIL)}
-    bad: dict = {}
+               for f in fmt.payload_fields if f.kind == STR_TAIL}
     views = _decode.word_views(buf)
-    for a in range(0, n, _CHUNK_ROWS):
-        b = min(n, a + _CHUNK_ROWS)
-        o, ls = off[a:b], lens64[a:b]
-        for f in ints:
-            k = _decode.gather_col(buf, *views, o, ls, f.offset, f.size, f.signed, big,
-                                   int_cols[f.name][a:b])
-            if k:
-                bad[f"short_field:{ev}.{f.name}"] = bad.get(f"short_field:{ev}.{f.name}", 0) + k
-        for f in fmt.payload_fields:
-            if f.kind == STR_FIXED:
-                strings[f.name].add(buf, a, o + f.offset, np.clip(ls - f.offset, 0, f.size))
-            elif f.kind == STR_TAIL:
-                strings[f.name].add(buf, a, o + f.offset, np.maximum(ls - f.offset, 0))
-            elif f.kind == STR_LOC:
-                st = np.empty(b - a, np.int64)
-                sl = np.empty(b - a, np.int64)
-                k = _decode.loc_spans(buf, *views, o, ls, f.offset, f.relative, big, st, sl)
-                if k:
-                    bad[f"bad_data_loc:{ev}.{f.name}"] = bad.get(f"bad_data_loc:{ev}.{f.name}",
-                                                                 0) + k
-                strings[f.name].add(buf, a, st, sl)
-        release()
-    for kind, count in bad.items():
-        skips.add(kind, int(count), -1)
+    if strings:
+        for a in range(0, n, _CHUNK_ROWS):
+            b = min(n, a + _CHUNK_ROWS)
+            o, ls = off[a:b], lens64[a:b]
+            for f in fmt.payload_fields:
+                if f.kind == STR_TAIL:
+                    strings[f.name].add(buf, a, o + f.offset, np.maximum(ls - f.offset, 0))
+            release()
     for f in fmt.payload_fields:
         if f.kind == INT:
-            if f.name in int_cols:
-                cols[f.name] = int_cols[f.name]
-            else:
+            if _is_bputs_str(fmt, f):
                 cols[f.name] = _bputs_column(dat, buf, off, lens64, f, skips)
-        elif f.kind in (STR_FIXED, STR_LOC, STR_TAIL):
+        elif f.kind == STR_TAIL:
             cols[f.name] = strings[f.name].categorical()
         elif f.kind == ARR_LOC:
             st = np.empty(n, np.int64)
@@ -240,9 +160,257 @@ def _decode_event(dat: DatFile, fmt: EventFormat, buf, ts, off, ln, pid, cpu, ti
         elif f.kind == ARR_FIXED:
             avail = np.clip(lens64 - f.offset, 0, f.size)
             cols[f.name] = _array_column(buf, off + f.offset, avail, f.elem_size, f.signed, big)
-    df = pd.DataFrame(cols, copy=False)
-    df.index = pd.Index(time_s, name="Time", copy=False)
-    return df
+    return cols
+
+
+def _is_bputs_str(fmt: EventFormat, f: FieldFormat) -> bool:
+    return fmt.name == "bputs" and f.name == "str" and fmt.system == "ftrace"
+
+
+def _streamed(fmt: EventFormat, f: FieldFormat) -> bool:
+    """Whether the streaming kernel decodes field ``f`` (integers and char[N] strings)."""
+    return (f.kind == INT and not _is_bputs_str(fmt, f)) or f.kind in (STR_FIXED, STR_LOC)
+
+
+class _Layout:
+    """Where every column of every decoded event lives in one byte arena.
+
+    Per slot (event): ``__ts`` (int64), the time in seconds (float64), ``__cpu`` and
+    ``__pid`` (int32), then each integer field at its width: the DataFrame columns. After
+    them, page-aligned, a scratch part released once the DataFrames exist: the int32
+    codes of the string fields (pandas keeps them in the narrowest integer type) and the
+    payload offsets and lengths of events with Python-decoded fields. Columns start on
+    8-byte boundaries."""
+
+    def __init__(self, slot_fmts: list, rows: np.ndarray):
+        self.main = 0
+        self.nrows = [int(r) for r in rows]
+        self.has_python_fields: list = []
+        self.slots = np.zeros((len(slot_fmts), 6), np.int64)
+        fields: list = []
+        late: list = []              # (field row, bytes) placed in the scratch part
+        self.columns: list = []      # per slot: [(name, kind, field row, dtype)]
+        for s, fmt in enumerate(slot_fmts):
+            n = int(rows[s])
+            cols = []
+            self.slots[s, :4] = [self._take(8 * n), self._take(8 * n), self._take(4 * n),
+                                 self._take(4 * n)]
+            self.slots[s, 4] = len(fields)
+            for f in fmt.payload_fields:
+                if not _streamed(fmt, f):
+                    continue
+                if f.kind == INT:
+                    cols.append((f.name, K_INT, len(fields),
+                                 np.dtype(_INT_DTYPES[(f.size, f.signed)])))
+                    fields.append([K_INT, f.offset, f.size, self._take(f.size * n), 0])
+                else:
+                    kind = K_STR if f.kind == STR_FIXED else K_LOC
+                    cols.append((f.name, kind, len(fields), np.dtype(np.int32)))
+                    late.append((len(fields), 4 * n))
+                    fields.append([kind, f.offset, f.size, -1, int(f.relative)])
+            if any(not _streamed(fmt, f) for f in fmt.payload_fields):
+                late += [(len(fields), 8 * n), (len(fields) + 1, 4 * n)]
+                fields += [[K_OFF, 0, 8, -1, 0], [K_LEN, 0, 4, -1, 0]]
+                self.has_python_fields.append(s)
+            self.slots[s, 5] = len(fields)
+            self.columns.append(cols)
+        self.main = -(-self.main // mmap.PAGESIZE) * mmap.PAGESIZE
+        self.total = self.main
+        for k, nbytes in late:
+            fields[k][3] = self.total
+            self.total += -(-nbytes // 8) * 8
+        self.fields = np.array(fields, np.int64).reshape(-1, 5)
+        self.total = max(8, self.total)
+
+    def scratch_span(self, s: int) -> tuple[int, int]:
+        """Byte range of the scratch columns of slot ``s`` ((0, 0) if none)."""
+        rows = [k for k in range(self.slots[s, 4], self.slots[s, 5])
+                if self.fields[k, 3] >= self.main]
+        if not rows:
+            return 0, 0
+        ends = {K_INT: 0, K_STR: 4, K_LOC: 4, K_OFF: 8, K_LEN: 4}
+        return (int(min(self.fields[k, 3] for k in rows)),
+                int(max(self.fields[k, 3] + ends[int(self.fields[k, 0])] * self.nrows[s]
+                        for k in rows)))
+
+    def _take(self, nbytes: int) -> int:
+        at = self.main
+        self.main += -(-nbytes // 8) * 8
+        return at
+
+
+def _merge_diag(into: np.ndarray, more: np.ndarray) -> None:
+    """Add the counts of ``more`` to ``into``, keeping the earlier first offsets."""
+    first = (into[:, 0] == 0) & (more[:, 0] != 0)
+    into[first, 1] = more[first, 1]
+    into[:, 0] += more[:, 0]
+
+
+def _walk_chunks(dat: DatFile):
+    """(cpu, start, size) pieces of the CPU ranges, cut on page boundaries every
+    ``_CHUNK_BYTES`` (the walk of a piece equals that part of the range's walk: every page
+    restarts from its own time stamp)."""
+    step = max(1, _CHUNK_BYTES // dat.page_size) * dat.page_size
+    out = []
+    for cpu, start, size in dat.cpu_ranges:
+        for a in range(0, max(size, 1), step):
+            out.append((cpu, start + a, min(step, size - a)))
+    return out
+
+
+def _decode_dat(dat: DatFile, wanted, skips: SkipReport):
+    """Index pass, time order, ranks, decode pass; returns ({eid: (fmt, DataFrame)}, counts)."""
+    hp = dat.header_page
+    fmt0 = dat.any_format()
+    tf = fmt0.field("common_type") if fmt0 else None
+    pf = fmt0.field("common_pid") if fmt0 else None
+    type_off, type_size = (tf.offset, tf.size) if tf and tf.size in (1, 2, 4) else (0, 2)
+    pid_off = pf.offset if pf and pf.size == 4 else 4
+    commit_off, commit_size = hp["commit"]
+    if commit_size not in (4, 8):
+        raise TraceError(f"{dat.path}: header_page commit size {commit_size} is not 4 or 8")
+    buf = dat.data if dat.data is not None else np.zeros(0, np.uint8)
+    views = _decode.word_views(buf)
+    layout_args = (dat.page_size, hp["timestamp"][0], commit_off, commit_size, hp["data"][0],
+                   dat.big_endian, type_off, type_size, pid_off)
+    release = _page_releaser(buf)
+    chunks = _walk_chunks(dat)
+    ts_add = np.int64(dat.options.get("offset", 0))
+    # 1. index pass: time stamp and id of every record. A record takes at least 12 bytes,
+    # so this capacity always suffices; only the pages written become resident.
+    cap = sum(c[2] for c in chunks) // 12 + 16
+    ts = empty_small_pages(cap, np.int64)
+    ids = empty_small_pages(cap, np.int32)
+    diag = np.zeros((NDIAG, 2), np.int64)
+    n = 0
+    bounds = [0]
+    for k, (cpu, start, size) in enumerate(chunks):
+        n += int(index_pages(buf, *views, start, size, *layout_args, n, ts, ids, diag))
+        release(start, size)
+        if k + 1 == len(chunks) or chunks[k + 1][0] != cpu or chunks[k + 1][1] != start + size:
+            bounds.append(n)
+    if n > cap:     # cannot happen with the bound above
+        raise TraceError(f"{dat.path}: more records than the data can hold; corrupt file")
+    for k, name in enumerate(_decode.DIAG_NAMES):
+        if diag[k, 0]:
+            skips.add(name, int(diag[k, 0]), int(diag[k, 1]))
+    ts, ids = ts[:n], ids[:n]
+    # 2. time order (a linear k-way merge of the per-CPU runs, or a sort)
+    bounds = np.array(bounds, np.int64)
+    if len(bounds) <= 17:
+        perm, in_order = _decode.time_order(ts, bounds)
+    else:
+        perm, in_order = np.argsort(ts, kind="stable").astype(np.int32), True
+    if not in_order:
+        skips.add("unsorted_timestamps", 1, -1, "per-CPU timestamps go backwards; events sorted")
+        perm = np.argsort(ts, kind="stable").astype(np.int32)
+    del ts
+    # 3. which events get decoded, and each record's row in its event (over ``ids``)
+    present = np.zeros(65536, np.int64)
+    if n:
+        inside = ids[(ids >= 0) & (ids <= 65535)] if (ids.min() < 0 or ids.max() > 65535) \
+            else ids
+        present = np.bincount(inside, minlength=65536)
+    slot_of_id = np.full(65536, UNWANTED_ROW, np.int64)
+    slot_fmts = []
+    slot_ids = []
+    counts = {}
+    unknown = []
+    for eid in np.flatnonzero(present).tolist():
+        fmt = dat.get_format(eid)
+        if fmt is None:
+            slot_of_id[eid] = UNKNOWN_ROW
+            unknown.append(eid)
+            continue
+        counts[fmt.name] = counts.get(fmt.name, 0) + int(present[eid])
+        if wanted is None or fmt.name in wanted:
+            slot_of_id[eid] = len(slot_fmts)
+            slot_fmts.append(fmt)
+            slot_ids.append(eid)
+    _, out_of_range, rows = event_ranks(perm, ids, slot_of_id)
+    del perm
+    dest = ids
+    # 4. decode pass straight into the columns
+    lay = _Layout(slot_fmts, rows)
+    arena = empty_small_pages(lay.total, np.uint8, populate=True)   # all of it gets written
+    a16, a32, a64 = arena.view(np.uint16), arena.view(np.uint32), arena.view(np.uint64)
+    bad = np.zeros(max(1, len(lay.fields)), np.int64)
+    diag2 = np.zeros((NDIAG, 2), np.int64)
+    views_out = (arena, a16, a32, a64, a64.view(np.int64), a64.view(np.float64))
+    interner = new_interner()
+    nb = 0
+    for cpu, start, size in chunks:
+        while True:     # again with a bigger string table when it fills up
+            cbad = np.zeros_like(bad)
+            cdiag = np.zeros_like(diag2)
+            got = decode_pages(buf, *views, start, size, *layout_args, nb, ts_add, cpu, dest,
+                               slot_of_id, lay.slots, lay.fields, *views_out, cbad, *interner,
+                               cdiag)
+            if got >= 0:
+                break
+            interner = grow_interner(interner)
+        bad += cbad
+        _merge_diag(diag2, cdiag)
+        nb += int(got)
+        release(start, size)
+    del dest, ids
+    if unknown or out_of_range:
+        first = int(diag2[6, 1]) if diag2[6, 0] else -1
+        for eid in unknown:
+            skips.add("unknown_event_id", int(present[eid]), first,
+                      f"event id {eid} has no format in the file")
+        if out_of_range:
+            skips.add("unknown_event_id", int(out_of_range), first, "event id out of range")
+    nstr = int(interner[5][0])
+    strings = [bytes(buf[s:s + ln]).decode("utf-8", "replace")
+               for s, ln in zip(interner[1][:nstr].tolist(), interner[2][:nstr].tolist())]
+    # 5. DataFrames over the arena (no copies); then the Python-decoded fields
+    decoded = {}
+    release_arena = _page_releaser(arena)
+    for s, fmt in enumerate(slot_fmts):
+        nrows = int(rows[s])
+        if not nrows:
+            continue
+        o = lay.slots[s]
+
+        def col(base, dtype):
+            dtype = np.dtype(dtype)
+            return arena[base:base + nrows * dtype.itemsize].view(dtype)
+
+        pid = col(o[3], np.int32)
+        cols = {"__ts": col(o[0], np.int64), "__cpu": col(o[2], np.int32), "__pid": pid,
+                "__comm": comm_column(pid, dat.cmdlines)}
+        streamed = {}
+        for name, kind, k, dtype in lay.columns[s]:
+            if bad[k]:
+                what = "short_field" if kind != K_LOC else "bad_data_loc"
+                skips.add(f"{what}:{fmt.name}.{name}", int(bad[k]), -1)
+            c = col(lay.fields[k, 3], dtype)
+            if kind in (K_STR, K_LOC):      # codes in the scratch part: make them owned
+                order = first_appearance(c, max(1, len(strings)))
+                c = _categorical(c, [strings[g] for g in order.tolist()])
+                if np.shares_memory(c.codes, arena):
+                    c = pd.Categorical.from_codes(c.codes.copy(), dtype=c.dtype)
+            streamed[name] = c
+        if s in lay.has_python_fields:
+            k = o[5] - 2
+            off = col(lay.fields[k, 3], np.int64)
+            ln = col(lay.fields[k + 1, 3], np.int32)
+            streamed.update(_python_fields(dat, fmt, buf, off, ln, skips, release))
+            release()
+        for f in fmt.payload_fields:
+            if f.name in streamed:
+                cols[f.name] = streamed[f.name]
+        df = pd.DataFrame(cols, copy=False)
+        df.index = pd.Index(col(o[1], np.float64), name="Time", copy=False)
+        decoded[slot_ids[s]] = (fmt, df)
+        lo, hi = lay.scratch_span(s)        # this event's scratch columns are done with
+        lo = -(-lo // mmap.PAGESIZE) * mmap.PAGESIZE
+        hi -= hi % mmap.PAGESIZE
+        if hi > lo:
+            release_arena(lo, hi - lo)
+    release_arena(lay.main, lay.total - lay.main)
+    return decoded, counts
 
 
 def read_dat(path, events=None, strict: bool = False, buffer: str | None = None):
@@ -260,63 +428,8 @@ def read_dat(path, events=None, strict: bool = False, buffer: str | None = None)
     """
     dat = open_dat(path, buffer)
     skips = SkipReport(str(path))
-    buf, ts, off, ln, ids, pid, cpu, bounds = _walk(dat, skips)
-    if "offset" in dat.options:
-        ts = ts + np.int64(dat.options["offset"])
-    if len(bounds) <= 17:      # a linear k-way merge of the per-CPU runs
-        perm, in_order = _decode.time_order(ts, bounds)
-    else:                      # many CPUs: timsort also exploits the sorted runs
-        perm, in_order = np.argsort(ts, kind="stable").astype(np.int32), True
-    if not in_order:
-        skips.add("unsorted_timestamps", 1, -1, "per-CPU timestamps go backwards; events sorted")
-        perm = np.argsort(ts, kind="stable").astype(np.int32)
     wanted = set(events) if events is not None else None
-    if len(ids) and (ids.min() < 0 or ids.max() > 65535):
-        bad = (ids < 0) | (ids > 65535)
-        skips.add("unknown_event_id", int(bad.sum()), int(off[np.flatnonzero(bad)[0]]),
-                  "event id out of range")
-        perm = perm[~bad[perm]]
-    rows_all, id_counts = _decode.group_by_id(ids, perm)
-    del perm, ids       # only the grouped rows are needed from here on: free them early
-    counts = {}
-    todo = []
-    start = 0
-    for eid in np.flatnonzero(id_counts).tolist():
-        n = int(id_counts[eid])
-        rows = rows_all[start:start + n]
-        start += n
-        fmt = dat.get_format(eid)
-        if fmt is None:
-            skips.add("unknown_event_id", n, int(off[rows[0]]),
-                      f"event id {eid} has no format in the file")
-            continue
-        counts[fmt.name] = counts.get(fmt.name, 0) + n
-        if wanted is None or fmt.name in wanted:
-            todo.append((eid, fmt, rows))
-    # Memory: the walk touched every page of the mapped file. Drop those pages (they stay
-    # in the page cache), gather each event's per-record arrays, free the walk arrays,
-    # then decode the biggest events first, dropping the file pages again after each one:
-    # the page-walk arrays, the mapped file and the bulk of the DataFrames are never all
-    # resident at once.
-    release = _page_releaser(buf)
-    release()
-    gathered = []
-    for eid, fmt, rows in todo:
-        n = len(rows)
-        e = [empty_small_pages(n, dt) for dt in (np.int64, np.int64, np.int32, np.int32,
-                                                  np.int32, np.float64)]
-        _decode.take_rows(rows, ts, off, ln, pid, cpu, *e)
-        gathered.append((eid, fmt, e))
-    rows = e = None
-    del ts, off, ln, pid, cpu, rows_all, todo, rows, e
-    decoded = {}
-    gathered.sort(key=lambda t: -len(t[2][0]))
-    while gathered:
-        eid, fmt, (e_ts, e_off, e_len, e_pid, e_cpu, e_time) = gathered.pop(0)
-        decoded[eid] = (fmt, _decode_event(dat, fmt, buf, e_ts, e_off, e_len, e_pid, e_cpu,
-                                           e_time, skips, release))
-        del e_ts, e_off, e_len, e_pid, e_cpu, e_time
-        release()
+    decoded, counts = _decode_dat(dat, wanted, skips)
     dfs = {}
     for eid in sorted(decoded):     # id order, as the file lists them
         fmt, df = decoded[eid]

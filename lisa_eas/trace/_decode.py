@@ -1,12 +1,9 @@
-"""numba kernels: ring-buffer page walk and vectorised field decoding.
+"""numba kernels: time merge and vectorised field decoding (the page walks are in
+:mod:`lisa_eas.trace._stream`), and the ring-buffer constants they share.
 
-The page layout follows the kernel's ``header_page`` (a u64 page timestamp, a ``local_t``
-commit word whose top bits flag lost events, then the data) and ``header_event``
-(a 32-bit word with a 5-bit ``type_len`` and a 27-bit time delta; type_len 29 is
-padding, 30 a time extend, 31 an absolute time stamp, 0 a record whose length is in the
-next word, 1..28 a record of type_len*4 bytes). Every kernel works on the mapped file as
-a flat ``uint8`` array and never raises: problems are counted in a ``diag`` array that
-the Python layer turns into the skipped report (or a TraceError in strict mode).
+Every kernel works on the mapped file as a flat ``uint8`` array and never raises:
+problems are counted (a ``diag`` array for the walks, returned counts here) that the
+Python layer turns into the skipped report (or a TraceError in strict mode).
 Nothing compiles at import time; each kernel compiles on first call (cache=True).
 """
 from __future__ import annotations
@@ -14,9 +11,8 @@ from __future__ import annotations
 import numba
 import numpy as np
 
-__all__ = ["word_views", "walk_pages", "time_order", "group_by_id", "take_rows", "factorize_ints",
-           "gather_col", "gather_int", "loc_spans", "intern_strings", "intern_short",
-           "content_hash", "DIAG_NAMES"]
+__all__ = ["word_views", "time_order", "factorize_ints", "gather_int", "loc_spans",
+           "intern_strings", "content_hash", "DIAG_NAMES"]
 
 # diag rows: [count, first byte offset]
 DIAG_NAMES = (
@@ -79,115 +75,6 @@ def _note(diag, kind, pos, amount):
 
 
 @numba.njit(cache=True)
-def walk_pages(buf, b16, b32, b64, starts, sizes, page_size, ts_off, commit_off, commit_size,
-               data_off, big, type_off, type_size, pid_off, fill, out_ts, out_off, out_len,
-               out_id, out_pid, out_run, diag):
-    """Walk the pages of every CPU range; count (``fill`` False) or fill the outputs.
-
-    Records past the capacity of the outputs are counted, not stored. Returns the number
-    of records per range (int64 array, one entry per range).
-    """
-    nranges = starts.shape[0]
-    counts = np.zeros(nranges, np.int64)
-    nbuf = buf.shape[0]
-    n = 0
-    missed_mask = _RB_MISSED_EVENTS | _RB_MISSED_STORED
-    for r in range(nranges):
-        rstart = starts[r]
-        rend = min(rstart + sizes[r], nbuf)
-        page = rstart
-        ts = np.int64(0)
-        while page < rend:
-            pend = min(page + page_size, rend)
-            if page + data_off > pend:
-                _note(diag, 0, page, 1)
-                break
-            ts = np.int64(_rdx(buf, b16, b32, b64, page + ts_off, 8, big))
-            commit_raw = _rdx(buf, b16, b32, b64, page + commit_off, commit_size, big)
-            length = np.int64(commit_raw & ~missed_mask)
-            if commit_raw & _RB_MISSED_EVENTS:
-                _note(diag, 4, page, 1)
-            pos = page + data_off
-            end = pos + length
-            if length < 0 or end > pend:
-                _note(diag, 0, page, 1)
-                page += page_size
-                continue
-            if commit_raw & _RB_MISSED_STORED and end + commit_size <= pend:
-                _note(diag, 5, page, np.int64(_rdx(buf, b16, b32, b64, end, commit_size, big)))
-            while pos < end:
-                if pos + 4 > end:
-                    _note(diag, 1, pos, 1)
-                    break
-                h = _rdx(buf, b16, b32, b64, pos, 4, big)
-                if big:
-                    type_len = np.int64(h >> np.uint64(27))
-                    delta = np.int64(h & np.uint64(0x7FFFFFF))
-                else:
-                    type_len = np.int64(h & np.uint64(31))
-                    delta = np.int64(h >> np.uint64(5))
-                if type_len == 29:          # padding / discarded record
-                    if delta == 0:
-                        break
-                    if pos + 8 > end:
-                        _note(diag, 1, pos, 1)
-                        break
-                    skip = np.int64(_rdx(buf, b16, b32, b64, pos + 4, 4, big))
-                    ts += delta
-                    pos += 4 + skip
-                    continue
-                if type_len == 30 or type_len == 31:
-                    if pos + 8 > end:
-                        _note(diag, 1, pos, 1)
-                        break
-                    ext = np.int64(_rdx(buf, b16, b32, b64, pos + 4, 4, big))
-                    val = (ext << 27) + delta
-                    if type_len == 30:
-                        ts += val
-                    else:
-                        ts = (ts & ~np.int64(_ABS_TS_MASK)) | (val & np.int64(_ABS_TS_MASK))
-                    pos += 8
-                    continue
-                if type_len == 0:
-                    if pos + 8 > end:
-                        _note(diag, 1, pos, 1)
-                        break
-                    l = np.int64(_rdx(buf, b16, b32, b64, pos + 4, 4, big))
-                    if l < 4:
-                        _note(diag, 2, pos, 1)
-                        break
-                    plen = l - 4
-                    payload = pos + 8
-                    nxt = payload + ((plen + 3) & ~3)
-                else:
-                    plen = type_len * 4
-                    payload = pos + 4
-                    nxt = payload + plen
-                if payload + plen > end:
-                    _note(diag, 1, pos, 1)
-                    break
-                ts += delta
-                pos = nxt
-                if plen < pid_off + 4 or plen < type_off + type_size:
-                    _note(diag, 3, payload, 1)
-                    continue
-                if fill and n < out_ts.shape[0]:
-                    out_ts[n] = ts
-                    out_off[n] = payload
-                    out_len[n] = plen
-                    out_id[n] = np.int32(_rdx(buf, b16, b32, b64, payload + type_off, type_size,
-                                              big))
-                    # common_pid is a signed 32-bit int: sign-extend it
-                    raw_pid = _rdx(buf, b16, b32, b64, payload + pid_off, 4, big)
-                    out_pid[n] = np.int32(np.int64(raw_pid ^ np.uint64(0x80000000)) - 0x80000000)
-                    out_run[n] = r
-                n += 1
-                counts[r] += 1
-            page += page_size
-    return counts
-
-
-@numba.njit(cache=True)
 def time_order(ts, bounds):
     """Permutation putting records in time order, from per-CPU runs ``ts[bounds[k]:bounds[k+1]]``.
 
@@ -215,45 +102,6 @@ def time_order(ts, bounds):
         out[i] = pos[best]
         pos[best] += 1
     return out, True
-
-
-@numba.njit(cache=True)
-def group_by_id(ids, perm):
-    """Stable counting sort of ``perm`` by ``ids[perm]`` (ids in 0..65535).
-
-    Returns ``(rows, counts)``: ``rows`` lists record positions grouped by id, time order kept
-    inside a group; ``counts[id]`` is the group size.
-    """
-    counts = np.zeros(65536, np.int64)
-    n = perm.shape[0]
-    for i in range(n):
-        counts[ids[perm[i]]] += 1
-    start = np.empty(65536, np.int64)
-    acc = 0
-    for k in range(65536):
-        start[k] = acc
-        acc += counts[k]
-    rows = np.empty(n, np.int32)
-    for i in range(n):
-        k = ids[perm[i]]
-        rows[start[k]] = perm[i]
-        start[k] += 1
-    return rows, counts
-
-
-@numba.njit(cache=True)
-def take_rows(rows, ts, off, ln, pid, cpu, o_ts, o_off, o_len, o_pid, o_cpu, o_time):
-    """Gather the per-record arrays of one event in a single pass; ``o_time`` gets the
-    time stamp in seconds (``ts / 1e9``, the DataFrame index)."""
-    for i in range(rows.shape[0]):
-        r = rows[i]
-        t = ts[r]
-        o_ts[i] = t
-        o_time[i] = t / 1e9
-        o_off[i] = off[r]
-        o_len[i] = ln[r]
-        o_pid[i] = pid[r]
-        o_cpu[i] = cpu[r]
 
 
 @numba.njit(cache=True)
@@ -297,59 +145,6 @@ def factorize_ints(values, codes):
                     sl = (sl + 1) & (cap - 1)
                 table[sl] = c
     return uniq[:k].copy()
-
-
-@numba.njit(cache=True)
-def gather_col(buf, b16, b32, b64, offs, lens, fo, size, signed, big, out):
-    """Decode one integer field (offset ``fo``, ``size`` bytes) of every record into ``out``
-    (an array of the field's C type); rows too short get 0 and are counted (returned).
-
-    One pass per field: with the size known outside the loop, aligned little-endian values
-    are single loads, which beats decoding all fields of a record in one generic pass.
-    """
-    n = offs.shape[0]
-    bad = 0
-    if not big and size == 4:
-        for i in range(n):
-            p = offs[i] + fo
-            if fo + 4 > lens[i]:
-                out[i] = 0
-                bad += 1
-            elif (p & 3) == 0:
-                if signed:
-                    out[i] = np.int32(b32[p >> 2])
-                else:
-                    out[i] = b32[p >> 2]
-            else:
-                v = _rd(buf, p, 4, False)
-                out[i] = np.int32(np.int64(v)) if signed else v
-        return bad
-    if not big and size == 8:
-        for i in range(n):
-            p = offs[i] + fo
-            if fo + 8 > lens[i]:
-                out[i] = 0
-                bad += 1
-            elif (p & 7) == 0:
-                out[i] = b64[p >> 3]
-            elif (p & 3) == 0:
-                out[i] = np.uint64(b32[p >> 2]) | (np.uint64(b32[(p >> 2) + 1]) << np.uint64(32))
-            else:
-                out[i] = _rd(buf, p, 8, False)
-        return bad
-    for i in range(n):
-        p = offs[i] + fo
-        if fo + size > lens[i]:
-            out[i] = 0
-            bad += 1
-            continue
-        v = _rd(buf, p, size, big)
-        if signed and size < 8:
-            sign = np.uint64(1) << np.uint64(size * 8 - 1)
-            if v & sign:
-                v = v | ~((sign << np.uint64(1)) - np.uint64(1))
-        out[i] = v
-    return bad
 
 
 @numba.njit(cache=True)
@@ -464,83 +259,6 @@ def intern_strings(buf, starts, maxlens, stop_at_nul, strip_newline, codes):
             rep_start = np.concatenate((rep_start, np.empty(k, np.int64)))
             rep_len = np.concatenate((rep_len, np.empty(k, np.int64)))
             rep_hash = np.concatenate((rep_hash, np.empty(k, np.uint64)))
-        rep_start[k] = s
-        rep_len[k] = l
-        rep_hash[k] = h
-        table[slot] = k
-        codes[i] = k
-        k += 1
-        if 2 * k > cap:
-            cap *= 4
-            table = _hash_table(rep_hash, k, cap)
-    return rep_start[:k].copy(), rep_len[:k].copy()
-
-
-@numba.njit(cache=True)
-def intern_short(b32, starts, maxlens, codes):
-    """:func:`intern_strings` for NUL-terminated strings of at most 16 bytes starting at
-    4-byte aligned offsets (task comms): each string is compared as four 32-bit words.
-
-    ``b32`` is the little-endian host's 32-bit view of the buffer; the caller guarantees
-    ``start % 4 == 0`` and ``start + 16 <= 4 * len(b32)``.
-    """
-    n = starts.shape[0]
-    cap = 1024
-    table = -np.ones(cap, np.int64)
-    rep_w = np.empty((64, 4), np.uint32)
-    rep_start = np.empty(64, np.int64)
-    rep_len = np.empty(64, np.int64)
-    rep_hash = np.empty(64, np.uint64)
-    k = 0
-    w = np.zeros(4, np.uint32)
-    for i in range(n):
-        s = starts[i]
-        m = maxlens[i]
-        base = s >> 2
-        l = m
-        for j in range(4):
-            if 4 * j >= l:
-                w[j] = np.uint32(0)
-                continue
-            word = b32[base + j]
-            # no zero byte in a full word: keep it whole (the common case)
-            if 4 * j + 4 <= l and ((word - np.uint32(0x01010101)) & ~word
-                                   & np.uint32(0x80808080)) == 0:
-                w[j] = word
-                continue
-            for b in range(4):
-                pos = 4 * j + b
-                if pos >= l or ((word >> np.uint32(8 * b)) & np.uint32(0xFF)) == 0:
-                    if pos < l:
-                        l = pos
-                    word &= np.uint32((1 << (8 * b)) - 1)
-                    break
-            w[j] = word
-        h = np.uint64(l) * np.uint64(0x9E3779B185EBCA87)
-        for j in range(4):
-            h = (h ^ np.uint64(w[j])) * np.uint64(0xC2B2AE3D27D4EB4F)
-            h ^= h >> np.uint64(29)
-        slot = np.int64(h & np.uint64(cap - 1))
-        found = -1
-        while True:
-            c = table[slot]
-            if c < 0:
-                break
-            if (rep_hash[c] == h and rep_len[c] == l and rep_w[c, 0] == w[0]
-                    and rep_w[c, 1] == w[1] and rep_w[c, 2] == w[2] and rep_w[c, 3] == w[3]):
-                found = c
-                break
-            slot = (slot + 1) & (cap - 1)
-        if found >= 0:
-            codes[i] = found
-            continue
-        if k == rep_start.shape[0]:
-            rep_w = np.concatenate((rep_w, np.empty((k, 4), np.uint32)))
-            rep_start = np.concatenate((rep_start, np.empty(k, np.int64)))
-            rep_len = np.concatenate((rep_len, np.empty(k, np.int64)))
-            rep_hash = np.concatenate((rep_hash, np.empty(k, np.uint64)))
-        for j in range(4):
-            rep_w[k, j] = w[j]
         rep_start[k] = s
         rep_len[k] = l
         rep_hash[k] = h

@@ -183,27 +183,6 @@ def time_order(ts, bounds):
     return order, True
 
 
-def group_by_id(ids, order):
-    """Record positions of ``order`` grouped by event id (ascending), order kept per group;
-    and the size of each group as ``{id: count}``."""
-    groups: dict = {}
-    for r in order:
-        groups.setdefault(int(ids[r]), []).append(r)
-    rows = []
-    for event_id in sorted(groups):
-        rows.extend(groups[event_id])
-    return rows, {k: len(v) for k, v in groups.items()}
-
-
-def take_rows(rows, ts, *columns):
-    """``ts`` and each other column restricted to ``rows``, in that order, then the time
-    stamps in seconds (float division of the ns count by 1e9)."""
-    out = [[ts[r] for r in rows]]
-    out += [[col[r] for r in rows] for col in columns]
-    out.append([float(ts[r]) / 1e9 for r in rows])
-    return out
-
-
 def factorize_ints(values):
     """Codes numbering distinct values in order of first appearance, and those values."""
     seen: dict = {}
@@ -222,7 +201,7 @@ def decode_int(data: bytes, payload: int, payload_len: int, field_off: int, size
     return to_signed(v, 8 * size) if signed else v
 
 
-def gather_col(data: bytes, offs, lens, field_off, size, signed, big):
+def gather_int(data: bytes, offs, lens, field_off, size, signed, big):
     """One integer field of every record (0 where too short) and the number of short rows."""
     out, bad = [], 0
     for payload, payload_len in zip(offs, lens):
@@ -233,8 +212,6 @@ def gather_col(data: bytes, offs, lens, field_off, size, signed, big):
         out.append(v)
     return out, bad
 
-
-gather_int = gather_col
 
 
 def loc_spans(data: bytes, offs, lens, field_off, relative, big):
@@ -281,26 +258,6 @@ def intern_strings(data: bytes, starts, maxlens, stop_at_nul, strip_newline):
             rep_start.append(start)
             rep_len.append(len(s))
         codes.append(seen[s])
-    return codes, rep_start, rep_len
-
-
-def intern_short(data: bytes, starts, maxlens):
-    """Interning of NUL-terminated strings of at most 16 bytes (task comms)."""
-    seen: dict = {}
-    codes, rep_start, rep_len = [], [], []
-    for start, maxlen in zip(starts, maxlens):
-        s = bytearray()
-        for j in range(min(maxlen, 16)):
-            b = data[start + j]
-            if b == 0:
-                break
-            s.append(b)
-        key = bytes(s)
-        if key not in seen:
-            seen[key] = len(rep_start)
-            rep_start.append(start)
-            rep_len.append(len(key))
-        codes.append(seen[key])
     return codes, rep_start, rep_len
 
 
