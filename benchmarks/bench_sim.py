@@ -5,7 +5,9 @@ schedutil. Prints ONE JSON line: simulated events, events/s, simulated seconds p
 second, and the speed-up of the numba engine over the plain-Python reference engine
 (``tests/reference/ref_sim_loop.py``), both measured in this run on a shorter window of the
 same workload. Times are process CPU time (robust to other load on the machine), the best
-of ``REPEAT`` runs; the JIT compilation (first call) is timed separately.
+of ``REPEAT`` runs, of ``run_loop``: the event loop plus the copy of its output into the
+result tables (whose fresh memory is part of the cost: ~110 MB with model events); the JIT
+compilation (first call) is timed separately.
 
 Targets (issue 7): >= 1 M events/s and >= 1000x real time on that workload.
 """

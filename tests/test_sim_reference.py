@@ -70,9 +70,9 @@ def test_numba_and_reference_engines_identical(case):
 
 
 def test_twins_cover_every_kernel_function_and_agree_on_a_state():
-    from reference import ref_sim_models, ref_sim_sched, ref_sim_views
+    from reference import ref_sim_eas, ref_sim_models, ref_sim_sched, ref_sim_views
 
-    from lisa_eas._kernels import sim_models, sim_sched, sim_views
+    from lisa_eas._kernels import sim_eas, sim_models, sim_sched, sim_views
     from lisa_eas.rtapp import periodic
 
     plat = load_platform("juno_r0")
@@ -80,7 +80,8 @@ def test_twins_cover_every_kernel_function_and_agree_on_a_state():
                   calibration=20)
     S, P, O, margin = build_run(plat, compile_workload(wl, plat.nr_cpus), SimConfig(), int(0.1e9))
     run_loop(S, P, O, margin)       # leave the state mid-flight
-    for ref, mod in ((ref_sim_sched, sim_sched), (ref_sim_models, sim_models), (ref_sim_views, sim_views)):
+    for ref, mod in ((ref_sim_sched, sim_sched), (ref_sim_models, sim_models), (ref_sim_views, sim_views),
+                     (ref_sim_eas, sim_eas)):
         twins = ref.functions()
         assert twins and all(callable(f) for f in twins.values())
         assert set(twins) == {n for n, o in vars(mod).items()

@@ -27,33 +27,29 @@ from __future__ import annotations
 from numba import njit
 
 from .sim_state import C_NFIELDS, OP_SIZE, P_NFIELDS, T_NFIELDS
-from .sim_views import v1, v2
 
-from .pelt import SA_UTIL_AVG
+from .sim_eas import place_eas
 from .sim_models import (AI_AVG_IDLE, AI_IDLE_STAMP, capacity_of, apply_opp, governor_sample,
-                         governor_update, place_eas, place_idle_sibling, update_idle_cpu_scan,
+                         governor_update, place_idle_sibling, update_idle_cpu_scan,
                          update_overutilized)
 from .eas import fits_capacity
 from .schedutil import CS_WENT_IDLE
-from .sim_sched import (acct, attach_task_avg, dequeue_sleep, detach_task_avg, emit, emit_cpu_util,
-                        enqueue, log_activation, refresh_next_event, schedule, sched_slice,
-                        sync_cpu, task_util_est, task_util_for_placement, update_min_vruntime,
-                        update_task_avg)
-from .sim_state import (C_CURR, C_IDLE_STATE, C_MIN_VRUNTIME, C_NEED_RESCHED, C_NEXT_EVENT,
-                        C_NEXT_TICK, C_NR_CFS, C_NR_RT, C_UE_SUM, EV_IDLE, EV_MIGRATE, EV_WAKEUP,
-                        G_ALIVE, G_DONE, G_NEXT_LB, G_NOW, G_OVERUTIL, G_STATUS, G_T_END, G_WAKE_DIRTY,
-                        G_WAKE_IDX, G_WAKE_T, INF_TIME, K_GOV,
-                        K_LB_NS, K_MIN_GRAN_NS, K_PLACEMENT, K_TICK_NS, K_WAKEUP_GRAN_NS, N_ACT,
-                        N_EAS, N_EV, OP_EXIT, OP_PHASE_BEGIN, OP_PHASE_END, OP_RUN, OP_RUNTIME,
-                        OP_SET_AFFINITY, OP_SET_SCHED, OP_SLEEP, OP_START, OP_TASK_END, OP_TIMER,
-                        P_NEXT_SAMPLE, P_PENDING_AT, P_PENDING_OPP, PLACE_NO_EAS, POLICY_CFS,
-                        POLICY_FIFO, PREV_STATE_DEAD, PREV_STATE_RUNNING, PREV_STATE_SLEEP,
-                        T_ACT_CDUR, T_ACT_CPERIOD, T_ACT_PERF, T_ACT_RUN, T_ACT_SLACK, T_ACT_START,
-                        T_ACT_WULAT, T_CPU, T_FRESH, T_MASK, T_OP_START, T_PC, T_PHASE,
-                        T_PHASE_ACT, T_PHASE_ITER, T_POLICY, T_PRIO, T_REM, T_RT_END,
-                        T_SLICE_START, T_START, T_STATE, T_SUM_EXEC, T_TASK_ITER, T_TIMER_DUE,
-                        T_UE_CPU, T_VRUNTIME, T_WAKE_AT, TS_EXITED, TS_RUNNABLE, TS_RUNNING,
-                        TS_SLEEPING)
+from .sim_sched import (acct, attach_task_avg, build_indexes, dequeue_sleep, detach_task_avg, emit,
+                        emit_cpu_util, enqueue, heap_remove, log_activation, refresh_next_event, rq_add,
+                        rq_del, schedule, sched_slice, sync_cpu, task_util_est, task_util_for_placement,
+                        update_min_vruntime, update_task_avg)
+from .sim_state import (C_CURR, C_IDLE_STATE, C_MIN_VRUNTIME, C_NEED_RESCHED, C_NEXT_EVENT, C_NEXT_TICK,
+                        C_NR_CFS, C_NR_RT, C_UE_SUM, EV_IDLE, EV_MIGRATE, EV_WAKEUP, G_ALIVE, G_DONE,
+                        G_HEAP_N, G_NEXT_LB, G_NOW, G_OVERUTIL, G_STATUS, G_T_END, G_WAKE_DIRTY, INF_TIME,
+                        K_LB_NS, K_MIN_GRAN_NS, K_PLACEMENT, K_TICK_NS, K_WAKEUP_GRAN_NS, N_ACT, N_EAS, N_EV,
+                        OP_PHASE_BEGIN, OP_PHASE_END, OP_RUN, OP_RUNTIME, OP_SET_AFFINITY, OP_SET_SCHED,
+                        OP_SLEEP, OP_START, OP_TASK_END, OP_TIMER, P_NEXT_SAMPLE, P_PENDING_AT,
+                        P_PENDING_OPP, PLACE_NO_EAS, POLICY_CFS, POLICY_FIFO, PREV_STATE_DEAD,
+                        PREV_STATE_RUNNING, PREV_STATE_SLEEP, T_ACT_CDUR, T_ACT_CPERIOD, T_ACT_PERF,
+                        T_ACT_RUN, T_ACT_SLACK, T_ACT_START, T_ACT_WULAT, T_CPU, T_FRESH, T_MASK, T_OP_START,
+                        T_PC, T_PHASE, T_PHASE_ACT, T_PHASE_ITER, T_POLICY, T_PRIO, T_REM, T_RT_END,
+                        T_SLICE_START, T_START, T_STATE, T_SUM_EXEC, T_TASK_ITER, T_TIMER_DUE, T_UE_CPU,
+                        T_VRUNTIME, T_WAKE_AT, TS_EXITED, TS_RUNNABLE)
 
 ADV_RUN = 0
 ADV_BLOCK = 1
@@ -63,7 +59,7 @@ ADV_MIGRATE = 3
 MAX_IDLE_BALANCE_COST = 500_000   # sysctl_sched_migration_cost: avg_idle is capped at twice it
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def advance(p, c, now, S, P, O):
     """Execute task ``p``'s ops from its program counter until one takes time; returns ADV_*."""
     oTK = S[8]
@@ -142,7 +138,7 @@ def advance(p, c, now, S, P, O):
             return ADV_EXIT
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def set_sched(p, c, policy, prio, now, S, P, O):
     """``sched_setattr`` on the running task ``p`` (CFS <-> FIFO, rt priority)."""
     oTK = S[8]
@@ -170,35 +166,35 @@ def set_sched(p, c, policy, prio, now, S, P, O):
     S[oCP + (c) * C_NFIELDS + C_NEED_RESCHED] = 1
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def select_rt_cpu(p, prev, S, P):
     """Simplified ``select_task_rq_rt``/``find_lowest_rq``: prev unless it runs an rt task of equal or
     higher priority; else the first allowed idle CPU, else one running CFS, else prev."""
     oTK = S[8]
     oCP = S[12]
-    mask = v2(P, 12)[S[oTK + (p) * T_NFIELDS + T_MASK]]
+    om = P[48] + S[oTK + (p) * T_NFIELDS + T_MASK] * P[50]      # the task's row of the masks (slot 12)
     n = P[1]
     cur = S[oCP + (prev) * C_NFIELDS + C_CURR]
-    if mask[prev] and (cur < 0 or S[oTK + (cur) * T_NFIELDS + T_POLICY] != POLICY_FIFO or S[oTK + (cur) * T_NFIELDS + T_PRIO] < S[oTK + (p) * T_NFIELDS + T_PRIO]) \
+    if P[om + prev] and (cur < 0 or S[oTK + (cur) * T_NFIELDS + T_POLICY] != POLICY_FIFO or S[oTK + (cur) * T_NFIELDS + T_PRIO] < S[oTK + (p) * T_NFIELDS + T_PRIO]) \
             and S[oCP + (prev) * C_NFIELDS + C_NR_RT] == 0:
         return prev
     for c in range(n):
-        if mask[c] and S[oCP + (c) * C_NFIELDS + C_CURR] < 0 and S[oCP + (c) * C_NFIELDS + C_NR_CFS] + S[oCP + (c) * C_NFIELDS + C_NR_RT] == 0:
+        if P[om + c] and S[oCP + (c) * C_NFIELDS + C_CURR] < 0 and S[oCP + (c) * C_NFIELDS + C_NR_CFS] + S[oCP + (c) * C_NFIELDS + C_NR_RT] == 0:
             return c
     for c in range(n):
-        if mask[c] and S[oCP + (c) * C_NFIELDS + C_NR_RT] == 0:
+        if P[om + c] and S[oCP + (c) * C_NFIELDS + C_NR_RT] == 0:
             return c
-    return prev if mask[prev] else fallback_cpu(p, S, P)
+    return prev if P[om + prev] else fallback_cpu(p, S, P)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def fallback_cpu(p, S, P):
     """``select_fallback_rq``: the first allowed idle CPU, else the first allowed CPU."""
-    mask = v2(P, 12)[S[S[8] + (p) * T_NFIELDS + T_MASK]]
+    om = P[48] + S[S[8] + (p) * T_NFIELDS + T_MASK] * P[50]
     oCP = S[12]
     first = -1
     for c in range(P[1]):
-        if mask[c]:
+        if P[om + c]:
             if first < 0:
                 first = c
             if S[oCP + (c) * C_NFIELDS + C_CURR] < 0 and S[oCP + (c) * C_NFIELDS + C_NR_CFS] + S[oCP + (c) * C_NFIELDS + C_NR_RT] == 0:
@@ -206,7 +202,7 @@ def fallback_cpu(p, S, P):
     return first
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def select_task_rq(p, prev, now, S, P, O):
     """Wake-up placement: FIFO via the rt path, CFS via EAS (not overutilized) or the idle search."""
     oTK = S[8]
@@ -222,7 +218,7 @@ def select_task_rq(p, prev, now, S, P, O):
     return cpu
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def move_queued(p, src, dst, now, reason, preempt, S, P, O):
     """Move a queued (runnable, or running on ``src``) task to ``dst``: detach, renormalise, attach."""
     oTK = S[8]
@@ -238,6 +234,8 @@ def move_queued(p, src, dst, now, reason, preempt, S, P, O):
         S[oCP + (src) * C_NFIELDS + C_NR_CFS] -= 1
         S[oTK + (p) * T_NFIELDS + T_VRUNTIME] = S[oTK + (p) * T_NFIELDS + T_VRUNTIME] - S[oCP + (src) * C_NFIELDS + C_MIN_VRUNTIME] + S[oCP + (dst) * C_NFIELDS + C_MIN_VRUNTIME]
         S[oTK + (p) * T_NFIELDS + T_CPU] = dst
+        rq_del(p, src, S)
+        rq_add(p, dst, S)
         attach_task_avg(p, dst, S, P)
         S[oCP + (dst) * C_NFIELDS + C_NR_CFS] += 1
         S[oCP + (dst) * C_NFIELDS + C_UE_SUM] += est
@@ -246,6 +244,8 @@ def move_queued(p, src, dst, now, reason, preempt, S, P, O):
         S[oCP + (src) * C_NFIELDS + C_NR_RT] -= 1
         S[oCP + (dst) * C_NFIELDS + C_NR_RT] += 1
         S[oTK + (p) * T_NFIELDS + T_CPU] = dst
+        rq_del(p, src, S)
+        rq_add(p, dst, S)
     emit(O, now, EV_MIGRATE, dst, p, src, reason, 0, 0)
     if running:
         schedule(src, PREV_STATE_RUNNING, now, S, P, O)
@@ -254,7 +254,7 @@ def move_queued(p, src, dst, now, reason, preempt, S, P, O):
         check_preempt(dst, p, now, S, P, O)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def check_preempt(c, p, now, S, P, O):
     """``check_preempt_curr``: switch CPU ``c`` to the newly queued ``p`` if it should run now."""
     oTK = S[8]
@@ -272,7 +272,7 @@ def check_preempt(c, p, now, S, P, O):
         schedule(c, PREV_STATE_RUNNING, now, S, P, O)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def wake_up(p, now, S, P, O):
     """``try_to_wake_up`` of a sleeping task (sleep / timer expiry / thread start)."""
     oTK = S[8]
@@ -300,7 +300,7 @@ def wake_up(p, now, S, P, O):
     emit_cpu_util(cpu, now, S, P, O)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def exit_idle(c, now, S, P, O):
     """The CPU leaves its idle state (``cpu_idle`` exit event) and updates ``avg_idle``."""
     acct(c, now, S, P)
@@ -313,7 +313,7 @@ def exit_idle(c, now, S, P, O):
         S[o + AI_AVG_IDLE] = 2 * MAX_IDLE_BALANCE_COST
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def went_idle(c, now, S, P, O):
     """Book-keeping when CPU ``c`` has just switched to idle: idle stamp, newidle / rt pull."""
     S[S[56] + (c) * S[58] + AI_IDLE_STAMP] = now
@@ -323,7 +323,7 @@ def went_idle(c, now, S, P, O):
             S[S[36] + ((d) * S[38] + j) * S[39] + CS_WENT_IDLE] = 1
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def pull_one(dst, now, newidle, S, P, O):
     """Pull one waiting task to the idle CPU ``dst``: rt first (always), CFS when balancing is on."""
     oTK = S[8]
@@ -335,10 +335,19 @@ def pull_one(dst, now, newidle, S, P, O):
     queued_rt = 0
     for c in range(P[1]):
         queued_rt += S[oCP + c * C_NFIELDS + C_NR_RT]
-    for p in range(S[9] if queued_rt > 0 else 0):
-        if S[oTK + (p) * T_NFIELDS + T_STATE] == TS_RUNNABLE and S[oTK + (p) * T_NFIELDS + T_POLICY] == POLICY_FIFO and P[om + S[oTK + (p) * T_NFIELDS + T_MASK] * mw + dst] \
-                and S[oTK + (p) * T_NFIELDS + T_CPU] != dst and S[oTK + (p) * T_NFIELDS + T_PRIO] > best_prio:
-            best, best_prio = p, S[oTK + (p) * T_NFIELDS + T_PRIO]
+    if queued_rt > 0:
+        # the highest-priority waiting FIFO task allowed on dst (lowest index among equals)
+        for c in range(P[1]):
+            if c == dst:
+                continue
+            ol = S[76] + c * S[78]
+            for i in range(1, S[ol] + 1):
+                p = S[ol + i]
+                if S[oTK + (p) * T_NFIELDS + T_STATE] == TS_RUNNABLE and S[oTK + (p) * T_NFIELDS + T_POLICY] == POLICY_FIFO \
+                        and P[om + S[oTK + (p) * T_NFIELDS + T_MASK] * mw + dst]:
+                    pr = S[oTK + (p) * T_NFIELDS + T_PRIO]
+                    if pr > best_prio or (pr == best_prio and p < best):
+                        best, best_prio = p, pr
     if best >= 0:
         src = S[oTK + (best) * T_NFIELDS + T_CPU]
         sync_cpu(src, now, S, P)
@@ -353,16 +362,20 @@ def pull_one(dst, now, newidle, S, P, O):
         if c == dst:
             continue
         w = 0
-        for p in range(S[9]):
-            if S[oTK + (p) * T_NFIELDS + T_CPU] == c and S[oTK + (p) * T_NFIELDS + T_STATE] == TS_RUNNABLE and S[oTK + (p) * T_NFIELDS + T_POLICY] == POLICY_CFS \
+        ol = S[76] + c * S[78]
+        for i in range(1, S[ol] + 1):
+            p = S[ol + i]
+            if S[oTK + (p) * T_NFIELDS + T_STATE] == TS_RUNNABLE and S[oTK + (p) * T_NFIELDS + T_POLICY] == POLICY_CFS \
                     and P[om + S[oTK + (p) * T_NFIELDS + T_MASK] * mw + dst]:
                 w += 1
         if w > most:
             most, src = w, c
     if src < 0:
         return
-    for p in range(S[9]):
-        if S[oTK + (p) * T_NFIELDS + T_CPU] == src and S[oTK + (p) * T_NFIELDS + T_STATE] == TS_RUNNABLE and S[oTK + (p) * T_NFIELDS + T_POLICY] == POLICY_CFS \
+    ol = S[76] + src * S[78]
+    for i in range(1, S[ol] + 1):
+        p = S[ol + i]
+        if S[oTK + (p) * T_NFIELDS + T_STATE] == TS_RUNNABLE and S[oTK + (p) * T_NFIELDS + T_POLICY] == POLICY_CFS \
                 and P[om + S[oTK + (p) * T_NFIELDS + T_MASK] * mw + dst]:
             sync_cpu(src, now, S, P)
             sync_cpu(dst, now, S, P)
@@ -372,7 +385,7 @@ def pull_one(dst, now, newidle, S, P, O):
             return
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def load_balance(now, S, P, O):
     """The periodic (simplified) load balance; see the module docstring."""
     n = P[1]
@@ -405,7 +418,7 @@ def load_balance(now, S, P, O):
                 break
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def task_tick(c, now, S, P, O):
     """``scheduler_tick`` on a busy CPU: PELT, ``check_preempt_tick``, overutilized, cpufreq."""
     oCP = S[12]
@@ -426,8 +439,10 @@ def task_tick(c, now, S, P, O):
             resched = delta_exec > ideal
             if not resched and delta_exec >= S[oK + K_MIN_GRAN_NS]:
                 left = INF_TIME
-                for q in range(S[9]):
-                    if q != p and S[oTK + (q) * T_NFIELDS + T_CPU] == c and S[oTK + (q) * T_NFIELDS + T_STATE] == TS_RUNNABLE \
+                ol = S[76] + c * S[78]
+                for i in range(1, S[ol] + 1):       # the runqueue's tasks
+                    q = S[ol + i]
+                    if q != p and S[oTK + (q) * T_NFIELDS + T_STATE] == TS_RUNNABLE \
                             and S[oTK + (q) * T_NFIELDS + T_POLICY] == POLICY_CFS and S[oTK + (q) * T_NFIELDS + T_VRUNTIME] < left:
                         left = S[oTK + (q) * T_NFIELDS + T_VRUNTIME]
                 resched = left < INF_TIME and S[oTK + (p) * T_NFIELDS + T_VRUNTIME] - left > ideal
@@ -438,7 +453,7 @@ def task_tick(c, now, S, P, O):
     emit_cpu_util(c, now, S, P, O)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def op_done(c, now, S, P, O):
     """The running task of CPU ``c`` reached an op boundary: finish the op, run the program on."""
     oCP = S[12]
@@ -480,8 +495,9 @@ def op_done(c, now, S, P, O):
         state = PREV_STATE_SLEEP
         if code == ADV_EXIT:
             S[oTK + (p) * T_NFIELDS + T_STATE] = TS_EXITED
+            heap_remove(p, S)
             S[oTK + (p) * T_NFIELDS + T_WAKE_AT] = INF_TIME
-            S[S[0] + G_WAKE_DIRTY] = 1
+            S[S[0] + G_ALIVE] -= 1
             state = PREV_STATE_DEAD
             if S[oTK + (p) * T_NFIELDS + T_POLICY] == POLICY_CFS:
                 detach_task_avg(p, c, S, P)
@@ -494,7 +510,7 @@ def op_done(c, now, S, P, O):
     emit_cpu_util(c, now, S, P, O)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def sim_run(S, P, O, margin):
     """Run the simulation until ``S[oG + G_T_END]`` or until an output buffer has less than ``margin``
     free rows (``S[oG + G_STATUS]`` = 1: drain the buffers and call again; 2: finished)."""
@@ -503,15 +519,14 @@ def sim_run(S, P, O, margin):
     oTK = S[8]
     oCP = S[12]
     oPD = S[16]
-    ev = v2(O, 0)
-    cnt = v1(O, 3)
+    ocnt = O[12]          # output counters (slot 3); buffer rows: O[1] events, O[5] activations, O[9] EAS
     n_cpu = S[13]
     n_task = S[9]
     n_pd = S[17]
     S[oG + G_STATUS] = 0
     while True:
-        if cnt[N_EV] + margin > ev.shape[0] or cnt[N_ACT] + n_task + 1 > O[4 * 1 + 1] \
-                or cnt[N_EAS] + n_task + 1 > O[4 * 2 + 1]:
+        if O[ocnt + N_EV] + margin > O[1] or O[ocnt + N_ACT] + n_task + 1 > O[4 * 1 + 1] \
+                or O[ocnt + N_EAS] + n_task + 1 > O[4 * 2 + 1]:
             S[oG + G_STATUS] = 1
             return
         t = INF_TIME
@@ -524,23 +539,14 @@ def sim_run(S, P, O, margin):
             if S[oCP + (c) * C_NFIELDS + C_NEXT_TICK] < t:
                 t, kind, idx = S[oCP + (c) * C_NFIELDS + C_NEXT_TICK], 1, c
         if S[oG + G_WAKE_DIRTY]:
-            # the sleeping set changes only at dequeue_sleep / enqueue / exit, which flag it
-            alive = 0
-            wt = INF_TIME
-            wi = -1
-            for p in range(n_task):
-                st = S[oTK + (p) * T_NFIELDS + T_STATE]
-                if st != TS_EXITED:
-                    alive += 1
-                if st == TS_SLEEPING and S[oTK + (p) * T_NFIELDS + T_WAKE_AT] < wt:
-                    wt, wi = S[oTK + (p) * T_NFIELDS + T_WAKE_AT], p
-            S[oG + G_WAKE_T] = wt
-            S[oG + G_WAKE_IDX] = wi
-            S[oG + G_ALIVE] = alive
-            S[oG + G_WAKE_DIRTY] = 0
+            build_indexes(S)
         alive = S[oG + G_ALIVE]
-        if S[oG + G_WAKE_T] < t:
-            t, kind, idx = S[oG + G_WAKE_T], 2, S[oG + G_WAKE_IDX]
+        if S[oG + G_HEAP_N] > 0:
+            # the earliest wake-up (lowest task index among equal times): the heap's top
+            wi = S[S[68]]
+            wt = S[oTK + (wi) * T_NFIELDS + T_WAKE_AT]
+            if wt < t:
+                t, kind, idx = wt, 2, wi
         for d in range(n_pd):
             if S[oPD + (d) * P_NFIELDS + P_PENDING_AT] < t:
                 t, kind, idx = S[oPD + (d) * P_NFIELDS + P_PENDING_AT], 3, d

@@ -3,14 +3,15 @@
 Each function here gathers the simulated runqueues' state into the arrays the issue-3
 kernels take and calls them; no decision logic is re-implemented here:
 
-* wake-up placement of CFS tasks: ``eas.feec`` (v5.0 / v5.4 / 6.x forms) while the root
-  domain is not overutilized, else ``sis.select_idle_sibling`` with the SIS_UTIL depth
+* wake-up placement of CFS tasks: ``eas.feec`` (v5.0 / v5.4 / 6.x forms, on the flat
+  state in ``sim_eas``) while the root domain is not overutilized, else ``sis.select_idle_sibling`` with the SIS_UTIL depth
   (``sis.sis_util_nr_idle_scan``, refreshed at each load-balance pass as
   ``update_idle_cpu_scan`` is) or the SIS_PROP depth (``sis.sis_prop_nr`` from the
   runqueue's ``avg_idle`` and a fixed per-runqueue scan cost);
 * overutilized: ``eas.cpu_overutilized``;
 * frequency: ``schedutil.sugov_update`` (with or without the RFC ramp boost; the rt
-  runqueue enters through ``schedutil.effective_cpu_util``) and ``governors.schedfreq_request``
+  runqueue enters through ``schedutil.effective_cpu_util``; computed on the flat state by
+  ``sugov_update_flat``, the kernel's arithmetic without array views) and ``governors.schedfreq_request``
   / ``schedfreq_pending`` at each scheduler update (``cpufreq_update_util`` points), and the
   timer-driven ``governors.ondemand_step`` / ``interactive_account`` + ``interactive_step``
   on each sampling timer, over per-policy governor state kept in the state array;
@@ -21,23 +22,21 @@ from __future__ import annotations
 from numba import njit
 
 from .sim_state import C_NFIELDS, P_NFIELDS, T_NFIELDS
-from .sim_views import v1, v2, v3
 
-from .eas import NO_ENERGY, cpu_overutilized, feec
+from .eas import cpu_overutilized
 from .governors import (IA_CUR, OD_CUR, OD_RATE_MULT, SF_CUR, SF_REQUESTED, SF_THROTTLE_END,
                         interactive_account, interactive_step, ondemand_step, schedfreq_pending,
                         schedfreq_request)
 from .pelt import SA_UTIL_AVG
-from .schedutil import (CS_LAST_UPDATE, FREQUENCY_UTIL, PS_LAST_FREQ_UPDATE, PS_NEED_FREQ_UPDATE, PS_NEXT_FREQ,
-                        effective_cpu_util, sugov_update)
-from .sim_sched import emit, sync_cpu, task_util_est, refresh_next_event
-from .sim_state import (C_BUSY_NS, C_CURR, C_NR_CFS, C_NR_RT, C_UE_SUM, D_CHOSEN, D_HEAD, D_IN_CPUS,
-                        D_IN_OVERUTIL, D_IN_TASK_UTIL, D_IN_TASK_UTIL_EST, D_PREV, D_TASK, D_TASK_UTIL, D_TIME,
-                        EV_FREQ, EV_OVERUTIL, G_OVERUTIL, GOV_INTERACTIVE,
-                        GOV_ONDEMAND, GOV_SCHEDFREQ, GOV_SCHEDUTIL, INF_TIME, K_GOV, K_MODEL_EVENTS, K_RAMP_BOOST,
-                        K_RATE_LIMIT_NS, K_SAMPLE_NS, K_SIS, K_TICK_NS, K_TRANS_LAT_NS, N_EAS,
-                        P_LAST_UPDATE, P_NEXT_SAMPLE, P_OPP, P_PENDING_AT, P_PENDING_OPP,
-                        P_REQ_OPP, SIS_UTIL, T_CPU, T_MASK)
+from .schedutil import (CS_LAST_UPDATE, CS_RAMP_BOOST, CS_RB_UTIL_AVG, CS_RB_UTIL_EST, CS_WENT_IDLE,
+                        EM_COST_MARGIN_SCALE, FREQUENCY_UTIL, PS_CACHED_RAW_FREQ, PS_LAST_FREQ_UPDATE,
+                        PS_NEED_FREQ_UPDATE, PS_NEXT_FREQ, cpu_util_cfs, effective_cpu_util, raw_next_freq)
+from .sim_sched import emit, sync_cpu, refresh_next_event
+from .sim_state import (C_BUSY_NS, C_CURR, C_NR_CFS, C_NR_RT, C_UE_SUM, EV_FREQ, EV_OVERUTIL, G_OVERUTIL,
+                        GOV_INTERACTIVE, GOV_ONDEMAND, GOV_SCHEDFREQ, GOV_SCHEDUTIL, INF_TIME, K_GOV,
+                        K_MODEL_EVENTS, K_RAMP_BOOST, K_RATE_LIMIT_NS, K_SAMPLE_NS, K_SIS, K_TRANS_LAT_NS,
+                        P_LAST_UPDATE, P_NEXT_SAMPLE, P_OPP, P_PENDING_AT, P_PENDING_OPP, P_REQ_OPP,
+                        SIS_UTIL, T_MASK)
 from .sis import select_idle_sibling, sis_prop_nr, sis_util_nr_idle_scan
 
 # model parameter vector: static slot 19
@@ -85,7 +84,7 @@ AI_IDLE_STAMP = 1
 AI_NR_SCAN = 2
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def cpu_util(c, S, P):
     """``cpu_util(cpu)`` of the CFS runqueue: ``min(max(util_avg, util_est.enqueued), capacity)``."""
     u = S[S[24] + (c) * S[26] + SA_UTIL_AVG]
@@ -96,17 +95,19 @@ def cpu_util(c, S, P):
     return u if u < cap else cap
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def capacity_of(c, S, P):
     """``capacity_of(cpu)``: original capacity minus the rt runqueue's utilization."""
     cap = P[P[4] + c] - S[S[28] + (c) * S[30] + SA_UTIL_AVG]
     return cap if cap > 1 else 1
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def update_overutilized(now, set_only, S, P, O):
     """Set (and, from the load balancer, clear) the root domain's overutilized flag."""
     oG = S[0]
+    if set_only and S[oG + G_OVERUTIL]:
+        return          # already set: the scan below could not change anything
     ou = 0
     for c in range(P[1]):
         if cpu_overutilized(cpu_util(c, S, P), capacity_of(c, S, P), P[P[76] + M_EAS_OVERUTIL_ERA]):
@@ -120,78 +121,42 @@ def update_overutilized(now, set_only, S, P, O):
             emit(O, now, EV_OVERUTIL, -1, ou, 0, 0, 0, 0)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def allowed_row(p, S, P):
-    return v2(P, 12)[S[S[8] + (p) * T_NFIELDS + T_MASK]]
+    """Offset of task ``p``'s row of the affinity masks (static slot 12; P[50] CPUs wide)."""
+    return P[48] + S[S[8] + (p) * T_NFIELDS + T_MASK] * P[50]
 
 
-@njit(cache=True)
-def place_eas(p, prev, now, S, P, O):
-    """``find_energy_efficient_cpu`` for a waking CFS task (-1: fall back to the idle search)."""
-    sc = v2(S, 13)
-    n = P[1]
-    for c in range(n):
-        sc[SC_UTIL, c] = S[S[24] + (c) * S[26] + SA_UTIL_AVG]
-        sc[SC_UE, c] = S[S[12] + (c) * C_NFIELDS + C_UE_SUM]
-        sc[SC_CAP_ORIG, c] = P[P[4] + c]
-        sc[SC_CAP_OF, c] = capacity_of(c, S, P)
-    work = sc[SC_WORK, :2]
-    energies = sc[SC_ENERGY, :3]
-    tu = S[S[20] + (p) * S[22] + SA_UTIL_AVG]
-    tue = task_util_est(p, S)
-    allowed = allowed_row(p, S, P)
-    ou = S[S[0] + G_OVERUTIL] != 0
-    cpu = feec(P[P[76] + M_EAS_ERA], v2(P, 13), v1(P, 14), v2(P, 15), P[P[76] + M_EM_MODE], sc[SC_CAP_ORIG, :n],
-               sc[SC_CAP_OF, :n], sc[SC_UTIL, :n], sc[SC_UE, :n], tu, tue, prev, allowed, ou, work, energies)
-    if cpu >= 0 and (energies[1] != NO_ENERGY or energies[0] != NO_ENERGY):
-        eas = v2(O, 2)
-        cnt = v1(O, 3)
-        k = cnt[N_EAS]
-        eas[k, D_TIME] = now
-        eas[k, D_TASK] = p
-        eas[k, D_PREV] = prev
-        eas[k, D_CHOSEN] = cpu
-        eas[k, D_TASK_UTIL] = tu if tu > tue else tue
-        for j in range(3):
-            eas[k, D_HEAD + j] = energies[j] if energies[j] != NO_ENERGY else -1
-        eas[k, D_HEAD + 3] = work[0]
-        eas[k, D_HEAD + 4] = work[1]
-        eas[k, D_IN_TASK_UTIL] = tu
-        eas[k, D_IN_TASK_UTIL_EST] = tue
-        eas[k, D_IN_OVERUTIL] = 1 if ou else 0
-        for c in range(n):
-            eas[k, D_IN_CPUS + c] = sc[SC_UTIL, c]
-            eas[k, D_IN_CPUS + n + c] = sc[SC_UE, c]
-            eas[k, D_IN_CPUS + 2 * n + c] = sc[SC_CAP_OF, c]
-            eas[k, D_IN_CPUS + 3 * n + c] = 1 if allowed[c] else 0
-        cnt[N_EAS] = k + 1
-    return cpu
-
-
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def update_idle_cpu_scan(S, P):
     """SIS_UTIL producer, run at each load-balance pass: ``nr_idle_scan`` per LLC from its sum of util."""
     n = P[1]
-    llc = v1(P, 17)
-    ai = v2(S, 14)
+    ollc = P[68]
+    osum = S[52] + SC_UTIL * S[54]       # scratch rows (state slot 13): sum of cpu_util and weight per LLC id
+    ow = S[52] + SC_UE * S[54]
     for c in range(n):
-        s = 0
-        w = 0
-        for j in range(n):
-            if llc[j] == llc[c]:
-                s += cpu_util(j, S, P)
-                w += 1
-        ai[c, AI_NR_SCAN] = sis_util_nr_idle_scan(s, w, P[P[76] + M_IMBALANCE_PCT])
+        S[osum + P[ollc + c]] = 0
+        S[ow + P[ollc + c]] = 0
+    for j in range(n):
+        S[osum + P[ollc + j]] += cpu_util(j, S, P)
+        S[ow + P[ollc + j]] += 1
+    for c in range(n):
+        S[S[56] + c * S[58] + AI_NR_SCAN] = sis_util_nr_idle_scan(S[osum + P[ollc + c]], S[ow + P[ollc + c]],
+                                                                  P[P[76] + M_IMBALANCE_PCT])
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=True)
 def place_idle_sibling(p, target, prev, S, P):
-    """``select_idle_sibling`` (SIS_UTIL or SIS_PROP depth) on the LLC of ``target``."""
-    sc = v2(S, 13)
+    """``select_idle_sibling`` (SIS_UTIL or SIS_PROP depth) on the LLC of ``target``.
+
+    Compiled with reference counting (``select_idle_sibling`` allocates its scratch mask; numba
+    would otherwise compile it with the caller's ``_nrt=False``)."""
+    oidle = S[52] + SC_IDLE * S[54]       # scratch rows (state slot 13)
+    ores = S[52] + SC_RESULT * S[54]
     oCP = S[12]
     n = P[1]
     for c in range(n):
-        sc[SC_IDLE, c] = 1 if S[oCP + (c) * C_NFIELDS + C_CURR] < 0 and S[oCP + (c) * C_NFIELDS + C_NR_CFS] + S[oCP + (c) * C_NFIELDS + C_NR_RT] == 0 else 0
+        S[oidle + c] = 1 if S[oCP + (c) * C_NFIELDS + C_CURR] < 0 and S[oCP + (c) * C_NFIELDS + C_NR_CFS] + S[oCP + (c) * C_NFIELDS + C_NR_RT] == 0 else 0
     util_mode = S[S[4] + K_SIS] == SIS_UTIL
     if util_mode:
         nr = S[S[56] + (target) * S[58] + AI_NR_SCAN]
@@ -201,12 +166,13 @@ def place_idle_sibling(p, target, prev, S, P):
             if P[P[68] + j] == P[P[68] + target]:
                 w += 1
         nr = sis_prop_nr(S[S[56] + (target) * S[58] + AI_AVG_IDLE], P[P[76] + M_SIS_SCAN_COST], w, 1)
-    result = sc[SC_RESULT, :2]
-    return select_idle_sibling(P[P[76] + M_SIS_MODE], util_mode, sc[SC_IDLE, :n], allowed_row(p, S, P), target, prev,
-                               -1, False, nr, v1(P, 17), v1(P, 18), False, result)
+    om = allowed_row(p, S, P)
+    return select_idle_sibling(P[P[76] + M_SIS_MODE], util_mode, S[oidle:oidle + n], P[om:om + P[50]], target, prev,
+                               -1, False, nr, P[P[68]:P[68] + P[69]], P[P[72]:P[72] + P[73]], False,
+                               S[ores:ores + 2])
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def apply_opp(d, opp, now, S, P, O):
     """A frequency change takes effect in perf domain ``d`` (all its CPUs synced first)."""
     oPD = S[16]
@@ -216,9 +182,11 @@ def apply_opp(d, opp, now, S, P, O):
     if S[S[4] + K_GOV] == GOV_INTERACTIVE:
         # CPUFREQ_PRECHANGE notifier: account the busy time so far at the old frequency
         old = P[P[12] + (d) * P[14] + S[oPD + (d) * P_NFIELDS + P_OPP]]
-        cst = v3(S, 16)[d]
+        w = S[67]                  # legacy-governor per-CPU state (slot 16) of domain d, CPU j
+        o = S[64] + d * S[66] * w
         for j in range(m):
-            interactive_account(S[S[12] + (P[P[20] + (d) * P[22] + j]) * C_NFIELDS + C_BUSY_NS], old, cst[j])
+            interactive_account(S[S[12] + (P[P[20] + (d) * P[22] + j]) * C_NFIELDS + C_BUSY_NS], old,
+                                S[o + j * w:o + (j + 1) * w])
     S[oPD + (d) * P_NFIELDS + P_OPP] = opp
     f = P[P[12] + (d) * P[14] + opp]
     for j in range(m):
@@ -228,7 +196,7 @@ def apply_opp(d, opp, now, S, P, O):
             refresh_next_event(c, now, S, P)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def request_opp(d, opp, now, S, P, O):
     """The governor asks for ``opp``; it takes effect after the transition latency."""
     oPD = S[16]
@@ -246,7 +214,7 @@ def request_opp(d, opp, now, S, P, O):
     S[oPD + (d) * P_NFIELDS + P_PENDING_OPP] = opp
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def opp_of_freq(d, f, P):
     for k in range(P[P[8] + d]):
         if P[P[12] + (d) * P[14] + k] >= f:
@@ -254,7 +222,7 @@ def opp_of_freq(d, f, P):
     return P[P[8] + d] - 1
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def governor_update(c, now, S, P, O):
     """``cpufreq_update_util(rq)`` from CPU ``c`` (schedutil, schedfreq; the others are timer driven)."""
     oK = S[4]
@@ -278,26 +246,128 @@ def governor_update(c, now, S, P, O):
         S[S[16] + (d) * P_NFIELDS + P_LAST_UPDATE] = now
         request_opp(d, opp_of_freq(d, S[ops + PS_NEXT_FREQ], P), now, S, P, O)
         return
-    sc = v2(S, 13)
-    for j in range(m):
-        cj = P[P[20] + (d) * P[22] + j]
-        if cj == c:
-            j_self = j
-        cap = P[P[4] + cj]
-        rt_runnable = S[S[12] + (cj) * C_NFIELDS + C_NR_RT] > 0
-        sc[SC_PD_UTIL, j] = effective_cpu_util(S[S[24] + (cj) * S[26] + SA_UTIL_AVG], S[S[28] + (cj) * S[30] + SA_UTIL_AVG], 0, 0, 0, cap,
-                                               FREQUENCY_UTIL, rt_runnable)
-        sc[SC_PD_UE, j] = S[S[12] + (cj) * C_NFIELDS + C_UE_SUM] if not rt_runnable else 0
-    nopp = P[P[8] + d]
-    freqs = v2(P, 3)[d, :nopp]
-    f = sugov_update(v3(S, 9)[d, :m], v2(S, 12)[d], j_self, now, False, False, sc[SC_PD_UTIL, :m], sc[SC_PD_UE, :m],
-                     P[P[4] + c], freqs[nopp - 1], freqs, freqs[0], freqs[nopp - 1], P[P[76] + M_SU_ERA],
-                     S[oK + K_RATE_LIMIT_NS], S[oK + K_TICK_NS], False, S[oK + K_RAMP_BOOST] != 0, v2(P, 16)[d, :nopp])
+    f = sugov_update_flat(c, d, m, j_self, now, S, P)
     S[S[16] + (d) * P_NFIELDS + P_LAST_UPDATE] = now
     request_opp(d, opp_of_freq(d, f, P), now, S, P, O)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
+def pd_cpu_util(cj, S, P):
+    """The (util_avg, util_est) pair ``schedutil.sugov_update`` gets for CPU ``cj``:
+    ``effective_cpu_util(cfs util_avg, rt util_avg, FREQUENCY_UTIL)`` (the CPU's capacity when
+    an rt task is runnable) and the cfs_rq's ``util_est.enqueued`` (0 with an rt task runnable)."""
+    rt_runnable = S[S[12] + (cj) * C_NFIELDS + C_NR_RT] > 0
+    ua = effective_cpu_util(S[S[24] + (cj) * S[26] + SA_UTIL_AVG], S[S[28] + (cj) * S[30] + SA_UTIL_AVG], 0, 0, 0,
+                            P[P[4] + cj], FREQUENCY_UTIL, rt_runnable)
+    ue = S[S[12] + (cj) * C_NFIELDS + C_UE_SUM] if not rt_runnable else 0
+    return ua, ue
+
+
+@njit(cache=True, _nrt=False)
+def ramp_boost_flat(o, util_est_enqueued, util_avg, S):
+    """``schedutil.ramp_boost_update`` on the per-CPU state at ``S[o:]``."""
+    boost = 0
+    if (util_est_enqueued == S[o + CS_RB_UTIL_EST] and util_avg >= S[o + CS_RB_UTIL_AVG]
+            and util_avg > util_est_enqueued):
+        boost = util_avg - util_est_enqueued
+    S[o + CS_RB_UTIL_EST] = util_est_enqueued
+    S[o + CS_RB_UTIL_AVG] = util_avg
+    S[o + CS_RAMP_BOOST] = boost
+    return boost
+
+
+@njit(cache=True, _nrt=False)
+def get_next_freq_flat(d, ops, util, max_cap, boost, S, P):
+    """``schedutil.get_next_freq`` of perf domain ``d`` (policy state at ``S[ops:]``), with
+    ``em_pd_get_higher_freq`` and ``resolve_freq`` over the domain's OPP table (static slots 3, 16)."""
+    nopp = P[P[8] + d]
+    of = P[12] + d * P[14]
+    fmax = P[of + nopp - 1]
+    f = raw_next_freq(util, max_cap, fmax, P[P[76] + M_SU_ERA])
+    if boost >= 0:
+        # em_pd_get_higher_freq(freqs, costs, f, boost)
+        oc = P[64] + d * P[66]
+        max_cost = 0
+        for i in range(nopp):
+            if P[of + i] >= f:
+                max_cost = P[oc + i] + (P[oc + i] * boost) // EM_COST_MARGIN_SCALE
+                break
+        hf = f
+        for i in range(nopp - 1, -1, -1):
+            if P[oc + i] <= max_cost:
+                hf = P[of + i]
+                break
+        f = hf
+    if f == S[ops + PS_CACHED_RAW_FREQ] and not S[ops + PS_NEED_FREQ_UPDATE]:
+        return S[ops + PS_NEXT_FREQ]
+    S[ops + PS_CACHED_RAW_FREQ] = f
+    # resolve_freq(freqs, f, fmin, fmax)
+    if f > fmax:
+        f = fmax
+    if f < P[of]:
+        f = P[of]
+    for i in range(nopp):
+        if P[of + i] >= f:
+            return P[of + i]
+    return P[of + nopp - 1]
+
+
+@njit(cache=True, _nrt=False)
+def sugov_update_flat(c, d, m, j_self, now, S, P):
+    """``schedutil.sugov_update`` (no iowait, ``went_idle`` False) from CPU ``c`` (``j_self`` in
+    its domain ``d`` of ``m`` CPUs) on the flat state: per-CPU state slot 9, policy state slot 12;
+    ``util_avg``/``util_est`` of each CPU from ``pd_cpu_util``. Returns the policy's next_freq."""
+    oK = S[4]
+    wcs = S[39]
+    ocs = S[36] + d * S[38] * wcs
+    cs = ocs + j_self * wcs
+    ops = S[48] + d * S[50]
+    S[cs + CS_LAST_UPDATE] = now
+    if not (S[ops + PS_NEED_FREQ_UPDATE] or now - S[ops + PS_LAST_FREQ_UPDATE] >= S[oK + K_RATE_LIMIT_NS]):
+        return S[ops + PS_NEXT_FREQ]
+    use_rb = S[oK + K_RAMP_BOOST] != 0
+    max_cap = P[P[4] + c]
+    boost = -1
+    if m == 1:
+        busy = False
+        if not S[ops + PS_NEED_FREQ_UPDATE]:
+            busy = S[cs + CS_WENT_IDLE] == 0
+            S[cs + CS_WENT_IDLE] = 0
+        ua, ue = pd_cpu_util(P[P[20] + (d) * P[22]], S, P)
+        util = cpu_util_cfs(ua, ue, max_cap)
+        if use_rb:
+            boost = ramp_boost_flat(cs, ue, ua, S)
+        next_f = get_next_freq_flat(d, ops, util, max_cap, boost, S, P)
+        if busy and next_f < S[ops + PS_NEXT_FREQ]:
+            next_f = S[ops + PS_NEXT_FREQ]
+            S[ops + PS_CACHED_RAW_FREQ] = 0
+    else:
+        util = 0
+        for j in range(m):
+            ua, ue = pd_cpu_util(P[P[20] + (d) * P[22] + j], S, P)
+            u = cpu_util_cfs(ua, ue, max_cap)
+            if u > util:
+                util = u
+            if use_rb:
+                if j == j_self:
+                    b = ramp_boost_flat(ocs + j * wcs, ue, ua, S)
+                else:
+                    b = S[ocs + j * wcs + CS_RAMP_BOOST]
+                if b > boost:
+                    boost = b
+        next_f = get_next_freq_flat(d, ops, util, max_cap, boost, S, P)
+    if S[ops + PS_NEED_FREQ_UPDATE]:
+        S[ops + PS_NEED_FREQ_UPDATE] = 0
+        if S[ops + PS_NEXT_FREQ] == next_f:
+            return next_f
+    elif S[ops + PS_NEXT_FREQ] == next_f:
+        return next_f
+    S[ops + PS_NEXT_FREQ] = next_f
+    S[ops + PS_LAST_FREQ_UPDATE] = now
+    return next_f
+
+
+@njit(cache=True, _nrt=False)
 def schedfreq_update(c, now, S, P, O):
     """schedfreq at a scheduler update of CPU ``c``: its CFS and RT capacity requests (``cpu_util``
     and the rt runqueue's util_avg, normalised to the CPU's own capacity as
@@ -308,9 +378,11 @@ def schedfreq_update(c, now, S, P, O):
     for j in range(m):
         if P[P[20] + (d) * P[22] + j] == c:
             j_self = j
-    pol = v2(S, 15)[d]
+    o = S[60] + d * S[62]
+    pol = S[o:o + S[62]]                        # the domain's legacy-governor policy state (slot 15)
     nopp = P[P[8] + d]
-    freqs = v2(P, 3)[d, :nopp]
+    of = P[12] + d * P[14]
+    freqs = P[of:of + nopp]                     # its OPP frequencies (static slot 3)
     throttle = P[P[76] + M_SF_THROTTLE_NS]
     if schedfreq_pending(now, throttle, pol) >= 0:
         request_opp(d, opp_of_freq(d, pol[SF_CUR], P), now, S, P, O)
@@ -319,14 +391,17 @@ def schedfreq_update(c, now, S, P, O):
     rt = S[S[28] + (c) * S[30] + SA_UTIL_AVG] * 1024 // cap
     if rt > 1024:
         rt = 1024
-    f = schedfreq_request(now, j_self, cfs, rt, 0, freqs, P[P[76] + M_SF_MARGIN], throttle, v3(S, 16)[d, :m], pol)
+    w = S[67]
+    o = S[64] + d * S[66] * w
+    f = schedfreq_request(now, j_self, cfs, rt, 0, freqs, P[P[76] + M_SF_MARGIN], throttle,
+                          S[o:o + m * w].reshape((m, w)), pol)
     if f >= 0:
         request_opp(d, opp_of_freq(d, f, P), now, S, P, O)
     # a request latched by the throttle is applied when it expires (the frequency thread)
     S[S[16] + (d) * P_NFIELDS + P_NEXT_SAMPLE] = pol[SF_THROTTLE_END] if pol[SF_REQUESTED] != pol[SF_CUR] else INF_TIME
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def governor_sample(d, now, S, P, O):
     """Governor timer of perf domain ``d``: ondemand's sample, interactive's timer (both re-armed),
     or the end of schedfreq's throttle."""
@@ -334,9 +409,11 @@ def governor_sample(d, now, S, P, O):
     oPD = S[16]
     gov = S[oK + K_GOV]
     m = P[P[24] + d]
-    pol = v2(S, 15)[d]
+    o = S[60] + d * S[62]
+    pol = S[o:o + S[62]]
     nopp = P[P[8] + d]
-    freqs = v2(P, 3)[d, :nopp]
+    of = P[12] + d * P[14]
+    freqs = P[of:of + nopp]
     if gov == GOV_SCHEDFREQ:
         S[oPD + (d) * P_NFIELDS + P_NEXT_SAMPLE] = INF_TIME
         if schedfreq_pending(now, P[P[76] + M_SF_THROTTLE_NS], pol) >= 0:
@@ -345,10 +422,13 @@ def governor_sample(d, now, S, P, O):
     for j in range(m):
         sync_cpu(P[P[20] + (d) * P[22] + j], now, S, P)
     cur = freqs[S[oPD + (d) * P_NFIELDS + P_OPP]]      # policy->cur
-    cst = v3(S, 16)[d, :m]
-    mp = v1(P, 19)
+    w = S[67]
+    o = S[64] + d * S[66] * w
+    cst = S[o:o + m * w].reshape((m, w))
+    mp = P[P[76]:P[76] + P[77]]                 # model parameters (static slot 19)
     if gov == GOV_ONDEMAND:
-        idle = v2(S, 13)[SC_PD_UTIL, :m]
+        o = S[52] + SC_PD_UTIL * S[54]
+        idle = S[o:o + m]
         for j in range(m):
             idle[j] = (now - S[S[12] + (P[P[20] + (d) * P[22] + j]) * C_NFIELDS + C_BUSY_NS]) // 1000
         pol[OD_CUR] = cur

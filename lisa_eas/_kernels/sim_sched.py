@@ -4,12 +4,23 @@ The loop's data are three flat ``int64`` arrays (layout and slot views in ``sim_
 column names in ``sim_state.py``): ``S`` the mutable state (slots: 0 globals, 1 run
 configuration, 2 tasks, 3 CPUs, 4 perf domains, 5/6/7 task / cfs_rq / rt_rq PELT, 8 timers,
 9 schedutil per-CPU state, 10/11 busy / idle residency, 12 schedutil policy state,
-13 scratch, 14 idle statistics, 15/16 legacy-governor policy / per-CPU state), ``P`` the static data (0 cpu -> domain,
+13 scratch, 14 idle statistics, 15/16 legacy-governor policy / per-CPU state, 17/18 the heap of
+sleeping tasks by wake-up time and each task's position in it, 19 each runqueue's queued
+tasks), ``P`` the static data (0 cpu -> domain,
 1 CPU capacity, 2/3/4 OPP count / frequencies / capacities, 5/6 domain CPUs, 7/8 idle
 states, 9/10 PELT configuration and decay table, 11 program, 12 affinity masks, 13/14/15
-EM arrays, 16 EM cost per OPP, 17/18 LLC / core ids, 19 model parameters) and ``O`` the
-output buffers (0 events, 1 activations, 2 EAS decisions, 3 counters). Hot fields are read
-with flat offsets (``S[S[4*slot] + row * width + column]``), not views, which cost ~30 ns.
+EM arrays, 16 EM cost per OPP, 17/18 LLC / core ids, 19 model parameters, 20 frequency scale
+per domain and OPP) and ``O`` the
+output buffers (0 events, 1 activations, 2 EAS decisions, 3 counters). Every field on the
+event path is read with flat offsets (``S[S[4*slot] + row * width + column]``), never through
+views, which cost ~30 ns each; so the PELT updates are done here on the flat state with the
+arithmetic of the ``pelt`` kernels (``pelt_flat``).
+
+Two indexes keep the loop from scanning every task: a binary heap of the sleeping tasks
+ordered by (wake-up time, task index) gives the next wake-up, and each runqueue keeps its
+queued tasks (runnable or running) in ascending task order, so ``pick_next``,
+``update_min_vruntime`` and the balancer look only at those (same order, same result as a
+scan of all tasks).
 
 CFS here is the pre-EEVDF, vruntime-based CFS (``kernel/sched/fair.c`` up to v6.5):
 ``update_curr`` (vruntime advances by wall execution time, all tasks nice 0),
@@ -19,7 +30,7 @@ vruntime is more than ``wakeup_granularity`` behind) and ``check_preempt_tick`` 
 running task is preempted at a tick once it used its ``sched_slice``). SCHED_FIFO tasks
 sit above CFS: the highest rt priority runs, FIFO among equals, no time slice.
 
-PELT is updated with the issue-3 kernels (``pelt.update_signal`` for tasks,
+PELT is updated with the arithmetic of the issue-3 kernels (``pelt.update_signal`` for tasks,
 ``update_load_sum``/``update_load_avg`` for the cfs and rt runqueues) at every enqueue,
 dequeue, context switch and tick, against the runqueue's PELT clock
 (``update_rq_clock_pelt``/``update_idle_rq_clock_pelt`` through ``clock_pelt_advance`` and
@@ -30,31 +41,29 @@ from __future__ import annotations
 
 from numba import njit
 
-from .sim_views import v1, v2, v3
-
-from .pelt import (SA_LAST_UPDATE, SA_PERIOD_CONTRIB, SA_UTIL_AVG, SA_UTIL_SUM, SA_LOAD_AVG,
-                   CFG_LOAD_AVG_MAX, clock_pelt_advance, idle_lost_time, pelt_divider,
-                   update_load_avg, update_load_sum, update_signal)
+from .pelt import (CFG_DELTA_SCALING, CFG_DIVIDER_MODE, CFG_LOAD_AVG_MAX, CFG_RUNNABLE_SCALED,
+                   CFG_WEIGHT_IN_SUM, CFG_ZERO_IF_UNLOADED, SA_LAST_UPDATE, SA_LOAD_AVG, SA_LOAD_SUM,
+                   SA_PERIOD_CONTRIB, SA_RUNNABLE_AVG, SA_RUNNABLE_SUM, SA_UTIL_AVG, SA_UTIL_SUM,
+                   _decay_shifted, clock_pelt_advance)
 from .sim_state import *  # noqa: F401,F403  (column indices)
-from .sim_state import (A_CDUR, A_CPERIOD, A_CPU, A_END, A_PERF, A_PHASE, A_PHASE_LOOP, A_RUN, A_SLACK,
-                        A_START, A_TASK, A_WULAT, C_BUSY_NS, C_CLOCK_PELT, C_CLOCK_TASK, C_CURR,
-                        C_IDLE_STATE, C_LAST_ACCT, C_LOST_IDLE, C_MIN_VRUNTIME, C_NEED_RESCHED,
-                        C_NEXT_EVENT, C_NEXT_TICK, C_NR_CFS, C_NR_RT, C_UE_SUM, E_A, E_B, E_C, G_WAKE_DIRTY,
-                        E_CPU, E_D, E_E, E_KIND, E_TIME, EV_CPU_UTIL, EV_IDLE, EV_SWITCH,
-                        EV_TASK_UTIL, G_ENQ_SEQ, INF_TIME, K_DELTA_SCALING, K_LATENCY_NS,
-                        K_MIN_GRAN_NS, K_MODEL_EVENTS, K_TICK_NS, K_UE_ERA, K_UTIL_EST, N_ACT,
-                        N_EV, OP_RUN, OP_RUNTIME, P_OPP, POLICY_CFS, POLICY_FIFO, T_ACT_CDUR,
-                        T_ACT_CPERIOD, T_ACT_PERF, T_ACT_RUN, T_ACT_SLACK, T_ACT_START,
-                        T_ACT_WULAT, T_CPU, T_ENQ_SEQ, T_EXEC_START, T_FRESH, T_MASK, T_NR_ACT, T_PC,
-                        T_PHASE, T_PHASE_ACT, T_POLICY, T_PRIO, T_REM, T_RT_END, T_SLICE_START,
-                        T_STATE, T_SUM_EXEC, T_TIMER_DUE, T_UE_CPU, T_UE_ENQ, T_UE_EWMA, T_VRUNTIME,
-                        T_WAKE_AT, TS_RUNNABLE, TS_RUNNING, TS_SLEEPING)
+from .sim_state import (A_SIZE, A_CDUR, A_CPERIOD, A_CPU, A_END, A_PERF, A_PHASE, A_PHASE_LOOP, A_RUN,
+                        A_SLACK, A_START, A_TASK, A_WULAT, C_BUSY_NS, C_CLOCK_PELT, C_CLOCK_TASK, C_CURR,
+                        C_IDLE_STATE, C_LAST_ACCT, C_LOST_IDLE, C_MIN_VRUNTIME, C_NEED_RESCHED, C_NEXT_EVENT,
+                        C_NEXT_TICK, C_NR_CFS, C_NR_RT, C_UE_SUM, E_A, E_B, E_C, G_WAKE_DIRTY, E_CPU, E_D,
+                        E_E, E_KIND, E_TIME, EV_CPU_UTIL, EV_IDLE, EV_SWITCH, EV_TASK_UTIL, G_ENQ_SEQ,
+                        INF_TIME, K_DELTA_SCALING, K_LATENCY_NS, K_MIN_GRAN_NS, K_MODEL_EVENTS, K_TICK_NS,
+                        K_UE_ERA, K_UTIL_EST, N_ACT, N_EV, OP_RUN, OP_RUNTIME, P_OPP, POLICY_CFS,
+                        POLICY_FIFO, T_ACT_CDUR, T_ACT_CPERIOD, T_ACT_PERF, T_ACT_RUN, T_ACT_SLACK,
+                        T_ACT_START, T_ACT_WULAT, T_CPU, T_ENQ_SEQ, T_EXEC_START, T_FRESH, T_NR_ACT, T_PC,
+                        T_PHASE, T_PHASE_ACT, T_POLICY, T_PRIO, T_REM, T_RT_END, T_SLICE_START, T_STATE,
+                        T_SUM_EXEC, T_TIMER_DUE, T_UE_CPU, T_UE_ENQ, T_UE_EWMA, T_VRUNTIME, T_WAKE_AT,
+                        TS_RUNNABLE, TS_RUNNING, TS_SLEEPING, G_ALIVE, G_HEAP_N, TS_EXITED)
 from .util_est import task_util_est_clear_flag, task_util_est_value, util_est_update
 
 NICE_0_LOAD = 1024
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def emit(O, t, kind, cpu, a, b, c, d, e):
     """Append one event to the output buffer (slot 0, rows of E_SIZE; count in slot 3)."""
     nc = O[12] + N_EV
@@ -71,22 +80,21 @@ def emit(O, t, kind, cpu, a, b, c, d, e):
     O[nc] = n + 1
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def cap_now(c, S, P):
     """Capacity of CPU ``c`` at its perf domain's current OPP."""
     d = P[P[0] + c]
     return P[P[16] + (d) * P[18] + S[S[16] + (d) * P_NFIELDS + P_OPP]]
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def freq_scale(c, S, P):
     """``arch_scale_freq_capacity``: current / max frequency, in 1/1024."""
     d = P[P[0] + c]
-    row = P[12] + d * P[14]
-    return (P[row + S[S[16] + (d) * P_NFIELDS + P_OPP]] << 10) // P[row + P[P[8] + d] - 1]
+    return P[P[80] + d * P[82] + S[S[16] + (d) * P_NFIELDS + P_OPP]]     # (f << 10) // f_max, static slot 20
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def acct(c, now, S, P):
     """Residency accounting of CPU ``c`` up to ``now`` (busy per OPP, idle per state)."""
     oCP = S[12]
@@ -100,7 +108,7 @@ def acct(c, now, S, P):
     S[oCP + (c) * C_NFIELDS + C_LAST_ACCT] = now
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def pelt_now(c, S):
     """``rq_clock_pelt(rq)`` (``rq_clock_task`` with <= v5.0 invariance)."""
     oCP = S[12]
@@ -109,7 +117,7 @@ def pelt_now(c, S):
     return S[oCP + (c) * C_NFIELDS + C_CLOCK_PELT] - S[oCP + (c) * C_NFIELDS + C_LOST_IDLE]
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def rq_clock(c, now, S, P):
     """``update_rq_clock``: advance the task clock and the PELT clock of CPU ``c`` to ``now``."""
     oCP = S[12]
@@ -123,7 +131,7 @@ def rq_clock(c, now, S, P):
     S[oCP + (c) * C_NFIELDS + C_CLOCK_TASK] = now
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def update_rq_avgs(c, now, S, P):
     """Bring CPU ``c``'s clocks and its cfs_rq / rt_rq PELT signals to ``now``.
 
@@ -136,33 +144,120 @@ def update_rq_avgs(c, now, S, P):
         return
     rq_clock(c, now, S, P)
     oTK = S[8]
-    cfg = v1(P, 9)
-    yn = v1(P, 10)
     t = pelt_now(c, S)
     sf = freq_scale(c, S, P)
     sc = P[P[4] + c]
     curr = S[oCP + (c) * C_NFIELDS + C_CURR]
     nr = S[oCP + (c) * C_NFIELDS + C_NR_CFS]
     cfs_running = 1 if curr >= 0 and S[oTK + (curr) * T_NFIELDS + T_POLICY] == POLICY_CFS else 0
-    o = S[24] + c * S[26]
-    csa = S[o:o + S[26]]
-    if update_load_sum(csa, t, nr * NICE_0_LOAD, nr, cfs_running, sf, sc, cfg, yn):
-        update_load_avg(csa, 1, 1, cfg)
+    # update_load_sum(cfs_rq, t, nr * NICE_0_LOAD, nr, cfs_running) + update_load_avg(.., 1, 1)
+    pelt_flat(S, S[24] + c * S[26], t, nr * NICE_0_LOAD, nr, cfs_running, sf, sc, 1, 1, P)
     rt_running = 1 if curr >= 0 and S[oTK + (curr) * T_NFIELDS + T_POLICY] == POLICY_FIFO else 0
-    o = S[28] + c * S[30]
-    rsa = S[o:o + S[30]]
-    if update_load_sum(rsa, t, rt_running, rt_running, rt_running, sf, sc, cfg, yn):
-        update_load_avg(rsa, 1, 1, cfg)
+    pelt_flat(S, S[28] + c * S[30], t, rt_running, rt_running, rt_running, sf, sc, 1, 1, P)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
+def pelt_flat(S, o, now, load, runnable, running, scale_freq, scale_cpu, w_load, w_runnable, P):
+    """``pelt.update_load_sum`` then, when a period was crossed, ``pelt.update_load_avg(sa, w_load,
+    w_runnable)`` on the signal at ``S[o:o + SA_SIZE]`` (``___update_load_sum``,
+    ``accumulate_sum``, ``___update_load_avg``), fused on locals as ``pelt.update_signal`` does;
+    the configuration and the decay table are read from the static slots 9 and 10. With
+    ``load = runnable = weight * on_rq`` (or ``on_rq`` unless the weight is in the sums) and
+    ``w_load = w_runnable = weight`` it is ``pelt.update_signal``. Returns the crossed periods."""
+    delta = now - S[o + SA_LAST_UPDATE]
+    if delta < 0:
+        S[o + SA_LAST_UPDATE] = now
+        return 0
+    delta >>= 10
+    if delta == 0:
+        return 0
+    S[o + SA_LAST_UPDATE] += delta << 10
+    ocfg = P[36]
+    if P[ocfg + CFG_ZERO_IF_UNLOADED] and load == 0:
+        runnable = 0
+        running = 0
+    lam = P[ocfg + CFG_LOAD_AVG_MAX]
+    load_sum = S[o + SA_LOAD_SUM]
+    runnable_sum = S[o + SA_RUNNABLE_SUM]
+    util_sum = S[o + SA_UTIL_SUM]
+    pc = S[o + SA_PERIOD_CONTRIB]
+    contrib = delta
+    delta += pc
+    periods = delta >> 10
+    if load == 0 and runnable == 0 and running == 0 and load_sum == 0 and runnable_sum == 0 and util_sum == 0:
+        # a signal at zero that gets nothing (an rt_rq without rt tasks): the sums stay 0,
+        # only the period position moves and the averages are 0 after a crossing
+        if periods:
+            delta &= 1023
+            S[o + SA_LOAD_AVG] = 0
+            S[o + SA_RUNNABLE_AVG] = 0
+            S[o + SA_UTIL_AVG] = 0
+        S[o + SA_PERIOD_CONTRIB] = delta
+        return periods
+    if periods:
+        # decay_load() of the three sums and __accumulate_pelt_segments(), sharing y^periods
+        period = P[41]
+        delta &= 1023
+        if periods > period * 63:
+            load_sum = 0
+            runnable_sum = 0
+            util_sum = 0
+            contrib = lam - 1024 + delta
+        else:
+            sh = periods >> (5 if period == 32 else (4 if period == 16 else 3))
+            mul = P[P[40] + (periods & (period - 1))]
+            load_sum = _decay_shifted(load_sum >> sh, mul)
+            runnable_sum = _decay_shifted(runnable_sum >> sh, mul)
+            util_sum = _decay_shifted(util_sum >> sh, mul)
+            contrib = (_decay_shifted((1024 - pc) >> sh, mul) + lam - _decay_shifted(lam >> sh, mul) - 1024
+                       + delta)
+    pc = delta
+    runnable_scaled = P[ocfg + CFG_RUNNABLE_SCALED]
+    if P[ocfg + CFG_DELTA_SCALING]:
+        contrib = (contrib * scale_freq) >> 10
+        if load:
+            load_sum += load * contrib
+        if runnable:
+            runnable_sum += runnable * contrib
+        if running:
+            util_sum += contrib * scale_cpu
+    else:
+        if load:
+            load_sum += load * contrib
+        if runnable:
+            if runnable_scaled:
+                runnable_sum += (runnable * contrib) << 10
+            else:
+                runnable_sum += runnable * contrib
+        if running:
+            util_sum += contrib << 10
+    S[o + SA_LOAD_SUM] = load_sum
+    S[o + SA_RUNNABLE_SUM] = runnable_sum
+    S[o + SA_UTIL_SUM] = util_sum
+    S[o + SA_PERIOD_CONTRIB] = pc
+    if periods:
+        divider = lam if P[ocfg + CFG_DIVIDER_MODE] == 0 else lam - 1024 + pc
+        if P[ocfg + CFG_WEIGHT_IN_SUM]:
+            S[o + SA_LOAD_AVG] = load_sum // divider
+            S[o + SA_RUNNABLE_AVG] = runnable_sum // divider
+        else:
+            S[o + SA_LOAD_AVG] = (w_load * load_sum) // divider
+            if runnable_scaled:
+                S[o + SA_RUNNABLE_AVG] = runnable_sum // divider
+            else:
+                S[o + SA_RUNNABLE_AVG] = (w_runnable * runnable_sum) // divider
+        S[o + SA_UTIL_AVG] = util_sum // divider
+    return periods
+
+
+@njit(cache=True, _nrt=False)
 def update_task_avg(p, now, S, P, O):
     """``update_load_avg`` of a CFS task on its runqueue (the rq must be up to date)."""
     if update_task_signal(p, S, P):
         emit_task_util(p, now, S, O)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def emit_task_util(p, now, S, O):
     if S[S[4] + K_MODEL_EVENTS]:
         oTK = S[8]
@@ -171,7 +266,7 @@ def emit_task_util(p, now, S, O):
              S[o + SA_LOAD_AVG])
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def update_task_signal(p, S, P):
     """The PELT/util_est-flag part of ``update_load_avg``; False for non-CFS tasks."""
     oTK = S[8]
@@ -184,15 +279,16 @@ def update_task_signal(p, S, P):
     t = pelt_now(c, S)
     if 0 <= t - S[o + SA_LAST_UPDATE] < 1024:
         return True         # update_signal would return 0 without touching the signal
-    if update_signal(S[o:o + S[22]], t, on_rq, running, NICE_0_LOAD, freq_scale(c, S, P),
-                     P[P[4] + c], v1(P, 9), v1(P, 10)):
+    # pelt.update_signal(sa, t, on_rq, running, NICE_0_LOAD, ..)
+    load = NICE_0_LOAD * on_rq if P[P[36] + CFG_WEIGHT_IN_SUM] else on_rq
+    if pelt_flat(S, o, t, load, load, running, freq_scale(c, S, P), P[P[4] + c], NICE_0_LOAD, NICE_0_LOAD, P):
         ewma, enq = task_util_est_clear_flag(S[oTK + (p) * T_NFIELDS + T_UE_EWMA], S[oTK + (p) * T_NFIELDS + T_UE_ENQ], S[S[4] + K_UE_ERA])
         S[oTK + (p) * T_NFIELDS + T_UE_EWMA] = ewma
         S[oTK + (p) * T_NFIELDS + T_UE_ENQ] = enq
     return True
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def emit_cpu_util(c, now, S, P, O):
     if S[S[4] + K_MODEL_EVENTS]:
         oCP = S[12]
@@ -200,7 +296,7 @@ def emit_cpu_util(c, now, S, P, O):
              S[oCP + (c) * C_NFIELDS + C_NR_CFS] + S[oCP + (c) * C_NFIELDS + C_NR_RT], S[S[28] + (c) * S[30] + SA_UTIL_AVG])
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def task_util_est(p, S):
     """``_task_util_est(p)`` (0 when util_est is off)."""
     if not S[S[4] + K_UTIL_EST]:
@@ -209,7 +305,7 @@ def task_util_est(p, S):
     return task_util_est_value(S[oTK + (p) * T_NFIELDS + T_UE_EWMA], S[oTK + (p) * T_NFIELDS + T_UE_ENQ], S[S[4] + K_UE_ERA])
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def task_util_for_placement(p, S):
     """``task_util_est(p)``: ``max(util_avg, _task_util_est)``."""
     u = S[S[20] + (p) * S[22] + SA_UTIL_AVG]
@@ -217,33 +313,41 @@ def task_util_for_placement(p, S):
     return u if u > e else e
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def detach_task_avg(p, c, S, P):
     """``remove_entity_load_avg``: take a migrating task's util out of its old cfs_rq."""
-    csa = v2(S, 6)[c]
+    o = S[24] + c * S[26]
     r = S[S[20] + (p) * S[22] + SA_UTIL_AVG]
-    csa[SA_UTIL_AVG] = csa[SA_UTIL_AVG] - r if csa[SA_UTIL_AVG] > r else 0
-    div = pelt_divider(csa, v1(P, 9))
-    s = r * div
-    csa[SA_UTIL_SUM] = csa[SA_UTIL_SUM] - s if csa[SA_UTIL_SUM] > s else 0
-    lo = csa[SA_UTIL_AVG] * (P[P[36] + CFG_LOAD_AVG_MAX] - 1024)
-    if csa[SA_UTIL_SUM] < lo:
-        csa[SA_UTIL_SUM] = lo
+    S[o + SA_UTIL_AVG] = S[o + SA_UTIL_AVG] - r if S[o + SA_UTIL_AVG] > r else 0
+    s = r * pelt_divider_flat(S, o, P)
+    S[o + SA_UTIL_SUM] = S[o + SA_UTIL_SUM] - s if S[o + SA_UTIL_SUM] > s else 0
+    lo = S[o + SA_UTIL_AVG] * (P[P[36] + CFG_LOAD_AVG_MAX] - 1024)
+    if S[o + SA_UTIL_SUM] < lo:
+        S[o + SA_UTIL_SUM] = lo
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
+def pelt_divider_flat(S, o, P):
+    """``pelt.pelt_divider`` (``get_pelt_divider``) of the signal at ``S[o:]``."""
+    ocfg = P[36]
+    if P[ocfg + CFG_DIVIDER_MODE] == 0:
+        return P[ocfg + CFG_LOAD_AVG_MAX]
+    return P[ocfg + CFG_LOAD_AVG_MAX] - 1024 + S[o + SA_PERIOD_CONTRIB]
+
+
+@njit(cache=True, _nrt=False)
 def attach_task_avg(p, c, S, P):
     """``attach_entity_load_avg``: align the task to its new cfs_rq's PELT window and add it."""
-    csa = v2(S, 6)[c]
-    tsa = v2(S, 5)[p]
-    tsa[SA_LAST_UPDATE] = csa[SA_LAST_UPDATE]
-    tsa[SA_PERIOD_CONTRIB] = csa[SA_PERIOD_CONTRIB]
-    tsa[SA_UTIL_SUM] = tsa[SA_UTIL_AVG] * pelt_divider(tsa, v1(P, 9))
-    csa[SA_UTIL_AVG] += tsa[SA_UTIL_AVG]
-    csa[SA_UTIL_SUM] += tsa[SA_UTIL_SUM]
+    oc = S[24] + c * S[26]
+    ot = S[20] + p * S[22]
+    S[ot + SA_LAST_UPDATE] = S[oc + SA_LAST_UPDATE]
+    S[ot + SA_PERIOD_CONTRIB] = S[oc + SA_PERIOD_CONTRIB]
+    S[ot + SA_UTIL_SUM] = S[ot + SA_UTIL_AVG] * pelt_divider_flat(S, ot, P)
+    S[oc + SA_UTIL_AVG] += S[ot + SA_UTIL_AVG]
+    S[oc + SA_UTIL_SUM] += S[ot + SA_UTIL_SUM]
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def update_min_vruntime(c, S):
     """``update_min_vruntime``: monotonic, follows the smallest of curr and the queued tasks."""
     oTK = S[8]
@@ -259,16 +363,17 @@ def update_min_vruntime(c, S):
         if S[oTK + (cur) * T_NFIELDS + T_VRUNTIME] > S[oCP + (c) * C_NFIELDS + C_MIN_VRUNTIME]:
             S[oCP + (c) * C_NFIELDS + C_MIN_VRUNTIME] = S[oTK + (cur) * T_NFIELDS + T_VRUNTIME]
         return
-    for p in range(S[9]):
-        if S[oTK + (p) * T_NFIELDS + T_CPU] == c and S[oTK + (p) * T_NFIELDS + T_POLICY] == POLICY_CFS and \
-                (S[oTK + (p) * T_NFIELDS + T_STATE] == TS_RUNNABLE or S[oTK + (p) * T_NFIELDS + T_STATE] == TS_RUNNING):
+    ol = S[76] + c * S[78]
+    for i in range(1, S[ol] + 1):
+        p = S[ol + i]
+        if S[oTK + (p) * T_NFIELDS + T_POLICY] == POLICY_CFS:
             if S[oTK + (p) * T_NFIELDS + T_VRUNTIME] < lo:
                 lo = S[oTK + (p) * T_NFIELDS + T_VRUNTIME]
     if lo < INF_TIME and lo > S[oCP + (c) * C_NFIELDS + C_MIN_VRUNTIME]:
         S[oCP + (c) * C_NFIELDS + C_MIN_VRUNTIME] = lo
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def update_curr(c, now, S, P):
     """``update_curr``: charge the running task for the time since ``exec_start``."""
     oCP = S[12]
@@ -296,7 +401,7 @@ def update_curr(c, now, S, P):
         S[oTK + (p) * T_NFIELDS + T_ACT_PERF] += dt * cap_now(c, S, P)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def op_boundary(p, c, now, S, P):
     """When the running task ``p`` reaches the end of its current run/runtime event."""
     oTK = S[8]
@@ -313,14 +418,14 @@ def op_boundary(p, c, now, S, P):
     return now
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def refresh_next_event(c, now, S, P):
     oCP = S[12]
     p = S[oCP + (c) * C_NFIELDS + C_CURR]
     S[oCP + (c) * C_NFIELDS + C_NEXT_EVENT] = INF_TIME if p < 0 else op_boundary(p, c, now, S, P)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def sync_cpu(c, now, S, P):
     """Bring CPU ``c`` fully to ``now``: residency, running task's progress, clocks and rq signals."""
     acct(c, now, S, P)
@@ -328,7 +433,7 @@ def sync_cpu(c, now, S, P):
     update_rq_avgs(c, now, S, P)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def enqueue(p, c, now, S, P, O):
     """``enqueue_task``: put task ``p`` (waking or new) on CPU ``c``'s runqueue."""
     oTK = S[8]
@@ -338,7 +443,8 @@ def enqueue(p, c, now, S, P, O):
     migrated = S[oTK + (p) * T_NFIELDS + T_CPU] != c
     S[oTK + (p) * T_NFIELDS + T_CPU] = c
     S[oTK + (p) * T_NFIELDS + T_STATE] = TS_RUNNABLE
-    S[oG + G_WAKE_DIRTY] = 1
+    heap_remove(p, S)
+    rq_add(p, c, S)
     S[oG + G_ENQ_SEQ] += 1
     S[oTK + (p) * T_NFIELDS + T_ENQ_SEQ] = S[oG + G_ENQ_SEQ]
     if S[oTK + (p) * T_NFIELDS + T_POLICY] == POLICY_FIFO:
@@ -357,13 +463,14 @@ def enqueue(p, c, now, S, P, O):
     S[oTK + (p) * T_NFIELDS + T_UE_CPU] = c
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def dequeue_sleep(p, now, S, P, O):
     """``dequeue_task(.., DEQUEUE_SLEEP)`` of the running task ``p`` (rq already synced)."""
     oTK = S[8]
     oCP = S[12]
     c = S[oTK + (p) * T_NFIELDS + T_CPU]
-    S[S[0] + G_WAKE_DIRTY] = 1
+    rq_del(p, c, S)
+    heap_push(p, S)             # its wake-up time is set (advance)
     if S[oTK + (p) * T_NFIELDS + T_POLICY] == POLICY_FIFO:
         S[oCP + (c) * C_NFIELDS + C_NR_RT] -= 1
         S[oTK + (p) * T_NFIELDS + T_STATE] = TS_SLEEPING
@@ -384,7 +491,7 @@ def dequeue_sleep(p, now, S, P, O):
     emit_task_util(p, now, S, O)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def pick_next(c, S):
     """``pick_next_task``: highest rt priority (FIFO order), else the CFS task of least vruntime."""
     oTK = S[8]
@@ -398,10 +505,10 @@ def pick_next(c, S):
     best_prio = -1
     best_seq = 0
     best_v = 0
-    for p in range(S[9]):
+    ol = S[76] + c * S[78]
+    for i in range(1, S[ol] + 1):
+        p = S[ol + i]
         st = S[oTK + (p) * T_NFIELDS + T_STATE]
-        if S[oTK + (p) * T_NFIELDS + T_CPU] != c or (st != TS_RUNNABLE and st != TS_RUNNING):
-            continue
         if S[oTK + (p) * T_NFIELDS + T_POLICY] == POLICY_FIFO:
             pr = S[oTK + (p) * T_NFIELDS + T_PRIO]
             # the running task keeps the CPU against equal priorities (no time slice)
@@ -415,7 +522,7 @@ def pick_next(c, S):
     return best
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def choose_idle_state(c, now, S, P):
     """Idle state of a CPU going idle: the deepest one whose target residency fits the time to the
     next timer armed on this CPU (the earliest wake-up of a task that last ran here)."""
@@ -425,8 +532,10 @@ def choose_idle_state(c, now, S, P):
     if n <= 1:
         return 0
     nxt = INF_TIME
-    for p in range(S[9]):
-        if S[oTK + (p) * T_NFIELDS + T_CPU] == c and S[oTK + (p) * T_NFIELDS + T_STATE] == TS_SLEEPING and S[oTK + (p) * T_NFIELDS + T_WAKE_AT] < nxt:
+    oh = S[68]
+    for i in range(S[S[0] + G_HEAP_N]):         # the sleeping tasks
+        p = S[oh + i]
+        if S[oTK + (p) * T_NFIELDS + T_CPU] == c and S[oTK + (p) * T_NFIELDS + T_WAKE_AT] < nxt:
             nxt = S[oTK + (p) * T_NFIELDS + T_WAKE_AT]
     budget = nxt - now
     st = 0
@@ -436,7 +545,7 @@ def choose_idle_state(c, now, S, P):
     return st
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def switch_to(c, nxt, prev_state, now, S, P, O):
     """Context switch on CPU ``c`` to ``nxt`` (-1: idle) from the current task, emitting the events."""
     oCP = S[12]
@@ -473,7 +582,7 @@ def switch_to(c, nxt, prev_state, now, S, P, O):
     S[oCP + (c) * C_NFIELDS + C_NEED_RESCHED] = 0
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def schedule(c, prev_state, now, S, P, O):
     """``__schedule`` on CPU ``c`` (rq synced): pick the next task and switch if it differs."""
     oCP = S[12]
@@ -491,7 +600,7 @@ def schedule(c, prev_state, now, S, P, O):
     update_rq_avgs(c, now, S, P)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def sched_slice(c, S):
     """``sched_slice``: the period (latency, stretched past ``sched_nr_latency``) shared equally."""
     oK = S[4]
@@ -504,24 +613,148 @@ def sched_slice(c, S):
     return period // nr
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def log_activation(p, now, S, O):
     """One rt-app log row for the phase iteration of task ``p`` ending at ``now``."""
+    ot = S[8] + p * T_NFIELDS
+    nc = O[12] + N_ACT
+    n = O[nc]
+    r = O[4] + n * A_SIZE
+    O[r + A_TASK] = p
+    O[r + A_PHASE] = S[ot + T_PHASE]
+    O[r + A_PHASE_LOOP] = S[ot + T_PHASE_ACT]
+    O[r + A_START] = S[ot + T_ACT_START]
+    O[r + A_END] = now
+    O[r + A_RUN] = S[ot + T_ACT_RUN]
+    O[r + A_PERF] = S[ot + T_ACT_PERF] >> 10
+    O[r + A_SLACK] = S[ot + T_ACT_SLACK]
+    O[r + A_CDUR] = S[ot + T_ACT_CDUR]
+    O[r + A_CPERIOD] = S[ot + T_ACT_CPERIOD]
+    O[r + A_WULAT] = S[ot + T_ACT_WULAT]
+    O[r + A_CPU] = S[ot + T_CPU]
+    O[nc] = n + 1
+    S[ot + T_NR_ACT] += 1
+
+
+# ---------------------------------------------------------------- indexes: wake-up heap, runqueue members
+@njit(cache=True, _nrt=False)
+def wake_before(a, b, S):
+    """Task ``a`` wakes before task ``b``: earlier wake-up time, then lower index."""
     oTK = S[8]
-    act = v2(O, 1)
-    cnt = v1(O, 3)
-    n = cnt[N_ACT]
-    act[n, A_TASK] = p
-    act[n, A_PHASE] = S[oTK + (p) * T_NFIELDS + T_PHASE]
-    act[n, A_PHASE_LOOP] = S[oTK + (p) * T_NFIELDS + T_PHASE_ACT]
-    act[n, A_START] = S[oTK + (p) * T_NFIELDS + T_ACT_START]
-    act[n, A_END] = now
-    act[n, A_RUN] = S[oTK + (p) * T_NFIELDS + T_ACT_RUN]
-    act[n, A_PERF] = S[oTK + (p) * T_NFIELDS + T_ACT_PERF] >> 10
-    act[n, A_SLACK] = S[oTK + (p) * T_NFIELDS + T_ACT_SLACK]
-    act[n, A_CDUR] = S[oTK + (p) * T_NFIELDS + T_ACT_CDUR]
-    act[n, A_CPERIOD] = S[oTK + (p) * T_NFIELDS + T_ACT_CPERIOD]
-    act[n, A_WULAT] = S[oTK + (p) * T_NFIELDS + T_ACT_WULAT]
-    act[n, A_CPU] = S[oTK + (p) * T_NFIELDS + T_CPU]
-    cnt[N_ACT] = n + 1
-    S[oTK + (p) * T_NFIELDS + T_NR_ACT] += 1
+    wa = S[oTK + a * T_NFIELDS + T_WAKE_AT]
+    wb = S[oTK + b * T_NFIELDS + T_WAKE_AT]
+    return wa < wb or (wa == wb and a < b)
+
+
+@njit(cache=True, _nrt=False)
+def heap_sift(i, S):
+    """Restore the heap order around position ``i`` (up, then down)."""
+    oh = S[68]
+    opos = S[72]
+    n = S[S[0] + G_HEAP_N]
+    p = S[oh + i]
+    while i > 0:
+        j = (i - 1) >> 1
+        q = S[oh + j]
+        if not wake_before(p, q, S):
+            break
+        S[oh + i] = q
+        S[opos + q] = i
+        i = j
+    while True:
+        j = 2 * i + 1
+        if j >= n:
+            break
+        if j + 1 < n and wake_before(S[oh + j + 1], S[oh + j], S):
+            j += 1
+        q = S[oh + j]
+        if not wake_before(q, p, S):
+            break
+        S[oh + i] = q
+        S[opos + q] = i
+        i = j
+    S[oh + i] = p
+    S[opos + p] = i
+
+
+@njit(cache=True, _nrt=False)
+def heap_push(p, S):
+    """Task ``p`` starts sleeping (its ``T_WAKE_AT`` set)."""
+    oG = S[0]
+    n = S[oG + G_HEAP_N]
+    S[S[68] + n] = p
+    S[S[72] + p] = n
+    S[oG + G_HEAP_N] = n + 1
+    heap_sift(n, S)
+
+
+@njit(cache=True, _nrt=False)
+def heap_remove(p, S):
+    """Task ``p`` stops sleeping (woken, or exited); a no-op when it is not in the heap."""
+    oG = S[0]
+    oh = S[68]
+    opos = S[72]
+    i = S[opos + p]
+    if i < 0:
+        return
+    S[opos + p] = -1
+    n = S[oG + G_HEAP_N] - 1
+    S[oG + G_HEAP_N] = n
+    if i == n:
+        return
+    q = S[oh + n]
+    S[oh + i] = q
+    S[opos + q] = i
+    heap_sift(i, S)
+
+
+@njit(cache=True, _nrt=False)
+def rq_add(p, c, S):
+    """Task ``p`` is queued on CPU ``c`` (kept in ascending task order)."""
+    ol = S[76] + c * S[78]
+    n = S[ol]
+    i = n
+    while i > 0 and S[ol + i] > p:
+        S[ol + i + 1] = S[ol + i]
+        i -= 1
+    S[ol + i + 1] = p
+    S[ol] = n + 1
+
+
+@njit(cache=True, _nrt=False)
+def rq_del(p, c, S):
+    """Task ``p`` leaves CPU ``c``'s runqueue."""
+    ol = S[76] + c * S[78]
+    n = S[ol]
+    i = 1
+    while i <= n and S[ol + i] != p:
+        i += 1
+    if i > n:
+        return
+    while i < n:
+        S[ol + i] = S[ol + i + 1]
+        i += 1
+    S[ol] = n - 1
+
+
+@njit(cache=True, _nrt=False)
+def build_indexes(S):
+    """Build the wake-up heap, the runqueue member lists and the count of live tasks from the
+    task table (at the start of a run: ``G_WAKE_DIRTY``)."""
+    oG = S[0]
+    oTK = S[8]
+    S[oG + G_HEAP_N] = 0
+    for c in range(S[13]):
+        S[S[76] + c * S[78]] = 0
+    alive = 0
+    for p in range(S[9]):
+        S[S[72] + p] = -1
+        st = S[oTK + p * T_NFIELDS + T_STATE]
+        if st != TS_EXITED:
+            alive += 1
+        if st == TS_SLEEPING:
+            heap_push(p, S)
+        elif st == TS_RUNNABLE or st == TS_RUNNING:
+            rq_add(p, S[oTK + p * T_NFIELDS + T_CPU], S)
+    S[oG + G_ALIVE] = alive
+    S[oG + G_WAKE_DIRTY] = 0

@@ -5,6 +5,12 @@ make numba slow to compile and to call): the mutable state ``S``, the static dat
 the output buffers ``O``. Each starts with a header of ``HEADER_SLOTS`` slots of 4 words
 ``(offset, dim0, dim1, dim2)``; ``v1``/``v2``/``v3`` return slot ``k`` as a 1-, 2- or
 3-dimensional view (``lisa_eas.sim._engine.pack`` builds the arrays).
+
+The loop kernels are compiled without numba's reference counting (``_nrt=False``: no
+``NRT_incref``/``NRT_decref`` call for each array passed to a function or viewed, ~30 % of
+the loop's time otherwise; they allocate nothing and the arrays are owned by the caller);
+such a function cannot return a view, so they read the slots with flat offsets (or slice
+them in place to call a model kernel); ``v1``/``v2``/``v3`` are for reference-counted code.
 """
 from __future__ import annotations
 

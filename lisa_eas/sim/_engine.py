@@ -8,6 +8,8 @@ returns the raw event tables that ``_output`` turns into a :class:`~lisa_eas.tra
 from __future__ import annotations
 
 import math
+import mmap
+import sys
 from dataclasses import dataclass
 
 import numpy as np
@@ -18,7 +20,7 @@ from ..platform import Platform
 from ._compile import CompiledWorkload
 from ._config import SimConfig
 
-_EV_CAP = 1 << 18
+_EV_CAP = 1 << 15
 _MARGIN_BASE = 512
 
 
@@ -132,9 +134,12 @@ def build_run(platform: Platform, compiled: CompiledWorkload, config: SimConfig,
     core_id = np.arange(nc, dtype=np.int64)
     cfg = pelt_config(config.era if era >= (4, 11) else "v4.11", config.pelt_halflife_ms, config.util_est)
     yn_inv, _ = pelt_tables(config.pelt_halflife_ms)
+    # arch_scale_freq_capacity per domain and OPP: current / max frequency in 1/1024
+    freq_scale = np.array([[(int(pd_freq[d, k]) << 10) // int(pd_freq[d, pd_nopp[d] - 1]) for k in range(kmax)]
+                           for d in range(nd)], np.int64).reshape(nd, kmax)
     P = (cpu_pd, cpu_capmax, pd_nopp, pd_freq, pd_cap, pd_cpus, pd_ncpu, idle_resid, idle_nstates,
          cfg, np.asarray(yn_inv, np.int64), compiled.prog, compiled.masks, pd_info, eas_pd_cpus, em_states,
-         pd_cost, llc_id, core_id, mp)
+         pd_cost, llc_id, core_id, mp, freq_scale)
 
     # ----------------------------------------------------------------- configuration vector
     factor = _cfs_factor(nc)
@@ -218,8 +223,13 @@ def build_run(platform: Platform, compiled: CompiledWorkload, config: SimConfig,
     idle_stats[:, sm.AI_AVG_IDLE] = 2 * 500_000
     idle_stats[:, sm.AI_NR_SCAN] = platform.llc_weight
     gov_pol, gov_cpu = _governor_state(config, PD, pd_freq, pd_ncpu, mmax)
+    # the loop's indexes, built by the loop itself from the task table (G_WAKE_DIRTY): the heap of
+    # sleeping tasks by wake-up time, each task's position in it, each runqueue's queued tasks
+    wake_heap = np.zeros(max(nt, 1), np.int64)
+    heap_pos = np.full(max(nt, 1), -1, np.int64)
+    rq_tasks = np.zeros((nc, nt + 1), np.int64)
     S = pack([G, K, TK, CP, PD, tsa, csa, rsa, timers, gov_cs, res_busy, res_idle, gov_ps, scratch, idle_stats,
-              gov_pol, gov_cpu])
+              gov_pol, gov_cpu, wake_heap, heap_pos, rq_tasks])
     margin = _MARGIN_BASE + 32 * (nc + nt)
     O = pack([np.zeros((max(_EV_CAP, 4 * margin), ss.E_SIZE), np.int64),
               np.zeros((max(4096, 4 * (nt + 1)), ss.A_SIZE), np.int64),
@@ -289,23 +299,56 @@ def initial_events(S, P, O):
     cnt[ss.N_EV] = n
 
 
+_MADV_POPULATE_WRITE = 23     # Linux >= 5.14: fault a range in, writable, in one call
+
+
 class _Table:
     """An output table filled from a fixed-size loop buffer, drain after drain, without a final
     concatenation: rows are copied once into an array sized from the first drains' rate
     (re-sized by 1.5x when the estimate falls short). Fresh memory is costly to touch (page
-    faults), so each event row is written once outside the loop buffer."""
+    faults), so each event row is written once outside the loop buffer.
+
+    Tables of 4 MB or more live in an anonymous memory map, each drain's range faulted in with
+    one ``madvise(MADV_POPULATE_WRITE)`` before the copy: numpy advises the kernel to back such
+    arrays with transparent huge pages (``MADV_HUGEPAGE``), and where THP is in ``madvise``
+    mode with direct compaction their first touch costs several times that of ordinary
+    pages; page by page, the faults of ordinary pages cost about as much again as the
+    populate call (measured on the development VM: 110 MB of output tables of a 30 s EAS run
+    with model events filled in 0.12 s against 0.06 s, and 0.3 s as numpy arrays)."""
 
     def __init__(self, width: int):
         self.rows = np.empty((0, width), np.int64)
+        self.map = None
         self.n = 0
+
+    def _grow(self, cap: int) -> None:
+        width = self.rows.shape[1]
+        nbytes = cap * width * 8
+        if nbytes < (1 << 22) or not hasattr(mmap, "MAP_ANONYMOUS"):
+            grown, buf = np.empty((cap, width), np.int64), None
+        else:
+            buf = mmap.mmap(-1, nbytes, flags=mmap.MAP_PRIVATE | mmap.MAP_ANONYMOUS)
+            grown = np.frombuffer(buf, np.int64).reshape(cap, width)
+        old, self.rows, self.map = self.rows, grown, buf
+        self._populate(buf, 0, self.n)
+        grown[:self.n] = old[:self.n]
+
+    def _populate(self, buf, start: int, stop: int) -> None:
+        """Fault rows ``start:stop`` of the map in with one call (best effort)."""
+        if buf is None or stop <= start or not sys.platform.startswith("linux"):
+            return
+        row = self.rows.shape[1] * 8
+        lo = start * row // mmap.PAGESIZE * mmap.PAGESIZE
+        try:
+            buf.madvise(_MADV_POPULATE_WRITE, lo, stop * row - lo)
+        except (OSError, ValueError):
+            self.map = None             # not supported here: plain page faults from now on
 
     def add(self, part: np.ndarray, expect: int) -> None:
         need = self.n + len(part)
         if need > len(self.rows):
-            cap = max(need, expect, int(len(self.rows) * 1.5))
-            grown = np.empty((cap, self.rows.shape[1]), np.int64)
-            grown[:self.n] = self.rows[:self.n]
-            self.rows = grown
+            self._grow(max(need, expect, int(len(self.rows) * 1.5)))
+        self._populate(self.map, self.n, need)
         self.rows[self.n:need] = part
         self.n = need
 
