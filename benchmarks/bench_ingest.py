@@ -8,10 +8,14 @@ copy), then times in one run, each in a fresh process so peak RSS is per measure
 * ``cold``: ``read_trace(cache=False)`` + every DataFrame materialised (numba kernels
   already compiled and cached on disk, as after the first use; the process start-up and
   imports are not counted),
-* ``warm``: the same with the parquet cache filled,
+* ``warm``: the same with the parquet cache filled (the parquet reader imported by a
+  warm-up read, as after the first cached read in a session),
 * ``trace-cmd report`` of the same file to /dev/null,
 * trappy on a slice (its text parser is too slow for the whole file: the first
   ``--trappy-events`` lines of ``trace-cmd report`` text are parsed), scaled to events/s.
+  trappy gets slower per event as its input grows (here ~46 k events/s on 1 M lines,
+  60-126 k on 100 k; ~28 k on the full 3.5 M-event trace in machine_feasibility.md), so
+  the default slice is 1 M lines, a conservative stand-in for the whole file.
 
 The cold and warm reads run ``--repeat`` times (median CPU time reported, all runs
 listed, largest peak RSS). Prints ONE JSON line. Targets (issue 5): cold >= 5 M events/s
@@ -43,6 +47,12 @@ import json, resource, sys, time
 from lisa_eas import read_trace
 path, mode, cache_dir, buffer, warmup = sys.argv[1:6]
 read_trace(warmup, cache=False)   # numba kernels loaded, as after the first read in a session
+if mode == "warm":                # and, for the warm read, the parquet reader imported
+    import tempfile
+    _tmp = tempfile.mkdtemp()
+    for _ in range(2):
+        _w = read_trace(warmup, cache=True, cache_dir=_tmp)
+        [_w.df(e) for e in _w.events]
 rss_before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
 t0 = time.perf_counter()
 c0 = time.process_time()
@@ -64,6 +74,8 @@ _TRAPPY = r"""
 import json, sys, time, warnings
 warnings.simplefilter("ignore")
 import trappy
+# trappy keeps parsed DataFrames in a .<name>.cache directory and reuses them: parse every time
+trappy.ftrace.GenericFTrace.disable_cache = True
 t0 = time.perf_counter()
 ft = trappy.FTrace(sys.argv[1], normalize_time=False,
                    events=["sched_switch", "sched_wakeup", "sched_waking", "cpu_idle"])
@@ -145,7 +157,7 @@ def main() -> int:
     ap.add_argument("--trace", help="reuse this trace.dat instead of recording")
     ap.add_argument("--workdir", default="/tmp/lisa_eas_bench")
     ap.add_argument("--min-events", type=int, default=3_000_000)
-    ap.add_argument("--trappy-events", type=int, default=100_000)
+    ap.add_argument("--trappy-events", type=int, default=1_000_000)
     ap.add_argument("--repeat", type=int, default=3,
                     help="fresh-process runs of the cold and warm reads (median reported)")
     ap.add_argument("--buffer", default=None,
