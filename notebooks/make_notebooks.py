@@ -37,7 +37,8 @@ _REPRO = {
                    "big CPU) simulated with ramp boost off and on: slack, negative slack, energy overhead."),
     "eas_rfc_energy": ("eas-rfc-energy", "EAS RFC v2 energy, HiKey960 and Juno r0",
                        "10..50 periodic 5 % tasks for 30 s, with and without EAS, simulated on the HiKey960 and "
-                       "Juno r0 models with schedutil; energy per row and the saving. (About a minute on 2 CPUs.)"),
+                       "Juno r0 models with schedutil; energy per row and the saving, where the tasks ended, and "
+                       "a sensitivity run with the margin-free v6.1 EAS search. (About a minute on 2 CPUs.)"),
     "schedfreq_governors": ("schedfreq-governors", "sched-freq governor overhead (BKK16-104)",
                             "The 16 rt-app duty-cycle cases on the Exynos 5800 and MT8173 models under each "
                             "governor the simulator has: overhead OH% and overruns, against the slides."),
