@@ -2,9 +2,11 @@
 
 50 periodic tasks (16 ms period, 5 % duty cycle), 30 s simulated on HiKey960 with EAS and
 schedutil. Prints ONE JSON line: simulated events, events/s, simulated seconds per wall
-second, and the speed-up of the numba engine over the plain-Python reference engine
-(``tests/reference/ref_sim_loop.py``), both measured in this run on a shorter window of the
-same workload. Times are process CPU time (robust to other load on the machine), the best
+second, and the speed-up of the numba engine over the independently written plain-Python
+reference engine (``tests/reference/ref_sim_engine.py``: objects, the model twins) and over
+the interpreted twin of the numba kernels (``tests/reference/ref_sim_loop.py``), both
+measured in this run on a shorter window of the same workload, with a check that all three
+produce identical output. Times are process CPU time (robust to other load on the machine), the best
 of ``REPEAT`` runs, of ``run_loop``: the event loop plus the copy of its output into the
 result tables (whose fresh memory is part of the cost: ~110 MB with model events); the JIT
 compilation (first call) is timed separately.
@@ -18,9 +20,12 @@ import sys
 import time
 from pathlib import Path
 
+import numpy as np
+
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tests"))
 
+from reference.ref_sim_engine import run_reference  # noqa: E402
 from reference.ref_sim_loop import reference_sim_run  # noqa: E402
 
 from lisa_eas.platform import load_platform  # noqa: E402
@@ -62,12 +67,18 @@ def main() -> int:
         out[f"events_per_s{label}"] = round(len(raw.events) / cpu)
         out[f"sim_s_per_wall_s{label}"] = round(SIM_S / cpu, 1)
     config = SimConfig()
-    fast, t_fast = _run(plat, compiled, config, REF_S)
-    ref, t_ref = _run(plat, compiled, config, REF_S, loop=reference_sim_run())
+    fast, t_fast = min((_run(plat, compiled, config, REF_S) for _ in range(REPEAT)), key=lambda r: r[1])
+    t0 = time.process_time()
+    ref = run_reference(plat, compiled, config, int(REF_S * 1e9))
+    t_ref = time.process_time() - t0
+    twin, t_twin = _run(plat, compiled, config, REF_S, loop=reference_sim_run())
     out["reference_window_s"] = REF_S
     out["reference_events"] = int(len(ref.events))
-    out["reference_identical"] = bool((fast.events.shape == ref.events.shape) and (fast.events == ref.events).all())
+    out["reference_identical"] = all(
+        np.array_equal(getattr(fast, k), getattr(other, k))
+        for other in (ref, twin) for k in ("events", "activations", "eas", "res_busy", "res_idle"))
     out["speedup_vs_reference"] = round(t_ref / t_fast, 1)
+    out["speedup_vs_interpreted_kernels"] = round(t_twin / t_fast, 1)
     out["targets"] = {"events_per_s": 1_000_000, "sim_s_per_wall_s": 1000}
     out["targets_met"] = {"events_per_s": out["events_per_s"] >= 1_000_000,
                           "sim_s_per_wall_s": out["sim_s_per_wall_s"] >= 1000}

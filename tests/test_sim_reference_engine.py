@@ -164,7 +164,7 @@ def _decode_activation(row):
 
 def _decode_eas(row, nc):
     head = ("time", "task", "prev", "chosen", "task_util", "prev_energy", "best_energy", "base_energy",
-            "pd_evals_total", "util_calls_total", "in_task_util", "in_task_util_est", "in_overutilized")
+            "pd_evaluations", "cpu_util_computations", "in_task_util", "in_task_util_est", "in_overutilized")
     out = [f"{n}={int(v)}" for n, v in zip(head, row)]
     for k, name in enumerate(("util", "util_est", "capacity_of", "allowed")):
         out.append(f"{name}={row[ss.D_IN_CPUS + k * nc:ss.D_IN_CPUS + (k + 1) * nc].tolist()}")

@@ -9,8 +9,8 @@ wake-up needs a dozen), and computing each CPU's ``cpu_util_next`` once per wake
 the task elsewhere and once for the task on it (``util_next``): the CPUs' cfs util_avg (state slot 6), util_est.enqueued (CPU
 table), original capacity (static slot 1) and ``capacity_of`` (rt util_avg, slot 7), the
 task's affinity row (static slot 12) and the EM arrays (static slots 13, 14, 15). The work
-counters (cumulative over the run: perf-domain evaluations, CPU-util computations, as the
-kernels' ``work`` array accumulates them) and the compared energies go to the scratch rows
+counters (per decision: the perf-domain evaluations and CPU-util computations of that one
+``find_energy_efficient_cpu`` call, the kernels' ``work`` row) and the compared energies go to the scratch rows
 ``SC_WORK`` / ``SC_ENERGY`` (state slot 13). ``tests/test_sim_reference.py`` and the golden runs check the
 decisions and the logged inputs against the kernel form.
 """
@@ -346,6 +346,8 @@ def place_eas(p, prev, now, S, P, O):
     S[oe] = NO_ENERGY
     S[oe + 1] = NO_ENERGY
     S[oe + 2] = 0
+    S[ow] = 0                     # the work counters are per decision (eas.feec's ``work`` row)
+    S[ow + 1] = 0
     tu = S[S[20] + (p) * S[22] + SA_UTIL_AVG]
     tue = task_util_est(p, S)
     om = P[48] + S[S[8] + (p) * T_NFIELDS + T_MASK] * P[50]

@@ -19,8 +19,10 @@ averages of every runqueue are brought up to date (``update_blocked_averages``),
 domain's overutilized flag is recomputed and SIS_UTIL's ``nr_idle_scan`` refreshed; when
 overutilized (or without EAS) each idle CPU pulls one waiting CFS task from the runqueue with
 the most waiting tasks, and a running task that does not fit its CPU moves to an idle CPU of
-higher capacity (misfit). A CPU going idle does the same pull for itself (newidle balance),
-and pulls a waiting FIFO task whatever the overutilized state (rt pull).
+higher capacity (misfit: moved by the stopper, after which the source CPU schedules like any
+CPU whose task left it, ``leave_cpu``). A CPU going idle does the same pull for itself
+(newidle balance), and pulls a waiting FIFO task whatever the overutilized state (rt pull);
+an idle destination is synced and leaves idle before either pull.
 """
 from __future__ import annotations
 
@@ -220,7 +222,12 @@ def select_task_rq(p, prev, now, S, P, O):
 
 @njit(cache=True, _nrt=False)
 def move_queued(p, src, dst, now, reason, preempt, S, P, O):
-    """Move a queued (runnable, or running on ``src``) task to ``dst``: detach, renormalise, attach."""
+    """Move a queued (runnable, or running on ``src``) task to ``dst``: detach, renormalise, attach.
+
+    A task running on ``src`` (moved by the stopper: active balance, affinity change) stays
+    ``src``'s current task: the caller then lets ``src`` schedule (``leave_cpu``) and checks
+    preemption on ``dst`` (kept out of here so that no njit function calls itself back).
+    """
     oTK = S[8]
     oCP = S[12]
     running = S[oCP + (src) * C_NFIELDS + C_CURR] == p
@@ -248,7 +255,7 @@ def move_queued(p, src, dst, now, reason, preempt, S, P, O):
         rq_add(p, dst, S)
     emit(O, now, EV_MIGRATE, dst, p, src, reason, 0, 0)
     if running:
-        schedule(src, PREV_STATE_RUNNING, now, S, P, O)
+        return
     S[oTK + (p) * T_NFIELDS + T_STATE] = TS_RUNNABLE
     if preempt:
         check_preempt(dst, p, now, S, P, O)
@@ -314,8 +321,21 @@ def exit_idle(c, now, S, P, O):
 
 
 @njit(cache=True, _nrt=False)
+def leave_cpu(c, prev_state, now, S, P, O):
+    """CPU ``c``'s running task has left it (slept, exited or was migrated away; rq synced):
+    ``__schedule`` with the newidle balance of ``pick_next_task_fair`` when nothing is queued,
+    then the went-idle book-keeping if the CPU is idle."""
+    oCP = S[12]
+    if S[oCP + (c) * C_NFIELDS + C_NR_CFS] + S[oCP + (c) * C_NFIELDS + C_NR_RT] == 0:
+        pull_one(c, now, True, S, P, O)      # newidle balance before going idle
+    schedule(c, prev_state, now, S, P, O)
+    if S[oCP + (c) * C_NFIELDS + C_CURR] < 0:
+        went_idle(c, now, S, P, O)
+
+
+@njit(cache=True, _nrt=False)
 def went_idle(c, now, S, P, O):
-    """Book-keeping when CPU ``c`` has just switched to idle: idle stamp, newidle / rt pull."""
+    """Book-keeping when CPU ``c`` has just switched to idle: idle stamp, schedutil's went-idle flag."""
     S[S[56] + (c) * S[58] + AI_IDLE_STAMP] = now
     d = P[P[0] + c]
     for j in range(P[P[24] + d]):
@@ -351,6 +371,9 @@ def pull_one(dst, now, newidle, S, P, O):
     if best >= 0:
         src = S[oTK + (best) * T_NFIELDS + T_CPU]
         sync_cpu(src, now, S, P)
+        sync_cpu(dst, now, S, P)          # as the CFS branch: dst synced and out of idle first
+        if S[oCP + (dst) * C_NFIELDS + C_IDLE_STATE] >= 0:
+            exit_idle(dst, now, S, P, O)
         move_queued(best, src, dst, now, 1, not newidle, S, P, O)
         return
     if S[S[0] + G_OVERUTIL] == 0 and S[S[4] + K_PLACEMENT] != PLACE_NO_EAS:
@@ -415,6 +438,8 @@ def load_balance(now, S, P, O):
                 if S[oCP + (dst) * C_NFIELDS + C_IDLE_STATE] >= 0:
                     exit_idle(dst, now, S, P, O)
                 move_queued(p, c, dst, now, 2, True, S, P, O)
+                leave_cpu(c, PREV_STATE_RUNNING, now, S, P, O)     # then src schedules, may go idle
+                check_preempt(dst, p, now, S, P, O)
                 break
 
 
@@ -490,6 +515,8 @@ def op_done(c, now, S, P, O):
         if S[oCP + (dst) * C_NFIELDS + C_CURR] < 0 and S[oCP + (dst) * C_NFIELDS + C_IDLE_STATE] >= 0:
             exit_idle(dst, now, S, P, O)
         move_queued(p, c, dst, now, 0, True, S, P, O)
+        leave_cpu(c, PREV_STATE_RUNNING, now, S, P, O)
+        check_preempt(dst, p, now, S, P, O)
     else:
         dequeue_sleep(p, now, S, P, O)
         state = PREV_STATE_SLEEP
@@ -501,11 +528,7 @@ def op_done(c, now, S, P, O):
             state = PREV_STATE_DEAD
             if S[oTK + (p) * T_NFIELDS + T_POLICY] == POLICY_CFS:
                 detach_task_avg(p, c, S, P)
-        if S[oCP + (c) * C_NFIELDS + C_NR_CFS] + S[oCP + (c) * C_NFIELDS + C_NR_RT] == 0:
-            pull_one(c, now, True, S, P, O)      # newidle balance before going idle
-        schedule(c, state, now, S, P, O)
-    if S[oCP + (c) * C_NFIELDS + C_CURR] < 0:
-        went_idle(c, now, S, P, O)
+        leave_cpu(c, state, now, S, P, O)
     governor_update(c, now, S, P, O)
     emit_cpu_util(c, now, S, P, O)
 

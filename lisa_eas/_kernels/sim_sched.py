@@ -44,7 +44,7 @@ from numba import njit
 from .pelt import (CFG_DELTA_SCALING, CFG_DIVIDER_MODE, CFG_LOAD_AVG_MAX, CFG_RUNNABLE_SCALED,
                    CFG_WEIGHT_IN_SUM, CFG_ZERO_IF_UNLOADED, SA_LAST_UPDATE, SA_LOAD_AVG, SA_LOAD_SUM,
                    SA_PERIOD_CONTRIB, SA_RUNNABLE_AVG, SA_RUNNABLE_SUM, SA_UTIL_AVG, SA_UTIL_SUM,
-                   _decay_shifted, clock_pelt_advance)
+                   _decay_shifted, clock_pelt_advance, idle_lost_time)
 from .sim_state import *  # noqa: F401,F403  (column indices)
 from .sim_state import (A_SIZE, A_CDUR, A_CPERIOD, A_CPU, A_END, A_PERF, A_PHASE, A_PHASE_LOOP, A_RUN,
                         A_SLACK, A_START, A_TASK, A_WULAT, C_BUSY_NS, C_CLOCK_PELT, C_CLOCK_TASK, C_CURR,
@@ -281,7 +281,8 @@ def update_task_signal(p, S, P):
         return True         # update_signal would return 0 without touching the signal
     # pelt.update_signal(sa, t, on_rq, running, NICE_0_LOAD, ..)
     load = NICE_0_LOAD * on_rq if P[P[36] + CFG_WEIGHT_IN_SUM] else on_rq
-    if pelt_flat(S, o, t, load, load, running, freq_scale(c, S, P), P[P[4] + c], NICE_0_LOAD, NICE_0_LOAD, P):
+    if pelt_flat(S, o, t, load, load, running, freq_scale(c, S, P), P[P[4] + c], NICE_0_LOAD, NICE_0_LOAD, P) \
+            and S[S[4] + K_UTIL_EST]:         # no util_est (off, or before v4.17): no flag to clear
         ewma, enq = task_util_est_clear_flag(S[oTK + (p) * T_NFIELDS + T_UE_EWMA], S[oTK + (p) * T_NFIELDS + T_UE_ENQ], S[S[4] + K_UE_ERA])
         S[oTK + (p) * T_NFIELDS + T_UE_EWMA] = ewma
         S[oTK + (p) * T_NFIELDS + T_UE_ENQ] = enq
@@ -483,6 +484,9 @@ def dequeue_sleep(p, now, S, P, O):
     update_task_signal(p, S, P)   # last update while running
     S[oTK + (p) * T_NFIELDS + T_STATE] = TS_SLEEPING
     S[oCP + (c) * C_NFIELDS + C_NR_CFS] -= 1
+    if not S[S[4] + K_UTIL_EST]:     # util_est off or before v4.17: the estimate stays 0
+        emit_task_util(p, now, S, O)
+        return
     o = S[20] + p * S[22]
     ewma, enq = util_est_update(S[oTK + (p) * T_NFIELDS + T_UE_EWMA], S[oTK + (p) * T_NFIELDS + T_UE_ENQ], S[o + SA_UTIL_AVG],
                                 S[o + 6], P[P[4] + c], S[S[4] + K_UE_ERA])
@@ -574,6 +578,11 @@ def switch_to(c, nxt, prev_state, now, S, P, O):
             S[oCP + (c) * C_NFIELDS + C_NEXT_TICK] = (now // tick + 1) * tick
         refresh_next_event(c, now, S, P)
     else:
+        if not S[oK + K_DELTA_SCALING]:      # update_idle_rq_clock_pelt (v5.1+; the rq is synced)
+            S[oCP + (c) * C_NFIELDS + C_LOST_IDLE] += idle_lost_time(
+                S[S[24] + c * S[26] + SA_UTIL_SUM] + S[S[28] + c * S[30] + SA_UTIL_SUM],
+                S[oCP + (c) * C_NFIELDS + C_CLOCK_TASK], S[oCP + (c) * C_NFIELDS + C_CLOCK_PELT], P[P[36] + CFG_LOAD_AVG_MAX])
+            S[oCP + (c) * C_NFIELDS + C_CLOCK_PELT] = S[oCP + (c) * C_NFIELDS + C_CLOCK_TASK]
         st = choose_idle_state(c, now, S, P)
         S[oCP + (c) * C_NFIELDS + C_IDLE_STATE] = st
         S[oCP + (c) * C_NFIELDS + C_NEXT_TICK] = INF_TIME

@@ -104,13 +104,11 @@ G_ENQ_SEQ = 4
 G_DONE = 5             # 1 when every task has exited
 G_STATUS = 6           # 0 running, 1 paused (buffer full), 2 finished
 G_ITER = 7
-G_WAKE_T = 8           # unused (earliest wake-up: the top of the wake-up heap)
-G_WAKE_IDX = 9         # unused
-G_WAKE_DIRTY = 10      # 1: the wake-up heap and the runqueue member lists are to be built from the
+G_WAKE_DIRTY = 8       # 1: the wake-up heap and the runqueue member lists are to be built from the
                        # task table (set by build_run; the loop keeps them up to date afterwards)
-G_ALIVE = 11           # tasks not exited
-G_HEAP_N = 12          # sleeping tasks in the wake-up heap
-G_NFIELDS = 13
+G_ALIVE = 9            # tasks not exited
+G_HEAP_N = 10          # sleeping tasks in the wake-up heap (its top is the earliest wake-up)
+G_NFIELDS = 11
 
 # ---------------------------------------------------------------- output events ev[n, :]
 E_TIME = 0

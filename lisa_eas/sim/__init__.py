@@ -28,10 +28,15 @@ Scheduling model
   runqueues are updated, the overutilized flag is set/cleared (it is only set at enqueue and
   tick), SIS_UTIL's scan depth refreshed; when overutilized (or without EAS) each idle CPU
   pulls one waiting CFS task from the runqueue with the most waiting tasks, and a running
-  task that does not fit its CPU moves to an idle bigger CPU (misfit). A CPU about to idle
-  pulls the same way (newidle), and pulls waiting FIFO tasks regardless.
+  task that does not fit its CPU moves to an idle bigger CPU (misfit; as the kernel's active
+  balance, the source CPU then schedules and goes idle the normal way). A CPU about to idle
+  pulls the same way (newidle), and pulls waiting FIFO tasks regardless; an idle CPU that
+  pulls leaves its idle state first (``cpu_idle`` exit, ``avg_idle``).
 * **PELT / util_est** per task and per runqueue with the issue-3 kernels, against each
-  runqueue's PELT clock; new tasks start with half their CPU's spare capacity
+  runqueue's PELT clock (v5.1+: ``update_rq_clock_pelt``, and ``update_idle_rq_clock_pelt``
+  at idle entry: a saturated CPU's lost idle time is subtracted; <= v5.0: delta scaling).
+  util_est only with ``SimConfig(util_est=True)`` on a v4.17+ era (else the estimates stay
+  0). New tasks start with half their CPU's spare capacity
   (``post_init_entity_util_avg``); the blocked utilization of remote idle CPUs is as fresh
   as the last load-balance pass, as in the kernel.
 * **Frequency**: one governor per perf domain: schedutil (issue-3 ``sugov_update``, rate
@@ -49,6 +54,10 @@ Scheduling model
   apply. Not modelled: ondemand's ``powersave_bias``/``io_is_busy``, interactive's
   ``timer_slack`` deferral, boost/boostpulse and per-frequency target loads, schedfreq's
   tick-time jump to the top OPP.
+* **EAS decisions** (``lisa_sim_eas_decision``): the chosen CPU, the compared energies, the
+  work of that one ``find_energy_efficient_cpu`` call (``pd_evaluations``,
+  ``cpu_util_computations``, as :func:`lisa_eas.models.eas.find_energy_efficient_cpu`
+  reports them) and its exact inputs.
 * **Idle states**: a CPU going idle enters the deepest state whose target residency fits the
   time to the next timer armed on it.
 * **Energy**: see :mod:`lisa_eas.sim._energy`.

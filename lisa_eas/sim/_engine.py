@@ -51,6 +51,8 @@ def build_run(platform: Platform, compiled: CompiledWorkload, config: SimConfig,
 
     nc = platform.nr_cpus
     pds = platform.perf_domains
+    if not pds:      # the same check (and message) as ``lisa_eas.simulate``
+        raise ModelError(f"platform {platform.name!r} has no perf domains (no OPPs); the simulator needs them")
     nd = len(pds)
     era = config.era_tuple
     kmax = max(len(d.opps) for d in pds)

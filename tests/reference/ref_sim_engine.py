@@ -37,6 +37,9 @@ def run_reference(platform, compiled, config, t_end_ns):
     from lisa_eas.energy_model import EnergyModel
     from lisa_eas.sim._engine import RawRun
 
+    if not platform.perf_domains:        # as lisa_eas.sim._engine.build_run
+        from lisa_eas.errors import ModelError
+        raise ModelError(f"platform {platform.name!r} has no perf domains (no OPPs); the simulator needs them")
     prm = run_params(platform, config)
     need_em = config.placement != "no-eas" or prm.ramp_boost
     em = EnergyModel.from_platform(platform, config.era) if need_em else None
@@ -68,7 +71,7 @@ class Simulation(Scheduler):
         self.enq_seq = 0
         self.next_balance = prm.balance_ns
         self.timers = {}                 # timer slot -> next absolute expiry
-        self.feec_work = [0, 0]          # cumulative (pd evaluations, cpu_util computations)
+        self.feec_work = [0, 0]          # (pd evaluations, cpu_util computations) of the last decision
         self.events, self.activations, self.eas_log = [], [], []
         self._build_platform(platform, config)
         self._build_tasks(compiled, config)

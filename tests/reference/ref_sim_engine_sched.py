@@ -85,7 +85,8 @@ class Scheduler:
         c.last_acct = now
 
     def pelt_now(self, c):
-        return c.clock_task if self.era["delta_scaling"] else c.clock_pelt
+        """rq_clock_pelt: the PELT clock less the idle time lost while saturated (v5.1+)."""
+        return c.clock_task if self.era["delta_scaling"] else c.clock_pelt - c.lost_idle
 
     def update_rq(self, c, now):
         """update_rq_clock + the cfs_rq / rt_rq signals of ``c`` (no-op if the clock is at ``now``)."""
@@ -145,7 +146,8 @@ class Scheduler:
         if update_load_sum(p.sa, self.pelt_now(c), load, load, running, self.freq_scale(c), c.capacity, self.era,
                            self.yn):
             update_load_avg(p.sa, NICE_0_LOAD, self.era)
-            p.ue_ewma, p.ue_enqueued = clear_flag(p.ue_ewma, p.ue_enqueued, self.prm.ue_era)
+            if self.prm.util_est:               # util_est_update / its flag only exist with util_est
+                p.ue_ewma, p.ue_enqueued = clear_flag(p.ue_ewma, p.ue_enqueued, self.prm.ue_era)
         return True
 
     def update_task_avg(self, p, now):
@@ -230,8 +232,9 @@ class Scheduler:
         self.update_task_signal(p)
         p.state = NEW_OR_SLEEPING
         c.nr_cfs -= 1
-        p.ue_ewma, p.ue_enqueued = util_est_update(p.ue_ewma, p.ue_enqueued, p.sa.util_avg, p.sa.runnable_avg,
-                                                   c.capacity, self.prm.ue_era)
+        if self.prm.util_est:                   # util_est_update (v4.17+, when enabled)
+            p.ue_ewma, p.ue_enqueued = util_est_update(p.ue_ewma, p.ue_enqueued, p.sa.util_avg, p.sa.runnable_avg,
+                                                       c.capacity, self.prm.ue_era)
         self.emit_task_util(p, now)
 
     def op_boundary(self, p, c, now):
@@ -281,6 +284,13 @@ class Scheduler:
                 c.next_tick = (now // self.prm.tick_ns + 1) * self.prm.tick_ns
             self.refresh_next_event(c, now)
         else:
+            if not self.era["delta_scaling"]:
+                # update_idle_rq_clock_pelt: a CPU that was saturated (cfs + rt util_sum at the
+                # divider) loses the idle time its scaled clock could not see; then the clocks sync
+                lam = self.era["load_avg_max"]
+                if c.cfs.util_sum + c.rt.util_sum >= ((lam - 1024) << 10) - lam:
+                    c.lost_idle += c.clock_task - c.clock_pelt
+                c.clock_pelt = c.clock_task
             c.idle_state = self.choose_idle_state(c, now)
             c.next_tick = INF_TIME
             c.next_event = INF_TIME
@@ -420,8 +430,7 @@ class Scheduler:
         tu, tue = p.sa.util_avg, self.task_util_est(p)
         cpu, energies, evals, calls = ref_eas.feec(self.prm.eas_era, self.em, util, ue, tu, tue, prev.idx, allowed,
                                                    cap_of, overutilized=self.overutilized)
-        self.feec_work[0] += evals
-        self.feec_work[1] += calls
+        self.feec_work = [evals, calls]           # the work of this one find_energy_efficient_cpu call
         if cpu < 0:
             return None
         if energies[0] is not None or energies[1] is not None:
@@ -505,8 +514,8 @@ class Scheduler:
             dst.nr_rt += 1
             p.cpu = dst.idx
         self.emit(now, ss.EV_MIGRATE, dst.idx, p.idx, src.idx, reason)
-        if running:
-            self.schedule(src, PREV_RUNNING, now)
+        if running:                      # the stopper moved it: src then schedules by itself
+            self.leave_cpu(src, PREV_RUNNING, now)
         p.state = RUNNABLE
         if preempt:
             self.check_preempt(dst, p, now)
@@ -520,6 +529,9 @@ class Scheduler:
                 best = min(rt, key=lambda p: (-p.prio, p.idx))
                 src = self.cpus[best.cpu]
                 self.sync_cpu(src, now)
+                self.sync_cpu(dst, now)             # pull_rt_task: dst's rq is updated, it leaves idle
+                if dst.idle_state >= 0:
+                    self.exit_idle(dst, now)
                 self.move_queued(best, src, dst, now, 1, not newidle)
                 return
         if not self.overutilized and self.prm.placement != "no-eas":
@@ -605,6 +617,18 @@ class Scheduler:
         self.governor_update(c, now)
         self.emit_cpu_util(c, now)
 
+    def leave_cpu(self, c, prev_state, now):
+        """``__schedule`` of a CPU whose running task left it (sleep, exit, migration by the
+        stopper): newidle balance (``pick_next_task_fair``) when nothing is queued, then the
+        idle stamp and schedutil's went-idle flag if it goes idle."""
+        if c.nr_running == 0:
+            self.pull_one(c, now, True)
+        self.schedule(c, prev_state, now)
+        if c.curr is None:
+            c.idle_stamp = now
+            if c.pd.sugov is not None:
+                c.pd.sugov.cpus[c.pd.cpus.index(c)].went_idle = True
+
     def op_done(self, c, now):
         """The running task of ``c`` reached an op boundary: finish the op, run its program on."""
         p = c.curr
@@ -642,13 +666,7 @@ class Scheduler:
                 state = PREV_DEAD
                 if p.policy == CFS:
                     self.detach_avg(p, c)
-            if c.nr_running == 0:
-                self.pull_one(c, now, True)              # newidle balance
-            self.schedule(c, state, now)
-        if c.curr is None:
-            c.idle_stamp = now
-            if c.pd.sugov is not None:
-                c.pd.sugov.cpus[c.pd.cpus.index(c)].went_idle = True
+            self.leave_cpu(c, state, now)
         self.governor_update(c, now)
         self.emit_cpu_util(c, now)
 

@@ -81,6 +81,7 @@ class Cpu:
     nr_rt: int = 0
     clock_task: int = 0
     clock_pelt: int = 0
+    lost_idle: int = 0       # rq->lost_idle_time
     min_vruntime: int = 0
     idle_state: int = -1     # -1: busy
     next_tick: int = INF_TIME

@@ -1,0 +1,278 @@
+"""Scheduler semantics of the simulator that a review found wrong, checked on purpose-built runs.
+
+Each test builds a small scenario where the behaviour shows, checks it on the numba engine
+(its output, or its state when the run is stopped at the instant of interest) and checks
+that the independently written reference engine (``tests/reference/ref_sim_engine.py``)
+gives the identical run:
+
+* the EAS decision log's work counters are per decision (``find_energy_efficient_cpu``'s
+  work for that wake-up, as ``lisa_eas.models.eas`` reports it), not running totals;
+* a CPU going idle after being saturated accrues ``lost_idle_time``
+  (``update_idle_rq_clock_pelt``, v5.1+), so the PELT signals keep matching the PELT model;
+* util_est stays 0 when it is off or predates the era (< v4.17);
+* a misfit migration (active balance) lets the source CPU go idle through the normal path
+  (newidle balance, idle stamp, schedutil's went-idle flag);
+* an rt pull takes the destination CPU out of idle (``cpu_idle`` exit, ``avg_idle``) first;
+* a platform without perf domains is refused with a ``ModelError``.
+"""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from reference.ref_sim_engine import run_reference
+
+from lisa_eas._kernels import sim_state as ss
+from lisa_eas._kernels.schedutil import CS_WENT_IDLE
+from lisa_eas._kernels.sim_models import AI_AVG_IDLE, AI_IDLE_STAMP
+from lisa_eas.errors import ModelError
+from lisa_eas.models.eas import find_energy_efficient_cpu
+from lisa_eas.models.pelt import pelt_timeline
+from lisa_eas.platform import load_platform
+from lisa_eas.rtapp import Phase, Run, RunTime, Sleep, periodic, task, workload
+from lisa_eas.sim import SimConfig, simulate
+from lisa_eas.sim._compile import compile_workload
+from lisa_eas.sim._engine import build_run, run_loop
+from lisa_eas.sim._output import PID_BASE
+
+HIKEY = load_platform("hikey960")
+LITTLE, BIG = 0, 4                  # HiKey960: CPUs 0-3 little, 4-7 big
+
+
+def _run(wl, config, t_end_ns, plat=HIKEY):
+    """The numba engine's raw run and final state, and the reference engine's raw run."""
+    compiled = compile_workload(wl, plat.nr_cpus)
+    S, P, O, margin = build_run(plat, compiled, config, int(t_end_ns))
+    raw = run_loop(S, P, O, margin)
+    return raw, S, run_reference(plat, compiled, config, int(t_end_ns))
+
+
+def _same(fast, ref):
+    for name in ("events", "activations", "eas", "res_busy", "res_idle"):
+        a, b = getattr(fast, name), getattr(ref, name)
+        assert a.shape == b.shape and np.array_equal(a, b), f"{name} differ between the numba and reference engines"
+    assert fast.t_end == ref.t_end
+
+
+def _cpu(S, c, field):
+    return int(S[S[12] + c * ss.C_NFIELDS + field])
+
+
+def _idle_stat(S, c, field):
+    return int(S[S[56] + c * S[58] + field])
+
+
+# ---------------------------------------------------------------- 1. EAS work counters per decision
+def _eas_trace(placement):
+    wl = workload([task(f"t{i}", periodic(duty_cycle_pct=5 + 3 * (i % 5), period_ms=16, duration_s=0.3))
+                   for i in range(10)], calibration=20)
+    return simulate(HIKEY, wl, config=SimConfig(placement=placement, era="v5.4"))
+
+
+def _replay(dec, era):
+    """``lisa_eas.models.eas`` on the logged inputs of each decision."""
+    nc = HIKEY.nr_cpus
+
+    def per_cpu(prefix):
+        return dec[[f"{prefix}{c}" for c in range(nc)]].to_numpy().astype(np.int64)
+
+    return find_energy_efficient_cpu(HIKEY, per_cpu("util_cpu"), dec["in_task_util_avg"].to_numpy(),
+                                     dec["prev_cpu"].to_numpy(), util_est=per_cpu("util_est_cpu"),
+                                     task_util_est=dec["in_task_util_est"].to_numpy(),
+                                     allowed=per_cpu("allowed_cpu").astype(bool), capacity=per_cpu("capacity_cpu")[0],
+                                     overutilized=dec["in_overutilized"].to_numpy().astype(bool), era=era)
+
+
+def test_eas_work_counters_are_per_decision():
+    nr_pd = len(HIKEY.perf_domains)
+    pd_cpus = [len(d.cpus) for d in HIKEY.perf_domains]
+    work = {}
+    for placement, era in (("eas", "v5.4"), ("eas-v5.0", "v5.0")):
+        dec = _eas_trace(placement).df("lisa_sim_eas_decision")
+        assert len(dec) > 100
+        ev, calls = dec["pd_evaluations"].to_numpy(), dec["cpu_util_computations"].to_numpy()
+        # the work of each call equals the model's for the same inputs (where capacity_of is
+        # the same for every decision, which holds without rt tasks)
+        cap = dec[[f"capacity_cpu{c}" for c in range(HIKEY.nr_cpus)]].to_numpy()
+        assert (cap == cap[0]).all()
+        model = _replay(dec, era)
+        np.testing.assert_array_equal(model.cpu, dec["chosen_cpu"].to_numpy())
+        np.testing.assert_array_equal(model.pd_evaluations, ev)
+        np.testing.assert_array_equal(model.cpu_util_computations, calls)
+        work[era] = (ev, calls)
+    nc = HIKEY.nr_cpus
+    ev, calls = work["v5.4"]
+    # v5.4 (O(n)): per perf domain one base energy, at most one for prev and one for the CPU of
+    # max spare capacity; each evaluation computes one cpu_util per CPU of the domain, after the
+    # scan for the CPU of max spare capacity (one per CPU)
+    assert (ev >= nr_pd).all() and (ev <= 3 * nr_pd).all()
+    assert (calls <= nc + 3 * sum(pd_cpus)).all()
+    # v5.0 (O(n^2)): compute_energy() over every domain for prev and each candidate
+    ev50, calls50 = work["v5.0"]
+    assert (ev50 % nr_pd == 0).all() and (ev50 <= nr_pd * (1 + nr_pd)).all()
+    assert (calls50 == nc + (ev50 // nr_pd) * nc).all()
+    # small counts per decision, never running totals
+    assert calls.max() <= 4 * nc and calls50.max() <= (2 + nr_pd) * nc
+
+
+# ---------------------------------------------------------------- 2. lost idle time
+def _flat_out_then_sleep():
+    return workload([task("sat", [Phase(name="s", events=(RunTime(1_000_000), Sleep(300_000)), loop=2)],
+                          cpus=[BIG])], calibration=20)
+
+
+def _task_states(trace, pid, times):
+    """State (0 sleeping, 1 runnable, 2 running) of ``pid`` after each of ``times``."""
+    sw = trace.df("sched_switch")
+    wk = trace.df("sched_wakeup")
+    ev = []
+    for t, nxt, prv, pst in zip(sw["__ts"], sw["next_pid"], sw["prev_pid"], sw["prev_state"]):
+        if nxt == pid:
+            ev.append((t, 1, 2))
+        elif prv == pid:
+            ev.append((t, 1, 0 if pst else 1))
+    ev += [(t, 0, 1) for t in wk.loc[wk["pid"] == pid, "__ts"]]
+    ev.sort()
+    et = np.array([e[0] for e in ev])
+    es = np.array([e[2] for e in ev])
+    idx = np.searchsorted(et, times, side="right") - 1
+    return np.where(idx >= 0, es[np.maximum(idx, 0)], 0)
+
+
+@pytest.mark.parametrize("governor, saturated", [("powersave", True), ("performance", False)])
+def test_lost_idle_time_of_a_saturated_cpu(governor, saturated):
+    cfg = SimConfig(governor=governor, placement="no-eas", era="v5.4")
+    # the task's signals equal the PELT model's (which accounts the lost idle time) on its timeline
+    trace = simulate(HIKEY, _flat_out_then_sleep(), config=cfg)
+    pd = HIKEY.domain_of(BIG)
+    opp = pd.opps[0] if governor == "powersave" else pd.opps[-1]
+    tu = trace.df("lisa_sim_task_util")
+    times = tu["__ts"].to_numpy()
+    states = _task_states(trace, PID_BASE, times)
+    model = pelt_timeline(np.concatenate([[0], times]), np.concatenate([[0], states]),
+                          cpu_capacity=pd.cpu_capacity_max, freq_scale=opp.freq_khz * 1024 // pd.fmax_khz,
+                          era="v5.4", util_avg=int(tu["util_avg"].iloc[0]))
+    keep = times < times[-1]
+    assert keep.sum() > 500
+    cols = ["util_avg", "util_est_ewma", "util_est_enqueued"]
+    np.testing.assert_array_equal(tu[cols].to_numpy()[keep], model[cols].to_numpy()[1:][keep])
+    # the lost time itself, in the numba engine's state; the reference engine agrees
+    raw, S, ref = _run(_flat_out_then_sleep(), cfg, 3e9)
+    _same(raw, ref)
+    lost = _cpu(S, BIG, ss.C_LOST_IDLE)
+    if saturated:
+        # at the lowest OPP the PELT clock runs at (f_min / f_max) of wall time while busy: the
+        # difference is lost at each of the two idle entries after a saturated second
+        scale = pd.opps[0].freq_khz * 1024 // pd.fmax_khz
+        assert 2 * 0.9e9 * (1024 - scale) / 1024 < lost < 2 * 1.0001e9 * (1024 - scale) / 1024
+    else:
+        assert lost == 0
+    assert all(_cpu(S, c, ss.C_LOST_IDLE) == 0 for c in range(HIKEY.nr_cpus) if c != BIG)
+
+
+def test_no_lost_idle_time_with_delta_scaling():
+    raw, S, ref = _run(_flat_out_then_sleep(), SimConfig(governor="powersave", placement="no-eas", era="v5.0"), 3e9)
+    _same(raw, ref)
+    assert _cpu(S, BIG, ss.C_LOST_IDLE) == 0
+
+
+# ---------------------------------------------------------------- 3. util_est off
+@pytest.mark.parametrize("config", [SimConfig(util_est=False), SimConfig(era="v4.14", placement="no-eas")],
+                         ids=["util_est-off", "v4.14"])
+def test_util_est_stays_zero_without_util_est(config):
+    wl = workload([task(f"t{i}", periodic(duty_cycle_pct=10 + 20 * i, period_ms=16, duration_s=0.3))
+                   for i in range(3)], calibration=20)
+    raw, _, ref = _run(wl, config, 0.3e9)
+    _same(raw, ref)
+    trace = simulate(HIKEY, wl, config=config)
+    tu = trace.df("lisa_sim_task_util")
+    assert len(tu) > 100 and tu["util_avg"].max() > 100
+    assert (tu["util_est_ewma"] == 0).all() and (tu["util_est_enqueued"] == 0).all()
+    assert (trace.df("lisa_sim_cpu_util")["util_est_enqueued"] == 0).all()
+    # with util_est on, the same workload has estimates
+    on = simulate(HIKEY, wl, config=SimConfig()).df("lisa_sim_task_util")
+    assert on["util_est_ewma"].max() > 100
+
+
+# ---------------------------------------------------------------- 4. misfit migration
+def _misfit_workload():
+    """A task grows on a little CPU (pinned), then may go anywhere: the balancer's misfit path
+    moves it to an idle big CPU while it runs."""
+    return workload([task("h", [Phase(name="p", events=(Run(100_000),), loop=1, cpus=(LITTLE,)),
+                                Phase(name="q", events=(RunTime(200_000),), loop=1, cpus=tuple(range(8)))])],
+                    calibration=20)
+
+
+def test_misfit_migration_source_goes_idle_through_the_normal_path():
+    cfg = SimConfig(placement="no-eas")
+    raw, _, ref = _run(_misfit_workload(), cfg, 0.5e9)
+    _same(raw, ref)
+    ev = raw.events
+    mig = ev[(ev[:, ss.E_KIND] == ss.EV_MIGRATE) & (ev[:, ss.E_C] == 2)]
+    assert len(mig) == 1
+    tm, dst, src = int(mig[0, ss.E_TIME]), int(mig[0, ss.E_CPU]), int(mig[0, ss.E_B])
+    assert src == LITTLE and dst >= BIG
+    at = ev[ev[:, ss.E_TIME] == tm]
+    # the source switches to idle and enters an idle state at the migration time
+    assert ((at[:, ss.E_KIND] == ss.EV_SWITCH) & (at[:, ss.E_CPU] == src) & (at[:, ss.E_C] == -1)).any()
+    assert ((at[:, ss.E_KIND] == ss.EV_IDLE) & (at[:, ss.E_CPU] == src) & (at[:, ss.E_A] >= 0)).any()
+    # stopped right after the balance at tm: went_idle ran (idle stamp, schedutil's flag)
+    _, S, _ = _run(_misfit_workload(), cfg, tm)
+    assert _idle_stat(S, src, AI_IDLE_STAMP) == tm
+    assert _cpu(S, src, ss.C_CURR) == -1
+    d = HIKEY.perf_domains.index(HIKEY.domain_of(src))
+    j = list(HIKEY.domain_of(src).cpus).index(src)
+    assert S[S[36] + (d * S[38] + j) * S[39] + CS_WENT_IDLE] == 1
+
+
+# ---------------------------------------------------------------- 5. rt pull out of idle
+def _rt_workload():
+    """A low-priority FIFO task allowed on CPUs 0-1, preempted there by pinned higher-priority
+    FIFO tasks: it waits while the other CPU idles, until the balancer pulls it."""
+    b = task("b", [Phase(name="b", events=(RunTime(30000), Sleep(10000)), loop=-1)], cpus=[0, 1],
+             policy="SCHED_FIFO", priority=10)
+    a = task("a", [Phase(name="a", events=(RunTime(5000), Sleep(13000)), loop=-1)], cpus=[0],
+             policy="SCHED_FIFO", priority=50)
+    c = task("c", [Phase(name="c", events=(RunTime(4000), Sleep(17000)), loop=-1)], cpus=[1],
+             policy="SCHED_FIFO", priority=50)
+    return workload([b, a, c], calibration=20)
+
+
+def test_rt_pull_takes_the_destination_out_of_idle_first():
+    cfg = SimConfig(placement="no-eas")
+    raw, _, ref = _run(_rt_workload(), cfg, 0.3e9)
+    _same(raw, ref)
+    ev = raw.events
+    rows = np.flatnonzero((ev[:, ss.E_KIND] == ss.EV_MIGRATE) & (ev[:, ss.E_C] == 1) & (ev[:, ss.E_A] == 0))
+
+    def dst_was_idle(i):          # dst had switched to idle before (periodic balance, not newidle)
+        sw = ev[:i][(ev[:i, ss.E_KIND] == ss.EV_SWITCH) & (ev[:i, ss.E_CPU] == ev[i, ss.E_CPU])]
+        return sw[-1, ss.E_C] == -1 and sw[-1, ss.E_TIME] < ev[i, ss.E_TIME]
+
+    from_idle = [i for i in rows if dst_was_idle(i)]
+    assert len(from_idle) >= 3
+    for i in from_idle:
+        t, dst = ev[i, ss.E_TIME], ev[i, ss.E_CPU]
+        before = ev[:i]
+        exits = before[(before[:, ss.E_KIND] == ss.EV_IDLE) & (before[:, ss.E_CPU] == dst)]
+        assert exits[-1, ss.E_TIME] == t and exits[-1, ss.E_A] == -1, "cpu_idle exit of dst before the pull"
+    # avg_idle of dst is updated at the pull (exit_idle), from its value just before
+    t = int(ev[from_idle[0], ss.E_TIME])
+    dst = int(ev[from_idle[0], ss.E_CPU])
+    _, s0, _ = _run(_rt_workload(), cfg, t - 1)
+    _, s1, _ = _run(_rt_workload(), cfg, t)
+    avg, stamp = _idle_stat(s0, dst, AI_AVG_IDLE), _idle_stat(s0, dst, AI_IDLE_STAMP)
+    assert _cpu(s0, dst, ss.C_CURR) == -1
+    assert _idle_stat(s1, dst, AI_AVG_IDLE) == min(avg + ((t - stamp - avg) >> 3), 1_000_000)
+
+
+# ---------------------------------------------------------------- 6. no perf domains
+def test_platform_without_perf_domains_is_refused():
+    plat = load_platform("x86_llc112")
+    assert not plat.perf_domains
+    wl = workload([task("t", periodic(duty_cycle_pct=10, period_ms=16, duration_s=0.1))], calibration=20)
+    compiled = compile_workload(wl, plat.nr_cpus)
+    for call in (lambda: build_run(plat, compiled, SimConfig(), 10**8),
+                 lambda: run_reference(plat, compiled, SimConfig(), 10**8),
+                 lambda: simulate(plat, wl)):
+        with pytest.raises(ModelError, match=r"'x86_llc112' has no perf domains \(no OPPs\)"):
+            call()
