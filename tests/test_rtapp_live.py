@@ -52,7 +52,12 @@ def _run(wl, logdir: Path, timeout: float = 20.0, *, tracing: bool = False) -> s
 def ns_per_loop(tmp_path_factory) -> int:
     """ns per loop of this machine, measured from a 0.2 s run-only rt-app log."""
     require_live(RTAPP is not None, "rt-app is not installed (apt-get install rt-app)")
-    d = tmp_path_factory.mktemp("cal")
+    return max(1, round(_calibrate(tmp_path_factory.mktemp("cal"))))
+
+
+def _calibrate(d: Path) -> float:
+    """ns per loop measured now (median row of a 0.2 s run-only rt-app run)."""
+    d.mkdir(parents=True, exist_ok=True)
     cal = workload([task("cal", (Phase(name="busy", events=(Run(5000),), loop=40),))],
                    calibration=20, default_policy="SCHED_FIFO")
     _run(cal, d)
@@ -63,15 +68,17 @@ def ns_per_loop(tmp_path_factory) -> int:
     assert measured_ns_per_loop(df, 20) <= measured_ns_per_loop(df, 20, quantile=0.5)
     ns = measured_ns_per_loop(df, 20, quantile=0.5)
     assert 1 <= ns <= 2000, ns
-    return max(1, round(ns))
+    return ns
 
 
 def test_periodic_run_and_runtime_logs(tmp_path, ns_per_loop):
     """Activation counts exact; period, busy time and duty cycle within stated tolerances."""
+    before = _calibrate(tmp_path / "cal_before")       # calibrated right before the run
     wl = workload([task("per_run", periodic(16, 30, duration_s=1.0)),
                    task("per_rt", periodic(16, 25, duration_s=1.0, runtime=True))],
-                  calibration=ns_per_loop, default_policy="SCHED_FIFO")
+                  calibration=max(1, round(before)), default_policy="SCHED_FIFO")
     _run(wl, tmp_path)
+    drift = _calibrate(tmp_path / "cal_after") / before  # and right after: the VM's speed drift
     logs = read_rtapp_logs(tmp_path, "lt")
     assert set(logs["task"]) == {"per_run", "per_rt"}
     for name, busy_us in (("per_run", 4800), ("per_rt", 4000)):
@@ -89,8 +96,10 @@ def test_periodic_run_and_runtime_logs(tmp_path, ns_per_loop):
             assert busy_us <= df["run_us"].median() <= 1.10 * busy_us
         else:
             # run is fixed work, calibrated on this machine a moment before: duty within
-            # +/-25 % of 30 % (the VM's speed drifts between the calibration and the run)
-            assert 0.30 / 1.25 <= duty <= 0.30 * 1.25, duty
+            # +/-25 % of 30 % (this VM's speed wanders ~+/-15 % from run to run), widened by the
+            # speed change measured between the calibrations before and after the run
+            lo, hi = 0.30 * min(1.0, drift) / 1.25, 0.30 * max(1.0, drift) * 1.25
+            assert lo <= duty <= hi, (duty, drift)
         assert (df["slack_us"].median() > 0)  # no systematic overrun at 25-30 % on a 2-CPU VM
 
 
