@@ -117,16 +117,16 @@ class TraceCache:
         return self.dir / f"{event}.parquet"
 
     def load(self, event: str) -> pd.DataFrame:
+        import pyarrow as pa
         import pyarrow.parquet as pq
-        # memory-mapped read of the file's single row group: one chunk per column (the dataset
+        # Memory-mapped read of the file's single row group: one chunk per column (the dataset
         # reader behind read_table would cut it into 128 k-row batches that to_pandas then has
         # to concatenate); one block per column so numeric columns need no consolidation
-        # copy; categoricals come back as pandas categoricals (dictionary-encoded columns)
-        import pyarrow as pa
+        # copy; categoricals come back as pandas categoricals (dictionary-encoded columns).
         # Arrow's default allocator (mimalloc in the wheels) was measured 1.5-2x slower than the
         # C library's malloc at filling fresh memory of this size (hundreds of MB, THP in
-        # madvise mode); the decoded columns are allocated from the system pool, the caller's
-        # default pool is restored at once
+        # madvise mode): the columns are allocated from the system pool, and the caller's
+        # default pool is restored at once.
         previous = pa.default_memory_pool()
         pa.set_memory_pool(pa.system_memory_pool())
         try:
