@@ -51,16 +51,23 @@ def tracing_state() -> tuple[str, str]:
             Path(f"{TRACEFS}/set_event").read_text().strip())
 
 
-def switch_ins(trace_path: Path, comm: str) -> int:
-    """Number of sched_switch events switching ``comm`` in."""
+def switches(trace_path: Path, comm: str) -> int:
+    """Number of sched_switch events switching ``comm`` in or out.
+
+    Both directions count: on this VM the kernel does not always record the switch out of a
+    CPU's idle task (seen on one haltpoll CPU), so a task woken on that CPU can have its
+    switch-ins missing while every switch-out (it sleeps at the end of each activation) is
+    there.
+    """
     try:
         from lisa_eas.trace import read_trace
     except ImportError:
         out = subprocess.run(["trace-cmd", "report", str(trace_path)], capture_output=True, text=True,
                              check=True).stdout
-        return sum(1 for ln in out.splitlines() if "sched_switch:" in ln and f"==> {comm}:" in ln)
+        return sum(1 for ln in out.splitlines() if "sched_switch:" in ln
+                   and (f"==> {comm}:" in ln or f"sched_switch: {comm}:" in " ".join(ln.split())))
     df = read_trace(trace_path).df("sched_switch")
-    return int((df["next_comm"] == comm).sum())
+    return int((df["next_comm"] == comm).sum() + (df["prev_comm"] == comm).sum())
 
 
 def marker_begins(trace_path: Path, comm: str = "t6_periodic") -> np.ndarray:

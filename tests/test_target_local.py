@@ -14,7 +14,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 from conftest import REPO, require_live
-from target_helpers import (live_ready, log_starts, marker_begins, periodic_workload, switch_ins,
+from target_helpers import (live_ready, log_starts, marker_begins, periodic_workload, switches,
                             tracing_state, write_workload)
 
 from lisa_eas.errors import PermanentBoardError
@@ -60,7 +60,7 @@ def test_cli_run_two_second_periodic_end_to_end(board, tmp_path, capsys):
     assert 1.9 < info["timings"]["run_s"] < 30
 
     # the rt-app task really ran and was traced
-    assert switch_ins(out / "trace.dat", "t6_periodic") >= 10  # fewer than 125 when a period overruns
+    assert switches(out / "trace.dat", "t6_periodic") >= 10  # fewer than 125 when a period overruns
     # activations: one log row and one "begins loop" marker each, at the same instants (mono clock)
     starts = log_starts(out / "rtapp" / "rt-app-t6_periodic-0.log")
     begins = marker_begins(out / "trace.dat")
@@ -107,7 +107,7 @@ def test_raw_extraction_writes_a_trace_dat_v6_that_readers_accept(board, tmp_pat
     from lisa_eas.trace import read_trace
 
     assert sum(read_trace(result.trace_path).metadata["event_counts"].values()) == len(events)
-    assert switch_ins(result.trace_path, "t6_periodic") >= 3
+    assert switches(result.trace_path, "t6_periodic") >= 3
     assert len(marker_begins(result.trace_path)) == 30
     assert tracing_state() == ("0", "")
 

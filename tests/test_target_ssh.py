@@ -16,7 +16,7 @@ import pytest
 import yaml
 from conftest import require_live
 from sshd import SshServer, sshd_available
-from target_helpers import live_ready, log_starts, marker_begins, periodic_workload, switch_ins, tracing_state
+from target_helpers import live_ready, log_starts, marker_begins, periodic_workload, switches, tracing_state
 
 from lisa_eas.errors import PermanentBoardError, TransientBoardError
 from lisa_eas.target import connect, run_workload, target_config_from_dict
@@ -54,7 +54,7 @@ def test_same_workload_over_ssh_gives_the_same_artifacts(sshd, tmp_path, caplog)
     info = result.run_info
     assert info["status"] == "complete" and info["target"]["kind"] == "linux"
     assert info["target"]["auth"] == "key file"
-    assert switch_ins(result.trace_path, "t6_periodic") >= 10
+    assert switches(result.trace_path, "t6_periodic") >= 10
     starts, begins = log_starts(result.log_paths[0]), marker_begins(result.trace_path)
     assert len(starts) == len(begins) == 125
     assert abs(starts - begins).max() < 200e-6
