@@ -11,6 +11,8 @@ models with schedutil, placement ``no-eas`` (idle-CPU search only, the "without"
 """
 from __future__ import annotations
 
+import numpy as np
+
 from ._claims import ExperimentResult, check_close, check_that, spearman
 from ._registry import published_csv, published_provenance
 from ._sweep import Sweep
@@ -47,11 +49,14 @@ def simulate_energy(job: tuple) -> dict:
     late = wk[wk["__ts"] >= wk["__ts"].max() - 10_000_000_000]
     home = late.groupby("comm")["target_cpu"].agg(lambda s: int(s.mode().iloc[0]))
     tasks_on = {d.name: int(sum(1 for c in home if int(c) in d.cpus)) for d in plat.perf_domains}
-    dom = {c: i for i, d in enumerate(plat.perf_domains) for c in d.cpus}
-    mig = tr.df("sched_migrate_task") if "sched_migrate_task" in tr.events else None
-    cross = 0 if mig is None else int(sum(
-        dom[int(a)] != dom[int(b)] for a, b, t in zip(mig["orig_cpu"], mig["dest_cpu"], mig["__ts"])
-        if t >= late["__ts"].min()))
+    dom = np.empty(plat.nr_cpus, np.int64)
+    for i, d in enumerate(plat.perf_domains):
+        dom[list(d.cpus)] = i
+    cross = 0
+    if "sched_migrate_task" in tr.events:
+        mig = tr.df("sched_migrate_task")
+        mig = mig[mig["__ts"].to_numpy() >= late["__ts"].min()]
+        cross = int(np.count_nonzero(dom[mig["orig_cpu"].to_numpy()] != dom[mig["dest_cpu"].to_numpy()]))
     return {"board": board, "tasks": n, "placement": placement, "era": era, "energy": float(e["total"]),
             "unit": e["unit"], "per_domain": {k: float(v) for k, v in dict(e.get("per_domain", {})).items()},
             "tasks_on": tasks_on, "cross_domain_migrations_last_10s": cross, "config": config.to_dict(),
