@@ -67,6 +67,7 @@ dt = time.perf_counter() - t0
 cpu = time.process_time() - c0
 ru = resource.getrusage(resource.RUSAGE_SELF)
 print(json.dumps({"events": n, "seconds": dt, "cpu_seconds": cpu, "df_bytes": mem,
+                  "buffer": trace.metadata.get("buffer", ""),
                   "peak_rss_bytes": ru.ru_maxrss * 1024, "rss_before_bytes": rss_before}))
 """
 
@@ -230,11 +231,12 @@ def main() -> int:
     tc = time.perf_counter() - t0
     r1 = resource.getrusage(resource.RUSAGE_CHILDREN)
     tc_cpu = (r1.ru_utime + r1.ru_stime) - (r0.ru_utime + r0.ru_stime)
-    # trace-cmd renders every buffer of the file: count them all for its rate
+    # trace-cmd renders every buffer of the file: count them all for its rate (the buffer
+    # read above is the one read_trace chose when none was named)
     from lisa_eas import read_trace
     n_all = n
     for other in read_trace(v6, cache=False).metadata.get("buffers", [""]):
-        if other != buffer:
+        if other != cold["buffer"]:
             t = read_trace(v6, cache=False, buffer=other)
             n_all += sum(len(t.df(e)) for e in t.events)
     res["trace_cmd_report"] = {"seconds": tc, "events": n_all, "events_per_s": n_all / tc,

@@ -19,11 +19,11 @@ import numpy as np
 import pandas as pd
 
 from . import _decode
-from ._columns import empty_small_pages
+from ._parquet_io import read_frame, write_frame
 
 __all__ = ["TraceCache", "content_key", "CACHE_VERSION"]
 
-CACHE_VERSION = 2
+CACHE_VERSION = 3
 _MANIFEST = "manifest.json"
 
 
@@ -117,48 +117,21 @@ class TraceCache:
         return self.dir / f"{event}.parquet"
 
     def load(self, event: str) -> pd.DataFrame:
-        import pyarrow as pa
-        import pyarrow.parquet as pq
-        # Memory-mapped read of the file's single row group: one chunk per column (the dataset
-        # reader behind read_table would cut it into 128 k-row batches that to_pandas then has
-        # to concatenate); one block per column so numeric columns need no consolidation
-        # copy; categoricals come back as pandas categoricals (dictionary-encoded columns).
-        # Arrow's default allocator (mimalloc in the wheels) was measured 1.5-2x slower than the
-        # C library's malloc at filling fresh memory of this size (hundreds of MB, THP in
-        # madvise mode): the columns are allocated from the system pool, and the caller's
-        # default pool is restored at once.
-        previous = pa.default_memory_pool()
-        pa.set_memory_pool(pa.system_memory_pool())
-        try:
-            table = pq.ParquetFile(self.event_path(event), memory_map=True).read(use_threads=True)
-            df = table.to_pandas(split_blocks=True, self_destruct=True)
-            del table
-        finally:
-            pa.set_memory_pool(previous)
-        # the float index is not stored (it is __ts in seconds); computed into 4 KiB pages
-        # mapped in one call (numpy's huge-page request makes first touch slow here)
-        ts = df["__ts"].to_numpy()
-        seconds = empty_small_pages(len(ts), np.float64, populate=True)
-        np.divide(ts, 1e9, out=seconds)
-        df.index = pd.Index(seconds, name="Time", copy=False)
-        return df
+        """The cached DataFrame of ``event`` (see :mod:`._parquet_io` for the file layout)."""
+        return read_frame(self.event_path(event))[0]
 
     def store(self, dfs: dict, metadata: dict, skipped: dict, manifest: dict | None) -> None:
         """Write ``dfs`` (adding to an existing matching cache); best effort, never raises."""
         import pyarrow as pa
-        import pyarrow.parquet as pq
         try:
             if manifest is None and self.dir.exists():
                 shutil.rmtree(self.dir, ignore_errors=True)
             self.dir.mkdir(parents=True, exist_ok=True)
             stored = set(manifest["stored"]) if manifest else set()
             for name, df in dfs.items():
-                table = pa.Table.from_pandas(df, preserve_index=False)
                 fd, tmp = tempfile.mkstemp(dir=self.dir, suffix=".tmp")
                 os.close(fd)
-                # uncompressed: ~1.4x faster to load than lz4 (the cache is read far more often
-                # than written) for ~1.7x the size, still ~1/5 of the trace.dat
-                pq.write_table(table, tmp, compression="none", row_group_size=max(len(df), 1))
+                write_frame(df, tmp)
                 os.chmod(tmp, 0o644)
                 os.replace(tmp, self.event_path(name))
                 stored.add(name)

@@ -215,6 +215,19 @@ def _dispatch(path: Path, kind: str, events, strict: bool, buffer=None):
     return read_text(path, strict=strict)
 
 
+def _load_cached(store, man: dict, event: str, path: Path, kind: str, strict: bool, buffer):
+    """``event`` from the cache; a cache file that cannot be read (damaged, deleted since the
+    manifest was read) is replaced by decoding the event from the trace again."""
+    try:
+        return store.load(event)
+    except MemoryError:
+        raise
+    except Exception:   # pyarrow, OS and layout errors alike: the trace itself is the truth
+        dfs, _, _ = _read_source(path, kind, [event], strict, buffer)
+        store.store(dfs, man["metadata"], man["skipped"], man)
+        return dfs[event]
+
+
 def read_trace(path: str | os.PathLike, *, events: Iterable[str] | None = None,
                window: tuple[float | None, float | None] | None = None, strict: bool = False,
                cache: bool = True, cache_dir: str | os.PathLike | None = None,
@@ -280,7 +293,7 @@ def read_trace(path: str | os.PathLike, *, events: Iterable[str] | None = None,
             frames.update(dfs)
         for e in present:
             if e not in frames:
-                frames[e] = (lambda e=e: store.load(e))
+                frames[e] = (lambda e=e: _load_cached(store, man, e, path, kind, strict, buffer))
         meta = dict(man["metadata"])
         meta["cache"] = str(store.dir)
         trace = Trace(frames, meta, skipped)
