@@ -126,27 +126,44 @@ class _Cursor:
         return n
 
 
-def _decompress(algo: str, data: bytes, usize: int, path: str, where: int) -> bytes:
-    if usize > max(1024 * len(data), 1 << 20) or usize > 1 << 34:
+def _decompressor(algo: str, path: str):
+    """``decompress(data, usize, where) -> bytes`` for the file's algorithm, one
+    decompression context for the whole file (creating one per chunk cost more than the
+    decompression itself)."""
+    if algo == "zstd":
+        import zstandard
+        dctx = zstandard.ZstdDecompressor()
+
+        def run(data, usize):
+            return dctx.decompress(data, max_output_size=max(usize, 1))
+    elif algo == "zlib":
+        def run(data, usize):
+            return zlib.decompress(data)
+    else:
+        raise TraceError(f"{path}: unsupported compression {algo!r}; convert the file with "
+                         "`trace-cmd convert --compression none`")
+
+    def decompress(data: bytes, usize: int, where: int) -> bytes:
+        _check_usize(usize, len(data), path, where)
+        try:
+            out = run(data, usize)
+        except Exception as exc:  # zstd/zlib raise their own types on corrupt input
+            raise TraceError(f"{path}: byte offset {where}: cannot decompress ({exc})") from None
+        if len(out) != usize:
+            raise TraceError(f"{path}: byte offset {where}: decompressed {len(out)} bytes, "
+                             f"header says {usize}")
+        return out
+    return decompress
+
+
+def _check_usize(usize: int, csize: int, path: str, where: int) -> None:
+    if usize > max(1024 * csize, 1 << 20) or usize > 1 << 34:
         raise TraceError(f"{path}: byte offset {where}: implausible uncompressed size {usize} "
-                         f"for {len(data)} compressed bytes")
-    try:
-        if algo == "zstd":
-            import zstandard
-            out = zstandard.ZstdDecompressor().decompress(data, max_output_size=max(usize, 1))
-        elif algo == "zlib":
-            out = zlib.decompress(data)
-        else:
-            raise TraceError(f"{path}: unsupported compression {algo!r}; convert the file with "
-                             "`trace-cmd convert --compression none`")
-    except TraceError:
-        raise
-    except Exception as exc:  # zstd/zlib raise their own types on corrupt input
-        raise TraceError(f"{path}: byte offset {where}: cannot decompress ({exc})") from None
-    if len(out) != usize:
-        raise TraceError(f"{path}: byte offset {where}: decompressed {len(out)} bytes, "
-                         f"header says {usize}")
-    return out
+                         f"for {csize} compressed bytes")
+
+
+def _decompress(algo: str, data: bytes, usize: int, path: str, where: int) -> bytes:
+    return _decompressor(algo, path)(data, usize, where)
 
 
 def _parse_printk(text: str) -> dict:
@@ -494,8 +511,11 @@ class _Reader:
         return {"name": name, "clock": clock, "page_size": page_size, "cpus": cpus}
 
     def _set_compressed_ranges(self, cpus):
+        """Decompress every CPU's chunks into one block: the chunk headers are read first
+        (their sizes give the block's size), then each chunk is decompressed and copied into
+        place. A corrupt chunk ends its CPU's data there, with a warning."""
         d = self.dat
-        parts, pos = [], 0
+        plan, total, ctotal = [], 0, 0
         for cpu, off, size in cpus:
             if size == 0:
                 continue
@@ -503,20 +523,41 @@ class _Reader:
                 d.warnings.append(("bad_cpu_id", off, f"CPU id {cpu} is implausible"))
                 continue
             c = _Cursor(self.mm, off, self.path, d.big_endian, what=f"CPU {cpu} compressed data")
+            chunks, error = [], None
             try:
                 nchunks = c.count(c.u32(), "chunk")
-                start = pos
                 for _ in range(nchunks):
                     csize, usize = c.u32(), c.u32()
                     where = c.pos
-                    chunk = _decompress(d.compression, c.take(csize), usize, self.path, where)
-                    parts.append(np.frombuffer(chunk, np.uint8))
-                    pos += len(chunk)
+                    data = c.take(csize)
+                    _check_usize(usize, csize, self.path, where)
+                    chunks.append((where, data, usize))
+                    total += usize
+                    ctotal += csize
             except TraceError as exc:
-                d.warnings.append(("corrupt_compressed_data", c.pos, str(exc)))
+                error = (c.pos, str(exc))
+            plan.append((cpu, chunks, error))
+        from ._columns import empty_small_pages
+        # mapped in one call unless the headers claim an implausible ratio (a damaged file:
+        # then only what is actually written becomes resident)
+        out = empty_small_pages(total, np.uint8, populate=total <= 64 * ctotal + (64 << 20))
+        decompress = _decompressor(d.compression, self.path) if total else None
+        pos = 0
+        for cpu, chunks, error in plan:
+            start = pos
+            for where, data, usize in chunks:
+                try:
+                    chunk = decompress(data, usize, where)
+                except TraceError as exc:
+                    error = (where + len(data), str(exc))
+                    break
+                out[pos:pos + usize] = np.frombuffer(chunk, np.uint8)
+                pos += usize
+            if error is not None:
+                d.warnings.append(("corrupt_compressed_data",) + error)
             if pos > start:
                 d.cpu_ranges.append((cpu, start, pos - start))
-        d.data = np.concatenate(parts) if parts else np.zeros(0, np.uint8)
+        d.data = out[:pos]
 
 
 def open_dat(path: str | os.PathLike, buffer: str | None = None) -> DatFile:
