@@ -25,13 +25,17 @@ CPU_IDLE_EXIT = 4294967295      # (u32)-1, as the kernel writes the cpu_idle exi
 PID_BASE = 1000                 # simulated thread i gets pid PID_BASE + i
 
 
-def _frame(t_ns, cols: dict, cpu, pid, comm) -> pd.DataFrame:
-    df = pd.DataFrame(cols)
-    df.insert(0, "__ts", np.asarray(t_ns, np.int64))
-    df["__cpu"] = np.asarray(cpu, np.int32)
-    df["__pid"] = np.asarray(pid, np.int32)
-    df["__comm"] = comm
-    df.index = pd.Index(np.asarray(t_ns, np.float64) / 1e9, name="Time")
+def _frame(t_ns, fields: dict, cpu, pid, comm) -> pd.DataFrame:
+    """One event's DataFrame in the trace schema: ``__ts, __cpu, __pid, __comm``, then the
+    event's fields, indexed by ``Time``; every column its own contiguous array (no copy into
+    consolidated blocks)."""
+    t_ns = np.ascontiguousarray(t_ns, dtype=np.int64)
+    cols = {"__ts": t_ns, "__cpu": np.ascontiguousarray(cpu, dtype=np.int32),
+            "__pid": np.ascontiguousarray(pid, dtype=np.int32), "__comm": comm}
+    for name, col in fields.items():
+        cols[name] = col if isinstance(col, pd.Categorical) else np.ascontiguousarray(col)
+    df = pd.DataFrame(cols, copy=False)
+    df.index = pd.Index(t_ns / 1e9, name="Time", copy=False)
     return df
 
 
@@ -57,37 +61,37 @@ def raw_to_frames(raw, compiled, platform, *, model_events: bool = True) -> dict
     def prio_of(task_idx):
         return np.where(task_idx < 0, 120, prio_task[np.maximum(task_idx, 0)]).astype(np.int32)
 
-    ev = raw.events
-    kind = ev[:, ss.E_KIND]
+    rows_of = _rows_by_kind(raw.events, ss.E_KIND)
     frames: dict[str, pd.DataFrame] = {}
 
-    sel = ev[kind == ss.EV_SWITCH]
+    sel = rows_of(ss.EV_SWITCH)
     prev, nxt = sel[:, ss.E_A], sel[:, ss.E_C]
+    prev_pid, prev_comm = pid_of(prev), comm_of(prev)
     frames["sched_switch"] = _frame(sel[:, ss.E_TIME], {
-        "prev_comm": comm_of(prev), "prev_pid": pid_of(prev), "prev_prio": prio_of(prev),
+        "prev_comm": prev_comm, "prev_pid": prev_pid, "prev_prio": prio_of(prev),
         "prev_state": sel[:, ss.E_B].astype(np.int64),
         "next_comm": comm_of(nxt), "next_pid": pid_of(nxt), "next_prio": prio_of(nxt)},
-        sel[:, ss.E_CPU], pid_of(prev), comm_of(prev))
+        sel[:, ss.E_CPU], prev_pid, prev_comm)
 
-    sel = ev[kind == ss.EV_WAKEUP]
+    sel = rows_of(ss.EV_WAKEUP)
     p, cur = sel[:, ss.E_A], sel[:, ss.E_C]
     frames["sched_wakeup"] = _frame(sel[:, ss.E_TIME], {
         "comm": comm_of(p), "pid": pid_of(p), "prio": prio_of(p), "target_cpu": sel[:, ss.E_B].astype(np.int32)},
         sel[:, ss.E_CPU], pid_of(cur), comm_of(cur))
 
-    sel = ev[kind == ss.EV_MIGRATE]
+    sel = rows_of(ss.EV_MIGRATE)
     p = sel[:, ss.E_A]
     frames["sched_migrate_task"] = _frame(sel[:, ss.E_TIME], {
         "comm": comm_of(p), "pid": pid_of(p), "prio": prio_of(p),
         "orig_cpu": sel[:, ss.E_B].astype(np.int32), "dest_cpu": sel[:, ss.E_CPU].astype(np.int32)},
         sel[:, ss.E_CPU], pid_of(p), comm_of(p))
 
-    sel = ev[kind == ss.EV_FREQ]
+    sel = rows_of(ss.EV_FREQ)
     frames["cpu_frequency"] = _frame(sel[:, ss.E_TIME], {
         "state": sel[:, ss.E_A].astype(np.uint32), "cpu_id": sel[:, ss.E_CPU].astype(np.uint32)},
         sel[:, ss.E_CPU], np.zeros(len(sel), np.int32), comm_of(np.full(len(sel), -1)))
 
-    sel = ev[kind == ss.EV_IDLE]
+    sel = rows_of(ss.EV_IDLE)
     st = sel[:, ss.E_A]
     frames["cpu_idle"] = _frame(sel[:, ss.E_TIME], {
         "state": np.where(st < 0, CPU_IDLE_EXIT, st).astype(np.uint32),
@@ -97,20 +101,20 @@ def raw_to_frames(raw, compiled, platform, *, model_events: bool = True) -> dict
     frames.update(_rtapp_frames(raw, compiled, comm_of, pid_of))
 
     if model_events:
-        sel = ev[kind == ss.EV_TASK_UTIL]
+        sel = rows_of(ss.EV_TASK_UTIL)
         p = sel[:, ss.E_A]
         frames["lisa_sim_task_util"] = _frame(sel[:, ss.E_TIME], {
             "comm": comm_of(p), "pid": pid_of(p), "cpu": sel[:, ss.E_CPU].astype(np.int32),
             "util_avg": sel[:, ss.E_B], "util_est_ewma": sel[:, ss.E_C], "util_est_enqueued": sel[:, ss.E_D],
             "load_avg": sel[:, ss.E_E]},
             sel[:, ss.E_CPU], pid_of(p), comm_of(p))
-        sel = ev[kind == ss.EV_CPU_UTIL]
+        sel = rows_of(ss.EV_CPU_UTIL)
         frames["lisa_sim_cpu_util"] = _frame(sel[:, ss.E_TIME], {
             "cpu": sel[:, ss.E_CPU].astype(np.int32), "util_avg": sel[:, ss.E_A],
             "util_est_enqueued": sel[:, ss.E_B], "capacity_curr": sel[:, ss.E_C],
             "nr_running": sel[:, ss.E_D], "rt_util_avg": sel[:, ss.E_E]},
             sel[:, ss.E_CPU], np.zeros(len(sel), np.int32), comm_of(np.full(len(sel), -1)))
-        sel = ev[kind == ss.EV_OVERUTIL]
+        sel = rows_of(ss.EV_OVERUTIL)
         frames["lisa_sim_overutilized"] = _frame(sel[:, ss.E_TIME], {
             "overutilized": sel[:, ss.E_A].astype(np.int32)},
             np.full(len(sel), -1), np.zeros(len(sel), np.int32), comm_of(np.full(len(sel), -1)))
@@ -157,22 +161,61 @@ def _rtapp_frames(raw, compiled, comm_of, pid_of) -> dict[str, pd.DataFrame]:
         "phase": a[:, ss.A_PHASE].astype(np.int64), "phase_loop": a[:, ss.A_PHASE_LOOP].astype(np.int64),
         "cpu": a[:, ss.A_CPU].astype(np.int64)},
         a[:, ss.A_CPU], pid_of(p), comm_of(p))
-    # print markers (LISA form): one rtapp_loop start/end pair and one rtapp_stats per loop
-    starts = [f"rtapp_loop: event=start thread_loop={0} phase={ph} phase_loop={pl}"
-              for ph, pl in zip(a[:, ss.A_PHASE].tolist(), a[:, ss.A_PHASE_LOOP].tolist())]
-    stats = [f"rtapp_stats: period={pe} run={r} wu_lat={w} slack={s} c_period={cp} c_run={cr}"
-             for pe, r, w, s, cp, cr in zip((end_us - start_us).tolist(), (a[:, ss.A_RUN] // us).tolist(),
-                                            (a[:, ss.A_WULAT] // us).tolist(), (a[:, ss.A_SLACK] // us).tolist(),
-                                            (a[:, ss.A_CPERIOD] // us).tolist(), (a[:, ss.A_CDUR] // us).tolist())]
+    # print markers (LISA form): one rtapp_loop start/end pair and one rtapp_stats per loop,
+    # a categorical like the trace reader's: each distinct text formatted once
+    keys, key_code = _distinct_rows(a[:, ss.A_PHASE], a[:, ss.A_PHASE_LOOP])
+    starts = [f"rtapp_loop: event=start thread_loop=0 phase={ph} phase_loop={pl}" for ph, pl in keys]
     ends = [s.replace("event=start", "event=end") for s in starts]
+    vals, stat_code = _distinct_rows(end_us - start_us, run, a[:, ss.A_WULAT] // us,
+                                     a[:, ss.A_SLACK] // us, a[:, ss.A_CPERIOD] // us,
+                                     a[:, ss.A_CDUR] // us)
+    stats = [f"rtapp_stats: period={pe} run={r} wu_lat={w} slack={s} c_period={cp} c_run={cr}"
+             for pe, r, w, s, cp, cr in vals]
     t = np.concatenate([a[:, ss.A_START], a[:, ss.A_END], a[:, ss.A_END]])
     who = np.concatenate([p, p, p])
     cpu = np.concatenate([a[:, ss.A_CPU]] * 3)
-    buf = starts + ends + stats
+    codes = np.concatenate([key_code, key_code + len(starts), stat_code + 2 * len(starts)])
     # at equal times: the previous iteration's end, its stats, then the next start
     seq = np.concatenate([np.full(len(a), 2), np.zeros(len(a)), np.ones(len(a))])
     o = np.lexsort((seq, t))
-    buf_arr = np.array(buf, dtype=object)[o] if buf else np.array([], dtype=object)
-    pr = _frame(t[o], {"ip": np.zeros(len(o), np.int64), "buf": buf_arr},
+    buf = pd.Categorical.from_codes(codes[o].astype(np.int32),
+                                    categories=pd.Index(starts + ends + stats, dtype=str))
+    pr = _frame(t[o], {"ip": np.zeros(len(o), np.uint64), "buf": buf},
                 cpu[o], pid_of(who[o]), comm_of(who[o]))
     return {"lisa_sim_rtapp_log": log, "print": pr}
+
+
+def _rows_by_kind(ev: np.ndarray, kind_col: int):
+    """``rows_of(kind)``: the rows of ``ev`` of that kind in their order, as a column-major
+    array (each column contiguous), from one stable sort of the kinds."""
+    kind = ev[:, kind_col]
+    nkinds = int(kind.max()) + 1 if len(kind) else 0
+    if nkinds > 127 or (len(kind) and kind.min() < 0):
+        raise ValueError("event kinds out of range")
+    kind = kind.astype(np.int8)
+    order = np.argsort(kind, kind="stable")
+    bounds = np.concatenate([[0], np.cumsum(np.bincount(kind, minlength=nkinds))])
+
+    def rows_of(k: int) -> np.ndarray:
+        if k >= nkinds:
+            return np.zeros((0, ev.shape[1]), ev.dtype)
+        return ev.T[:, order[bounds[k]:bounds[k + 1]]].T
+    return rows_of
+
+
+def _distinct_rows(*columns) -> tuple[list, np.ndarray]:
+    """The distinct rows of the integer ``columns`` (as lists, sorted) and each row's index
+    in them."""
+    n = len(columns[0])
+    if not n:
+        return [], np.zeros(0, np.int64)
+    order = np.lexsort(columns[::-1])
+    first = np.zeros(n, bool)
+    first[0] = True
+    for col in columns:
+        c = col[order]
+        first[1:] |= c[1:] != c[:-1]
+    code = np.empty(n, np.int64)
+    code[order] = np.cumsum(first) - 1
+    rows = np.stack([col[order[first]] for col in columns], axis=1)
+    return rows.tolist(), code
