@@ -27,6 +27,7 @@ import numpy as np
 import pandas as pd
 
 from ._columns import empty_small_pages
+from ._parquet_rle import rle_hybrid_decode
 
 __all__ = ["write_frame", "read_frame", "PageLayoutError"]
 
@@ -43,7 +44,7 @@ _NUMERIC = {"int8": ("i1", "INT32"), "int16": ("i2", "INT32"), "int32": ("i4", "
 
 # parquet.thrift enums
 _PAGE_DATA, _PAGE_DICTIONARY, _PAGE_DATA_V2 = 0, 2, 3
-_ENCODING_PLAIN = 0
+_ENCODING_PLAIN, _ENCODING_PLAIN_DICTIONARY, _ENCODING_RLE_DICTIONARY = 0, 2, 8
 
 
 class PageLayoutError(ValueError):
@@ -142,8 +143,8 @@ def read_page_header(buf, pos: int, end: int) -> tuple[dict, int]:
     """Parse the parquet ``PageHeader`` at ``buf[pos:]``.
 
     Returns ``(header, data_start)``: the header's ``type``, ``compressed_page_size`` and,
-    for data pages, ``num_values`` and ``encoding``; ``data_start`` is the offset of the
-    page's payload.
+    for data and dictionary pages, ``num_values`` and ``encoding``; ``data_start`` is the
+    offset of the page's payload.
     """
     rd = _Compact(buf, pos, end)
     out: dict = {}
@@ -161,7 +162,7 @@ def read_page_header(buf, pos: int, end: int) -> tuple[dict, int]:
             out["type"] = rd.zigzag()
         elif fid == 3 and ctype == 5:
             out["compressed_page_size"] = rd.zigzag()
-        elif fid == 5 and ctype == 12:
+        elif fid in (5, 7) and ctype == 12:     # data page / dictionary page header
             rd.struct(data_page)
         else:
             rd.skip(ctype)
@@ -189,6 +190,8 @@ def write_frame(df: pd.DataFrame, path: str | os.PathLike) -> None:
             f = f.with_nullable(False)
         elif pa.types.is_dictionary(f.type):
             dictionary.append(f.name)
+            if col.null_count == 0:
+                f = f.with_nullable(False)
         fields.append(f)
         columns.append(col)
     table = pa.Table.from_arrays(columns, schema=pa.schema(fields, metadata=table.schema.metadata))
@@ -226,6 +229,62 @@ def _copy_chunk(mm, chunk, dst: np.ndarray, physical: np.dtype) -> int:
     return n
 
 
+def _plain_strings(mm, pos: int, end: int, count: int) -> list[str]:
+    """``count`` PLAIN ``BYTE_ARRAY`` values (u32 length + bytes) of ``mm[pos:end]``."""
+    out = []
+    for _ in range(count):
+        if pos + 4 > end:
+            raise PageLayoutError("dictionary page runs past its end")
+        n = int.from_bytes(mm[pos:pos + 4], "little")
+        pos += 4
+        if pos + n > end:
+            raise PageLayoutError("dictionary page runs past its end")
+        try:
+            out.append(mm[pos:pos + n].decode("utf-8"))
+        except UnicodeDecodeError:
+            raise PageLayoutError("dictionary value is not UTF-8") from None
+        pos += n
+    return out
+
+
+def _dictionary_chunk(mm, buf: np.ndarray, chunk, nrows: int, categories_dtype) -> pd.Categorical:
+    """A dictionary-encoded string column chunk (dictionary page, then data pages of
+    RLE/bit-packed indices) as a pandas Categorical."""
+    if chunk.compression != "UNCOMPRESSED" or not chunk.has_dictionary_page:
+        raise PageLayoutError("compressed chunk or no dictionary page")
+    pos = chunk.dictionary_page_offset
+    end = pos + chunk.total_compressed_size
+    if pos is None or pos < 0 or end > len(mm):
+        raise PageLayoutError("column chunk outside the file")
+    head, data = read_page_header(mm, pos, end)
+    size = head["compressed_page_size"]
+    if (head["type"] != _PAGE_DICTIONARY or data + size > end or size < 0
+            or head.get("encoding") not in (_ENCODING_PLAIN, _ENCODING_PLAIN_DICTIONARY)):
+        raise PageLayoutError("not a PLAIN dictionary page")
+    categories = _plain_strings(mm, data, data + size, head.get("num_values", -1))
+    pos = data + size
+    codes = empty_small_pages(nrows, np.int32)
+    n = 0
+    while pos < end:
+        head, data = read_page_header(mm, pos, end)
+        size = head["compressed_page_size"]
+        count = head.get("num_values", -1)
+        if (head["type"] != _PAGE_DATA or size < 1 or data + size > end or count < 0
+                or n + count > nrows
+                or head.get("encoding") not in (_ENCODING_RLE_DICTIONARY, _ENCODING_PLAIN_DICTIONARY)):
+            raise PageLayoutError("not a dictionary-index data page")
+        if rle_hybrid_decode(buf, data + 1, data + size, int(buf[data]), codes, n, count) < 0:
+            raise PageLayoutError("malformed RLE/bit-packed indices")
+        n += count
+        pos = data + size
+    if n != nrows or (nrows and (codes.min() < 0 or codes.max() >= len(categories))):
+        raise PageLayoutError("dictionary indices do not cover the rows or the dictionary")
+    try:
+        return pd.Categorical.from_codes(codes, categories=pd.Index(categories, dtype=categories_dtype))
+    except (ValueError, TypeError):     # e.g. repeated dictionary values
+        raise PageLayoutError("dictionary values are not distinct categories") from None
+
+
 def _pyarrow_frame(pf, columns=None) -> pd.DataFrame:
     import pyarrow as pa
     # Arrow's default allocator (mimalloc in the wheels) was measured 1.5-2x slower than
@@ -240,11 +299,25 @@ def _pyarrow_frame(pf, columns=None) -> pd.DataFrame:
         pa.set_memory_pool(previous)
 
 
+def _string_dtype():
+    """The dtype pyarrow gives the categories of a dictionary<string> column."""
+    global _STRING_DTYPE
+    if _STRING_DTYPE is None:
+        import pyarrow as pa
+        arr = pa.array(["x"]).dictionary_encode()
+        _STRING_DTYPE = arr.to_pandas().cat.categories.dtype
+    return _STRING_DTYPE
+
+
+_STRING_DTYPE = None
+
+
 def read_frame(path: str | os.PathLike, ts_column: str = "__ts") -> tuple[pd.DataFrame, int]:
     """Read a cache file into a DataFrame indexed by ``Time`` (``ts_column`` / 1e9).
 
-    Returns ``(frame, copied)``: ``copied`` is the number of columns read by the copy path
-    (the others were decoded by pyarrow).
+    Returns ``(frame, copied)``: ``copied`` is the number of columns read here (numeric
+    columns copied, dictionary-encoded strings decoded by :mod:`._parquet_rle`); the others
+    were decoded by pyarrow.
     """
     import pyarrow.parquet as pq
     path = Path(path)
@@ -254,14 +327,18 @@ def read_frame(path: str | os.PathLike, ts_column: str = "__ts") -> tuple[pd.Dat
         schema = pf.schema_arrow
         nrows = md.num_rows
         plan = []           # (name, column index, numpy dtype, physical dtype)
+        strings = []        # (name, column index): dictionary-encoded strings
         if md.num_columns == len(schema):
             for i, field in enumerate(schema):
                 kind = _NUMERIC.get(str(field.type))
                 col = pf.schema.column(i)
-                if (kind is None or col.max_definition_level or col.max_repetition_level
-                        or col.physical_type != kind[1] or col.name != field.name):
+                if col.max_definition_level or col.max_repetition_level or col.name != field.name:
                     continue
-                plan.append((field.name, i, np.dtype(kind[0]), _PHYSICAL[kind[1]]))
+                if kind is not None and col.physical_type == kind[1]:
+                    plan.append((field.name, i, np.dtype(kind[0]), _PHYSICAL[kind[1]]))
+                elif (str(field.type).startswith("dictionary<values=string")
+                      and col.physical_type == "BYTE_ARRAY" and md.num_row_groups == 1):
+                    strings.append((field.name, i))
         # one block: the copied columns and the Time index, 64-byte aligned
         offsets, total = [], 0
         for _, _, dtype, _ in plan + [(None, None, np.dtype("f8"), None)]:
@@ -280,6 +357,15 @@ def read_frame(path: str | os.PathLike, ts_column: str = "__ts") -> tuple[pd.Dat
             except PageLayoutError:
                 continue
             copied[name] = dst
+        if strings:
+            buf = np.frombuffer(mm, np.uint8)
+            for name, i in strings:
+                try:
+                    copied[name] = _dictionary_chunk(mm, buf, md.row_group(0).column(i), nrows,
+                                                     _string_dtype())
+                except PageLayoutError:
+                    continue
+            del buf
         rest = [f.name for f in schema if f.name not in copied]
         decoded = _pyarrow_frame(pf, rest) if rest else None
     cols = {name: (copied[name] if name in copied else decoded[name]) for name in schema.names}
