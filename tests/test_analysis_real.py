@@ -10,7 +10,8 @@ from analysis_helpers import (JUNO_WAKEUP_TXT, LIVE_CAPTURE, PIXEL2_SYSTRACE, or
 
 from lisa_eas import analysis as A
 from lisa_eas.errors import ConfigError, MissingTraceEventError
-from lisa_eas.trace import read_trace
+from lisa_eas.analysis._common import running_intervals
+from lisa_eas.trace import Trace, read_trace
 
 
 @pytest.fixture(scope="module")
@@ -42,6 +43,23 @@ def test_cpu_residency_matches_the_text_oracle(juno_wakeup):
     assert ramp["total"] == pytest.approx(3.845528, abs=5e-6)
     mig = A.df_migrations(juno_wakeup, tasks=["ramp"])
     assert len(mig) == 1 and (mig["src_cpu"].iat[0], mig["dst_cpu"].iat[0]) == (4, 2)
+
+
+def test_lost_switches_are_counted(juno_wakeup):
+    """A real trace is consistent; drop one switch and the analyses say so."""
+    assert A.df_cpu_residency(juno_wakeup).attrs["unmatched_switches"] == 0
+    sw = juno_wakeup.df("sched_switch")
+    # a switch whose CPU has switches before and after it: dropping it breaks the chain
+    cpu = sw["__cpu"].to_numpy()
+    k = next(i for i in range(len(sw) // 2, len(sw))
+             if (cpu[:i] == cpu[i]).any() and (cpu[i + 1:] == cpu[i]).any()
+             and sw["prev_pid"].iat[i] != sw["next_pid"].iat[i])
+    frames = {e: juno_wakeup.df(e) for e in juno_wakeup.events}
+    frames["sched_switch"] = sw.drop(sw.index[k])
+    lossy = Trace.from_dataframes(frames, dict(juno_wakeup.metadata))
+    iv = running_intervals(lossy)
+    assert iv.attrs["unmatched_switches"] == 1 and (~iv["matched"]).sum() == 1
+    assert A.df_cpu_residency(lossy).attrs["unmatched_switches"] == 1
 
 
 def test_state_residency_adds_up(juno_wakeup):

@@ -128,7 +128,11 @@ def running_intervals(trace) -> pd.DataFrame:
 
     Columns: ``cpu``, ``pid``, ``comm``, ``start``, ``end`` (s), ``duration`` (s),
     ``end_runnable`` (the task was preempted, not sleeping, at the end; False for the last
-    interval, cut by the end of the trace). pid 0 (idle) included.
+    interval, cut by the end of the trace), ``matched`` (the switch that ends the interval
+    switches out the task this one switched in; False means switches were lost in between
+    and ``end`` is only an upper bound). pid 0 (idle) included.
+    ``attrs["unmatched_switches"]`` counts the unmatched intervals (some kernels, e.g. with
+    the haltpoll cpuidle driver in a VM, do not always trace the switch out of idle).
     """
     need_events(trace, "sched_switch")
     sw = trace.df("sched_switch")
@@ -143,9 +147,13 @@ def running_intervals(trace) -> pd.DataFrame:
     same_next = np.r_[cpu[1:] == cpu[:-1], False]
     end = np.where(same_next, np.r_[t[1:], 0.0], t_end)
     end_runnable = np.where(same_next, np.r_[runnable[1:], False], False)
+    prev_pid = sw["prev_pid"].to_numpy(dtype=np.int64)[order]
+    matched = ~same_next | (np.r_[prev_pid[1:], 0] == pid)
     df = pd.DataFrame({"cpu": cpu, "pid": pid, "comm": comm, "start": t, "end": end,
-                       "duration": end - t, "end_runnable": end_runnable})
-    return df.sort_values(["start", "cpu"], kind="stable").reset_index(drop=True)
+                       "duration": end - t, "end_runnable": end_runnable, "matched": matched})
+    df = df.sort_values(["start", "cpu"], kind="stable").reset_index(drop=True)
+    df.attrs["unmatched_switches"] = int((~matched).sum())
+    return df
 
 
 def task_names(trace) -> pd.DataFrame:

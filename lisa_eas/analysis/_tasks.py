@@ -82,8 +82,12 @@ def df_cpu_residency(trace, tasks=None) -> pd.DataFrame:
     -------
     pandas.DataFrame
         Index ``pid``; columns ``comm``, one column per CPU (s) and ``total`` (s).
+        ``attrs["unmatched_switches"]``: run intervals whose end switch does not switch out
+        the same task (lost switches, see :func:`running_intervals`): when non-zero, some
+        residency was attributed to the task last seen switched in.
     """
     iv = running_intervals(trace)
+    unmatched = iv.attrs["unmatched_switches"]
     pids = select_pids(trace, tasks)
     if pids is not None:
         iv = iv[np.isin(iv["pid"].to_numpy(), pids)]
@@ -93,6 +97,7 @@ def df_cpu_residency(trace, tasks=None) -> pd.DataFrame:
     names = task_names(trace).set_index("pid")["comm"]
     piv.insert(0, "comm", names.reindex(piv.index).fillna("<idle>" if 0 in piv.index else "").to_numpy())
     piv.index.name = "pid"
+    piv.attrs["unmatched_switches"] = unmatched
     return piv
 
 
