@@ -7,8 +7,8 @@ reference engine (``tests/reference/ref_sim_engine.py``: objects, the model twin
 the interpreted twin of the numba kernels (``tests/reference/ref_sim_loop.py``), both
 measured in this run on a shorter window of the same workload, with a check that all three
 produce identical output. Times are process CPU time (robust to other load on the machine), the best
-of ``REPEAT`` runs, of ``run_loop``: the event loop plus the copy of its output into the
-result tables (whose fresh memory is part of the cost: ~110 MB with model events); the JIT
+of ``REPEAT`` runs, of ``run_loop``: the event loop and its output written into the result
+tables (whose fresh memory is part of the cost: ~110 MB with model events); the JIT
 compilation (first call) is timed separately.
 
 Targets (issue 7): >= 1 M events/s and >= 1000x real time on that workload.

@@ -70,9 +70,9 @@ def test_numba_and_reference_engines_identical(case):
 
 
 def test_twins_cover_every_kernel_function_and_agree_on_a_state():
-    from reference import ref_sim_eas, ref_sim_models, ref_sim_sched, ref_sim_views
+    from reference import ref_sim_eas, ref_sim_index, ref_sim_models, ref_sim_sched, ref_sim_views
 
-    from lisa_eas._kernels import sim_eas, sim_models, sim_sched, sim_views
+    from lisa_eas._kernels import sim_eas, sim_index, sim_models, sim_sched, sim_views
     from lisa_eas.rtapp import periodic
 
     plat = load_platform("juno_r0")
@@ -81,7 +81,7 @@ def test_twins_cover_every_kernel_function_and_agree_on_a_state():
     S, P, O, margin = build_run(plat, compile_workload(wl, plat.nr_cpus), SimConfig(), int(0.1e9))
     run_loop(S, P, O, margin)       # leave the state mid-flight
     for ref, mod in ((ref_sim_sched, sim_sched), (ref_sim_models, sim_models), (ref_sim_views, sim_views),
-                     (ref_sim_eas, sim_eas)):
+                     (ref_sim_eas, sim_eas), (ref_sim_index, sim_index)):
         twins = ref.functions()
         assert twins and all(callable(f) for f in twins.values())
         assert set(twins) == {n for n, o in vars(mod).items()
@@ -98,6 +98,55 @@ def test_twins_cover_every_kernel_function_and_agree_on_a_state():
     views = ref_sim_views.functions()
     assert np.array_equal(views["v2"](S, 2), sim_views.v2(S, 2))
 
+
+def test_heap_walks_agree_with_a_scan_of_the_task_table():
+    """The wake-up heap keeps its top the earliest (time, index) wake-up, and ``choose_idle_state``'s
+    pruned walk of it finds the earliest wake-up of the tasks that last ran on a CPU, as a scan
+    of every sleeping task does, on random heaps with many ties."""
+    from lisa_eas._kernels import sim_index, sim_sched
+    from lisa_eas._kernels import sim_state as ss
+    from lisa_eas.rtapp import periodic
+
+    plat = load_platform("hikey960")
+    nt = 67
+    wl = workload([task(f"t{i}", periodic(duty_cycle_pct=5, period_ms=16, duration_s=1.0)) for i in range(nt)],
+                  calibration=20)
+    S, P, O, margin = build_run(plat, compile_workload(wl, plat.nr_cpus), SimConfig(), int(0.1e9))
+    TK = S[S[8]:S[8] + nt * ss.T_NFIELDS].reshape(nt, ss.T_NFIELDS)
+    rng = np.random.default_rng(7)
+    resid = {d: [int(r) for r in P[P[28] + d * P[30]:P[28] + d * P[30] + P[P[32] + d]]] for d in range(P[9])}
+    for trial in range(40):
+        sleeping = rng.random(nt) < rng.uniform(0.2, 1.0)
+        TK[:, ss.T_STATE] = np.where(sleeping, ss.TS_SLEEPING, ss.TS_RUNNABLE)
+        TK[:, ss.T_WAKE_AT] = rng.integers(1, 40, nt) * 250_000
+        TK[:, ss.T_CPU] = rng.integers(0, plat.nr_cpus, nt)
+        S[S[0] + ss.G_WAKE_DIRTY] = 1
+        sim_index.build_indexes(S)
+        for step in range(30):          # wake the top, put it back to sleep later: the heap stays a heap
+            n = S[S[0] + ss.G_HEAP_N]
+            if n == 0:
+                break
+            top = S[S[68]]
+            order = sorted(np.flatnonzero(TK[:, ss.T_STATE] == ss.TS_SLEEPING), key=lambda q: (TK[q, ss.T_WAKE_AT], q))
+            assert top == order[0]
+            now = int(TK[top, ss.T_WAKE_AT])
+            for c in range(plat.nr_cpus):
+                waits = [int(TK[q, ss.T_WAKE_AT]) for q in order if TK[q, ss.T_CPU] == c]
+                budget = (min(waits) if waits else ss.INF_TIME) - now
+                d = int(P[P[0] + c])
+                want = max([i for i, r in enumerate(resid[d]) if r <= budget] or [0]) if len(resid[d]) > 1 else 0
+                assert sim_sched.choose_idle_state(c, now, S, P) == want
+            sim_index.heap_remove(top, S)
+            TK[top, ss.T_STATE] = ss.TS_RUNNABLE
+            if step % 4 == 1 and n > 2:          # a task leaving from inside the heap (exit)
+                q = order[int(rng.integers(1, n))]
+                sim_index.heap_remove(q, S)
+                TK[q, ss.T_STATE] = ss.TS_EXITED
+                assert S[S[72] + q] == -1
+            if step % 3 == 0:
+                TK[top, ss.T_STATE] = ss.TS_SLEEPING
+                TK[top, ss.T_WAKE_AT] = now + int(rng.integers(0, 8)) * 250_000
+                sim_index.heap_push(top, S)
 
 def _check_logged_eas_inputs(eas, n_cpus, eas_on):
     """The decision log carries feec's inputs: task util, per-CPU util / util_est / capacity_of / mask."""
@@ -116,3 +165,38 @@ def _check_logged_eas_inputs(eas, n_cpus, eas_on):
     assert np.isin(allowed, (0, 1)).all() and allowed[np.arange(len(eas)), eas[:, ss.D_CHOSEN]].all()
     assert (eas[:, ss.D_TASK_UTIL] == np.maximum(eas[:, ss.D_IN_TASK_UTIL], eas[:, ss.D_IN_TASK_UTIL_EST])).all()
     assert (eas[:, ss.D_IN_OVERUTIL] == 0).all()
+
+
+def test_output_tables_do_not_depend_on_the_output_windows(monkeypatch):
+    """The loop writes its output straight into the result tables, window after window, laid out
+    again when the first estimate of their size falls short (here: 60 tasks start after 1 s):
+    the tables are those of a run with one large window (no re-layout) and of a run whose
+    tables are memory maps faulted in window by window."""
+    from lisa_eas.rtapp import periodic
+    from lisa_eas.sim import _engine
+
+    plat = load_platform("hikey960")
+    tasks = [task(f"a{i}", periodic(duty_cycle_pct=5, period_ms=16, duration_s=2.0)) for i in range(3)]
+    tasks += [task(f"b{i}", periodic(duty_cycle_pct=5, period_ms=4, duration_s=1.0), delay_us=1_000_000)
+              for i in range(60)]
+    cw = compile_workload(workload(tasks, calibration=20), plat.nr_cpus)
+    runs = []
+    layouts = []
+    layout = _engine._Output.layout
+
+    def counted(self, expect):
+        layouts.append(len(runs))
+        return layout(self, expect)
+
+    monkeypatch.setattr(_engine._Output, "layout", counted)
+    for window, map_min in ((1 << 30, 1 << 40), (1 << 20, 4 << 20), (1 << 12, 1 << 12)):
+        monkeypatch.setattr(_engine, "_WINDOW_BYTES", window)
+        monkeypatch.setattr(_engine, "_MAP_MIN_BYTES", map_min)
+        S, P, O, margin = build_run(plat, cw, SimConfig(), int(2e9))
+        runs.append(run_loop(S, P, O, margin))
+    assert layouts.count(2) > 1         # estimates fell short: the tables were laid out again
+    for other in runs[1:]:
+        for k in ("events", "activations", "eas", "res_busy", "res_idle"):
+            assert np.array_equal(getattr(runs[0], k), getattr(other, k)), k
+        assert other.t_end == runs[0].t_end
+    assert runs[2].iterations > runs[0].iterations

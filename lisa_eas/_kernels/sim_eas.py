@@ -39,19 +39,10 @@ def em_state(i, col, P):
 
 
 @njit(cache=True, _nrt=False)
-def cpu_util_next(cpu, task_cpu, dst_cpu, task_util, task_ue, S, P):
-    """``eas.cpu_util_next`` with the CPU's util_avg / util_est / capacity read in place."""
-    util = S[S[24] + cpu * S[26] + SA_UTIL_AVG]
-    if task_cpu == cpu and dst_cpu != cpu:
-        util = util - task_util if util > task_util else 0
-    elif task_cpu != cpu and dst_cpu == cpu:
-        util += task_util
-    est = S[S[12] + cpu * C_NFIELDS + C_UE_SUM]
-    if dst_cpu == cpu:
-        est += task_ue
+def util_cap(util, est, cap):
+    """The tail of ``cpu_util_next``: ``min(max(util, est), capacity)``."""
     if est > util:
         util = est
-    cap = P[P[4] + cpu]
     return util if util < cap else cap
 
 
@@ -65,7 +56,7 @@ def util_next(cpu, dst_cpu, S):
     return S[S[52] + SC_UTIL * S[54] + cpu]
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, inline='always')
 def em_cpu_energy(pd, max_util, sum_util, allowed_cap, em_mode, P):
     """``eas.em_cpu_energy`` (``em_cpu_energy(pd, max_util, sum_util, allowed_cpu_cap)``)."""
     if sum_util == 0:
@@ -108,7 +99,7 @@ def em_cpu_energy(pd, max_util, sum_util, allowed_cap, em_mode, P):
     return em_state(idx, ST_COST, P) * sum_util // scale_cpu
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, inline='always')
 def pd_energy_v5(pd, task_cpu, dst_cpu, task_util, task_ue, em_mode, ow, S, P):
     """``eas._pd_energy_v5``: one perf domain's energy (v5.x ``compute_energy`` term)."""
     scale = pd_info(pd, PD_SCALE_CPU, P)
@@ -135,7 +126,7 @@ def compute_energy_v50(task_cpu, dst_cpu, task_util, task_ue, em_mode, ow, S, P)
     return energy
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, inline='always')
 def feec_v50(task_util, task_ue, prev_cpu, om, em_mode, ow, oe, S, P):
     """``eas.feec_v50``; ``om``: offset of the task's affinity row."""
     prev_energy = NO_ENERGY
@@ -177,7 +168,7 @@ def feec_v50(task_util, task_ue, prev_cpu, om, em_mode, ow, oe, S, P):
     return prev_cpu
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, inline='always')
 def feec_v54(task_util, task_ue, prev_cpu, om, em_mode, ow, oe, S, P):
     """``eas.feec_v54`` (v5.4, eb92692b2544)."""
     prev_delta = NO_ENERGY
@@ -249,7 +240,7 @@ def compute_energy_v60(pd, task_cpu, dst_cpu, task_util, task_ue, pd_busy, task_
     return em_cpu_energy(pd, max_util, busy, cpu_cap, em_mode, P)
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, inline='always')
 def feec_v60(task_util, task_ue, prev_cpu, om, em_mode, ow, oe, S, P):
     """``eas.feec_v60`` (6.x, no uclamp)."""
     target = prev_cpu
@@ -336,7 +327,7 @@ def feec_v60(task_util, task_ue, prev_cpu, om, em_mode, ow, oe, S, P):
     return target
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, inline='always')
 def place_eas(p, prev, now, S, P, O):
     """``find_energy_efficient_cpu`` (``eas.feec``) for a waking CFS task (-1: fall back to the idle
     search); decisions with costed energies are logged with their inputs (EAS slot of ``O``)."""
@@ -359,8 +350,17 @@ def place_eas(p, prev, now, S, P, O):
     o0 = osc + SC_UTIL * S[54]
     o1 = osc + SC_UE * S[54]
     for c in range(P[1]):
-        S[o0 + c] = cpu_util_next(c, prev, -1, tu, tue, S, P)
-        S[o1 + c] = cpu_util_next(c, prev, c, tu, tue, S, P)
+        # cpu_util_next(c, p, -1) and cpu_util_next(c, p, c), each CPU's inputs read once
+        util = S[S[24] + c * S[26] + SA_UTIL_AVG]
+        est = S[S[12] + c * C_NFIELDS + C_UE_SUM]
+        cap = P[P[4] + c]
+        if c == prev:
+            u = util - tu if util > tu else 0
+            S[o1 + c] = util_cap(util, est + tue, cap)
+        else:
+            u = util
+            S[o1 + c] = util_cap(util + tu, est + tue, cap)
+        S[o0 + c] = util_cap(u, est, cap)
     era = P[P[76] + M_EAS_ERA]
     em_mode = P[P[76] + M_EM_MODE]
     if era == EAS_V5_0:

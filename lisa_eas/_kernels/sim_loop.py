@@ -36,10 +36,10 @@ from .sim_models import (AI_AVG_IDLE, AI_IDLE_STAMP, capacity_of, apply_opp, gov
                          update_overutilized)
 from .eas import fits_capacity
 from .schedutil import CS_WENT_IDLE
-from .sim_sched import (acct, attach_task_avg, build_indexes, dequeue_sleep, detach_task_avg, emit,
-                        emit_cpu_util, enqueue, heap_remove, log_activation, refresh_next_event, rq_add,
-                        rq_del, schedule, sched_slice, sync_cpu, task_util_est, task_util_for_placement,
-                        update_min_vruntime, update_task_avg)
+from .sim_index import build_indexes, heap_remove, rq_add, rq_del
+from .sim_sched import (acct, attach_task_avg, dequeue_sleep, detach_task_avg, emit, emit_cpu_util, enqueue,
+                        log_activation, refresh_next_event, schedule, sched_slice, sync_cpu, task_util_est,
+                        task_util_for_placement, update_min_vruntime, update_task_avg)
 from .sim_state import (C_CURR, C_IDLE_STATE, C_MIN_VRUNTIME, C_NEED_RESCHED, C_NEXT_EVENT, C_NEXT_TICK,
                         C_NR_CFS, C_NR_RT, C_UE_SUM, EV_IDLE, EV_MIGRATE, EV_WAKEUP, G_ALIVE, G_DONE,
                         G_HEAP_N, G_NEXT_LB, G_NOW, G_OVERUTIL, G_STATUS, G_T_END, G_WAKE_DIRTY, INF_TIME,
@@ -61,7 +61,7 @@ ADV_MIGRATE = 3
 MAX_IDLE_BALANCE_COST = 500_000   # sysctl_sched_migration_cost: avg_idle is capped at twice it
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, inline='always')
 def advance(p, c, now, S, P, O):
     """Execute task ``p``'s ops from its program counter until one takes time; returns ADV_*."""
     oTK = S[8]
@@ -552,15 +552,22 @@ def sim_run(S, P, O, margin):
                 or O[ocnt + N_EAS] + n_task + 1 > O[4 * 2 + 1]:
             S[oG + G_STATUS] = 1
             return
+        # the earliest op boundary and the earliest tick (lowest CPU among equal times), in one pass
         t = INF_TIME
         kind = -1
         idx = -1
+        t_tick = INF_TIME
+        i_tick = -1
         for c in range(n_cpu):
-            if S[oCP + (c) * C_NFIELDS + C_NEXT_EVENT] < t:
-                t, kind, idx = S[oCP + (c) * C_NFIELDS + C_NEXT_EVENT], 0, c
-        for c in range(n_cpu):
-            if S[oCP + (c) * C_NFIELDS + C_NEXT_TICK] < t:
-                t, kind, idx = S[oCP + (c) * C_NFIELDS + C_NEXT_TICK], 1, c
+            o = oCP + c * C_NFIELDS
+            if S[o + C_NEXT_EVENT] < t:
+                t, idx = S[o + C_NEXT_EVENT], c
+            if S[o + C_NEXT_TICK] < t_tick:
+                t_tick, i_tick = S[o + C_NEXT_TICK], c
+        if idx >= 0:
+            kind = 0
+        if t_tick < t:
+            t, kind, idx = t_tick, 1, i_tick
         if S[oG + G_WAKE_DIRTY]:
             build_indexes(S)
         alive = S[oG + G_ALIVE]

@@ -276,7 +276,7 @@ def ramp_boost_flat(o, util_est_enqueued, util_avg, S):
     return boost
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, inline='always')
 def get_next_freq_flat(d, ops, util, max_cap, boost, S, P):
     """``schedutil.get_next_freq`` of perf domain ``d`` (policy state at ``S[ops:]``), with
     ``em_pd_get_higher_freq`` and ``resolve_freq`` over the domain's OPP table (static slots 3, 16)."""
@@ -312,7 +312,7 @@ def get_next_freq_flat(d, ops, util, max_cap, boost, S, P):
     return P[of + nopp - 1]
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, inline='always')
 def sugov_update_flat(c, d, m, j_self, now, S, P):
     """``schedutil.sugov_update`` (no iowait, ``went_idle`` False) from CPU ``c`` (``j_self`` in
     its domain ``d`` of ``m`` CPUs) on the flat state: per-CPU state slot 9, policy state slot 12;

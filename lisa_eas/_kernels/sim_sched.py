@@ -16,11 +16,11 @@ event path is read with flat offsets (``S[S[4*slot] + row * width + column]``), 
 views, which cost ~30 ns each; so the PELT updates are done here on the flat state with the
 arithmetic of the ``pelt`` kernels (``pelt_flat``).
 
-Two indexes keep the loop from scanning every task: a binary heap of the sleeping tasks
-ordered by (wake-up time, task index) gives the next wake-up, and each runqueue keeps its
-queued tasks (runnable or running) in ascending task order, so ``pick_next``,
-``update_min_vruntime`` and the balancer look only at those (same order, same result as a
-scan of all tasks).
+Two indexes (``sim_index``) keep the loop from scanning every task: a binary heap of the
+sleeping tasks ordered by (wake-up time, task index) gives the next wake-up, and each
+runqueue keeps its queued tasks (runnable or running) in ascending task order, so
+``pick_next``, ``update_min_vruntime`` and the balancer look only at those (same order, same
+result as a scan of all tasks).
 
 CFS here is the pre-EEVDF, vruntime-based CFS (``kernel/sched/fair.c`` up to v6.5):
 ``update_curr`` (vruntime advances by wall execution time, all tasks nice 0),
@@ -58,6 +58,7 @@ from .sim_state import (A_SIZE, A_CDUR, A_CPERIOD, A_CPU, A_END, A_PERF, A_PHASE
                         T_PHASE, T_PHASE_ACT, T_POLICY, T_PRIO, T_REM, T_RT_END, T_SLICE_START, T_STATE,
                         T_SUM_EXEC, T_TIMER_DUE, T_UE_CPU, T_UE_ENQ, T_UE_EWMA, T_VRUNTIME, T_WAKE_AT,
                         TS_RUNNABLE, TS_RUNNING, TS_SLEEPING, G_ALIVE, G_HEAP_N, TS_EXITED)
+from .sim_index import heap_push, heap_remove, rq_add, rq_del
 from .util_est import task_util_est_clear_flag, task_util_est_value, util_est_update
 
 NICE_0_LOAD = 1024
@@ -131,7 +132,7 @@ def rq_clock(c, now, S, P):
     S[oCP + (c) * C_NFIELDS + C_CLOCK_TASK] = now
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, inline='always')
 def update_rq_avgs(c, now, S, P):
     """Bring CPU ``c``'s clocks and its cfs_rq / rt_rq PELT signals to ``now``.
 
@@ -156,7 +157,7 @@ def update_rq_avgs(c, now, S, P):
     pelt_flat(S, S[28] + c * S[30], t, rt_running, rt_running, rt_running, sf, sc, 1, 1, P)
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, inline='always')
 def pelt_flat(S, o, now, load, runnable, running, scale_freq, scale_cpu, w_load, w_runnable, P):
     """``pelt.update_load_sum`` then, when a period was crossed, ``pelt.update_load_avg(sa, w_load,
     w_runnable)`` on the signal at ``S[o:o + SA_SIZE]`` (``___update_load_sum``,
@@ -266,7 +267,7 @@ def emit_task_util(p, now, S, O):
              S[o + SA_LOAD_AVG])
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, inline='always')
 def update_task_signal(p, S, P):
     """The PELT/util_est-flag part of ``update_load_avg``; False for non-CFS tasks."""
     oTK = S[8]
@@ -374,7 +375,7 @@ def update_min_vruntime(c, S):
         S[oCP + (c) * C_NFIELDS + C_MIN_VRUNTIME] = lo
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, inline='always')
 def update_curr(c, now, S, P):
     """``update_curr``: charge the running task for the time since ``exec_start``."""
     oCP = S[12]
@@ -402,7 +403,7 @@ def update_curr(c, now, S, P):
         S[oTK + (p) * T_NFIELDS + T_ACT_PERF] += dt * cap_now(c, S, P)
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, inline='always')
 def op_boundary(p, c, now, S, P):
     """When the running task ``p`` reaches the end of its current run/runtime event."""
     oTK = S[8]
@@ -434,7 +435,7 @@ def sync_cpu(c, now, S, P):
     update_rq_avgs(c, now, S, P)
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, inline='always')
 def enqueue(p, c, now, S, P, O):
     """``enqueue_task``: put task ``p`` (waking or new) on CPU ``c``'s runqueue."""
     oTK = S[8]
@@ -464,7 +465,7 @@ def enqueue(p, c, now, S, P, O):
     S[oTK + (p) * T_NFIELDS + T_UE_CPU] = c
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, inline='always')
 def dequeue_sleep(p, now, S, P, O):
     """``dequeue_task(.., DEQUEUE_SLEEP)`` of the running task ``p`` (rq already synced)."""
     oTK = S[8]
@@ -495,7 +496,7 @@ def dequeue_sleep(p, now, S, P, O):
     emit_task_util(p, now, S, O)
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, inline='always')
 def pick_next(c, S):
     """``pick_next_task``: highest rt priority (FIFO order), else the CFS task of least vruntime."""
     oTK = S[8]
@@ -526,10 +527,14 @@ def pick_next(c, S):
     return best
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, inline='always')
 def choose_idle_state(c, now, S, P):
     """Idle state of a CPU going idle: the deepest one whose target residency fits the time to the
-    next timer armed on this CPU (the earliest wake-up of a task that last ran here)."""
+    next timer armed on this CPU (the earliest wake-up of a task that last ran here).
+
+    That wake-up is found by a walk of the wake-up heap that skips every subtree whose root
+    wakes no earlier than the best found so far (a node never wakes before its parent), with
+    no stack: down to the left child, else on to the next subtree to the right."""
     oTK = S[8]
     d = P[P[0] + c]
     n = P[P[32] + d]
@@ -537,10 +542,23 @@ def choose_idle_state(c, now, S, P):
         return 0
     nxt = INF_TIME
     oh = S[68]
-    for i in range(S[S[0] + G_HEAP_N]):         # the sleeping tasks
-        p = S[oh + i]
-        if S[oTK + (p) * T_NFIELDS + T_CPU] == c and S[oTK + (p) * T_NFIELDS + T_WAKE_AT] < nxt:
-            nxt = S[oTK + (p) * T_NFIELDS + T_WAKE_AT]
+    nh = S[S[0] + G_HEAP_N]          # the sleeping tasks
+    i = 0
+    while True:
+        if i < nh:
+            p = S[oh + i]
+            w = S[oTK + (p) * T_NFIELDS + T_WAKE_AT]
+            if w < nxt:
+                if S[oTK + (p) * T_NFIELDS + T_CPU] == c:
+                    nxt = w                  # its subtree wakes no earlier
+                elif 2 * i + 1 < nh:
+                    i = 2 * i + 1
+                    continue
+        while i > 0 and (i & 1) == 0:    # a right child: up to the first ancestor that is a left child
+            i = (i - 1) >> 1
+        if i == 0:
+            break
+        i += 1                           # its right sibling
     budget = nxt - now
     st = 0
     for i in range(n):
@@ -549,7 +567,7 @@ def choose_idle_state(c, now, S, P):
     return st
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, inline='always')
 def switch_to(c, nxt, prev_state, now, S, P, O):
     """Context switch on CPU ``c`` to ``nxt`` (-1: idle) from the current task, emitting the events."""
     oCP = S[12]
@@ -643,127 +661,3 @@ def log_activation(p, now, S, O):
     O[r + A_CPU] = S[ot + T_CPU]
     O[nc] = n + 1
     S[ot + T_NR_ACT] += 1
-
-
-# ---------------------------------------------------------------- indexes: wake-up heap, runqueue members
-@njit(cache=True, _nrt=False)
-def wake_before(a, b, S):
-    """Task ``a`` wakes before task ``b``: earlier wake-up time, then lower index."""
-    oTK = S[8]
-    wa = S[oTK + a * T_NFIELDS + T_WAKE_AT]
-    wb = S[oTK + b * T_NFIELDS + T_WAKE_AT]
-    return wa < wb or (wa == wb and a < b)
-
-
-@njit(cache=True, _nrt=False)
-def heap_sift(i, S):
-    """Restore the heap order around position ``i`` (up, then down)."""
-    oh = S[68]
-    opos = S[72]
-    n = S[S[0] + G_HEAP_N]
-    p = S[oh + i]
-    while i > 0:
-        j = (i - 1) >> 1
-        q = S[oh + j]
-        if not wake_before(p, q, S):
-            break
-        S[oh + i] = q
-        S[opos + q] = i
-        i = j
-    while True:
-        j = 2 * i + 1
-        if j >= n:
-            break
-        if j + 1 < n and wake_before(S[oh + j + 1], S[oh + j], S):
-            j += 1
-        q = S[oh + j]
-        if not wake_before(q, p, S):
-            break
-        S[oh + i] = q
-        S[opos + q] = i
-        i = j
-    S[oh + i] = p
-    S[opos + p] = i
-
-
-@njit(cache=True, _nrt=False)
-def heap_push(p, S):
-    """Task ``p`` starts sleeping (its ``T_WAKE_AT`` set)."""
-    oG = S[0]
-    n = S[oG + G_HEAP_N]
-    S[S[68] + n] = p
-    S[S[72] + p] = n
-    S[oG + G_HEAP_N] = n + 1
-    heap_sift(n, S)
-
-
-@njit(cache=True, _nrt=False)
-def heap_remove(p, S):
-    """Task ``p`` stops sleeping (woken, or exited); a no-op when it is not in the heap."""
-    oG = S[0]
-    oh = S[68]
-    opos = S[72]
-    i = S[opos + p]
-    if i < 0:
-        return
-    S[opos + p] = -1
-    n = S[oG + G_HEAP_N] - 1
-    S[oG + G_HEAP_N] = n
-    if i == n:
-        return
-    q = S[oh + n]
-    S[oh + i] = q
-    S[opos + q] = i
-    heap_sift(i, S)
-
-
-@njit(cache=True, _nrt=False)
-def rq_add(p, c, S):
-    """Task ``p`` is queued on CPU ``c`` (kept in ascending task order)."""
-    ol = S[76] + c * S[78]
-    n = S[ol]
-    i = n
-    while i > 0 and S[ol + i] > p:
-        S[ol + i + 1] = S[ol + i]
-        i -= 1
-    S[ol + i + 1] = p
-    S[ol] = n + 1
-
-
-@njit(cache=True, _nrt=False)
-def rq_del(p, c, S):
-    """Task ``p`` leaves CPU ``c``'s runqueue."""
-    ol = S[76] + c * S[78]
-    n = S[ol]
-    i = 1
-    while i <= n and S[ol + i] != p:
-        i += 1
-    if i > n:
-        return
-    while i < n:
-        S[ol + i] = S[ol + i + 1]
-        i += 1
-    S[ol] = n - 1
-
-
-@njit(cache=True, _nrt=False)
-def build_indexes(S):
-    """Build the wake-up heap, the runqueue member lists and the count of live tasks from the
-    task table (at the start of a run: ``G_WAKE_DIRTY``)."""
-    oG = S[0]
-    oTK = S[8]
-    S[oG + G_HEAP_N] = 0
-    for c in range(S[13]):
-        S[S[76] + c * S[78]] = 0
-    alive = 0
-    for p in range(S[9]):
-        S[S[72] + p] = -1
-        st = S[oTK + p * T_NFIELDS + T_STATE]
-        if st != TS_EXITED:
-            alive += 1
-        if st == TS_SLEEPING:
-            heap_push(p, S)
-        elif st == TS_RUNNABLE or st == TS_RUNNING:
-            rq_add(p, S[oTK + p * T_NFIELDS + T_CPU], S)
-    S[oG + G_ALIVE] = alive
-    S[oG + G_WAKE_DIRTY] = 0

@@ -1,0 +1,16 @@
+"""Plain-Python twins of ``lisa_eas/_kernels/sim_index.py`` (the wake-up heap and the runqueue member lists).
+
+Built like the reference engine (``ref_sim_loop.py``): the module's ``@njit`` functions run
+from their Python source with every call rebound to interpreted twins. The engines built
+from them are compared event for event in ``tests/test_sim_reference.py``.
+"""
+from __future__ import annotations
+
+from .ref_sim_loop import pure_functions
+
+
+def functions() -> dict:
+    """Name -> interpreted twin of each numba function of ``sim_index``."""
+    from lisa_eas._kernels import sim_index
+
+    return pure_functions(sim_index)
