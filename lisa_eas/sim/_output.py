@@ -187,19 +187,22 @@ def _rtapp_frames(raw, compiled, comm_of, pid_of) -> dict[str, pd.DataFrame]:
 
 def _rows_by_kind(ev: np.ndarray, kind_col: int):
     """``rows_of(kind)``: the rows of ``ev`` of that kind in their order, as a column-major
-    array (each column contiguous), from one stable sort of the kinds."""
+    array (each column contiguous), from one pass over the rows (``sim_split``)."""
+    from .._kernels.sim_split import split_rows_by_kind
     kind = ev[:, kind_col]
     nkinds = int(kind.max()) + 1 if len(kind) else 0
-    if nkinds > 127 or (len(kind) and kind.min() < 0):
-        raise ValueError("event kinds out of range")
-    kind = kind.astype(np.int8)
-    order = np.argsort(kind, kind="stable")
-    bounds = np.concatenate([[0], np.cumsum(np.bincount(kind, minlength=nkinds))])
+    if len(kind) and kind.min() < 0:
+        raise ValueError("negative event kind")
+    start = np.zeros(nkinds + 1, np.int64)
+    np.cumsum(np.bincount(kind, minlength=nkinds), out=start[1:])
+    cols = np.empty((ev.shape[1], len(ev)), ev.dtype)
+    if len(ev):
+        split_rows_by_kind(ev, kind_col, start, cols)
 
     def rows_of(k: int) -> np.ndarray:
         if k >= nkinds:
             return np.zeros((0, ev.shape[1]), ev.dtype)
-        return ev.T[:, order[bounds[k]:bounds[k + 1]]].T
+        return cols[:, start[k]:start[k + 1]].T
     return rows_of
 
 
