@@ -4,13 +4,15 @@ that layout's numeric columns straight out of the file.
 Layout written by :func:`write_frame` (a standard parquet file any reader opens):
 uncompressed, one row group, version-1 data pages of up to ``_PAGE_BYTES``, no statistics;
 numeric columns ``REQUIRED`` and ``PLAIN``-encoded (their data pages hold the values as
-little-endian arrays), categorical columns dictionary-encoded strings.
+little-endian arrays), categorical columns ``REQUIRED`` (when they have no missing value)
+dictionary-encoded strings.
 
-:func:`read_frame` parses the footer with pyarrow, then walks each numeric column chunk's
-page headers (Thrift compact protocol, parsed here) and copies the values from the mapped
+:func:`read_frame` parses the footer with pyarrow, then walks each column chunk's page
+headers (Thrift compact protocol, parsed here). Numeric values are copied from the mapped
 file into one block of memory mapped in a single call (``MADV_POPULATE_WRITE``), the
-``Time`` index computed into the same block. The remaining columns (categoricals, anything
-else) are read by pyarrow. Fresh memory costs a page fault per 4 KiB page when pyarrow
+``Time`` index computed into the same block; dictionary indices (RLE / bit-packing hybrid)
+are decoded by the numba kernel of :mod:`._parquet_rle` into categorical codes. Anything
+else is read by pyarrow. Fresh memory costs a page fault per 4 KiB page when pyarrow
 decodes into it (~2.7 us each on the VMs measured), which dominated the cached read; the
 copy path touches each destination page once, already mapped. Any chunk that does not
 have the expected layout (another writer, an older cache, a damaged header) is read by
