@@ -11,7 +11,7 @@ from lisa_eas.trace import _decode
 from lisa_eas.trace._datfile import open_dat
 from lisa_eas.trace._format import INT, STR_FIXED, STR_LOC
 from reference import ref_trace_decode as ref
-from trace_oracles import DAT_NAMES, unpack_dat
+from trace_oracles import DAT_NAMES, dat_layout, unpack_dat
 
 _INT_DTYPES = {(1, True): np.int8, (2, True): np.int16, (4, True): np.int32, (8, True): np.int64,
                (1, False): np.uint8, (2, False): np.uint16, (4, False): np.uint32,
@@ -24,18 +24,9 @@ def dats(tmp_path_factory):
     return {name: open_dat(unpack_dat(name, d)) for name in DAT_NAMES}
 
 
-def _layout(dat):
-    hp = dat.header_page
-    fmt0 = dat.any_format()
-    tf, pf = fmt0.field("common_type"), fmt0.field("common_pid")
-    return dict(page_size=dat.page_size, ts_off=hp["timestamp"][0], commit_off=hp["commit"][0],
-                commit_size=hp["commit"][1], data_off=hp["data"][0], big=dat.big_endian,
-                type_off=tf.offset, type_size=tf.size, pid_off=pf.offset)
-
-
 def _records(dat):
     """(ts, payload offset, payload length, id, pid, range) of every record (twin walk)."""
-    lay = _layout(dat)
+    lay = dat_layout(dat)
     starts = [r[1] for r in dat.cpu_ranges]
     sizes = [r[2] for r in dat.cpu_ranges]
     return ref.walk_pages(bytes(dat.data), starts, sizes, lay["page_size"], lay["ts_off"],
@@ -47,7 +38,7 @@ def _records(dat):
 def test_field_decoding_real_trace(dats, name):
     """Every integer, __data_loc and char[] field of every event, and the comm interning."""
     dat = dats[name]
-    lay = _layout(dat)
+    lay = dat_layout(dat)
     buf = dat.data
     data = bytes(buf)
     records = _records(dat)

@@ -14,22 +14,13 @@ from lisa_eas.trace import _decode, _stream
 from lisa_eas.trace._datfile import open_dat
 from lisa_eas.trace._datread import _Layout
 from reference import ref_trace_stream as ref
-from trace_oracles import DAT_NAMES, unpack_dat
+from trace_oracles import DAT_NAMES, dat_layout, unpack_dat
 
 
 @pytest.fixture(scope="module")
 def dats(tmp_path_factory):
     d = tmp_path_factory.mktemp("stream_twin")
     return {name: open_dat(unpack_dat(name, d)) for name in DAT_NAMES}
-
-
-def _layout(dat):
-    hp = dat.header_page
-    fmt0 = dat.any_format()
-    tf, pf = fmt0.field("common_type"), fmt0.field("common_pid")
-    return dict(page_size=dat.page_size, ts_off=hp["timestamp"][0], commit_off=hp["commit"][0],
-                commit_size=hp["commit"][1], data_off=hp["data"][0], big=dat.big_endian,
-                type_off=tf.offset, type_size=tf.size, pid_off=pf.offset)
 
 
 def _args(lay):
@@ -176,7 +167,7 @@ def _assert_decode_equal(buf, ranges, lay, dest, slot_of_id, slot_fields, rows, 
 def test_index_ranks_decode_real_trace(dats, name):
     """Every record of every CPU, every field of every event, rows from the time order."""
     dat = dats[name]
-    lay = _layout(dat)
+    lay = dat_layout(dat)
     buf = dat.data
     recs = []
     bounds = [0]
@@ -391,7 +382,7 @@ def test_decode_pages_synthetic(big, commit_size):
 @pytest.mark.parametrize("name", DAT_NAMES)
 def test_index_pages_mutated_real_pages(dats, name):
     dat = dats[name]
-    lay = _layout(dat)
+    lay = dat_layout(dat)
     ps = lay["page_size"]
     rng = random.Random(name)
     cpu, start, size = max(dat.cpu_ranges, key=lambda r: r[2])

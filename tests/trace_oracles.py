@@ -106,3 +106,13 @@ def value_matches(ours, text: str) -> bool | None:
     if isinstance(ours, str):
         return ours.rstrip() == text.rstrip()
     return None
+
+
+def dat_layout(dat) -> dict:
+    """The ring-buffer layout arguments of the page-walk kernels, from an opened trace.dat."""
+    hp = dat.header_page
+    fmt0 = dat.any_format()
+    tf, pf = fmt0.field("common_type"), fmt0.field("common_pid")
+    return dict(page_size=dat.page_size, ts_off=hp["timestamp"][0], commit_off=hp["commit"][0],
+                commit_size=hp["commit"][1], data_off=hp["data"][0], big=dat.big_endian,
+                type_off=tf.offset, type_size=tf.size, pid_off=pf.offset)
