@@ -96,7 +96,7 @@ CASES = {
     "hikey960-eas50-rampboost": ("hikey960", "mixed", SimConfig(placement="eas-v5.0", era="v5.0",
                                                                governor_tunables={"ramp_boost": 1}), 0.2),
     "juno-noeas-prop-ondemand": ("juno_r0", "mixed", SimConfig(placement="no-eas", sis="prop", governor="ondemand",
-                                                              era="v5.10", transition_latency_us=300), 0.25),
+                                                              era="v5.4", transition_latency_us=300), 0.25),
     "pixel3-eas-v6": ("pixel3", "mixed", SimConfig(era="v6.1", tick_hz=1000), 0.2),
     "hikey960-ondemand-sdf": ("hikey960", "mixed", SimConfig(governor="ondemand", governor_tunables={
         "sampling_down_factor": 3, "sampling_rate_us": 4000, "up_threshold": 80}), 0.2),
@@ -113,7 +113,13 @@ CASES = {
                                          0.2),
     # SIS_PROP with a scan depth below the LLC size (avg_idle matters)
     "hikey960-noeas-prop-depth": ("hikey960", "crowd", SimConfig(placement="no-eas", sis="prop",
-                                                                 sis_scan_cost_ns=700_000, era="v5.10"), 0.2),
+                                                                 sis_scan_cost_ns=700_000, era="v5.4"), 0.2),
+    # the asymmetric-capacity wake-up search (select_idle_capacity): v5.7-v5.9 and v5.10+ forms, without
+    # EAS and as the overutilized fallback of EAS
+    "hikey960-noeas-asym-v5.8": ("hikey960", "crowd", SimConfig(placement="no-eas", era="v5.8"), 0.3),
+    "juno-noeas-asym-v5.10": ("juno_r0", "mixed", SimConfig(placement="no-eas", era="v5.10",
+                                                           transition_latency_us=300), 0.25),
+    "pixel3-many-eas-asym-v6": ("pixel3", "many", SimConfig(era="v6.1"), 0.3),
     # rt-app programs: policy / affinity changes, exits (the run ends when every thread has exited)
     "hikey960-program-schedutil": ("hikey960", "program", SimConfig(), 1.0),
     "juno-program-noeas-performance": ("juno_r0", "program", SimConfig(placement="no-eas", governor="performance"),

@@ -114,3 +114,32 @@ def test_cfs_shares_one_cpu_fairly_and_fifo_preempts():
     rt_in = sw[(sw["next_comm"] == "rt")]
     assert (rt_in["prev_comm"].isin(["hog", "<idle>"])).all()
     assert (rt_in["next_prio"] == 49).all()
+
+
+@pytest.mark.parametrize("board", ["hikey960", "juno_r0"])
+def test_capacity_aware_wakeup_from_v5_7(board):
+    """Without EAS: a task too big for a LITTLE CPU (mostly running there: util > capacity / 1.25),
+    pinned on LITTLE CPU 0, is then let free and sleeps 1 ms. At that wake-up its previous CPU
+    is idle: at v5.4 select_idle_sibling() takes it (target idle); from v5.7
+    (sched_asym_cpucapacity) select_idle_capacity() skips the idle LITTLE CPUs it does not fit
+    and wakes it on the first big CPU. The v5.4 run lists the unmodelled wake_cap() slow path
+    in its approximations."""
+    plat = load_platform(board)
+    little = min(plat.perf_domains, key=lambda d: d.cpu_capacity_max)
+    big = max(plat.perf_domains, key=lambda d: d.cpu_capacity_max)
+    pinned = Phase(name="pinned", events=(Run(3000), Sleep(500)), loop=50, cpus=(0,))
+    free = Phase(name="free", events=(Sleep(1000), Run(3000), Sleep(5000)), loop=5, cpus=tuple(plat.cpus))
+    wl = workload([task("heavy", [pinned, free])], calibration=20)
+    assert 0 in little.cpus
+    for era, target in (("v6.1", min(big.cpus)), ("v5.8", min(big.cpus)), ("v5.4", 0)):
+        tr = simulate(plat, wl, config=SimConfig(placement="no-eas", era=era, governor="performance"))
+        log = tr.df("lisa_sim_rtapp_log")
+        t_free = log.loc[log["phase"] == 1, "start_us"].min() / 1e6
+        wakes = tr.df("sched_wakeup")
+        woke = wakes[wakes.index > t_free + 0.0005].iloc[0]   # the end of the free phase's 1 ms sleep
+        assert abs(woke.name - t_free - 0.001) < 1e-4, (woke.name, t_free)
+        tu = tr.df("lisa_sim_task_util")
+        util = int(tu[tu.index <= woke.name]["util_avg"].iloc[-1])
+        assert util * 1280 > little.cpu_capacity_max * 1024, util      # does not fit a LITTLE CPU
+        assert woke["target_cpu"] == target, (era, woke)
+        assert any("wake_cap()" in a for a in tr.metadata["approximations"]) == (era == "v5.4"), era

@@ -175,3 +175,18 @@ def test_cli_validates_a_simulate_output_directory(tmp_path, capsys):
     (out / "metadata.json").write_text(json.dumps({"source": "x"}))
     assert main(["validate", str(out), "--platform", "juno_r0", "--out", str(tmp_path / "v2")]) == 2
     assert "files" in capsys.readouterr().err
+
+
+def test_sis_replay_takes_the_asymmetric_capacity_path_from_v5_7():
+    """Overutilized wake-ups of a v6.1 simulation on Pixel 3 (big.LITTLE) are replayed through
+    select_idle_capacity(), as the simulator placed them: the replay says so and agrees with
+    nearly every one (the rebuilt task util can be stale, see the module docstring)."""
+    plat = load_platform("pixel3")
+    wl = workload([task(f"t{i}", periodic(10 + 9 * (i % 7), 16, duration_s=2)) for i in range(14)], calibration=100)
+    tr = simulate(plat, wl, config=SimConfig(duration_s=2.0, era="v6.1"))
+    rep = validate(tr, plat, era="v6.1")
+    s = rep.summary["sis"]
+    print(f"\npixel3 v6.1 SIS replay: {s['agree']}/{s['wakeups']} agree")
+    assert s["feature"] == "asym_capacity"
+    assert s["wakeups"] > 300 and s["agreement_pct"] > 90
+    assert {"idle_capacity", "target"} <= set(rep.sis["path"])

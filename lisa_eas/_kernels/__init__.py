@@ -44,6 +44,10 @@ Modules and entry points
     ``select_idle_sibling(mode, util_mode, idle, allowed, target, prev, recent,
     has_idle_core, nr_param, llc_id, core_id, smt, result) -> cpu`` (``result`` int64[2] gets
     (path, runqueues scanned)); ``sis_batch(...)``. Modes ``SIS_V4``, ``SIS_V5_12``.
+    Asymmetric capacity (v5.7+): ``select_idle_capacity(idle, allowed, capacity, task_util,
+    target, result)``; ``select_idle_sibling_asym(mode, idle, allowed, capacity, task_util,
+    target, prev, recent, llc_id, result)``; ``sis_asym_batch(...)``. Modes ``ASYM_V5_7``,
+    ``ASYM_V5_10``.
 ``schedutil`` (cpufreq_schedutil.c, RFC v3 ramp boost)
     ``effective_cpu_util(cfs, rt, dl, bw_dl, irq, scale, type, rt_runnable)``;
     ``effective_cpu_util_uclamp(..., uclamp_used, uclamp_min, uclamp_max)`` (v5.3 - v6.7,

@@ -31,13 +31,13 @@ from .pelt import SA_UTIL_AVG
 from .schedutil import (CS_LAST_UPDATE, CS_RAMP_BOOST, CS_RB_UTIL_AVG, CS_RB_UTIL_EST, CS_WENT_IDLE,
                         EM_COST_MARGIN_SCALE, FREQUENCY_UTIL, PS_CACHED_RAW_FREQ, PS_LAST_FREQ_UPDATE,
                         PS_NEED_FREQ_UPDATE, PS_NEXT_FREQ, cpu_util_cfs, effective_cpu_util, raw_next_freq)
-from .sim_sched import emit, sync_cpu, refresh_next_event
+from .sim_sched import emit, sync_cpu, refresh_next_event, task_util_for_placement
 from .sim_state import (C_BUSY_NS, C_CURR, C_NR_CFS, C_NR_RT, C_UE_SUM, EV_FREQ, EV_OVERUTIL, G_OVERUTIL,
                         GOV_INTERACTIVE, GOV_ONDEMAND, GOV_SCHEDFREQ, GOV_SCHEDUTIL, INF_TIME, K_GOV,
                         K_MODEL_EVENTS, K_RAMP_BOOST, K_RATE_LIMIT_NS, K_SAMPLE_NS, K_SIS, K_TRANS_LAT_NS,
                         P_LAST_UPDATE, P_NEXT_SAMPLE, P_OPP, P_PENDING_AT, P_PENDING_OPP, P_REQ_OPP,
                         SIS_UTIL, T_MASK)
-from .sis import select_idle_sibling, sis_prop_nr, sis_util_nr_idle_scan
+from .sis import select_idle_sibling, select_idle_sibling_asym, sis_prop_nr, sis_util_nr_idle_scan
 
 # model parameter vector: static slot 19
 M_EM_MODE = 0
@@ -58,7 +58,8 @@ M_IA_MIN_SAMPLE_US = 14
 M_IA_ABOVE_HS_DELAY_US = 15
 M_SF_MARGIN = 16
 M_SF_THROTTLE_NS = 17
-M_SIZE = 18
+M_ASYM_MODE = 18          # sis.ASYM_* on an asymmetric-capacity platform at era v5.7+, else -1
+M_SIZE = 19
 
 # governor state: slot 15 per policy int64[nd, GOV_POL_WIDTH], slot 16 per policy CPU
 # int64[nd, max CPUs per domain, GOV_CPU_WIDTH] (column layouts in ``governors``)
@@ -147,7 +148,10 @@ def update_idle_cpu_scan(S, P):
 
 @njit(cache=True, _nrt=True)
 def place_idle_sibling(p, target, prev, S, P):
-    """``select_idle_sibling`` (SIS_UTIL or SIS_PROP depth) on the LLC of ``target``.
+    """``select_idle_sibling`` (SIS_UTIL or SIS_PROP depth) on the LLC of ``target``; on an
+    asymmetric-capacity platform from v5.7 its ``sched_asym_cpucapacity`` path instead
+    (``sis.select_idle_sibling_asym``: ``select_idle_capacity`` over all CPUs, with
+    ``capacity_of`` and ``task_util_est(p)``).
 
     Compiled with reference counting (``select_idle_sibling`` allocates its scratch mask; numba
     would otherwise compile it with the caller's ``_nrt=False``)."""
@@ -157,6 +161,15 @@ def place_idle_sibling(p, target, prev, S, P):
     n = P[1]
     for c in range(n):
         S[oidle + c] = 1 if S[oCP + (c) * C_NFIELDS + C_CURR] < 0 and S[oCP + (c) * C_NFIELDS + C_NR_CFS] + S[oCP + (c) * C_NFIELDS + C_NR_RT] == 0 else 0
+    asym = P[P[76] + M_ASYM_MODE]
+    if asym >= 0:
+        ocap = S[52] + SC_CAP_OF * S[54]
+        for c in range(n):
+            S[ocap + c] = capacity_of(c, S, P)
+        om = allowed_row(p, S, P)
+        return select_idle_sibling_asym(asym, S[oidle:oidle + n], P[om:om + P[50]], S[ocap:ocap + n],
+                                        task_util_for_placement(p, S), target, prev, -1, P[P[68]:P[68] + P[69]],
+                                        S[ores:ores + 2])
     util_mode = S[S[4] + K_SIS] == SIS_UTIL
     if util_mode:
         nr = S[S[56] + (target) * S[58] + AI_NR_SCAN]

@@ -3,8 +3,8 @@
 Follows ``kernel/sched/fair.c``: ``update_idle_cpu_scan()`` (SIS_UTIL producer, 70fb5ccf2ebb),
 the SIS_PROP depth in ``select_idle_cpu()`` (v4.x-v5.11 and v5.12+ forms; removed in v6.7),
 ``select_idle_core()``, ``select_idle_smt()`` and the fast paths of ``select_idle_sibling()``
-(target, prev, ``recent_used_cpu``). No SCHED_IDLE tasks, no clusters, no asymmetric-capacity
-path, no per-CPU-kthread shortcut.
+(target, prev, ``recent_used_cpu``); and the asymmetric-capacity path (v5.7+,
+``select_idle_sibling_asym``). No SCHED_IDLE tasks, no clusters, no per-CPU-kthread shortcut.
 
 Modes: ``SIS_V4`` (v4.x-v5.11 order: target, prev, recent, whole-LLC idle-core search,
 ``select_idle_cpu`` starting at target with ``if (!--nr)``, ``select_idle_smt(target)``) and
@@ -27,6 +27,11 @@ PATH_IDLE_CORE = 3
 PATH_IDLE_CPU = 4
 PATH_IDLE_SMT = 5
 PATH_FALLBACK = 6
+PATH_IDLE_CAPACITY = 7    # select_idle_capacity(): an idle CPU the task fits
+PATH_BEST_CAPACITY = 8    # select_idle_capacity(): no idle CPU fits, the idle one of highest capacity
+
+ASYM_V5_7 = 0             # v5.7-v5.9: the capacity scan first (b7a331615d25)
+ASYM_V5_10 = 1            # v5.10+: target, prev, recent_used_cpu first when idle and the task fits them
 
 INT_MAX = 2147483647
 
@@ -184,6 +189,77 @@ def select_idle_sibling(mode, util_mode, idle, allowed, target, prev, recent, ha
         result[0] = PATH_IDLE_CPU
         return idle_cpu
     return target
+
+
+@njit(cache=True, inline='always')
+def _fits(util, cap):
+    """``fits_capacity()``: ``util * 1280 < cap * 1024`` (the 20 % margin)."""
+    return util * 1280 < cap * 1024
+
+
+@njit(cache=True)
+def select_idle_capacity(idle, allowed, capacity, task_util, target, result):
+    """``select_idle_capacity()`` (v5.7+) over all CPUs (the ``sd_asym_cpucapacity`` span) and
+    ``allowed``, in ``for_each_cpu_wrap`` order from ``target``: the first idle CPU whose
+    ``capacity_of`` fits ``task_util``, else the idle CPU of highest capacity (the first of
+    equals), else -1. ``result[1]`` += CPUs examined; ``result[0]`` = the path when a CPU is
+    returned. Without uclamp, the v6.2+ ``util_fits_cpu()`` form decides the same."""
+    n_cpus = idle.shape[0]
+    best_cap = 0
+    best_cpu = -1
+    for k in range(n_cpus):
+        cpu = (target + k) % n_cpus
+        if not allowed[cpu]:
+            continue
+        result[1] += 1
+        if not idle[cpu]:
+            continue
+        cap = capacity[cpu]
+        if _fits(task_util, cap):
+            result[0] = PATH_IDLE_CAPACITY
+            return cpu
+        if cap > best_cap:
+            best_cap = cap
+            best_cpu = cpu
+    if best_cpu >= 0:
+        result[0] = PATH_BEST_CAPACITY
+    return best_cpu
+
+
+@njit(cache=True)
+def select_idle_sibling_asym(mode, idle, allowed, capacity, task_util, target, prev, recent, llc_id, result):
+    """``select_idle_sibling()`` on an asymmetric-capacity system (``sched_asym_cpucapacity``):
+    ``ASYM_V5_10`` first takes target, then prev (same LLC), then ``recent_used_cpu`` when idle
+    and ``asym_fits_capacity``; both modes then return ``select_idle_capacity()``'s CPU, or
+    target when it finds none. ``capacity`` is ``capacity_of`` per CPU, ``task_util``
+    ``uclamp_task_util(p)`` (= ``task_util_est(p)`` without clamps). Returns the CPU."""
+    result[0] = PATH_FALLBACK
+    result[1] = 0
+    if mode == ASYM_V5_10:
+        if idle[target] and _fits(task_util, capacity[target]):
+            result[0] = PATH_TARGET
+            return target
+        if prev != target and llc_id[prev] == llc_id[target] and idle[prev] and _fits(task_util, capacity[prev]):
+            result[0] = PATH_PREV
+            return prev
+        if (recent >= 0 and recent != prev and recent != target and llc_id[recent] == llc_id[target]
+                and idle[recent] and allowed[recent] and _fits(task_util, capacity[recent])):
+            result[0] = PATH_RECENT
+            return recent
+    cpu = select_idle_capacity(idle, allowed, capacity, task_util, target, result)
+    if cpu >= 0:
+        return cpu
+    result[0] = PATH_FALLBACK
+    return target
+
+
+@njit(cache=True)
+def sis_asym_batch(mode, idle, allowed, capacity, task_util, target, prev, recent, llc_id, out_cpu, out_result):
+    """Many asymmetric-capacity wake-ups (row i of ``idle``/``allowed``/``capacity`` is wake-up i)."""
+    for i in range(idle.shape[0]):
+        out_cpu[i] = select_idle_sibling_asym(mode, idle[i], allowed[i], capacity[i], task_util[i], target[i],
+                                              prev[i], recent[i], llc_id, out_result[i])
+    return out_cpu
 
 
 @njit(cache=True)

@@ -1,4 +1,5 @@
-"""Idle-CPU search (``select_idle_sibling``) with SIS_PROP or SIS_UTIL, and the SIS_UTIL depth.
+"""Idle-CPU search (``select_idle_sibling``) with SIS_PROP or SIS_UTIL, the asymmetric-capacity
+search of v5.7+ (``select_idle_capacity``), and the SIS_UTIL depth.
 
 The numba kernels are in :mod:`lisa_eas._kernels.sis`.
 """
@@ -13,11 +14,14 @@ from ._validate import cpu_index, era_of, int_array, int_scalar
 
 __all__ = ["SIS_ERAS", "SIS_PATHS", "SisDecisions", "select_idle_sibling", "sis_prop_nr", "sis_util_nr_scan"]
 
-#: v4.x loop order (< v5.12), the merged idle-core/idle-CPU loop (v5.12+), SIS_PROP on
-#: wake_avg_idle (v5.14+), SIS_UTIL (v6.0+; SIS_PROP removed in v6.7).
-SIS_ERAS: tuple[tuple[int, int], ...] = ((4, 0), (5, 12), (5, 14), (6, 0), (6, 7))
+#: v4.x loop order (< v5.12), the asymmetric-capacity scan (v5.7+, b7a331615d25) taken after the
+#: target/prev/recent checks with ``asym_fits_capacity`` (v5.10+, b4c9c9f15649), the merged
+#: idle-core/idle-CPU loop (v5.12+), SIS_PROP on wake_avg_idle (v5.14+), SIS_UTIL (v6.0+;
+#: SIS_PROP removed in v6.7).
+SIS_ERAS: tuple[tuple[int, int], ...] = ((4, 0), (5, 7), (5, 10), (5, 12), (5, 14), (6, 0), (6, 7))
 #: Names of the rules that chose the CPU (``SisDecisions.path``).
-SIS_PATHS = ("target", "prev", "recent_used_cpu", "idle_core", "idle_cpu", "idle_smt", "fallback_target")
+SIS_PATHS = ("target", "prev", "recent_used_cpu", "idle_core", "idle_cpu", "idle_smt", "fallback_target",
+             "idle_capacity", "best_capacity")
 
 
 def sis_util_nr_scan(sum_util: int, llc_weight: int, imbalance_pct: int = 117) -> int:
@@ -81,8 +85,16 @@ class SisDecisions:
 
 def select_idle_sibling(idle, target, prev, *, recent_used_cpu=-1, allowed=None, era="v6.6", feature="util",
                         nr_idle_scan=None, sum_util=None, imbalance_pct: int = 117, avg_idle_ns=None,
-                        avg_scan_cost_ns=None, llc_id=None, core_id=None, has_idle_core=False) -> SisDecisions:
+                        avg_scan_cost_ns=None, llc_id=None, core_id=None, has_idle_core=False,
+                        capacity_orig=None, capacity=None, task_util=None) -> SisDecisions:
     """Model ``select_idle_sibling()`` for one or many wake-ups.
+
+    On an asymmetric-capacity system (``capacity_orig`` given with different values) and era
+    v5.7+, the kernel's ``sched_asym_cpucapacity`` path is taken instead of the LLC scan:
+    from v5.10 target, prev and ``recent_used_cpu`` when idle and the task fits them
+    (``asym_fits_capacity``), then ``select_idle_capacity()`` over all CPUs from target: the
+    first idle CPU whose capacity fits ``task_util`` (``fits_capacity``, 20 % margin), else
+    the idle CPU of highest capacity, else target. SIS_PROP/SIS_UTIL do not apply there.
 
     Parameters
     ----------
@@ -106,10 +118,33 @@ def select_idle_sibling(idle, target, prev, *, recent_used_cpu=-1, allowed=None,
         Per-CPU LLC and SMT-core ids (default: one LLC, no SMT).
     has_idle_core : bool or array of bool
         ``test_idle_cores(target)``.
+    capacity_orig : array of int, optional
+        Per-CPU ``arch_scale_cpu_capacity`` (1..1024). Values that differ make the system
+        asymmetric (era v5.7+ only; before v5.7 ``wake_cap()`` in ``select_task_rq_fair``
+        handled asymmetry, outside this function).
+    capacity : array of int, shape (n_cpus,) or (n, n_cpus), optional
+        ``capacity_of()`` of each CPU (default ``capacity_orig``).
+    task_util : int or array of int
+        ``uclamp_task_util(p)`` (``task_util_est(p)`` without clamps); needed with an
+        asymmetric ``capacity_orig``.
 
     Returns
     -------
     SisDecisions
+        ``scanned`` counts the CPUs ``select_idle_capacity()`` examined on the asymmetric path.
+
+    Examples
+    --------
+    HiKey960 (LITTLE 0-3 at 462, big 4-7 at 1024): a task of util 400 waking on a busy LITTLE
+    CPU goes to the first idle big CPU; one of util 100 to the first idle LITTLE CPU.
+
+    >>> cap = [462] * 4 + [1024] * 4
+    >>> idle = [0, 1, 0, 0, 0, 1, 1, 0]
+    >>> d = select_idle_sibling(idle, 0, 0, era="v6.1", capacity_orig=cap, task_util=[400])
+    >>> int(d.cpu[0]), d.path_names[0]
+    (5, 'idle_capacity')
+    >>> int(select_idle_sibling(idle, 0, 0, era="v6.1", capacity_orig=cap, task_util=[100]).cpu[0])
+    1
     """
     from .._kernels import sis as ks
 
@@ -146,6 +181,29 @@ def select_idle_sibling(idle, target, prev, *, recent_used_cpu=-1, allowed=None,
     for name, a in (("llc_id", llc), ("core_id", core)):
         if a.shape != (n_cpus,):
             raise ModelError(f"{name} must have one value per CPU ({n_cpus}), got shape {a.shape}")
+    if capacity_orig is not None:
+        corig = int_array(capacity_orig, "capacity_orig", lo=1, hi=1024)
+        if corig.shape != (n_cpus,):
+            raise ModelError(f"capacity_orig must have one value per CPU ({n_cpus}), got shape {corig.shape}")
+        if len(set(corig.tolist())) > 1:
+            if v < (5, 7):
+                raise ModelError(f"era {era!r}: select_idle_sibling() has no asymmetric-capacity path before v5.7 "
+                                 f"(wake_cap() in select_task_rq_fair() handled it); use era >= v5.7 or leave "
+                                 f"capacity_orig out")
+            if task_util is None:
+                raise ModelError("an asymmetric capacity_orig needs task_util (uclamp_task_util(p) per wake-up)")
+            cap = corig if capacity is None else int_array(capacity, "capacity", ndim=(1, 2), lo=0, hi=1024)
+            if cap.ndim == 1 and cap.shape == (n_cpus,):
+                cap = np.ascontiguousarray(np.broadcast_to(cap, (n, n_cpus)))
+            if cap.shape != (n, n_cpus):
+                raise ModelError(f"capacity must have shape ({n_cpus},) or ({n}, {n_cpus}), got {cap.shape}")
+            tu = vec(task_util, "task_util", lambda x, nm: int_array(x, nm, ndim=(0, 1), lo=0))
+            mode = ks.ASYM_V5_7 if v < (5, 10) else ks.ASYM_V5_10
+            out_cpu = np.empty(n, dtype=np.int64)
+            out_res = np.empty((n, 2), dtype=np.int64)
+            ks.sis_asym_batch(mode, idle_arr, allowed_arr, np.ascontiguousarray(cap, dtype=np.int64), tu, tgt, prv,
+                              rec, llc, out_cpu, out_res)
+            return SisDecisions(cpu=out_cpu, path=out_res[:, 0].copy(), scanned=out_res[:, 1].copy())
     smt = len(set(zip(llc.tolist(), core.tolist()))) < n_cpus
     llc_weight = np.array([(llc == llc[t]).sum() for t in range(n_cpus)], dtype=np.int64)
     if feature == "util":

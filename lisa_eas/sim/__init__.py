@@ -20,9 +20,14 @@ Scheduling model
   SCHED_FIFO runs above CFS (highest priority first, FIFO among equals, no throttling).
 * **Wake-up placement** of CFS tasks: ``find_energy_efficient_cpu`` (issue-3 kernel, v5.0,
   v5.4 or 6.x form by ``placement``/``era``) while the root domain is not overutilized, else
-  ``select_idle_sibling`` on the LLC with the SIS_UTIL or SIS_PROP depth (target = the
-  task's previous CPU; no wake_affine, no asymmetric-capacity ``select_idle_capacity``);
-  ``no-eas`` always takes the idle search. FIFO tasks: the previous CPU unless it runs an
+  ``select_idle_sibling`` (target = the task's previous CPU; no wake_affine): on the LLC with
+  the SIS_UTIL or SIS_PROP depth, or, from v5.7 on a platform whose CPUs differ in capacity
+  (every bundled board), its asymmetric-capacity form: from v5.10 target/prev when idle and
+  the task fits them, then ``select_idle_capacity`` over all CPUs (the first idle CPU whose
+  ``capacity_of`` fits ``task_util_est`` with the 20 % margin, else the biggest idle one);
+  SIS_UTIL/SIS_PROP do not apply there, as in the kernel. Before v5.7 ``wake_cap()`` sent a
+  task too big for its previous CPU to ``find_idlest_cpu()``: not modelled, listed in
+  ``metadata["approximations"]``. ``no-eas`` always takes the idle search. FIFO tasks: the previous CPU unless it runs an
   rt task of equal or higher priority, else an idle CPU, else one running only CFS.
 * **Load balance**, simplified: every ``balance_interval_ms`` the blocked signals of all
   runqueues are updated, the overutilized flag is set/cleared (it is only set at enqueue and
@@ -156,6 +161,12 @@ def simulate(platform, workload, *, config: SimConfig | None = None):
     wall = time.perf_counter() - t0
     frames = raw_to_frames(raw, compiled, plat, model_events=config.model_events)
     approx = list(compiled.approximations)
+    if config.era_tuple < (5, 7) and len({d.cpu_capacity_max for d in plat.perf_domains}) > 1:
+        approx.append(f"era {config.era} on CPUs of different capacities: the kernel's wake_cap() (v4.x-v5.6) "
+                      "sends a waking task that does not fit its previous CPU to the find_idlest_cpu() slow "
+                      "path, which is not modelled; when EAS does not place it, such a task takes "
+                      "select_idle_sibling() on its previous CPU's LLC, and moves up at the next load balance "
+                      "(misfit)")
     if until_exit and raw.t_end >= t_end:
         approx.append(f"the tasks had not all exited after {_UNBOUNDED_CAP_S:.0f} s; the run was stopped there")
     has_power = all(d.has_power for d in plat.perf_domains)

@@ -120,6 +120,10 @@ def build_run(platform: Platform, compiled: CompiledWorkload, config: SimConfig,
     mp[sm.M_IMBALANCE_PCT] = platform.imbalance_pct
     mp[sm.M_LLC_WEIGHT] = platform.llc_weight
     mp[sm.M_SIS_SCAN_COST] = config.sis_scan_cost_ns
+    # sched_asym_cpucapacity: CPUs of different capacity_orig; from v5.7 select_idle_sibling()
+    # searches them all by capacity (select_idle_capacity), from v5.10 after the target/prev checks
+    mp[sm.M_ASYM_MODE] = -1 if era < (5, 7) or len(set(cpu_capmax.tolist())) < 2 else \
+        (ksis.ASYM_V5_7 if era < (5, 10) else ksis.ASYM_V5_10)
     if config.governor == "ondemand":
         mp[sm.M_OD_UP_THRESHOLD] = config.tunable("up_threshold")
         mp[sm.M_OD_SAMPLING_US] = config.tunable("sampling_rate_us")

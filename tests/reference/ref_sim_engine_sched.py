@@ -442,6 +442,11 @@ class Scheduler:
     def place_idle_sibling(self, p, target):
         idle = [1 if c.is_idle else 0 for c in self.cpus]
         allowed = [1 if self.allowed(p, c) else 0 for c in self.cpus]
+        if self.prm.asym >= 0:        # v5.7+ on CPUs of different capacities: select_idle_capacity()
+            cpu, _, _ = ref_sis.select_idle_sibling_asym(self.prm.asym, idle, allowed,
+                                                         [self.capacity_of(c) for c in self.cpus], self.task_util(p),
+                                                         target.idx, target.idx, -1, [c.llc for c in self.cpus])
+            return self.cpus[cpu]
         util_mode = self.prm.sis == "util"
         if util_mode:
             nr = target.nr_idle_scan

@@ -184,6 +184,7 @@ class RunParams:
     eas_era: str             # ref_eas label
     overutil_v50: bool
     sis_v512: bool
+    asym: int                # select_idle_sibling's asymmetric-capacity form: -1 none, 0 v5.7, 1 v5.10+
     su_era: int
     imbalance_pct: int
     llc_weight: int
@@ -219,6 +220,8 @@ def run_params(platform, config) -> RunParams:
         ramp_boost=bool(config.tunable("ramp_boost")) if gov == "schedutil" else False,
         sample_ns=config.tunable(sample) * 1000 if sample else 0,
         eas_era=eas_era, overutil_v50=era < (5, 4), sis_v512=era >= (5, 12),
+        asym=-1 if era < (5, 7) or len({d.cpu_capacity_max for d in platform.perf_domains}) < 2 else
+        (0 if era < (5, 10) else 1),
         su_era=0 if era < (5, 14) else (1 if era < (6, 8) else 2),
         imbalance_pct=platform.imbalance_pct, llc_weight=platform.llc_weight,
         sis_scan_cost=config.sis_scan_cost_ns,

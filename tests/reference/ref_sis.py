@@ -138,3 +138,41 @@ def select_idle_sibling(mode, util_mode, idle, allowed, target, prev, recent, ha
     fn = s.v4 if mode == 0 else s.v512
     cpu, path = fn(target, prev, recent, has_idle_core, nr, util_mode)
     return cpu, path, s.scanned
+
+
+# ---- asymmetric CPU capacity (v5.7+): select_idle_capacity() and the select_idle_sibling() checks
+def fits_capacity(util, cap):
+    return util * 1280 < cap * 1024
+
+
+def select_idle_capacity(idle, allowed, capacity, task_util, target):
+    """-> (cpu or -1, path or None, CPUs examined); span = every CPU & p->cpus_ptr."""
+    n = len(idle)
+    cpus = {c for c in range(n) if allowed[c]}
+    best_cap, best_cpu, examined = 0, -1, 0
+    for c in wrap(cpus, target, n):
+        examined += 1
+        if not idle[c]:
+            continue
+        if fits_capacity(task_util, capacity[c]):
+            return c, 7, examined
+        if capacity[c] > best_cap:
+            best_cap, best_cpu = capacity[c], c
+    return best_cpu, (8 if best_cpu >= 0 else None), examined
+
+
+def select_idle_sibling_asym(mode, idle, allowed, capacity, task_util, target, prev, recent, llc_id):
+    """-> (cpu, path, examined); mode 0: v5.7-v5.9, 1: v5.10+."""
+    fits = [fits_capacity(task_util, c) for c in capacity]
+    if mode == 1:
+        if idle[target] and fits[target]:
+            return target, 0, 0
+        if prev != target and llc_id[prev] == llc_id[target] and idle[prev] and fits[prev]:
+            return prev, 1, 0
+        if (recent >= 0 and recent not in (prev, target) and llc_id[recent] == llc_id[target]
+                and idle[recent] and allowed[recent] and fits[recent]):
+            return recent, 2, 0
+    cpu, path, examined = select_idle_capacity(idle, allowed, capacity, task_util, target)
+    if cpu < 0:
+        return target, 6, examined
+    return cpu, path, examined

@@ -6,7 +6,10 @@ The wake-affine target is not in the trace: the replay uses ``target = prev_cpu`
 kernel's choice when ``wake_affine`` keeps the task near its previous CPU). The SIS_UTIL
 depth uses the LLC's current sum of util (the kernel refreshes it at load balance).
 Eras before v6.0 have SIS_PROP, whose ``avg_idle`` / ``avg_scan_cost`` are not traced:
-the replay then scans without a depth limit (``feature="none"``) and says so.
+the replay then scans without a depth limit (``feature="none"``) and says so. From v5.7, on
+a platform whose CPUs differ in capacity, the kernel takes the asymmetric-capacity path
+instead (``select_idle_capacity`` with each CPU's ``capacity_of`` and the task's
+``task_util_est``; ``feature="asym_capacity"``, ``nr_scan`` = every CPU).
 """
 from __future__ import annotations
 
@@ -47,12 +50,18 @@ def replay_sis(state: WakeupState, platform, *, era: str = "v6.6") -> tuple[pd.D
     v = parse_kernel_version(era)
     sis_era = era if v >= (4, 0) else "v4.0"
     llc = llc_ids(platform)
-    feature = "util" if v >= (6, 0) else "none"
+    cap = np.array([platform.cpu_capacity(c) for c in range(platform.nr_cpus)], np.int64)
+    asym = v >= (5, 7) and len(set(cap.tolist())) > 1
+    feature = "asym_capacity" if asym else ("util" if v >= (6, 0) else "none")
     if len(rows):
         prev = wk["prev_cpu"].to_numpy()
-        cap = np.array([platform.cpu_capacity(c) for c in range(platform.nr_cpus)], np.int64)
         cpu_util = np.minimum(np.maximum(state.util_avg[rows], state.util_est[rows]), cap[None, :])
-        if feature == "util":
+        if asym:
+            nr = np.full(len(rows), platform.nr_cpus)
+            dec = select_idle_sibling(state.idle[rows].astype(bool), prev, prev, era=sis_era, llc_id=llc,
+                                      allowed=state.allowed[rows], capacity_orig=cap, capacity=state.capacity[rows],
+                                      task_util=np.maximum(state.task_util[rows], state.task_util_est[rows]))
+        elif feature == "util":
             lw = np.array([(llc == llc[p]).sum() for p in prev])
             su = np.array([cpu_util[i, llc == llc[p]].sum() for i, p in enumerate(prev)])
             nr = np.array([sis_util_nr_scan(int(min(s, w * 1024)), int(w), platform.imbalance_pct)
