@@ -24,6 +24,8 @@ from importlib import resources
 from pathlib import Path
 from typing import Any, Iterator, Mapping
 
+import numpy as np
+
 from .errors import PlatformError
 
 __all__ = ["IdleState", "Opp", "PerfDomain", "Platform", "list_platforms", "load_platform"]
@@ -137,9 +139,11 @@ class PerfDomain:
 class Platform:
     """A board: its perf domains, plus LLC facts used by the idle-CPU search.
 
-    ``llc_weight`` and ``imbalance_pct`` describe the last-level-cache scheduling
-    domain (``sd_llc``); for boards without an explicit value every CPU shares
-    one LLC and ``imbalance_pct`` is the kernel default for an MC domain (117).
+    ``llc_groups`` are the CPUs of each last-level-cache scheduling domain (``sd_llc``),
+    ``llc_weight`` the size of the largest; a board file gives either ``llc_groups`` (e.g.
+    one per cluster on big.LITTLE boards whose clusters each have their own L2) or
+    ``llc_weight`` (consecutive CPUs), and without either every CPU shares one LLC.
+    ``imbalance_pct`` is the kernel default for an MC domain (117) unless given.
     """
 
     name: str
@@ -151,10 +155,26 @@ class Platform:
     notes: str = ""
     provenance: tuple[Mapping[str, str], ...] = ()
     source: str = ""
+    llc_groups: tuple[tuple[int, ...], ...] = ()
 
     @property
     def cpus(self) -> tuple[int, ...]:
         return tuple(range(self.nr_cpus))
+
+    def llc_ids(self) -> np.ndarray:
+        """LLC id of each CPU (int64): its index in ``llc_groups``, else consecutive groups of
+        ``llc_weight`` CPUs."""
+        if self.llc_groups:
+            ids = np.zeros(self.nr_cpus, np.int64)
+            for k, group in enumerate(self.llc_groups):
+                ids[list(group)] = k
+            return ids
+        return np.arange(self.nr_cpus, dtype=np.int64) // self.llc_weight
+
+    def llc_size(self, cpu: int) -> int:
+        """Number of CPUs in ``cpu``'s LLC (``sd_llc_size``)."""
+        ids = self.llc_ids()
+        return int((ids == ids[cpu]).sum())
 
     def domain_of(self, cpu: int) -> PerfDomain:
         """The perf domain holding ``cpu``."""
@@ -259,7 +279,10 @@ def platform_from_dict(data: Mapping[str, Any], *, source: str = "<dict>") -> Pl
         if "llc_weight" not in data:
             raise PlatformError(f"{source}: a platform without perf_domains needs 'llc_weight'")
         nr_cpus = _req(data, "llc_weight", int, source)
-    llc_weight = int(data.get("llc_weight", nr_cpus))
+    llc_groups = _llc_groups(data.get("llc_groups"), nr_cpus, source)
+    if llc_groups and "llc_weight" in data:
+        raise PlatformError(f"{source}: give 'llc_groups' or 'llc_weight', not both")
+    llc_weight = max(len(g) for g in llc_groups) if llc_groups else int(data.get("llc_weight", nr_cpus))
     if not 1 <= llc_weight <= nr_cpus:
         raise PlatformError(f"{source}: 'llc_weight' {llc_weight} must be within 1..{nr_cpus}")
     imbalance_pct = int(data.get("imbalance_pct", 117))
@@ -268,7 +291,28 @@ def platform_from_dict(data: Mapping[str, Any], *, source: str = "<dict>") -> Pl
     prov = tuple(FrozenMap(dict(p)) for p in data.get("provenance", ()))
     return Platform(name=name, description=str(data.get("description", "")), perf_domains=pds,
                     nr_cpus=nr_cpus, llc_weight=llc_weight, imbalance_pct=imbalance_pct,
-                    notes=str(data.get("notes", "")), provenance=prov, source=source)
+                    notes=str(data.get("notes", "")), provenance=prov, source=source, llc_groups=llc_groups)
+
+
+def _llc_groups(raw: Any, nr_cpus: int, source: str) -> tuple[tuple[int, ...], ...]:
+    """``llc_groups``: lists of CPUs that partition 0..nr_cpus-1 (None: not given)."""
+    if raw is None:
+        return ()
+    where = f"{source}: 'llc_groups'"
+    if not isinstance(raw, list) or not raw or not all(isinstance(g, list) and g for g in raw):
+        raise PlatformError(f"{where} must be a non-empty list of non-empty CPU lists, e.g. [[0, 1], [2, 3]]")
+    seen: list[int] = []
+    for g in raw:
+        for c in g:
+            if not isinstance(c, int) or isinstance(c, bool) or not 0 <= c < nr_cpus:
+                raise PlatformError(f"{where}: {c!r} is not a CPU of this board (0..{nr_cpus - 1})")
+        seen.extend(g)
+    if sorted(seen) != list(range(nr_cpus)):
+        dup = sorted({c for c in seen if seen.count(c) > 1})
+        missing = sorted(set(range(nr_cpus)) - set(seen))
+        raise PlatformError(f"{where} must put each CPU in exactly one LLC: "
+                            + (f"CPUs {dup} appear twice" if dup else f"CPUs {missing} are missing"))
+    return tuple(tuple(sorted(g)) for g in raw)
 
 
 def _req(d: Mapping[str, Any], key: str, typ: type, where: str):

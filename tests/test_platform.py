@@ -76,6 +76,47 @@ def test_llc_only_platform():
     assert p.cpu_capacity(5) == 1024
 
 
+@pytest.mark.parametrize("board, groups", [
+    ("hikey960", [[0, 1, 2, 3], [4, 5, 6, 7]]), ("juno_r0", [[0, 3, 4, 5], [1, 2]]), ("tc2", [[0, 1], [2, 3, 4]]),
+    ("mt8173_evb", [[0, 1], [2, 3]]), ("peach_pi", [[0, 1, 2, 3], [4, 5, 6, 7]]), ("pixel3", [list(range(8))])])
+def test_llc_groups_follow_the_clusters(board, groups):
+    """big.LITTLE boards whose clusters each have their own L2: one LLC (sd_llc) per cluster;
+    Pixel 3 (SDM845, a DynamIQ cluster sharing its L3): one LLC."""
+    p = load_platform(board)
+    assert [list(g) for g in p.llc_groups] == groups
+    ids = p.llc_ids()
+    for k, g in enumerate(groups):
+        assert (ids[g] == k).all()
+        assert all(p.llc_size(c) == len(g) for c in g)
+    assert p.llc_weight == max(len(g) for g in groups)
+    assert any("llc_groups" in pr.get("what", "") for pr in p.provenance)
+
+
+def test_llc_weight_gives_consecutive_groups():
+    d = _juno()
+    del d["llc_groups"]
+    d["llc_weight"] = 3
+    p = platform_from_dict(d)
+    assert p.llc_ids().tolist() == [0, 0, 0, 1, 1, 1] and p.llc_groups == ()
+    del d["llc_weight"]
+    assert platform_from_dict(d).llc_ids().tolist() == [0] * 6
+
+
+@pytest.mark.parametrize("groups, match", [
+    ([[0, 3, 4, 5], [1]], r"CPUs \[2\] are missing"), ([[0, 3, 4, 5], [1, 2, 3]], r"CPUs \[3\] appear twice"),
+    ([[0, 3, 4, 5], [1, 2, 6]], "6 is not a CPU"), ([[0, 1, 2, 3, 4, 5], []], "non-empty"),
+    ("cluster", "non-empty list"), ([[0, 3, 4, 5], [1, True]], "True is not a CPU")])
+def test_bad_llc_groups(groups, match):
+    d = _juno()
+    d["llc_groups"] = groups
+    with pytest.raises(PlatformError, match="juno.json: 'llc_groups'.*" + match):
+        platform_from_dict(d, source="juno.json")
+    d = _juno()
+    d["llc_weight"] = 2
+    with pytest.raises(PlatformError, match="not both"):
+        platform_from_dict(d)
+
+
 def test_load_by_path(tmp_path):
     src = Path(__file__).resolve().parents[1] / "lisa_eas" / "platforms" / "tc2.json"
     dst = tmp_path / "my_board.json"

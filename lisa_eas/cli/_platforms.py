@@ -55,6 +55,11 @@ def _run(args) -> int:
     return _show(load_platform(args.name), args)
 
 
+def _llc_groups(plat) -> list[list[int]]:
+    ids = plat.llc_ids()
+    return [[int(c) for c in (ids == k).nonzero()[0]] for k in range(int(ids.max()) + 1)]
+
+
 def _show(plat, args) -> int:
     from ..energy_model import EnergyModel
     from ..errors import PlatformError
@@ -82,12 +87,14 @@ def _show(plat, args) -> int:
                                       "cluster_power_mw": s.cluster_power_mw} for s in pd.idle_states]})
     if args.format == "json":
         print_json({"name": plat.name, "description": plat.description, "nr_cpus": plat.nr_cpus,
-                    "llc_weight": plat.llc_weight, "imbalance_pct": plat.imbalance_pct,
+                    "llc_weight": plat.llc_weight, "llc_groups": _llc_groups(plat),
+                    "imbalance_pct": plat.imbalance_pct,
                     "em_era": args.era, "perf_domains": doms, "source": plat.source,
                     "provenance": [dict(p) for p in plat.provenance]})
         return 0
     print(f"{plat.name}: {plat.description}")
-    print(f"{plat.nr_cpus} CPUs, LLC weight {plat.llc_weight}, imbalance_pct {plat.imbalance_pct}")
+    llcs = " + ".join(cpulist(g) for g in _llc_groups(plat))
+    print(f"{plat.nr_cpus} CPUs, LLCs (sd_llc) {llcs}, imbalance_pct {plat.imbalance_pct}")
     for d in doms:
         print(f"\nperf domain {d['name']!r}: CPUs {cpulist(d['cpus'])} ({d['core_type']}), "
               f"capacity {d['cpu_capacity_max']}, power source {d['power_source']}"

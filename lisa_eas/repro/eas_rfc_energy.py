@@ -174,11 +174,9 @@ def run(sweep: Sweep) -> ExperimentResult:
         "covers the CPUs only, so only the sign, the trend and the saving in joules are compared for it.",
         "Juno r0 published energy is the on-board meters (big + LITTLE CPUs), the same scope as the model.",
         f"'without EAS' is the simulator's no-eas placement at {ERA}: select_idle_sibling() with the SIS_UTIL "
-        "depth over one LLC spanning every CPU (the bundled platform files' llc_weight). These 5 % tasks fit "
-        "every CPU, so the 4.16 kernel's wake_cap() kept them on that fast path too, but its sd_llc on these "
-        "DT boards was one cluster (the MC level): its baseline searched the waking task's cluster only, a "
-        "difference for the baseline's packing. (From v5.7 the search spans the clusters by capacity, "
-        "select_idle_capacity(), which the simulator models.)",
+        "depth on the waking task's cluster (its LLC: one per cluster on both boards). These 5 % tasks fit "
+        "every CPU, so the 4.16 kernel's wake_cap() kept them on that fast path too; the kernel's SIS_PROP "
+        "depth is replaced by SIS_UTIL's.",
         f"Model energy unit(s): {', '.join(units)}.",
         f"Sensitivity (not a check): the same runs with the {ERA_NO_MARGIN} find_energy_efficient_cpu, which "
         "has no migration margin, give EAS savings of "

@@ -137,7 +137,7 @@ def build_run(platform: Platform, compiled: CompiledWorkload, config: SimConfig,
     elif config.governor == "schedfreq":
         mp[sm.M_SF_MARGIN] = config.tunable("capacity_margin")
         mp[sm.M_SF_THROTTLE_NS] = config.tunable("throttle_us") * 1000
-    llc_id = np.arange(nc, dtype=np.int64) // platform.llc_weight
+    llc_id = platform.llc_ids()
     core_id = np.arange(nc, dtype=np.int64)
     cfg = pelt_config(config.era if era >= (4, 11) else "v4.11", config.pelt_halflife_ms, config.util_est)
     yn_inv, _ = pelt_tables(config.pelt_halflife_ms)
@@ -228,7 +228,7 @@ def build_run(platform: Platform, compiled: CompiledWorkload, config: SimConfig,
     scratch = np.zeros((sm.SC_ROWS, max(nc, mmax, 8)), np.int64)
     idle_stats = np.zeros((nc, 3), np.int64)
     idle_stats[:, sm.AI_AVG_IDLE] = 2 * 500_000
-    idle_stats[:, sm.AI_NR_SCAN] = platform.llc_weight
+    idle_stats[:, sm.AI_NR_SCAN] = np.bincount(llc_id)[llc_id]      # sd_llc_size: scan the whole LLC at first
     gov_pol, gov_cpu = _governor_state(config, PD, pd_freq, pd_ncpu, mmax)
     # the loop's indexes, built by the loop itself from the task table (G_WAKE_DIRTY): the heap of
     # sleeping tasks by wake-up time, each task's position in it, each runqueue's queued tasks

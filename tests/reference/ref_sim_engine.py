@@ -97,8 +97,11 @@ class Simulation(Scheduler):
             if prm.sample_ns > 0:
                 dom.next_sample = prm.sample_ns
             for c in sorted(pd.cpus):
-                cpu = Cpu(idx=c, pd=dom, capacity=pd.cpu_capacity_max, llc=c // prm.llc_weight,
-                          nr_idle_scan=prm.llc_weight, res_busy=[0] * kmax, res_idle=[0] * smax)
+                llc = [i for i, group in enumerate(platform.llc_groups) if c in group]
+                llc = llc[0] if llc else c // prm.llc_weight
+                size = len(platform.llc_groups[llc]) if platform.llc_groups else prm.llc_weight
+                cpu = Cpu(idx=c, pd=dom, capacity=pd.cpu_capacity_max, llc=llc,
+                          nr_idle_scan=size, res_busy=[0] * kmax, res_idle=[0] * smax)
                 self.cpus[c] = cpu
                 dom.cpus.append(cpu)
             self._init_governor(dom, config)

@@ -21,16 +21,6 @@ from ._state import WakeupState
 __all__ = ["replay_sis"]
 
 
-def llc_ids(platform) -> np.ndarray:
-    """LLC id per CPU: one LLC when ``llc_weight`` covers every CPU, else one per perf domain."""
-    if platform.llc_weight >= platform.nr_cpus:
-        return np.zeros(platform.nr_cpus, np.int64)
-    ids = np.zeros(platform.nr_cpus, np.int64)
-    for k, d in enumerate(platform.perf_domains):
-        ids[list(d.cpus)] = k
-    return ids
-
-
 def replay_sis(state: WakeupState, platform, *, era: str = "v6.6") -> tuple[pd.DataFrame, dict]:
     """Replay every ``sis`` wake-up of ``state``.
 
@@ -49,7 +39,7 @@ def replay_sis(state: WakeupState, platform, *, era: str = "v6.6") -> tuple[pd.D
     wk = state.wakeups.iloc[rows]
     v = parse_kernel_version(era)
     sis_era = era if v >= (4, 0) else "v4.0"
-    llc = llc_ids(platform)
+    llc = platform.llc_ids()
     cap = np.array([platform.cpu_capacity(c) for c in range(platform.nr_cpus)], np.int64)
     asym = v >= (5, 7) and len(set(cap.tolist())) > 1
     feature = "asym_capacity" if asym else ("util" if v >= (6, 0) else "none")
