@@ -23,7 +23,6 @@ from __future__ import annotations
 import json
 import mmap
 import sys
-import time
 from pathlib import Path
 
 import numpy as np
@@ -31,6 +30,7 @@ import numpy as np
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from bench_models import best_of  # noqa: E402  (process CPU time, best of n)
 from lisa_eas import EnergyModel  # noqa: E402
 from lisa_eas._kernels import eas as ke  # noqa: E402
 from lisa_eas._kernels import sim_state as ss  # noqa: E402
@@ -45,13 +45,8 @@ REPEAT = 3
 _MADV_POPULATE_WRITE = 23
 
 
-def best_cpu(fn, repeat=REPEAT):
-    best = float("inf")
-    for _ in range(repeat):
-        t0 = time.process_time()
-        fn()
-        best = min(best, time.process_time() - t0)
-    return best
+def best_cpu(fn):
+    return best_of(fn, REPEAT)
 
 
 def fill_fresh(nbytes: int, window: int = 1 << 20) -> None:
