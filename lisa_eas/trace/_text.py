@@ -29,6 +29,36 @@ _COMPACT_SWITCH = re.compile(
     r"^(?P<prev_comm>.+?):(?P<prev_pid>-?\d+) \[(?P<prev_prio>-?\d+)\] (?P<prev_state>\S+) ==> "
     r"(?P<next_comm>.+?):(?P<next_pid>-?\d+) \[(?P<next_prio>-?\d+)\]\s*$")
 _PRINT_LIKE = {"print": "buf", "bprint": "buf", "bputs": "str", "tracing_mark_write": "buf"}
+
+# The kernel's field types (TP_STRUCT__entry) of the scheduler and power events the analyses use,
+# stable across kernel versions: the widths a trace.dat reader and the simulator give these
+# columns. A text trace's integer column of one of these fields takes that width when every
+# value fits it (pid_t / int: int32; unsigned int: uint32; u64: uint64).
+_I32, _U32, _U64 = np.dtype(np.int32), np.dtype(np.uint32), np.dtype(np.uint64)
+_WAKEUP = {"pid": _I32, "prio": _I32, "success": _I32, "target_cpu": _I32}
+_KERNEL_WIDTHS = {
+    "sched_switch": {"prev_pid": _I32, "prev_prio": _I32, "next_pid": _I32, "next_prio": _I32},
+    "sched_wakeup": _WAKEUP, "sched_wakeup_new": _WAKEUP, "sched_waking": _WAKEUP,
+    "sched_migrate_task": {"pid": _I32, "prio": _I32, "orig_cpu": _I32, "dest_cpu": _I32},
+    "sched_process_exit": {"pid": _I32, "prio": _I32}, "sched_process_free": {"pid": _I32, "prio": _I32},
+    "sched_process_wait": {"pid": _I32, "prio": _I32},
+    "sched_process_fork": {"parent_pid": _I32, "child_pid": _I32},
+    "sched_stat_runtime": {"pid": _I32, "runtime": _U64, "vruntime": _U64},
+    "cpu_frequency": {"state": _U32, "cpu_id": _U32},
+    "cpu_idle": {"state": _U32, "cpu_id": _U32},
+    "cpu_frequency_limits": {"min_freq": _U32, "max_freq": _U32, "cpu_id": _U32},
+}
+
+
+def _kernel_width(event: str, field: str, col):
+    """``col`` in the kernel's width for ``event.field`` when known and every value fits."""
+    want = _KERNEL_WIDTHS.get(event, {}).get(field)
+    if want is None or not isinstance(col, np.ndarray) or col.dtype.kind not in "iu" or col.dtype == want:
+        return col
+    info = np.iinfo(want)
+    if len(col) and (col.min() < info.min or col.max() > info.max):
+        return col
+    return col.astype(want)
 _FAILED = "[FAILED TO PARSE]"
 
 
@@ -111,7 +141,7 @@ class _EventRows:
         self.comm.append(comm)
         self.n += 1
 
-    def frame(self) -> pd.DataFrame:
+    def frame(self, event: str = "") -> pd.DataFrame:
         ts = np.array(self.ts, dtype=np.int64)
         cols = {"__ts": ts, "__cpu": np.array(self.cpu, dtype=np.int32),
                 "__pid": np.array(self.pid, dtype=np.int32), "__comm": pd.Categorical(self.comm)}
@@ -121,7 +151,7 @@ class _EventRows:
             if k in ("buf", "str", "ip", "__payload", "__prefix"):
                 cols[k] = pd.Categorical(v)
             else:
-                cols[k] = _typed(v)
+                cols[k] = _kernel_width(event, k, _typed(v))
         df = pd.DataFrame(cols)
         df.index = pd.Index(ts / 1e9, name="Time")
         if len(df) > 1 and not df.index.is_monotonic_increasing:
@@ -207,7 +237,7 @@ def parse_text_lines(lines, source: str, strict: bool = False, first_line: int =
             prev = (r, prev_field)
         if strict and skips.total:
             skips.raise_if_any()
-    dfs = {e: r.frame() for e, r in rows.items()}
+    dfs = {e: r.frame(e) for e, r in rows.items()}
     info = {"cpus": cpus_hdr if cpus_hdr is not None else max_cpu + 1, "tgid": tgid_seen}
     return dfs, info, skips
 
