@@ -32,7 +32,7 @@ from .schedutil import (CS_LAST_UPDATE, CS_RAMP_BOOST, CS_RB_UTIL_AVG, CS_RB_UTI
                         EM_COST_MARGIN_SCALE, FREQUENCY_UTIL, PS_CACHED_RAW_FREQ, PS_LAST_FREQ_UPDATE,
                         PS_NEED_FREQ_UPDATE, PS_NEXT_FREQ, cpu_util_cfs, effective_cpu_util, raw_next_freq)
 from .sim_sched import emit, sync_cpu, refresh_next_event, task_util_for_placement
-from .sim_state import (C_BUSY_NS, C_CURR, C_NR_CFS, C_NR_RT, C_UE_SUM, EV_FREQ, EV_OVERUTIL, G_OVERUTIL,
+from .sim_state import (C_BUSY_NS, C_CURR, C_NR_CFS, C_NR_RT, C_UE_SUM, EV_FREQ, EV_OVERUTIL, G_OVERUTIL, G_WAKE_CAP,
                         GOV_INTERACTIVE, GOV_ONDEMAND, GOV_SCHEDFREQ, GOV_SCHEDUTIL, INF_TIME, K_GOV,
                         K_MODEL_EVENTS, K_RAMP_BOOST, K_RATE_LIMIT_NS, K_SAMPLE_NS, K_SIS, K_TRANS_LAT_NS,
                         P_LAST_UPDATE, P_NEXT_SAMPLE, P_OPP, P_PENDING_AT, P_PENDING_OPP, P_REQ_OPP,
@@ -59,7 +59,9 @@ M_IA_ABOVE_HS_DELAY_US = 15
 M_SF_MARGIN = 16
 M_SF_THROTTLE_NS = 17
 M_ASYM_MODE = 18          # sis.ASYM_* on an asymmetric-capacity platform at era v5.7+, else -1
-M_SIZE = 19
+M_WAKE_CAP = 19           # 1: asymmetric platform at v4.9-v5.6, count the wake_cap() wake-ups (G_WAKE_CAP)
+M_MAX_CAP = 20            # the largest capacity_orig (rd->max_cpu_capacity)
+M_SIZE = 21
 
 # governor state: slot 15 per policy int64[nd, GOV_POL_WIDTH], slot 16 per policy CPU
 # int64[nd, max CPUs per domain, GOV_CPU_WIDTH] (column layouts in ``governors``)
@@ -162,6 +164,14 @@ def place_idle_sibling(p, target, prev, S, P):
     for c in range(n):
         S[oidle + c] = 1 if S[oCP + (c) * C_NFIELDS + C_CURR] < 0 and S[oCP + (c) * C_NFIELDS + C_NR_CFS] + S[oCP + (c) * C_NFIELDS + C_NR_RT] == 0 else 0
     asym = P[P[76] + M_ASYM_MODE]
+    if P[P[76] + M_WAKE_CAP]:
+        # wake_cap(p, cpu, prev) with the waker's CPU = prev (a timer wake-up): a task that does not
+        # fit capacity_orig(prev), on a system whose capacities differ by 1/8 or more, would take
+        # the find_idlest_cpu() slow path; not modelled, counted for the run's approximations
+        min_cap = P[P[4] + prev]
+        max_cap = P[P[76] + M_MAX_CAP]
+        if max_cap - min_cap >= (max_cap >> 3) and task_util_for_placement(p, S) * 1280 >= min_cap * 1024:
+            S[S[0] + G_WAKE_CAP] += 1
     if asym >= 0:
         ocap = S[52] + SC_CAP_OF * S[54]
         for c in range(n):

@@ -26,8 +26,8 @@ Scheduling model
   the task fits them, then ``select_idle_capacity`` over all CPUs (the first idle CPU whose
   ``capacity_of`` fits ``task_util_est`` with the 20 % margin, else the biggest idle one);
   SIS_UTIL/SIS_PROP do not apply there, as in the kernel. Before v5.7 ``wake_cap()`` sent a
-  task too big for its previous CPU to ``find_idlest_cpu()``: not modelled, listed in
-  ``metadata["approximations"]``. ``no-eas`` always takes the idle search. FIFO tasks: the previous CPU unless it runs an
+  task too big for its previous CPU to ``find_idlest_cpu()``: not modelled, such wake-ups are
+  counted in ``metadata["approximations"]``. ``no-eas`` always takes the idle search. FIFO tasks: the previous CPU unless it runs an
   rt task of equal or higher priority, else an idle CPU, else one running only CFS.
 * **Load balance**, simplified: every ``balance_interval_ms`` the blocked signals of all
   runqueues are updated, the overutilized flag is set/cleared (it is only set at enqueue and
@@ -161,12 +161,11 @@ def simulate(platform, workload, *, config: SimConfig | None = None):
     wall = time.perf_counter() - t0
     frames = raw_to_frames(raw, compiled, plat, model_events=config.model_events)
     approx = list(compiled.approximations)
-    if config.era_tuple < (5, 7) and len({d.cpu_capacity_max for d in plat.perf_domains}) > 1:
-        approx.append(f"era {config.era} on CPUs of different capacities: the kernel's wake_cap() (v4.x-v5.6) "
-                      "sends a waking task that does not fit its previous CPU to the find_idlest_cpu() slow "
-                      "path, which is not modelled; when EAS does not place it, such a task takes "
-                      "select_idle_sibling() on its previous CPU's LLC, and moves up at the next load balance "
-                      "(misfit)")
+    if raw.wake_cap_wakeups:
+        approx.append(f"{raw.wake_cap_wakeups} wake-up(s) of a task that did not fit its previous CPU: at era "
+                      f"{config.era} the kernel's wake_cap() (v4.9-v5.6) sends them to the find_idlest_cpu() slow "
+                      "path, which is not modelled; they took select_idle_sibling() on the previous CPU's LLC "
+                      "(a misfit task moves up at the next load balance)")
     if until_exit and raw.t_end >= t_end:
         approx.append(f"the tasks had not all exited after {_UNBOUNDED_CAP_S:.0f} s; the run was stopped there")
     has_power = all(d.has_power for d in plat.perf_domains)

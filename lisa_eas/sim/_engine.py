@@ -36,6 +36,7 @@ class RawRun:
     res_idle: np.ndarray        # ns per CPU per idle state
     t_end: int
     iterations: int
+    wake_cap_wakeups: int = 0   # idle-search wake-ups the kernel's wake_cap() would have sent to find_idlest_cpu()
 
 
 def _cfs_factor(nr_cpus: int) -> int:
@@ -122,8 +123,11 @@ def build_run(platform: Platform, compiled: CompiledWorkload, config: SimConfig,
     mp[sm.M_SIS_SCAN_COST] = config.sis_scan_cost_ns
     # sched_asym_cpucapacity: CPUs of different capacity_orig; from v5.7 select_idle_sibling()
     # searches them all by capacity (select_idle_capacity), from v5.10 after the target/prev checks
-    mp[sm.M_ASYM_MODE] = -1 if era < (5, 7) or len(set(cpu_capmax.tolist())) < 2 else \
-        (ksis.ASYM_V5_7 if era < (5, 10) else ksis.ASYM_V5_10)
+    asym = len(set(cpu_capmax.tolist())) > 1
+    mp[sm.M_ASYM_MODE] = -1 if era < (5, 7) or not asym else (ksis.ASYM_V5_7 if era < (5, 10) else ksis.ASYM_V5_10)
+    # before v5.7 wake_cap() (v4.9+) decided instead; its slow path is not modelled, its wake-ups are counted
+    mp[sm.M_WAKE_CAP] = int(asym and (4, 9) <= era < (5, 7))
+    mp[sm.M_MAX_CAP] = int(cpu_capmax.max())
     if config.governor == "ondemand":
         mp[sm.M_OD_UP_THRESHOLD] = config.tunable("up_threshold")
         mp[sm.M_OD_SAMPLING_US] = config.tunable("sampling_rate_us")
@@ -456,4 +460,5 @@ def run_loop(S, P, O, margin, loop=None) -> RawRun:
                 raise AssertionError("output layout too small")     # cannot happen: need rows reserved
     events, activations, eas = out.tables()
     return RawRun(events=events, activations=activations, eas=eas, res_busy=view(S, 10).copy(),
-                  res_idle=view(S, 11).copy(), t_end=int(G[ss.G_NOW]), iterations=int(G[ss.G_ITER]))
+                  res_idle=view(S, 11).copy(), t_end=int(G[ss.G_NOW]), iterations=int(G[ss.G_ITER]),
+                  wake_cap_wakeups=int(G[ss.G_WAKE_CAP]))
