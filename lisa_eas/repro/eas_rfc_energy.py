@@ -174,9 +174,10 @@ def run(sweep: Sweep) -> ExperimentResult:
         "covers the CPUs only, so only the sign, the trend and the saving in joules are compared for it.",
         "Juno r0 published energy is the on-board meters (big + LITTLE CPUs), the same scope as the model.",
         f"'without EAS' is the simulator's no-eas placement at {ERA}: select_idle_sibling() with the SIS_UTIL "
-        "depth on the waking task's cluster (its LLC: one per cluster on both boards). These 5 % tasks fit "
-        "every CPU, so the 4.16 kernel's wake_cap() kept them on that fast path too; the kernel's SIS_PROP "
-        "depth is replaced by SIS_UTIL's.",
+        "depth on the waking task's cluster (its LLC: one per cluster on both boards). Once their start-up "
+        "utilization has decayed these 5 % tasks fit every CPU, so the 4.16 kernel's wake_cap() kept them on "
+        "that fast path too (2 start-up wake-ups of the 50-task HiKey960 run are the exceptions the simulator "
+        "counts); the kernel's SIS_PROP depth is replaced by SIS_UTIL's.",
         f"Model energy unit(s): {', '.join(units)}.",
         f"Sensitivity (not a check): the same runs with the {ERA_NO_MARGIN} find_energy_efficient_cpu, which "
         "has no migration margin, give EAS savings of "
