@@ -60,7 +60,8 @@ def simulate_energy(job: tuple) -> dict:
     return {"board": board, "tasks": n, "placement": placement, "era": era, "energy": float(e["total"]),
             "unit": e["unit"], "per_domain": {k: float(v) for k, v in dict(e.get("per_domain", {})).items()},
             "tasks_on": tasks_on, "cross_domain_migrations_last_10s": cross, "config": config.to_dict(),
-            "approximations": list(tr.metadata.get("approximations", ()))}
+            "approximations": list(tr.metadata.get("approximations", ())),
+            "wake_cap_wakeups": int(tr.metadata.get("wake_cap_wakeups", 0))}
 
 
 def _by_domain(sim: dict, scale: float | None) -> str:
@@ -176,8 +177,9 @@ def run(sweep: Sweep) -> ExperimentResult:
         f"'without EAS' is the simulator's no-eas placement at {ERA}: select_idle_sibling() with the SIS_UTIL "
         "depth on the waking task's cluster (its LLC: one per cluster on both boards). Once their start-up "
         "utilization has decayed these 5 % tasks fit every CPU, so the 4.16 kernel's wake_cap() kept them on "
-        "that fast path too (2 start-up wake-ups of the 50-task HiKey960 run are the exceptions the simulator "
-        "counts); the kernel's SIS_PROP depth is replaced by SIS_UTIL's.",
+        f"that fast path too: over all the runs, {sum(r['wake_cap_wakeups'] for r in every)} start-up "
+        "wake-up(s) would have taken its find_idlest_cpu() slow path instead (not modelled); the kernel's "
+        "SIS_PROP depth is replaced by SIS_UTIL's.",
         f"Model energy unit(s): {', '.join(units)}.",
         f"Sensitivity (not a check): the same runs with the {ERA_NO_MARGIN} find_energy_efficient_cpu, which "
         "has no migration margin, give EAS savings of "
