@@ -35,7 +35,7 @@ def _run(args) -> int:
         print("idle states (cpu%d): " % cpu + "; ".join(
             f"{s.get('name')} (exit {s.get('latency')} us)" for s in states))
     print(f"platform: {d['platform']['name']} [{d['platform']['source']}], "
-          f"{len(d['platform']['perf_domains'])} perf domains, LLC weight {d['platform']['llc_weight']}")
+          f"{len(d['platform']['perf_domains'])} perf domains, LLC of each CPU {d['platform']['llc_ids']}")
     for note in info.notes:
         print(f"note: {note}")
     return 0

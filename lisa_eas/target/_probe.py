@@ -72,6 +72,7 @@ class TargetInfo:
             "sched_features": self.sched_features,
             "platform": {"name": self.platform.name, "source": self.platform_source,
                          "nr_cpus": self.platform.nr_cpus, "llc_weight": self.platform.llc_weight,
+                         "llc_ids": self.platform.llc_ids().tolist(),
                          "perf_domains": [{"name": d.name, "cpus": list(d.cpus),
                                            "freqs_khz": list(d.freqs_khz),
                                            "cpu_capacity_max": d.cpu_capacity_max,
@@ -108,7 +109,8 @@ def probe(conn: TargetConnection) -> TargetInfo:
         'p() { for f in "$@"; do [ -f "$f" ] && { printf "@@%s\\n" "$f"; cat "$f" 2>&1; }; done; }; '
         "printf '@@uname\\n'; uname -r; uname -v; uname -m; uname -n; "
         f"p {_SYS}/online {_SYS}/cpu*/cpu_capacity {_SYS}/cpu*/topology/cluster_cpus_list "
-        f"{_SYS}/cpu0/cache/index3/shared_cpu_list {_SYS}/cpu*/cpuidle/state*/name "
+        f"{_SYS}/cpu*/cache/index*/level {_SYS}/cpu*/cache/index*/type {_SYS}/cpu*/cache/index*/shared_cpu_list "
+        f"{_SYS}/cpu*/cpuidle/state*/name "
         f"{_SYS}/cpu*/cpuidle/state*/latency {_SYS}/cpu*/cpuidle/state*/residency "
         f"{_SYS}/cpu*/cpuidle/state*/disable; "
         f"for d in {_SYS}/cpufreq/policy*; do [ -d \"$d\" ] && p \"$d\"/related_cpus "
@@ -192,15 +194,40 @@ def _build(conn: TargetConnection, files: dict[str, str]) -> TargetInfo:
             kconfig[m.group(1)] = m.group(4)
     if not files.get("kconfig", "").strip():
         notes.append("kernel config not readable (no /proc/config.gz nor /boot/config-*)")
-    llc = files.get(f"{_SYS}/cpu0/cache/index3/shared_cpu_list", "").strip()
-    llc_weight = len(parse_cpulist(llc)) if llc else len(online)
-    platform, source = _platform(conn, online, caps, policies, em, llc_weight, notes)
+    llc_groups = _llc_groups(files, online, notes)
+    platform, source = _platform(conn, online, caps, policies, em, llc_groups, notes)
     return TargetInfo(
         label=conn.label, kind=conn.config.kind, kernel_release=un[0].strip(), kernel_version=un[1].strip(),
         machine=un[2].strip(), hostname=un[3].strip(), online_cpus=online, cpu_capacity=caps,
         cpufreq_policies=tuple(policies), idle_states={k: tuple(v) for k, v in idle.items()},
         energy_model=em, kernel_config=kconfig, sched_features=feats, platform=platform,
         platform_source=source, notes=tuple(notes))
+
+
+def _llc_groups(files: dict[str, str], online: tuple[int, ...], notes: list[str]) -> list[list[int]]:
+    """Each online CPU's last-level cache siblings (cacheinfo: the shared_cpu_list of its
+    highest-level unified cache, what the kernel's ``llc_sibling`` and so ``sd_llc`` follow),
+    as groups of CPUs; one group of every online CPU when cacheinfo says nothing usable."""
+    best: dict[int, tuple[int, str]] = {}
+    for path, text in files.items():
+        m = re.fullmatch(rf"{_SYS}/cpu(\d+)/cache/(index\d+)/level", path)
+        if not m or not text.strip().isdigit():
+            continue
+        cpu, index = int(m.group(1)), m.group(2)
+        kind = files.get(f"{_SYS}/cpu{cpu}/cache/{index}/type", "").strip()
+        if kind in ("Unified", "") and int(text) > best.get(cpu, (0, ""))[0]:
+            best[cpu] = (int(text), index)
+    groups: dict[tuple[int, ...], None] = {}
+    for cpu in online:
+        if cpu not in best:
+            break
+        shared = files.get(f"{_SYS}/cpu{cpu}/cache/{best[cpu][1]}/shared_cpu_list", "").strip()
+        groups[tuple(c for c in parse_cpulist(shared or str(cpu)) if c in online)] = None
+    flat = sorted(c for g in groups for c in g)
+    if len(best) < len(online) or flat != sorted(online):
+        notes.append("last-level cache siblings not readable from cacheinfo: one LLC of every online CPU assumed")
+        return [list(online)]
+    return [list(g) for g in groups]
 
 
 def _int(text: str) -> int | None:
@@ -222,7 +249,7 @@ def _energy_model(files: dict[str, str]) -> dict | None:
     return pds or None
 
 
-def _platform(conn, online, caps, policies, em, llc_weight, notes) -> tuple[Platform, str]:
+def _platform(conn, online, caps, policies, em, llc_groups, notes) -> tuple[Platform, str]:
     name = f"probed:{conn.label}"
     domains = []
     if em:
@@ -266,7 +293,10 @@ def _platform(conn, online, caps, policies, em, llc_weight, notes) -> tuple[Plat
         notes.append(f"perf domains cover CPUs {sorted(covered)} of 0..{nr - 1} (offline CPUs?); "
                      f"platform built without perf domains")
         domains = []
-    data = {"name": name, "description": f"probed from {conn.label}", "perf_domains": domains,
-            "llc_weight": min(max(llc_weight, 1), nr)}
+    data = {"name": name, "description": f"probed from {conn.label}", "perf_domains": domains}
+    if domains and sorted(c for g in llc_groups for c in g) == list(range(nr)):
+        data["llc_groups"] = llc_groups
+    else:                                  # no perf domains, or offline CPUs: one LLC
+        data["llc_weight"] = nr
     return platform_from_dict(data, source=f"probe of {conn.label}"), source
 
