@@ -28,17 +28,17 @@ from .sim_state import (C_NFIELDS, C_UE_SUM, D_CHOSEN, D_HEAD, D_IN_CPUS, D_IN_O
                         T_MASK, T_NFIELDS)
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, forceinline=True)
 def pd_info(pd, col, P):
     return P[P[52] + pd * P[54] + col]
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, forceinline=True)
 def em_state(i, col, P):
     return P[P[60] + i * P[62] + col]
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, forceinline=True)
 def util_cap(util, est, cap):
     """The tail of ``cpu_util_next``: ``min(max(util, est), capacity)``."""
     if est > util:
@@ -46,7 +46,7 @@ def util_cap(util, est, cap):
     return util if util < cap else cap
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, forceinline=True)
 def util_next(cpu, dst_cpu, S):
     """``cpu_util_next(cpu, p, dst_cpu)`` of the waking task from the per-wake-up table that
     ``place_eas`` fills: it depends on ``dst_cpu`` only through ``dst_cpu == cpu`` (scratch row

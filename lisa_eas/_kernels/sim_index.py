@@ -58,7 +58,7 @@ def heap_sift(i, S):
     S[opos + p] = i
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, forceinline=True)
 def heap_push(p, S):
     """Task ``p`` starts sleeping (its ``T_WAKE_AT`` set)."""
     oG = S[0]
@@ -109,7 +109,7 @@ def heap_remove(p, S):
     heap_sift(i, S)
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, forceinline=True)
 def rq_add(p, c, S):
     """Task ``p`` is queued on CPU ``c`` (kept in ascending task order)."""
     ol = S[76] + c * S[78]
@@ -122,7 +122,7 @@ def rq_add(p, c, S):
     S[ol] = n + 1
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, forceinline=True)
 def rq_del(p, c, S):
     """Task ``p`` leaves CPU ``c``'s runqueue."""
     ol = S[76] + c * S[78]

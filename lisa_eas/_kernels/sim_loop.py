@@ -261,7 +261,7 @@ def move_queued(p, src, dst, now, reason, preempt, S, P, O):
         check_preempt(dst, p, now, S, P, O)
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, inline='always')
 def check_preempt(c, p, now, S, P, O):
     """``check_preempt_curr``: switch CPU ``c`` to the newly queued ``p`` if it should run now."""
     oTK = S[8]
@@ -307,7 +307,7 @@ def wake_up(p, now, S, P, O):
     emit_cpu_util(cpu, now, S, P, O)
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, forceinline=True)
 def exit_idle(c, now, S, P, O):
     """The CPU leaves its idle state (``cpu_idle`` exit event) and updates ``avg_idle``."""
     acct(c, now, S, P)
@@ -333,7 +333,7 @@ def leave_cpu(c, prev_state, now, S, P, O):
         went_idle(c, now, S, P, O)
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, forceinline=True)
 def went_idle(c, now, S, P, O):
     """Book-keeping when CPU ``c`` has just switched to idle: idle stamp, schedutil's went-idle flag."""
     S[S[56] + (c) * S[58] + AI_IDLE_STAMP] = now

@@ -87,7 +87,7 @@ AI_IDLE_STAMP = 1
 AI_NR_SCAN = 2
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, forceinline=True)
 def cpu_util(c, S, P):
     """``cpu_util(cpu)`` of the CFS runqueue: ``min(max(util_avg, util_est.enqueued), capacity)``."""
     u = S[S[24] + (c) * S[26] + SA_UTIL_AVG]
@@ -98,14 +98,14 @@ def cpu_util(c, S, P):
     return u if u < cap else cap
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, forceinline=True)
 def capacity_of(c, S, P):
     """``capacity_of(cpu)``: original capacity minus the rt runqueue's utilization."""
     cap = P[P[4] + c] - S[S[28] + (c) * S[30] + SA_UTIL_AVG]
     return cap if cap > 1 else 1
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, forceinline=True)
 def update_overutilized(now, set_only, S, P, O):
     """Set (and, from the load balancer, clear) the root domain's overutilized flag."""
     oG = S[0]
@@ -237,7 +237,7 @@ def request_opp(d, opp, now, S, P, O):
     S[oPD + (d) * P_NFIELDS + P_PENDING_OPP] = opp
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, forceinline=True)
 def opp_of_freq(d, f, P):
     for k in range(P[P[8] + d]):
         if P[P[12] + (d) * P[14] + k] >= f:
@@ -274,7 +274,7 @@ def governor_update(c, now, S, P, O):
     request_opp(d, opp_of_freq(d, f, P), now, S, P, O)
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, forceinline=True)
 def pd_cpu_util(cj, S, P):
     """The (util_avg, util_est) pair ``schedutil.sugov_update`` gets for CPU ``cj``:
     ``effective_cpu_util(cfs util_avg, rt util_avg, FREQUENCY_UTIL)`` (the CPU's capacity when

@@ -48,18 +48,31 @@ def raw_to_frames(raw, compiled, platform, *, model_events: bool = True) -> dict
     # index nt is "no task" (the idle task)
     comm_cats = pd.Index(list(dict.fromkeys(comms + ["<idle>"])))
     code_of = np.array([comm_cats.get_loc(c) for c in comms + ["<idle>"]], np.int32)
+    comm_dtype = pd.Categorical.from_codes(code_of[:0], categories=comm_cats).dtype
+    # per-task lookup tables, entry nt (also reached by index -1) for "no task"
+    pid_lut = np.append(np.arange(PID_BASE, PID_BASE + nt, dtype=np.int32), np.int32(0))
+    prio_task = np.where(compiled.policy0 == ss.POLICY_FIFO, 99 - compiled.prio0, 120).astype(np.int32)
+    prio_lut = np.append(prio_task[:nt], np.int32(120)).astype(np.int32)
+
+    def lut_index(task_idx):
+        """``task_idx`` as an index into the tables: -1 (no task) reaches entry nt by wrapping;
+        any other negative value is mapped there explicitly."""
+        task_idx = np.asarray(task_idx)
+        if len(task_idx) and task_idx.min() < -1:
+            return np.where(task_idx < 0, nt, task_idx)
+        return task_idx
 
     def comm_of(task_idx):
-        idx = np.where(task_idx < 0, nt, task_idx)
-        return pd.Categorical.from_codes(code_of[idx], categories=comm_cats)
+        return pd.Categorical.from_codes(code_of[lut_index(task_idx)], dtype=comm_dtype, validate=False)
 
     def pid_of(task_idx):
-        return np.where(task_idx < 0, 0, task_idx + PID_BASE).astype(np.int32)
-
-    prio_task = np.where(compiled.policy0 == ss.POLICY_FIFO, 99 - compiled.prio0, 120).astype(np.int32)
+        return pid_lut[lut_index(task_idx)]
 
     def prio_of(task_idx):
-        return np.where(task_idx < 0, 120, prio_task[np.maximum(task_idx, 0)]).astype(np.int32)
+        return prio_lut[lut_index(task_idx)]
+
+    def no_task(n):
+        return pd.Categorical.from_codes(np.full(n, code_of[nt], np.int32), dtype=comm_dtype, validate=False)
 
     rows_of = _rows_by_kind(raw.events, ss.E_KIND)
     frames: dict[str, pd.DataFrame] = {}
@@ -81,48 +94,51 @@ def raw_to_frames(raw, compiled, platform, *, model_events: bool = True) -> dict
 
     sel = rows_of(ss.EV_MIGRATE)
     p = sel[:, ss.E_A]
+    p_comm, p_pid = comm_of(p), pid_of(p)
     frames["sched_migrate_task"] = _frame(sel[:, ss.E_TIME], {
-        "comm": comm_of(p), "pid": pid_of(p), "prio": prio_of(p),
+        "comm": p_comm, "pid": p_pid, "prio": prio_of(p),
         "orig_cpu": sel[:, ss.E_B].astype(np.int32), "dest_cpu": sel[:, ss.E_CPU].astype(np.int32)},
-        sel[:, ss.E_CPU], pid_of(p), comm_of(p))
+        sel[:, ss.E_CPU], p_pid, p_comm)
 
     sel = rows_of(ss.EV_FREQ)
     frames["cpu_frequency"] = _frame(sel[:, ss.E_TIME], {
         "state": sel[:, ss.E_A].astype(np.uint32), "cpu_id": sel[:, ss.E_CPU].astype(np.uint32)},
-        sel[:, ss.E_CPU], np.zeros(len(sel), np.int32), comm_of(np.full(len(sel), -1)))
+        sel[:, ss.E_CPU], np.zeros(len(sel), np.int32), no_task(len(sel)))
 
     sel = rows_of(ss.EV_IDLE)
     st = sel[:, ss.E_A]
     frames["cpu_idle"] = _frame(sel[:, ss.E_TIME], {
         "state": np.where(st < 0, CPU_IDLE_EXIT, st).astype(np.uint32),
         "cpu_id": sel[:, ss.E_CPU].astype(np.uint32)},
-        sel[:, ss.E_CPU], np.zeros(len(sel), np.int32), comm_of(np.full(len(sel), -1)))
+        sel[:, ss.E_CPU], np.zeros(len(sel), np.int32), no_task(len(sel)))
 
     frames.update(_rtapp_frames(raw, compiled, comm_of, pid_of))
 
     if model_events:
         sel = rows_of(ss.EV_TASK_UTIL)
         p = sel[:, ss.E_A]
+        p_comm, p_pid = comm_of(p), pid_of(p)
         frames["lisa_sim_task_util"] = _frame(sel[:, ss.E_TIME], {
-            "comm": comm_of(p), "pid": pid_of(p), "cpu": sel[:, ss.E_CPU].astype(np.int32),
+            "comm": p_comm, "pid": p_pid, "cpu": sel[:, ss.E_CPU].astype(np.int32),
             "util_avg": sel[:, ss.E_B], "util_est_ewma": sel[:, ss.E_C], "util_est_enqueued": sel[:, ss.E_D],
             "load_avg": sel[:, ss.E_E]},
-            sel[:, ss.E_CPU], pid_of(p), comm_of(p))
+            sel[:, ss.E_CPU], p_pid, p_comm)
         sel = rows_of(ss.EV_CPU_UTIL)
         frames["lisa_sim_cpu_util"] = _frame(sel[:, ss.E_TIME], {
             "cpu": sel[:, ss.E_CPU].astype(np.int32), "util_avg": sel[:, ss.E_A],
             "util_est_enqueued": sel[:, ss.E_B], "capacity_curr": sel[:, ss.E_C],
             "nr_running": sel[:, ss.E_D], "rt_util_avg": sel[:, ss.E_E]},
-            sel[:, ss.E_CPU], np.zeros(len(sel), np.int32), comm_of(np.full(len(sel), -1)))
+            sel[:, ss.E_CPU], np.zeros(len(sel), np.int32), no_task(len(sel)))
         sel = rows_of(ss.EV_OVERUTIL)
         frames["lisa_sim_overutilized"] = _frame(sel[:, ss.E_TIME], {
             "overutilized": sel[:, ss.E_A].astype(np.int32)},
-            np.full(len(sel), -1), np.zeros(len(sel), np.int32), comm_of(np.full(len(sel), -1)))
-        d = raw.eas
+            np.full(len(sel), -1), np.zeros(len(sel), np.int32), no_task(len(sel)))
+        d = _columns(raw.eas).T           # each column contiguous
         p = d[:, ss.D_TASK]
         h = ss.D_HEAD
+        p_comm, p_pid = comm_of(p), pid_of(p)
         cols = {
-            "comm": comm_of(p), "pid": pid_of(p), "prev_cpu": d[:, ss.D_PREV].astype(np.int32),
+            "comm": p_comm, "pid": p_pid, "prev_cpu": d[:, ss.D_PREV].astype(np.int32),
             "chosen_cpu": d[:, ss.D_CHOSEN].astype(np.int32), "task_util": d[:, ss.D_TASK_UTIL],
             "prev_energy": d[:, h], "best_energy": d[:, h + 1], "base_energy": d[:, h + 2],
             "pd_evaluations": d[:, h + 3], "cpu_util_computations": d[:, h + 4],
@@ -133,7 +149,7 @@ def raw_to_frames(raw, compiled, platform, *, model_events: bool = True) -> dict
             for c in range(nc):
                 col = d[:, ss.D_IN_CPUS + b * nc + c]
                 cols[f"{name}{c}"] = col.astype(bool) if name == "allowed_cpu" else col
-        frames["lisa_sim_eas_decision"] = _frame(d[:, ss.D_TIME], cols, d[:, ss.D_CHOSEN], pid_of(p), comm_of(p))
+        frames["lisa_sim_eas_decision"] = _frame(d[:, ss.D_TIME], cols, d[:, ss.D_CHOSEN], p_pid, p_comm)
     return frames
 
 
@@ -141,9 +157,9 @@ def _rtapp_frames(raw, compiled, comm_of, pid_of) -> dict[str, pd.DataFrame]:
     """rt-app's per-loop statistics: the log-file table and the ``print`` markers."""
     from .._kernels import sim_state as ss
 
-    a = raw.activations
-    order = np.lexsort((a[:, ss.A_TASK], a[:, ss.A_END]))
-    a = a[order]
+    raw_a = raw.activations
+    order = _order_by(raw_a[:, ss.A_END], raw_a[:, ss.A_TASK])
+    a = raw_a[order]
     p = a[:, ss.A_TASK]
     us = 1000
     start_us = a[:, ss.A_START] // us
@@ -151,16 +167,10 @@ def _rtapp_frames(raw, compiled, comm_of, pid_of) -> dict[str, pd.DataFrame]:
     t0 = a[:, ss.A_START].min() // us if len(a) else 0
     period = end_us - start_us
     run = a[:, ss.A_RUN] // us
-    log = _frame(a[:, ss.A_START], {
-        "task": comm_of(p), "thread_idx": p.astype(np.int64), "perf": a[:, ss.A_PERF] // us,
-        "run_us": run, "period_us": period, "start_us": start_us, "end_us": end_us,
-        "rel_start_us": start_us - t0, "slack_us": a[:, ss.A_SLACK] // us,
-        "c_duration_us": a[:, ss.A_CDUR] // us, "c_period_us": a[:, ss.A_CPERIOD] // us,
-        "wu_lat_us": a[:, ss.A_WULAT] // us, "overrun": a[:, ss.A_SLACK] < 0,
-        "duty_cycle": np.where(period > 0, run / np.maximum(period, 1), np.nan),
-        "phase": a[:, ss.A_PHASE].astype(np.int64), "phase_loop": a[:, ss.A_PHASE_LOOP].astype(np.int64),
-        "cpu": a[:, ss.A_CPU].astype(np.int64)},
-        a[:, ss.A_CPU], pid_of(p), comm_of(p))
+    # the log's rows in the order ``Trace.from_dataframes`` would sort them into (stable, by
+    # the time index), so that it need not re-sort the frame
+    by_start = np.argsort(a[:, ss.A_START] / 1e9, kind="stable")
+    log = _log_frame(raw_a[order[by_start]], t0, comm_of, pid_of)
     # print markers (LISA form): one rtapp_loop start/end pair and one rtapp_stats per loop,
     # a categorical like the trace reader's: each distinct text formatted once
     keys, key_code = _distinct_rows(a[:, ss.A_PHASE], a[:, ss.A_PHASE_LOOP])
@@ -185,11 +195,59 @@ def _rtapp_frames(raw, compiled, comm_of, pid_of) -> dict[str, pd.DataFrame]:
     return {"lisa_sim_rtapp_log": log, "print": pr}
 
 
+def _log_frame(a, t0, comm_of, pid_of) -> pd.DataFrame:
+    """The ``lisa_sim_rtapp_log`` frame of the activation rows ``a`` (in that order); ``t0``:
+    the first start, in us."""
+    from .._kernels import sim_state as ss
+
+    p = a[:, ss.A_TASK]
+    us = 1000
+    start_us = a[:, ss.A_START] // us
+    end_us = a[:, ss.A_END] // us
+    period = end_us - start_us
+    run = a[:, ss.A_RUN] // us
+    p_comm, p_pid = comm_of(p), pid_of(p)
+    return _frame(a[:, ss.A_START], {
+        "task": p_comm, "thread_idx": p.astype(np.int64), "perf": a[:, ss.A_PERF] // us,
+        "run_us": run, "period_us": period, "start_us": start_us, "end_us": end_us,
+        "rel_start_us": start_us - t0, "slack_us": a[:, ss.A_SLACK] // us,
+        "c_duration_us": a[:, ss.A_CDUR] // us, "c_period_us": a[:, ss.A_CPERIOD] // us,
+        "wu_lat_us": a[:, ss.A_WULAT] // us, "overrun": a[:, ss.A_SLACK] < 0,
+        "duty_cycle": np.where(period > 0, run / np.maximum(period, 1), np.nan),
+        "phase": a[:, ss.A_PHASE].astype(np.int64), "phase_loop": a[:, ss.A_PHASE_LOOP].astype(np.int64),
+        "cpu": a[:, ss.A_CPU].astype(np.int64)},
+        a[:, ss.A_CPU], p_pid, p_comm)
+
+
+def _order_by(primary: np.ndarray, secondary: np.ndarray) -> np.ndarray:
+    """``np.lexsort((secondary, primary))`` of two non-negative integer columns; as one stable
+    sort of the key ``primary * m + secondary`` (``m``: above every secondary value) when it
+    fits in 63 bits: the rows come nearly sorted by ``primary`` (the loop's activation log),
+    which a stable sort of one key takes in about one pass."""
+    if len(primary) and min(primary.min(), secondary.min()) >= 0:
+        m = int(secondary.max()) + 1
+        if int(primary.max()) < ((1 << 63) - m) // m:
+            return np.argsort(primary * m + secondary, kind="stable")
+    return np.lexsort((secondary, primary))
+
+
+def _columns(t: np.ndarray) -> np.ndarray:
+    """The (w, n) transpose of the row-major (n, w) table ``t`` (each column contiguous),
+    copied a block of rows at a time (a block stays in cache; a column-by-column gather
+    over the whole table would read all of it once per column)."""
+    n, w = t.shape
+    out = np.empty((w, n), t.dtype)
+    step = 256
+    for i in range(0, n, step):
+        out[:, i:i + step] = t[i:i + step].T
+    return out
+
+
 def _rows_by_kind(ev: np.ndarray, kind_col: int):
     """``rows_of(kind)``: the rows of ``ev`` of that kind in their order, as a column-major
     array (each column contiguous), from one pass over the rows (``sim_split``)."""
     from .._kernels.sim_split import split_rows_by_kind
-    kind = ev[:, kind_col]
+    kind = np.ascontiguousarray(ev[:, kind_col])     # one strided pass, then contiguous ones
     nkinds = int(kind.max()) + 1 if len(kind) else 0
     if len(kind) and kind.min() < 0:
         raise ValueError("negative event kind")
@@ -208,7 +266,32 @@ def _rows_by_kind(ev: np.ndarray, kind_col: int):
 
 def _distinct_rows(*columns) -> tuple[list, np.ndarray]:
     """The distinct rows of the integer ``columns`` (as lists, sorted) and each row's index
-    in them."""
+    in them.
+
+    Each row as one integer key, the mixed-radix number of its columns' ranks (the first
+    column most significant: the keys sort as the rows do), then the keys factorized: hashed,
+    only the distinct values sorted; ``_distinct_rows_lexsort`` (the same result from a sort
+    of every row) when the key would not fit in 62 bits."""
+    n = len(columns[0])
+    if not n:
+        return [], np.zeros(0, np.int64)
+    key = np.zeros(n, np.int64)
+    size = 1
+    for col in columns:
+        rank, values = pd.factorize(col, sort=True)
+        size *= max(len(values), 1)
+        if size > 1 << 62:
+            return _distinct_rows_lexsort(*columns)
+        key *= len(values)
+        key += rank
+    code, distinct = pd.factorize(key, sort=True)
+    first = np.empty(len(distinct), np.int64)          # each distinct row's first occurrence
+    first[code[::-1]] = np.arange(n - 1, -1, -1)
+    return np.stack([col[first] for col in columns], axis=1).tolist(), code.astype(np.int64)
+
+
+def _distinct_rows_lexsort(*columns) -> tuple[list, np.ndarray]:
+    """``_distinct_rows`` from a lexicographic sort of the rows."""
     n = len(columns[0])
     if not n:
         return [], np.zeros(0, np.int64)
