@@ -17,6 +17,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from .eas import fits_capacity
+
 SIS_V4 = 0
 SIS_V5_12 = 1
 
@@ -191,12 +193,6 @@ def select_idle_sibling(mode, util_mode, idle, allowed, target, prev, recent, ha
     return target
 
 
-@njit(cache=True, inline='always')
-def _fits(util, cap):
-    """``fits_capacity()``: ``util * 1280 < cap * 1024`` (the 20 % margin)."""
-    return util * 1280 < cap * 1024
-
-
 @njit(cache=True)
 def select_idle_capacity(idle, allowed, capacity, task_util, target, result):
     """``select_idle_capacity()`` (v5.7+) over all CPUs (the ``sd_asym_cpucapacity`` span) and
@@ -215,7 +211,7 @@ def select_idle_capacity(idle, allowed, capacity, task_util, target, result):
         if not idle[cpu]:
             continue
         cap = capacity[cpu]
-        if _fits(task_util, cap):
+        if fits_capacity(task_util, cap):
             result[0] = PATH_IDLE_CAPACITY
             return cpu
         if cap > best_cap:
@@ -236,14 +232,15 @@ def select_idle_sibling_asym(mode, idle, allowed, capacity, task_util, target, p
     result[0] = PATH_FALLBACK
     result[1] = 0
     if mode == ASYM_V5_10:
-        if idle[target] and _fits(task_util, capacity[target]):
+        if idle[target] and fits_capacity(task_util, capacity[target]):
             result[0] = PATH_TARGET
             return target
-        if prev != target and llc_id[prev] == llc_id[target] and idle[prev] and _fits(task_util, capacity[prev]):
+        if (prev != target and llc_id[prev] == llc_id[target] and idle[prev]
+                and fits_capacity(task_util, capacity[prev])):
             result[0] = PATH_PREV
             return prev
         if (recent >= 0 and recent != prev and recent != target and llc_id[recent] == llc_id[target]
-                and idle[recent] and allowed[recent] and _fits(task_util, capacity[recent])):
+                and idle[recent] and allowed[recent] and fits_capacity(task_util, capacity[recent])):
             result[0] = PATH_RECENT
             return recent
     cpu = select_idle_capacity(idle, allowed, capacity, task_util, target, result)

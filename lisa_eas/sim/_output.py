@@ -176,7 +176,7 @@ def _rtapp_frames(raw, compiled, comm_of, pid_of) -> dict[str, pd.DataFrame]:
     keys, key_code = _distinct_rows(a[:, ss.A_PHASE], a[:, ss.A_PHASE_LOOP])
     starts = [f"rtapp_loop: event=start thread_loop=0 phase={ph} phase_loop={pl}" for ph, pl in keys]
     ends = [s.replace("event=start", "event=end") for s in starts]
-    vals, stat_code = _distinct_rows(end_us - start_us, run, a[:, ss.A_WULAT] // us,
+    vals, stat_code = _distinct_rows(period, run, a[:, ss.A_WULAT] // us,
                                      a[:, ss.A_SLACK] // us, a[:, ss.A_CPERIOD] // us,
                                      a[:, ss.A_CDUR] // us)
     stats = [f"rtapp_stats: period={pe} run={r} wu_lat={w} slack={s} c_period={cp} c_run={cr}"

@@ -45,13 +45,13 @@ def replay_sis(state: WakeupState, platform, *, era: str = "v6.6") -> tuple[pd.D
     feature = "asym_capacity" if asym else ("util" if v >= (6, 0) else "none")
     if len(rows):
         prev = wk["prev_cpu"].to_numpy()
-        cpu_util = np.minimum(np.maximum(state.util_avg[rows], state.util_est[rows]), cap[None, :])
         if asym:
             nr = np.full(len(rows), platform.nr_cpus)
             dec = select_idle_sibling(state.idle[rows].astype(bool), prev, prev, era=sis_era, llc_id=llc,
                                       allowed=state.allowed[rows], capacity_orig=cap, capacity=state.capacity[rows],
                                       task_util=np.maximum(state.task_util[rows], state.task_util_est[rows]))
         elif feature == "util":
+            cpu_util = np.minimum(np.maximum(state.util_avg[rows], state.util_est[rows]), cap[None, :])
             lw = np.array([(llc == llc[p]).sum() for p in prev])
             su = np.array([cpu_util[i, llc == llc[p]].sum() for i, p in enumerate(prev)])
             nr = np.array([sis_util_nr_scan(int(min(s, w * 1024)), int(w), platform.imbalance_pct)
