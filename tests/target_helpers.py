@@ -19,16 +19,41 @@ import numpy as np
 TRACEFS = "/sys/kernel/tracing"
 
 
-def live_ready() -> tuple[bool, str]:
-    """(usable, reason) for tests that drive this machine's tracefs and rt-app."""
+def mount_tracing() -> str:
+    """Find or mount tracefs and debugfs on this machine with the product's own logic.
+
+    A freshly booted machine has neither mounted; the product mounts them when it needs them
+    (``lisa_eas.target.find_tracefs`` / ``ensure_debugfs``), so the tests' precondition is no
+    stricter than the product. Every live test calls this itself (through :func:`live_ready`):
+    none relies on an earlier test having mounted anything. Raises ``PermanentBoardError``
+    when tracefs cannot be mounted.
+    """
+    from lisa_eas.target import connect, ensure_debugfs, find_tracefs, target_config_from_dict
+
+    with connect(target_config_from_dict({"kind": "local", "name": "test-mounts"})) as conn:
+        root = find_tracefs(conn)
+        ensure_debugfs(conn)
+    return root
+
+
+def live_ready(tools: tuple[str, ...] = ("rt-app", "trace-cmd")) -> tuple[bool, str]:
+    """(usable, reason) for tests that drive this machine's tracefs and rt-app.
+
+    As root, mounts tracefs and debugfs when they are not mounted (see :func:`mount_tracing`).
+    """
     if os.geteuid() != 0:
         return False, "live target tests need root (tracefs, rt-app with ftrace)"
-    if not shutil.which("rt-app"):
-        return False, "rt-app is not installed (apt install rt-app)"
-    if not shutil.which("trace-cmd"):
-        return False, "trace-cmd is not installed (apt install trace-cmd)"
-    if not os.path.exists(f"{TRACEFS}/tracing_on"):
-        return False, f"tracefs is not mounted at {TRACEFS}"
+    for tool in tools:
+        if not shutil.which(tool):
+            return False, f"{tool} is not installed (apt install {tool})"
+    from lisa_eas.errors import LisaEasError
+
+    try:
+        root = mount_tracing()
+    except LisaEasError as exc:
+        return False, str(exc)
+    if not os.path.exists(f"{root}/tracing_on"):
+        return False, f"tracefs is not mounted at {root}"
     return True, ""
 
 

@@ -14,6 +14,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 from conftest import DATA, require_live
+from target_helpers import live_ready, mount_tracing
 from test_rtapp_markers import df_print_from_trace_lines
 
 from lisa_eas.rtapp import (Phase, Policy, Run, measured_ns_per_loop, periodic, read_rtapp_log,
@@ -139,24 +140,15 @@ def test_written_corpus_runs_on_rtapp1(tmp_path):
     assert 50 <= len(hw) <= 62  # 16.667 ms timer for 1 s
 
 
-def _tracefs() -> Path | None:
-    for p in (Path("/sys/kernel/tracing"), Path("/sys/kernel/debug/tracing")):
-        if (p / "tracing_on").exists():
-            return p
-    return None
-
-
 def test_ftrace_markers_match_log(tmp_path, ns_per_loop):
     """rt-app 1.0 text markers -> one activation per log row, same durations (within 1 ms)."""
-    require_live(os.geteuid() == 0, "needs root for tracefs")
+    ok, why = live_ready(tools=("rt-app",))  # mounts tracefs and debugfs when needed
+    require_live(ok, why)
     dbg = Path("/sys/kernel/debug")
-    if not (dbg / "tracing" / "trace_marker").exists():
-        # rt-app 1.0 opens the hard-coded debugfs path
-        subprocess.run(["mount", "-t", "debugfs", "nodev", str(dbg)], check=False)
+    # rt-app 1.0 opens the hard-coded debugfs path
     require_live((dbg / "tracing" / "trace_marker").exists(),
                  "rt-app 1.0 needs /sys/kernel/debug/tracing/trace_marker (mount debugfs)")
-    tfs = _tracefs()
-    require_live(tfs is not None, "tracefs is not mounted")
+    tfs = Path(mount_tracing())
     name = "mk" + secrets.token_hex(2)  # unique comm: only our markers are picked up
     wl = workload([task(name, periodic(10, 20, duration_s=0.5))], calibration=ns_per_loop,
                   ftrace=True, default_policy="SCHED_FIFO")

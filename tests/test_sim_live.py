@@ -12,12 +12,12 @@ tasks took < 5 % of the CPUs (on a busy machine they are printed, not asserted).
 from __future__ import annotations
 
 import os
-import shutil
 from pathlib import Path
 
 import numpy as np
 import pytest
 from conftest import DATA, require_live
+from target_helpers import live_ready
 
 from lisa_eas.rtapp import Phase, RunTime, Timer, read_rtapp_log, task, workload
 from lisa_eas.sim import SimConfig, simulate
@@ -25,17 +25,11 @@ from lisa_eas.sim import SimConfig, simulate
 pytestmark = pytest.mark.live
 
 PLATFORM = DATA / "sim" / "local_2cpu.json"
-TRACEFS = "/sys/kernel/tracing"
-
 
 def _live_ok() -> tuple[bool, str]:
-    if os.geteuid() != 0:
-        return False, "needs root (tracefs, rt-app)"
-    for tool in ("rt-app", "trace-cmd"):
-        if not shutil.which(tool):
-            return False, f"{tool} is not installed (apt install {tool})"
-    if not os.path.exists(f"{TRACEFS}/tracing_on"):
-        return False, f"tracefs is not mounted at {TRACEFS}"
+    ok, why = live_ready()
+    if not ok:
+        return ok, why
     if os.cpu_count() != 2:
         return False, f"the model platform has 2 CPUs, this machine {os.cpu_count()}"
     return True, ""

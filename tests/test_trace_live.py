@@ -8,7 +8,6 @@ from __future__ import annotations
 import os
 import platform
 import re
-import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -16,6 +15,7 @@ from pathlib import Path
 import pytest
 
 from conftest import require_live
+from target_helpers import live_ready
 from lisa_eas import read_trace
 from test_trace_dat import compare_with_report, compare_with_trappy
 from trace_oracles import convert, report_text
@@ -52,11 +52,8 @@ def _write(path: Path, value: str, append: bool = False) -> None:
 
 @pytest.fixture(scope="module")
 def recorded(tmp_path_factory):
-    ok = os.geteuid() == 0 and shutil.which("trace-cmd") is not None
-    if ok and not (TRACEFS / "trace").exists():
-        subprocess.run(["mount", "-t", "tracefs", "nodev", str(TRACEFS)], capture_output=True)
-    require_live(ok and (TRACEFS / "set_event").exists(),
-                 "needs root, a mounted tracefs and trace-cmd")
+    ok, why = live_ready(tools=("trace-cmd",))
+    require_live(ok and (TRACEFS / "set_event").exists(), why or f"tracefs is not at {TRACEFS}")
     out = tmp_path_factory.mktemp("live")
     inst = TRACEFS / "instances" / INSTANCE
     if inst.exists():

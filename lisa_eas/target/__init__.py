@@ -18,7 +18,7 @@ from ._prepare import DEFAULT_KEEP, Preparation, freeze_userspace, pin_frequenci
 from ._probe import TargetInfo, parse_cpulist, probe
 from ._run import RunResult, calibrate_rtapp, resume_run, run_workload
 from ._tracedat import build_trace_dat_v6
-from ._tracefs import CpuBufferStats, TracefsCollector
+from ._tracefs import CpuBufferStats, TracefsCollector, ensure_debugfs, find_tracefs
 
 __all__ = [
     "CpuBufferStats",
@@ -35,6 +35,8 @@ __all__ = [
     "build_trace_dat_v6",
     "calibrate_rtapp",
     "connect",
+    "ensure_debugfs",
+    "find_tracefs",
     "freeze_userspace",
     "load_target_config",
     "parse_cpulist",

@@ -32,7 +32,7 @@ from ._config import TargetConfig, load_target_config
 from ._connection import TargetConnection, connect
 from ._probe import probe
 from ._progress import PhaseProgress
-from ._tracefs import TracefsCollector
+from ._tracefs import TracefsCollector, ensure_debugfs
 
 __all__ = ["RunResult", "calibrate_rtapp", "resume_run", "run_workload"]
 
@@ -398,13 +398,11 @@ def _markers_possible(conn: TargetConnection, collector: TracefsCollector) -> bo
         log.warning("%s: tracing into instance %r: rt-app's markers go to the top-level buffer and "
                     "are not recorded", conn.label, collector.tracing.instance)
         return False
-    if not conn.exists(_DEBUGFS_MARKER):
-        conn.execute("mount -t debugfs nodev /sys/kernel/debug 2>/dev/null || true", what="mounting debugfs")
-        if not conn.exists(_DEBUGFS_MARKER):
-            raise PermanentBoardError(
-                f"{conn.label}: rt-app 1.0 writes its markers to {_DEBUGFS_MARKER}, which does not exist "
-                f"and debugfs could not be mounted. Fix: mount -t debugfs nodev /sys/kernel/debug (kernel "
-                f"needs CONFIG_DEBUG_FS), or set 'tracing: {{instance: NAME}}' to record without markers")
+    if not ensure_debugfs(conn):
+        raise PermanentBoardError(
+            f"{conn.label}: rt-app 1.0 writes its markers to {_DEBUGFS_MARKER}, which does not exist "
+            f"and debugfs could not be mounted. Fix: mount -t debugfs nodev /sys/kernel/debug (kernel "
+            f"needs CONFIG_DEBUG_FS), or set 'tracing: {{instance: NAME}}' to record without markers")
     return True
 
 

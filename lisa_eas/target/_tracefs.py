@@ -25,13 +25,55 @@ from ._config import TracingConfig
 from ._connection import TargetConnection
 from ._tracedat import build_trace_dat_v6
 
-__all__ = ["TracefsCollector", "CpuBufferStats"]
+__all__ = ["TracefsCollector", "CpuBufferStats", "ensure_debugfs", "find_tracefs"]
 
 log = logging.getLogger(__name__)
 
 _CANDIDATES = ("/sys/kernel/tracing", "/sys/kernel/debug/tracing")
 _MOUNT_FIX = ("mount it (as root): mount -t tracefs nodev /sys/kernel/tracing; the kernel needs "
               "CONFIG_FTRACE, or set 'tracing: {tracefs: PATH}' in the target config")
+_DEBUGFS = "/sys/kernel/debug"
+
+
+def find_tracefs(conn: TargetConnection, path: str | None = None) -> str:
+    """The tracefs mount point on ``conn``'s target, mounting tracefs when it is not mounted.
+
+    A freshly booted board often has neither tracefs nor debugfs mounted. With ``path``
+    (the target config's ``tracing.tracefs``) only that directory is accepted; otherwise
+    ``/sys/kernel/tracing`` and ``/sys/kernel/debug/tracing`` are tried, then tracefs is
+    mounted at ``/sys/kernel/tracing`` (root only).
+
+    Raises
+    ------
+    PermanentBoardError
+        Naming the places looked at and the fix, when no tracefs can be found or mounted.
+    """
+    cands = (path,) if path else _CANDIDATES
+    for cand in cands:
+        if conn.exists(f"{cand}/tracing_on") and conn.exists(f"{cand}/events"):
+            return cand
+    if not path:
+        conn.execute("mount -t tracefs nodev /sys/kernel/tracing 2>/dev/null || true",
+                     what="mounting tracefs")
+        if conn.exists("/sys/kernel/tracing/tracing_on"):
+            return "/sys/kernel/tracing"
+    raise PermanentBoardError(
+        f"{conn.label}: tracefs is not mounted (looked in {', '.join(cands)} and could not mount "
+        f"it). Fix: {_MOUNT_FIX}")
+
+
+def ensure_debugfs(conn: TargetConnection) -> bool:
+    """Mount debugfs at ``/sys/kernel/debug`` on the target when it is not mounted.
+
+    rt-app 1.0 writes its markers to the hard-coded ``/sys/kernel/debug/tracing/trace_marker``,
+    and the probe reads ``sched/features`` and the energy model there. Returns whether
+    ``/sys/kernel/debug/tracing/trace_marker`` exists afterwards (it also needs tracefs,
+    which the kernel automounts inside debugfs).
+    """
+    marker = f"{_DEBUGFS}/tracing/trace_marker"
+    if not conn.exists(marker):
+        conn.execute(f"mount -t debugfs nodev {_DEBUGFS} 2>/dev/null || true", what="mounting debugfs")
+    return conn.exists(marker)
 
 
 @dataclass(frozen=True)
@@ -95,22 +137,7 @@ class TracefsCollector:
     # -------------------------------------------------------------- set-up
     def find_tracefs(self) -> str:
         """The tracefs mount point on the target, mounting tracefs when it is not mounted."""
-        conn = self.conn
-        if self.tracing.tracefs:
-            cands = (self.tracing.tracefs,)
-        else:
-            cands = _CANDIDATES
-        for path in cands:
-            if conn.exists(f"{path}/tracing_on") and conn.exists(f"{path}/events"):
-                return path
-        if not self.tracing.tracefs:
-            conn.execute("mount -t tracefs nodev /sys/kernel/tracing 2>/dev/null || true",
-                         what="mounting tracefs")
-            if conn.exists("/sys/kernel/tracing/tracing_on"):
-                return "/sys/kernel/tracing"
-        raise PermanentBoardError(
-            f"{conn.label}: tracefs is not mounted (looked in {', '.join(cands)} and could not mount "
-            f"it). Fix: {_MOUNT_FIX}")
+        return find_tracefs(self.conn, self.tracing.tracefs)
 
     def attach(self) -> "TracefsCollector":
         """Find the buffer without changing anything (to extract or tear down after a resume)."""
