@@ -220,6 +220,8 @@ def task_timeline(trace) -> pd.DataFrame:
     task becomes runnable). Columns: ``pid``, ``time`` (s), ``state`` (0 sleeping,
     1 runnable, 2 running, 3 dead), ``cpu`` (where it runs / will run / last ran),
     ``duration`` (s, to the task's next change or the end of the trace). pid 0 excluded.
+    A wake-up whose next event is the task's own switch-out (its switch-in was not
+    traced, as for a task woken on an idle CPU on 6.18) makes it running from the wake-up.
     """
     need_events(trace, "sched_switch")
     sw = trace.df("sched_switch")
@@ -239,7 +241,7 @@ def task_timeline(trace) -> pd.DataFrame:
     keep = pid > 0
     pid, time, state, where, rank, seq = (a[keep] for a in (pid, time, state, where, rank, seq))
     o = np.lexsort((seq, rank, time, pid))
-    pid, time, state, where = pid[o], time[o], state[o], where[o]
+    pid, time, state, where, rank = pid[o], time[o], state[o], where[o], rank[o]
     df = pd.DataFrame({"pid": pid, "time": time, "state": state, "cpu": where})
     # a wake-up makes a sleeping (or never seen) task runnable; otherwise it changes nothing
     known = df["state"].where(df["state"] >= 0)
@@ -248,6 +250,12 @@ def task_timeline(trace) -> pd.DataFrame:
     pk = prev_known.to_numpy()
     wake_state = np.where(np.isnan(pk) | (pk == STATE_SLEEPING), STATE_RUNNABLE, pk)
     st = np.where(is_wake, wake_state, df["state"].to_numpy()).astype(np.int64)
+    # a wake-up followed by the task's own switch-out, with no switch-in between: the switch
+    # in was not traced (on 6.18 the switch out of idle to a task woken on an idle CPU is
+    # not), so the task ran from its wake-up
+    same_next = np.r_[pid[1:] == pid[:-1], False]
+    out_next = np.r_[rank[1:] == 1, False] if len(rank) else np.zeros(0, bool)
+    st[is_wake & (st == STATE_RUNNABLE) & same_next & out_next] = STATE_RUNNING
     df["state"] = st
     _, t_end = trace_span(trace)
     nxt = df.groupby("pid")["time"].shift(-1).to_numpy()
