@@ -26,7 +26,7 @@ import pandas as pd
 
 from .._common import STATE_DEAD, STATE_RUNNABLE, STATE_RUNNING, task_timeline
 
-__all__ = ["compare_kernel_signals", "pelt_clock_map"]
+__all__ = ["compare_kernel_signals", "kernel_signals_summary", "pelt_clock_map"]
 
 _CLOCKED = ("sched_pelt_se", "sched_pelt_cfs", "sched_util_est_se", "sched_util_est_cfs", "sched_pelt_rt",
             "sched_cpu_capacity")
@@ -159,10 +159,29 @@ def _task(trace, pid: int, tl: pd.DataFrame, se: pd.DataFrame, ue: pd.DataFrame 
         ev_pts = pts[is_ev]
         j = np.searchsorted(uniq, ev_pts)
         states_u[j] = states[is_ev]
+    # the start: the sample's own sums without the partial period it accrued since the last
+    # boundary (accumulate_sum adds d3 = period_contrib undecayed), so that the model, starting
+    # at that boundary, accrues it once (in the state of the sample's segment)
     r = se.iloc[first]
-    sig = pelt_timeline(uniq - uniq[0], states_u, era=era, util_avg=int(min(r["util"], 1024)),
-                        load_avg=int(min(r["load"], 1024)), runnable_avg=int(min(r["runnable"], 1024)),
+    s0 = st[kk[first]]
+    lam_div = 47742 - 1024
+    util_b = (int(r["util_sum"]) - (pc << 10 if s0 == STATE_RUNNING else 0)) // lam_div
+    run_b = (int(r["runnable_sum"]) - (pc << 10 if s0 >= STATE_RUNNABLE else 0)) // lam_div
+    load_b = 1024 * (int(r["load_sum"]) - (pc if s0 >= STATE_RUNNABLE else 0)) // lam_div
+    sig = pelt_timeline(uniq - uniq[0], states_u, era=era, util_avg=int(np.clip(util_b, 0, 1024)),
+                        load_avg=int(np.clip(load_b, 0, 1024)), runnable_avg=int(np.clip(run_b, 0, 1024)),
                         util_est_ewma=int(_ue_at(ue, s_t[first])))
+    # trace gaps: a runnable task whose next event is its own switch-out ran in between with no
+    # sched_switch into it (not a lost event: the kernel did not emit it); the model cannot know
+    # when, so samples in the 250 ms after (8 half-lives) are flagged, not compared
+    gap = np.flatnonzero((st[:-1] == STATE_RUNNABLE) & (st[1:] == 0)) + 1
+    gap_t = t_ev[gap]
+
+    def flagged(times):
+        if not len(gap_t):
+            return np.zeros(len(times), bool)
+        j = np.searchsorted(gap_t, times, side="right") - 1
+        return (j >= 0) & (times - gap_t[np.maximum(j, 0)] < 0.25)
     mi = np.searchsorted(uniq, s_m[smp])
     model = sig.iloc[mi]
     rows = pd.DataFrame({"time": s_t[smp], "pid": pid, "cpu": s_cpu[smp],
@@ -171,7 +190,8 @@ def _task(trace, pid: int, tl: pd.DataFrame, se: pd.DataFrame, ue: pd.DataFrame 
                          "kernel_runnable": se["runnable"].to_numpy(np.int64)[smp],
                          "model_runnable": model["runnable_avg"].to_numpy(np.int64),
                          "kernel_load": se["load"].to_numpy(np.int64)[smp],
-                         "model_load": model["load_avg"].to_numpy(np.int64)})
+                         "model_load": model["load_avg"].to_numpy(np.int64),
+                         "trace_gap": flagged(s_t[smp])})
     ue_rows = pd.DataFrame()
     if ue is not None and len(ue):
         # util_est records: at a dequeue to sleep; the model's value at that event
@@ -193,7 +213,8 @@ def _task(trace, pid: int, tl: pd.DataFrame, se: pd.DataFrame, ue: pd.DataFrame 
                                     "model_enqueued": np.where(
                                         sig["util_est_enqueued"].to_numpy(np.int64)[mj] & 0x7FFFFFFF,
                                         sig["util_est_enqueued"].to_numpy(np.int64)[mj] & 0x7FFFFFFF,
-                                        sig["util_est_ewma"].to_numpy(np.int64)[mj] & 0x7FFFFFFF)})[near]
+                                        sig["util_est_ewma"].to_numpy(np.int64)[mj] & 0x7FFFFFFF),
+                                    "trace_gap": flagged(u_t)})[near]
     return rows, ue_rows
 
 
@@ -211,10 +232,14 @@ def compare_kernel_signals(trace, *, era: str = "v6.18", tasks=None, clock: str 
     Returns
     -------
     (DataFrame, DataFrame, dict)
-        PELT rows (``time``, ``pid``, ``cpu``, ``kernel_*``/``model_*`` for util, runnable, load),
-        util_est rows (``kernel_ewma``, ``model_ewma``, ``kernel_enqueued``, ``model_enqueued``)
-        and the summary: ``{"util"|"runnable"|"load"|"util_est_ewma"|"util_est_enqueued":
-        {n, p50, p99, max, mean}}`` of model - kernel, plus ``clock``, ``era``, ``tasks``.
+        PELT rows (``time``, ``pid``, ``cpu``, ``kernel_*``/``model_*`` for util, runnable, load,
+        ``trace_gap``), util_est rows (``kernel_ewma``, ``model_ewma``, ``kernel_enqueued``,
+        ``model_enqueued``, ``trace_gap``) and the summary: ``{"util"|"runnable"|"load"|
+        "util_est_ewma"|"util_est_enqueued": {n, p50, p99, max, mean}}`` of |model - kernel| over
+        the samples not flagged ``trace_gap`` (``util_all`` ...: over every sample), plus
+        ``clock``, ``era``, ``tasks``, ``trace_gap_samples``. A trace gap is a runnable task
+        switched out with no switch-in recorded before: it ran, but the trace does not say
+        when; the 250 ms after it are flagged.
     """
     if clock not in ("pelt", "mono"):
         raise ValueError(f"clock must be 'pelt' or 'mono', got {clock!r}")
@@ -241,11 +266,31 @@ def compare_kernel_signals(trace, *, era: str = "v6.18", tasks=None, clock: str 
         ue_rows.append(u)
     pelt = pd.concat(rows, ignore_index=True) if rows else pd.DataFrame()
     uest = pd.concat(ue_rows, ignore_index=True) if ue_rows else pd.DataFrame()
-    summary = {"clock": clock, "era": era, "tasks": int(pelt["pid"].nunique()) if len(pelt) else 0}
+    summary = {"clock": clock, "era": era, "tasks": int(pelt["pid"].nunique()) if len(pelt) else 0,
+               "trace_gap_samples": int(pelt["trace_gap"].sum()) if len(pelt) else 0}
+    cp = pelt[~pelt["trace_gap"].to_numpy(bool)] if len(pelt) else pelt
+    cu = uest[~uest["trace_gap"].to_numpy(bool)] if len(uest) else uest
     for name in ("util", "runnable", "load"):
-        summary[name] = _stats((pelt[f"model_{name}"] - pelt[f"kernel_{name}"]).to_numpy(np.float64)
-                               if len(pelt) else np.zeros(0))
+        summary[name] = _stats((cp[f"model_{name}"] - cp[f"kernel_{name}"]).to_numpy(np.float64)
+                               if len(cp) else np.zeros(0))
+        summary[f"{name}_all"] = _stats((pelt[f"model_{name}"] - pelt[f"kernel_{name}"]).to_numpy(np.float64)
+                                        if len(pelt) else np.zeros(0))
     for name in ("ewma", "enqueued"):
-        summary[f"util_est_{name}"] = _stats((uest[f"model_{name}"] - uest[f"kernel_{name}"]).to_numpy(np.float64)
-                                             if len(uest) else np.zeros(0))
+        summary[f"util_est_{name}"] = _stats((cu[f"model_{name}"] - cu[f"kernel_{name}"]).to_numpy(np.float64)
+                                             if len(cu) else np.zeros(0))
     return pelt, uest, summary
+
+
+def kernel_signals_summary(trace, era: str, tasks=None) -> dict:
+    """The ``kernel_signals`` section of :func:`validate`: :func:`compare_kernel_signals` on the
+    PELT clock and on mono, or ``available: False`` when the trace has no collector records
+    (``sched_pelt_se`` with rq clocks, from ``--kernel-signals``)."""
+    if "sched_pelt_se" not in trace.events or "clock_pelt" not in trace.df("sched_pelt_se").columns \
+            or "sched_switch" not in trace.events:
+        return {"available": False, "reason": "no kernel-signals records (record with `lisa-eas run "
+                                              "--kernel-signals`) or no sched_switch"}
+    out: dict = {"available": True, "era": era}
+    for clock in ("pelt", "mono"):
+        _, _, s = compare_kernel_signals(trace, era=era, tasks=tasks, clock=clock)
+        out[clock] = {k: v for k, v in s.items() if k not in ("clock", "era")}
+    return out
