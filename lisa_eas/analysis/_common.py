@@ -220,8 +220,10 @@ def task_timeline(trace) -> pd.DataFrame:
     task becomes runnable). Columns: ``pid``, ``time`` (s), ``state`` (0 sleeping,
     1 runnable, 2 running, 3 dead), ``cpu`` (where it runs / will run / last ran),
     ``duration`` (s, to the task's next change or the end of the trace). pid 0 excluded.
-    A wake-up whose next event is the task's own switch-out (its switch-in was not
-    traced, as for a task woken on an idle CPU on 6.18) makes it running from the wake-up.
+    A wake-up on an idle CPU whose next event is the task's own switch-out (its switch-in
+    was not traced, as on 6.18 for the switch out of idle) makes it running from the
+    wake-up; any other switch-out of a task that was not running marks its row
+    ``untraced_switch_in`` (True: the task ran in that row's span, when is unknown).
     """
     need_events(trace, "sched_switch")
     sw = trace.df("sched_switch")
@@ -255,8 +257,15 @@ def task_timeline(trace) -> pd.DataFrame:
     # not), so the task ran from its wake-up
     same_next = np.r_[pid[1:] == pid[:-1], False]
     out_next = np.r_[rank[1:] == 1, False] if len(rank) else np.zeros(0, bool)
-    st[is_wake & (st == STATE_RUNNABLE) & same_next & out_next] = STATE_RUNNING
+    missed = is_wake & (st == STATE_RUNNABLE) & same_next & out_next
+    idle_at = _cpu_idle_at(ts, cpu, sw["next_pid"].to_numpy(np.int64), time[missed], where[missed])
+    st[np.flatnonzero(missed)[idle_at]] = STATE_RUNNING
     df["state"] = st
+    # a switch-out of a task not running just before: its switch-in was not traced (and, unlike
+    # the idle case above, when it started is unknown): flagged ``untraced_switch_in``
+    prev_st = np.r_[-1, st[:-1]]
+    same_prev = np.r_[False, pid[1:] == pid[:-1]]
+    df["untraced_switch_in"] = (rank == 1) & same_prev & (prev_st != STATE_RUNNING)
     _, t_end = trace_span(trace)
     nxt = df.groupby("pid")["time"].shift(-1).to_numpy()
     df["duration"] = np.where(np.isnan(nxt), t_end, nxt) - df["time"].to_numpy()
@@ -268,6 +277,20 @@ def task_timeline(trace) -> pd.DataFrame:
     dur = np.bincount(grp, weights=df["duration"].to_numpy())
     out = df[first].reset_index(drop=True)
     out["duration"] = dur
+    out["untraced_switch_in"] = np.bincount(grp, weights=df["untraced_switch_in"].to_numpy(np.float64)) > 0
+    return out
+
+
+def _cpu_idle_at(sw_t, sw_cpu, next_pid, t, cpus) -> np.ndarray:
+    """Whether each CPU ``cpus[i]`` ran its idle task at ``t[i]`` (its last switch before was to
+    pid 0); a CPU with no switch before counts as not idle."""
+    out = np.zeros(len(t), bool)
+    for c in np.unique(cpus):
+        sel = np.flatnonzero(cpus == c)
+        on = sw_cpu == c
+        tc, nc = sw_t[on], next_pid[on]
+        j = np.searchsorted(tc, t[sel], side="right") - 1
+        out[sel] = (j >= 0) & (nc[np.maximum(j, 0)] == 0)
     return out
 
 

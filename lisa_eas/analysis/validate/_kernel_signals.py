@@ -174,8 +174,8 @@ def _task(trace, pid: int, tl: pd.DataFrame, se: pd.DataFrame, ue: pd.DataFrame 
     # trace gaps: a runnable task whose next event is its own switch-out ran in between with no
     # sched_switch into it (not a lost event: the kernel did not emit it); the model cannot know
     # when, so samples in the 250 ms after (8 half-lives) are flagged, not compared
-    gap = np.flatnonzero((st[:-1] == STATE_RUNNABLE) & (st[1:] == 0)) + 1
-    gap_t = t_ev[gap]
+    gap = np.flatnonzero(tl["untraced_switch_in"].to_numpy(bool))
+    gap_t = t_ev[np.maximum(gap - 1, 0)]       # from the start of the span it ran in
 
     def flagged(times):
         if not len(gap_t):
