@@ -141,11 +141,14 @@ def _task(trace, pid: int, tl: pd.DataFrame, se: pd.DataFrame, ue: pd.DataFrame 
     pc = int(se["period_contrib"].to_numpy(np.int64)[first])
     m0 = s_m[first] - pc * 1024
     # evaluation points: events after the start, and every sample
-    ev_m = m_start[m_start > m0]
-    ev_state = st[m_start > m0]
+    # (events between that boundary and the first sample are already in the sample)
+    after = m_start > s_m[first]
+    ev_m = m_start[after]
     smp = idx[1:]
     pts = np.r_[m0, ev_m, s_m[smp]]
-    seg_of = np.r_[kk[first], np.flatnonzero(m_start > m0), kk[smp]]
+    # the model's first segment: the sample's, or the next one when the sample is that event's update
+    seg0 = nxt_i[first] if snap[first] else kk[first]
+    seg_of = np.r_[seg0, np.flatnonzero(after), kk[smp]]
     kind = np.r_[0, np.ones(len(ev_m), np.int64), np.full(len(smp), 2)]
     order = np.lexsort((kind, pts))
     pts, seg_of, kind = pts[order], seg_of[order], kind[order]
@@ -198,7 +201,7 @@ def _task(trace, pid: int, tl: pd.DataFrame, se: pd.DataFrame, ue: pd.DataFrame 
         u_t = ue.index.to_numpy(np.float64)
         u_t = u_t[u_t > s_t[first]]
         sleep_ev = np.flatnonzero((st == 0) & (np.r_[0, st[:-1]] >= STATE_RUNNABLE))
-        sleep_ev = sleep_ev[m_start[sleep_ev] > m0]
+        sleep_ev = sleep_ev[m_start[sleep_ev] > s_m[first]]
         if len(sleep_ev) and len(u_t):
             e_t = t_ev[sleep_ev]
             j = np.clip(np.searchsorted(e_t, u_t - 200e-6), 0, len(e_t) - 1)

@@ -3,7 +3,11 @@
  * The kernel's own PELT, util_est, overutilized and capacity signals, read on the bare
  * scheduler tracepoints (pelt_se_tp, pelt_cfs_tp, pelt_rt_tp, pelt_dl_tp, pelt_irq_tp,
  * sched_util_est_se_tp, sched_util_est_cfs_tp, sched_overutilized_tp,
- * sched_cpu_capacity_tp) with raw_tp programs: no kernel module, no trace event.
+ * sched_cpu_capacity_tp) with BTF-typed raw tracepoint programs (tp_btf): no kernel
+ * module, no trace event. tp_btf lets the program load the scheduler's fields directly
+ * (probe-mem loads) instead of one bpf_probe_read_kernel() call per field, which halves
+ * the cost per record; the task's pid/comm (reached by container_of) are still read with
+ * the helper.
  *
  * CO-RE: field offsets are relocated against the running kernel's BTF by libbpf; the
  * util_est layout (one u32 since v6.8, an {enqueued, ewma} pair before) is told apart
@@ -76,13 +80,13 @@ static __always_inline void submit(struct ks_record *r)
 
 static __always_inline void read_rq(struct ks_record *r, struct rq *rq)
 {
-	r->cpu = BPF_CORE_READ(rq, cpu);
-	r->clock = BPF_CORE_READ(rq, clock);
-	r->clock_task = BPF_CORE_READ(rq, clock_task);
-	r->clock_pelt = BPF_CORE_READ(rq, clock_pelt);
-	r->lost_idle_time = BPF_CORE_READ(rq, lost_idle_time);
+	r->cpu = rq->cpu;
+	r->clock = rq->clock;
+	r->clock_task = rq->clock_task;
+	r->clock_pelt = rq->clock_pelt;
+	r->lost_idle_time = rq->lost_idle_time;
 	if (bpf_core_field_exists(rq->prev_steal_time_rq))
-		r->prev_steal_time_rq = BPF_CORE_READ(rq, prev_steal_time_rq);
+		r->prev_steal_time_rq = rq->prev_steal_time_rq;
 	else
 		r->flags |= KS_F_NO_STEAL;
 }
@@ -92,14 +96,14 @@ static __always_inline void read_avg(struct ks_record *r, struct sched_avg *sa)
 	__u32 sz = bpf_core_field_size(sa->util_est);
 	__u64 raw = 0;
 
-	r->last_update_time = BPF_CORE_READ(sa, last_update_time);
-	r->load_sum = BPF_CORE_READ(sa, load_sum);
-	r->runnable_sum = BPF_CORE_READ(sa, runnable_sum);
-	r->util_sum = BPF_CORE_READ(sa, util_sum);
-	r->period_contrib = BPF_CORE_READ(sa, period_contrib);
-	r->load_avg = BPF_CORE_READ(sa, load_avg);
-	r->runnable_avg = BPF_CORE_READ(sa, runnable_avg);
-	r->util_avg = BPF_CORE_READ(sa, util_avg);
+	r->last_update_time = sa->last_update_time;
+	r->load_sum = sa->load_sum;
+	r->runnable_sum = sa->runnable_sum;
+	r->util_sum = sa->util_sum;
+	r->period_contrib = sa->period_contrib;
+	r->load_avg = sa->load_avg;
+	r->runnable_avg = sa->runnable_avg;
+	r->util_avg = sa->util_avg;
 	if (sz > 8)
 		sz = 8;
 	if (sz == 8)
@@ -112,7 +116,7 @@ static __always_inline void read_avg(struct ks_record *r, struct sched_avg *sa)
 static __always_inline struct rq *rq_of_cfs(struct cfs_rq *cfs_rq)
 {
 	if (bpf_core_field_exists(cfs_rq->rq))
-		return BPF_CORE_READ(cfs_rq, rq);
+		return cfs_rq->rq;
 	return (struct rq *)((void *)cfs_rq - bpf_core_field_offset(struct rq, cfs));
 }
 
@@ -145,7 +149,7 @@ static __always_inline void cfs_path(char *dst, struct cfs_rq *cfs_rq, int root)
 	struct task_group *tg = NULL;
 
 	if (bpf_core_field_exists(cfs_rq->tg))
-		tg = BPF_CORE_READ(cfs_rq, tg);
+		tg = cfs_rq->tg;
 	tg_name(dst, tg, root);
 }
 
@@ -162,7 +166,7 @@ static __always_inline int se_identity(struct ks_record *r, struct sched_entity 
 	int task = 1;
 
 	if (bpf_core_field_exists(se->my_q))
-		task = BPF_CORE_READ(se, my_q) == NULL;
+		task = se->my_q == NULL;
 	if (task) {
 		struct task_struct *p = (void *)se - bpf_core_field_offset(struct task_struct, se);
 
@@ -177,12 +181,12 @@ static __always_inline int se_identity(struct ks_record *r, struct sched_entity 
 
 		if (task_only || filter_pids)
 			return 0;
-		my_q = BPF_CORE_READ(se, my_q);
+		my_q = se->my_q;
 		__builtin_memcpy(r->comm, "(null)", 7);
 		cfs_path(r->path, my_q, 0);
 	}
 	if (bpf_core_field_exists(se->cfs_rq)) {
-		cfs_rq = BPF_CORE_READ(se, cfs_rq);
+		cfs_rq = se->cfs_rq;
 		rq = rq_of_cfs(cfs_rq);
 		if (is_root_cfs(cfs_rq, rq))
 			r->flags |= KS_F_ROOT;
@@ -198,7 +202,7 @@ static __always_inline int se_identity(struct ks_record *r, struct sched_entity 
 	}
 	if (rq)
 		read_rq(r, rq);
-	r->weight = BPF_CORE_READ(se, load.weight);
+	r->weight = se->load.weight;
 	return 1;
 }
 
@@ -260,43 +264,43 @@ static __always_inline int do_rq_avg(struct rq *rq, struct sched_avg *sa, enum k
 	return 0;
 }
 
-SEC("raw_tp/pelt_se_tp")
+SEC("tp_btf/pelt_se_tp")
 int BPF_PROG(ks_pelt_se, struct sched_entity *se)
 {
 	return do_se(se, KS_PELT_SE);
 }
 
-SEC("raw_tp/sched_util_est_se_tp")
+SEC("tp_btf/sched_util_est_se_tp")
 int BPF_PROG(ks_util_est_se, struct sched_entity *se)
 {
 	return do_se(se, KS_UTIL_EST_SE);
 }
 
-SEC("raw_tp/pelt_cfs_tp")
+SEC("tp_btf/pelt_cfs_tp")
 int BPF_PROG(ks_pelt_cfs, struct cfs_rq *cfs_rq)
 {
 	return do_cfs(cfs_rq, KS_PELT_CFS);
 }
 
-SEC("raw_tp/sched_util_est_cfs_tp")
+SEC("tp_btf/sched_util_est_cfs_tp")
 int BPF_PROG(ks_util_est_cfs, struct cfs_rq *cfs_rq)
 {
 	return do_cfs(cfs_rq, KS_UTIL_EST_CFS);
 }
 
-SEC("raw_tp/pelt_rt_tp")
+SEC("tp_btf/pelt_rt_tp")
 int BPF_PROG(ks_pelt_rt, struct rq *rq)
 {
 	return do_rq_avg(rq, &rq->avg_rt, KS_PELT_RT);
 }
 
-SEC("raw_tp/pelt_dl_tp")
+SEC("tp_btf/pelt_dl_tp")
 int BPF_PROG(ks_pelt_dl, struct rq *rq)
 {
 	return do_rq_avg(rq, &rq->avg_dl, KS_PELT_DL);
 }
 
-SEC("raw_tp/pelt_irq_tp")
+SEC("tp_btf/pelt_irq_tp")
 int BPF_PROG(ks_pelt_irq, struct rq *rq)
 {
 	/* rq->avg_irq exists with CONFIG_HAVE_SCHED_AVG_IRQ only */
@@ -305,7 +309,7 @@ int BPF_PROG(ks_pelt_irq, struct rq *rq)
 	return do_rq_avg(rq, &rq->avg_irq, KS_PELT_IRQ);
 }
 
-SEC("raw_tp/sched_overutilized_tp")
+SEC("tp_btf/sched_overutilized_tp")
 int BPF_PROG(ks_overutilized, struct root_domain *rd, bool overutilized)
 {
 	struct ks_record *r;
@@ -324,7 +328,7 @@ int BPF_PROG(ks_overutilized, struct root_domain *rd, bool overutilized)
 	return 0;
 }
 
-SEC("raw_tp/sched_cpu_capacity_tp")
+SEC("tp_btf/sched_cpu_capacity_tp")
 int BPF_PROG(ks_cpu_capacity, struct rq *rq)
 {
 	struct ks_record *r;
@@ -336,7 +340,7 @@ int BPF_PROG(ks_cpu_capacity, struct rq *rq)
 		return 0;
 	r->flags |= KS_F_ROOT;
 	read_rq(r, rq);
-	r->value = BPF_CORE_READ(rq, cpu_capacity);
+	r->value = rq->cpu_capacity;
 	submit(r);
 	return 0;
 }
