@@ -16,8 +16,9 @@ Two time bases:
   are placed at their own ``update_time`` (``last_update_time``, PELT clock).
 * ``mono``: trace times as they are; samples at their record time.
 
-A migration re-attaches the task to another rq's PELT clock: the model axis advances, segment
-by segment, by each segment's duration on its own CPU's clock.
+A migration re-attaches the task to another rq's PELT clock, ``last_update_time`` and period
+phase (``attach_entity_load_avg``), which depend on that rq, not on the task's timeline: each
+stay of a task on one CPU is compared on its own, from its first sample there.
 """
 from __future__ import annotations
 
@@ -264,9 +265,22 @@ def compare_kernel_signals(trace, *, era: str = "v6.18", tasks=None, clock: str 
         if len(tl) < 2:
             continue
         ue = ue_all[ue_all["pid"].to_numpy() == pid] if ue_all is not None else None
-        r, u = _task(trace, int(pid), tl, se, ue, era, to_pelt, clock)
-        rows.append(r)
-        ue_rows.append(u)
+        # a migration re-attaches the task to the new rq's PELT clock, last_update_time and
+        # period phase (attach_entity_load_avg), which the task's own timeline does not give:
+        # each stay on one CPU is compared on its own, from its first sample
+        c = tl["cpu"].to_numpy()
+        cut = np.r_[0, np.flatnonzero(c[1:] != c[:-1]) + 1, len(tl)]
+        t_tl = tl["time"].to_numpy(np.float64)
+        for lo, hi in zip(cut[:-1], cut[1:]):
+            t0, t1 = t_tl[lo], (t_tl[hi] if hi < len(tl) else np.inf)
+            part_se = se[(se.index.to_numpy() >= t0) & (se.index.to_numpy() < t1)]
+            if len(part_se) < 2 or hi - lo < 2:
+                continue
+            part_ue = ue[(ue.index.to_numpy() < t1)] if ue is not None else None
+            r, u = _task(trace, int(pid), tl.iloc[lo:hi + 1] if hi < len(tl) else tl.iloc[lo:], part_se,
+                         part_ue, era, to_pelt, clock)
+            rows.append(r)
+            ue_rows.append(u)
     pelt = pd.concat(rows, ignore_index=True) if rows else pd.DataFrame()
     uest = pd.concat(ue_rows, ignore_index=True) if ue_rows else pd.DataFrame()
     summary = {"clock": clock, "era": era, "tasks": int(pelt["pid"].nunique()) if len(pelt) else 0,
