@@ -168,6 +168,20 @@ def test_other_architecture_and_unbuilt_collector_are_clear_errors(board, monkey
         KernelSignals(board).check()
 
 
+def test_optional_collector_unavailable_run_goes_on(board, tmp_path, monkeypatch):
+    import lisa_eas.target._signals as sig
+
+    monkeypatch.setattr(sig, "_host_machine", lambda: "riscv64")
+    res = run_workload(board, _wl({"ks_opt": _periodic("o", 2000, 16000, 20, [1])}), tmp_path / "run",
+                       kernel_signals={"optional": True}, progress=False)
+    ks = res.run_info["kernel_signals"]
+    assert ks["status"] == "unavailable" and "built for riscv64" in ks["error"]
+    assert res.kernel_signals_path is None and res.run_info["status"] == "complete"
+    with pytest.raises(PermanentBoardError, match="built for riscv64"):
+        run_workload(board, _wl({"ks_opt": _periodic("o", 2000, 16000, 20, [1])}), tmp_path / "run2",
+                     kernel_signals=True, progress=False)
+
+
 def test_bad_options_name_the_option():
     with pytest.raises(ConfigError, match="unknown signal 'pelt_xx'"):
         signals_config(["pelt_xx"])
