@@ -143,12 +143,12 @@ def _task(trace, pid: int, tl: pd.DataFrame, se: pd.DataFrame, ue: pd.DataFrame 
     m0 = s_m[first] - pc * 1024
     # evaluation points: events after the start, and every sample
     # (events between that boundary and the first sample are already in the sample)
-    after = m_start > s_m[first]
+    after = m_start > m0
     ev_m = m_start[after]
     smp = idx[1:]
     pts = np.r_[m0, ev_m, s_m[smp]]
     # the model's first segment: the sample's, or the next one when the sample is that event's update
-    seg0 = nxt_i[first] if snap[first] else kk[first]
+    seg0 = max(int(np.searchsorted(m_start, m0, side="right")) - 1, 0)
     seg_of = np.r_[seg0, np.flatnonzero(after), kk[smp]]
     kind = np.r_[0, np.ones(len(ev_m), np.int64), np.full(len(smp), 2)]
     order = np.lexsort((kind, pts))
@@ -167,19 +167,24 @@ def _task(trace, pid: int, tl: pd.DataFrame, se: pd.DataFrame, ue: pd.DataFrame 
     # boundary (accumulate_sum adds d3 = period_contrib undecayed), so that the model, starting
     # at that boundary, accrues it once (in the state of the sample's segment)
     r = se.iloc[first]
-    s0 = st[kk[first]]
+    # the partial period [m0, sample] split over the segments it covers, in their own states
+    ov = np.clip(np.minimum(m_start + dur, s_m[first]) - np.maximum(m_start, m0), 0, None)
+    run_us = int(ov[st == STATE_RUNNING].sum()) >> 10
+    onrq_us = int(ov[st >= STATE_RUNNABLE].sum()) >> 10
     lam_div = 47742 - 1024
-    util_b = (int(r["util_sum"]) - (pc << 10 if s0 == STATE_RUNNING else 0)) // lam_div
-    run_b = (int(r["runnable_sum"]) - (pc << 10 if s0 >= STATE_RUNNABLE else 0)) // lam_div
-    load_b = 1024 * (int(r["load_sum"]) - (pc if s0 >= STATE_RUNNABLE else 0)) // lam_div
+    util_b = (int(r["util_sum"]) - (run_us << 10)) // lam_div
+    run_b = (int(r["runnable_sum"]) - (onrq_us << 10)) // lam_div
+    load_b = 1024 * (int(r["load_sum"]) - onrq_us) // lam_div
+    # util_est as it was at that boundary (a dequeue after it is replayed by the model)
+    ue0 = _ue_at(ue, s_t[first] - pc * 1024e-9 - 50e-6)
     sig = pelt_timeline(uniq - uniq[0], states_u, era=era, util_avg=int(np.clip(util_b, 0, 1024)),
                         load_avg=int(np.clip(load_b, 0, 1024)), runnable_avg=int(np.clip(run_b, 0, 1024)),
-                        util_est_ewma=int(_ue_at(ue, s_t[first])))
+                        util_est_ewma=int(ue0))
     # trace gaps: a runnable task whose next event is its own switch-out ran in between with no
     # sched_switch into it (not a lost event: the kernel did not emit it); the model cannot know
     # when, so samples in the 250 ms after (8 half-lives) are flagged, not compared
     gap = np.flatnonzero(tl["untraced_switch_in"].to_numpy(bool))
-    gap_t = t_ev[np.maximum(gap - 1, 0)]       # from the start of the span it ran in
+    gap_t = t_ev[gap]                          # from the start of the span it ran in
 
     def flagged(times):
         if not len(gap_t):
@@ -202,7 +207,7 @@ def _task(trace, pid: int, tl: pd.DataFrame, se: pd.DataFrame, ue: pd.DataFrame 
         u_t = ue.index.to_numpy(np.float64)
         u_t = u_t[u_t > s_t[first]]
         sleep_ev = np.flatnonzero((st == 0) & (np.r_[0, st[:-1]] >= STATE_RUNNABLE))
-        sleep_ev = sleep_ev[m_start[sleep_ev] > s_m[first]]
+        sleep_ev = sleep_ev[m_start[sleep_ev] > m0]
         if len(sleep_ev) and len(u_t):
             e_t = t_ev[sleep_ev]
             j = np.clip(np.searchsorted(e_t, u_t - 200e-6), 0, len(e_t) - 1)
@@ -218,7 +223,10 @@ def _task(trace, pid: int, tl: pd.DataFrame, se: pd.DataFrame, ue: pd.DataFrame 
                                         sig["util_est_enqueued"].to_numpy(np.int64)[mj] & 0x7FFFFFFF,
                                         sig["util_est_enqueued"].to_numpy(np.int64)[mj] & 0x7FFFFFFF,
                                         sig["util_est_ewma"].to_numpy(np.int64)[mj] & 0x7FFFFFFF),
-                                    "trace_gap": flagged(u_t)})[near]
+                                    # the EWMA keeps an error for as long as its updates are
+                                    # skipped: every util_est sample after a gap is flagged
+                                    "trace_gap": (u_t >= gap_t[0]) if len(gap_t) else
+                                    np.zeros(len(u_t), bool)})[near]
     return rows, ue_rows
 
 
@@ -268,8 +276,11 @@ def compare_kernel_signals(trace, *, era: str = "v6.18", tasks=None, clock: str 
         # a migration re-attaches the task to the new rq's PELT clock, last_update_time and
         # period phase (attach_entity_load_avg), which the task's own timeline does not give:
         # each stay on one CPU is compared on its own, from its first sample
+        # likewise after an untraced switch-in (when the task ran is unknown): the model restarts
+        # from the next kernel sample
         c = tl["cpu"].to_numpy()
-        cut = np.r_[0, np.flatnonzero(c[1:] != c[:-1]) + 1, len(tl)]
+        gaps = np.flatnonzero(tl["untraced_switch_in"].to_numpy(bool))
+        cut = np.unique(np.r_[0, np.flatnonzero(c[1:] != c[:-1]) + 1, gaps + 1, len(tl)])
         t_tl = tl["time"].to_numpy(np.float64)
         for lo, hi in zip(cut[:-1], cut[1:]):
             t0, t1 = t_tl[lo], (t_tl[hi] if hi < len(tl) else np.inf)
