@@ -123,7 +123,6 @@ def _task_states(trace, pid, times):
 
 @pytest.mark.parametrize("board, cpu, governor, era", [("hikey960", 0, "performance", "v5.4"),
                                                         ("hikey960", 2, "powersave", "v6.9"),
-                                                        ("hikey960", 2, "powersave", "v6.12"),
                                                         ("juno_r0", 1, "performance", "v5.0")])
 def test_pelt_signals_equal_the_models_on_the_simulated_timeline(board, cpu, governor, era):
     plat = load_platform(board)
