@@ -274,3 +274,20 @@ def test_kernel_signals_over_ssh(tmp_path):
     se = trace.df("sched_pelt_se")
     assert (se["comm"].astype(str) == "ks_ssh").sum() > 20
     assert set(trace.events) >= {"sched_pelt_se", "sched_util_est_se", "sched_switch"}
+
+
+def test_cli_run_with_kernel_signals_and_bad_signal(board, tmp_path, capsys):
+    from lisa_eas.cli import main
+
+    wl = tmp_path / "wl.json"
+    wl.write_text(json.dumps(_wl({"ks_cli": _periodic("c", 3000, 16000, 30, [1])})))
+    cfg = tmp_path / "t.yml"
+    cfg.write_text(yaml.safe_dump({"kind": "local", "name": "ks-cli", "working_directory": str(tmp_path / "wd")}))
+    rc = main(["run", "--target", str(cfg), "--workload", str(wl), "--out", str(tmp_path / "run"),
+               "--kernel-signals", "pelt_se,util_est_se", "--no-progress"])
+    out = capsys.readouterr().out
+    assert rc == 0 and "signals: " in out and "dropped 0" in out
+    assert set(read_trace(tmp_path / "run").events) >= {"sched_pelt_se", "sched_util_est_se", "sched_switch"}
+    rc = main(["signals", "record", "--duration", "1", "--out", str(tmp_path / "x"), "--signals", "pelt_xx"])
+    err = capsys.readouterr().err
+    assert rc == 2 and err.count("\n") == 1 and "unknown signal 'pelt_xx'" in err
