@@ -6,12 +6,15 @@ PYTHON ?= python3
 VENV := .venv
 VPY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
-DEBIAN_TOOLS := rt-app trace-cmd openssh-server chromium
+DEBIAN_TOOLS := rt-app trace-cmd openssh-server chromium linux-perf \
+	clang llvm bpftool libbpf-dev libelf-dev zlib1g-dev
+SIGNALS := lisa_eas/target/bpf/build/lisa-eas-signals
+SIGNALS_SRC := $(wildcard lisa_eas/target/bpf/*.c lisa_eas/target/bpf/*.h lisa_eas/target/bpf/Makefile)
 PYTEST_ARGS ?=
 
-.PHONY: demo test test-fast bench setup system-deps clean clean-cache
+.PHONY: demo test test-fast bench setup system-deps signals clean clean-cache
 
-setup: $(STAMP) system-deps
+setup: $(STAMP) system-deps signals
 
 $(VPY):
 	$(PYTHON) -m venv $(VENV)
@@ -23,7 +26,9 @@ $(STAMP): $(VPY) setup.cfg pyproject.toml
 	touch $(STAMP)
 
 # rt-app and trace-cmd drive the live path; sshd serves the remote-target tests;
-# chromium opens results/report.html in the browser test.
+# chromium opens results/report.html in the browser test; perf runs the kernel-signals
+# benchmark; clang, llvm, bpftool, libbpf-dev, libelf-dev and zlib1g-dev build the
+# kernel-signals collector (lisa_eas/target/bpf).
 # Installed only when running as root and only when missing.
 system-deps:
 	@missing=""; for p in $(DEBIAN_TOOLS); do \
@@ -35,6 +40,19 @@ system-deps:
 	  else \
 	    echo "note: not root, not installing$$missing (live tests will skip)"; \
 	  fi; \
+	fi
+
+# The kernel-signals collector (BPF program + static loader), rebuilt when its sources
+# change. vmlinux.h comes from this machine's BTF: without BTF (or without the build
+# tools, when not root) it is skipped with a note and `--kernel-signals` says so.
+signals: system-deps
+	@if [ -f $(SIGNALS) ] && [ -z "$$(find $(SIGNALS_SRC) -newer $(SIGNALS) 2>/dev/null)" ]; then :; \
+	elif [ ! -r /sys/kernel/btf/vmlinux ]; then \
+	  echo "note: no /sys/kernel/btf/vmlinux, not building the kernel-signals collector"; \
+	elif ! command -v clang >/dev/null || ! PATH="$$PATH:/usr/sbin" command -v bpftool >/dev/null; then \
+	  echo "note: clang/bpftool missing, not building the kernel-signals collector"; \
+	else \
+	  PATH="$$PATH:/usr/sbin" $(MAKE) -s -C lisa_eas/target/bpf; \
 	fi
 
 demo: setup
@@ -56,4 +74,4 @@ clean-cache:
 	find lisa_eas -name '*.nbi' -delete -o -name '*.nbc' -delete
 
 clean: clean-cache
-	rm -rf $(VENV) results .pytest_cache
+	rm -rf $(VENV) results .pytest_cache lisa_eas/target/bpf/build

@@ -104,7 +104,7 @@ def drive_a_board_notebook():
         ("md", "## Run it on the board, traced"),
         ("code", "from lisa_eas.target import connect, probe, run_workload\n\n"
                  "if CAN_TRACE:\n    with connect(CONFIG) as board:\n        info = probe(board)\n"
-                 "        run = run_workload(board, wl, OUT, progress=False)\n"
+                 "        run = run_workload(board, wl, OUT, progress=False, kernel_signals={\"optional\": True})\n"
                  "    print(info.kernel_release, len(info.online_cpus), \"CPUs\")\n    print(run.trace_path)"),
         ("md", "## Load the trace and analyse it"),
         ("code", "import pandas as pd\nfrom lisa_eas import read_trace, read_rtapp_log\n"
@@ -113,6 +113,23 @@ def drive_a_board_notebook():
                  "    measured = pd.concat([read_rtapp_log(p) for p in run.log_paths], ignore_index=True)\n"
                  "    display(df_cpu_residency(trace))\n"
                  "    display(measured.groupby(\"task\")[[\"run_us\", \"slack_us\"]].describe().T)"),
+        ("md", "## The kernel's own PELT and util_est signals (BPF, no kernel module)\n\n"
+               "`kernel_signals=` (or `--kernel-signals`, or `tracing: kernel_signals:` in the target YAML) "
+               "attaches a BPF program to the bare scheduler tracepoints while rt-app runs (kernel >= 5.12 "
+               "with BTF, root; built by `make setup`). `read_trace(run.out_dir)` then has `sched_pelt_se`, "
+               "`sched_util_est_se`, `sched_pelt_cfs`, ... next to the ftrace events, and the analyses use "
+               "them. The models, fed only with each task's timeline, are held against them on the kernel's "
+               "PELT clock."),
+        ("code", "HAVE_SIGNALS = CAN_TRACE and run.kernel_signals_path is not None\n"
+                 "print(run.run_info[\"kernel_signals\"] if CAN_TRACE else \"no run\")\n"
+                 "if HAVE_SIGNALS:\n    from lisa_eas.analysis import df_task_util\n"
+                 "    from lisa_eas.analysis.validate import compare_kernel_signals\n\n"
+                 "    ks_trace = read_trace(run.out_dir)\n"
+                 "    util = df_task_util(ks_trace)\n"
+                 "    print(\"df_task_util source:\", util.attrs[\"source\"])\n"
+                 "    era = \"v\" + \".\".join(info.kernel_release.split(\".\")[:2])\n"
+                 "    pelt_rows, ue_rows, summary = compare_kernel_signals(ks_trace, tasks=[\"smk_per\", \"smk_rmp\"], era=era)\n"
+                 "    display(pd.DataFrame({k: v for k, v in summary.items() if isinstance(v, dict)}).T)"),
         ("md", "## Simulate the same workload on a model of the board\n\n"
                "This VM has no cpufreq, so its model is a fixed-frequency platform (one OPP; placeholder power, "
                "so no energy figure is compared)."),

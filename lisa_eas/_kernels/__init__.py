@@ -27,7 +27,7 @@ Modules and entry points
 ``util_est`` (fair.c util_est_update / util_est_dequeue)
     ``util_est_update(ewma, enqueued, task_util, task_runnable, cpu_capacity, era) ->
     (ewma, enqueued)``; ``task_util_est_clear_flag``; ``task_util_est_value``. Era codes
-    ``UE_V4_17 .. UE_V6_8``.
+    ``UE_V4_17 .. UE_V6_12``.
 ``eas`` (fair.c find_energy_efficient_cpu / compute_energy, energy_model.h em_cpu_energy)
     ``feec(era, pd_info, pd_cpus, em_states, em_mode, cap_orig, cap_of, util_avg, util_est,
     task_util, task_ue, prev_cpu, allowed, overutilized, work, energies) -> cpu`` for one

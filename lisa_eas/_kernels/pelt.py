@@ -13,7 +13,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from .util_est import task_util_est_clear_flag, util_est_update
+from .util_est import UE_V6_12, task_util_est_clear_flag, util_est_update
 
 SCHED_CAPACITY_SHIFT = 10
 
@@ -339,12 +339,17 @@ def pelt_timeline(ts, state, scale_cpu, scale_freq, weight, init, cfg, yn_inv, o
             continue
         on_rq = 1 if prev == RUNNABLE or prev == RUNNING else 0
         running = 1 if prev == RUNNING else 0
+        sleep = (prev == RUNNABLE or prev == RUNNING) and cur == SLEEPING
+        if sleep and ue_era >= UE_V6_12:
+            # v6.12+: util_est_update() runs before dequeue_entities() updates the entity
+            ewma, enq = util_est_update(ewma, enq, sa[SA_UTIL_AVG], sa[SA_RUNNABLE_AVG],
+                                        scale_cpu[k - 1], ue_era)
         periods = update_signal(sa, now, on_rq, running, weight, scale_freq[k - 1], scale_cpu[k - 1],
                                 cfg, yn_inv)
         if periods and ue_era >= 0:
             # cfs_se_util_change(): util_avg changed since the last enqueue
             ewma, enq = task_util_est_clear_flag(ewma, enq, ue_era)
-        if (prev == RUNNABLE or prev == RUNNING) and cur == SLEEPING and ue_era >= 0:
+        if sleep and 0 <= ue_era < UE_V6_12:
             ewma, enq = util_est_update(ewma, enq, sa[SA_UTIL_AVG], sa[SA_RUNNABLE_AVG],
                                         scale_cpu[k - 1], ue_era)
         if (prev == RUNNABLE or prev == RUNNING) and (cur == SLEEPING or cur == DETACHED):

@@ -70,7 +70,7 @@ from .sim_state import (A_SIZE, A_CDUR, A_CPERIOD, A_CPU, A_END, A_PERF, A_PHASE
                         T_SUM_EXEC, T_TIMER_DUE, T_UE_CPU, T_UE_ENQ, T_UE_EWMA, T_VRUNTIME, T_WAKE_AT,
                         TS_RUNNABLE, TS_RUNNING, TS_SLEEPING, G_ALIVE, G_HEAP_N, TS_EXITED)
 from .sim_index import heap_push, heap_remove, rq_add, rq_del
-from .util_est import task_util_est_clear_flag, task_util_est_value, util_est_update
+from .util_est import UE_V6_12, task_util_est_clear_flag, task_util_est_value, util_est_update
 
 NICE_0_LOAD = 1024
 
@@ -493,13 +493,20 @@ def dequeue_sleep(p, now, S, P, O):
         est = task_util_est(p, S)
         S[oCP + (ue_cpu) * C_NFIELDS + C_UE_SUM] = S[oCP + (ue_cpu) * C_NFIELDS + C_UE_SUM] - est if S[oCP + (ue_cpu) * C_NFIELDS + C_UE_SUM] > est else 0
         S[oTK + (p) * T_NFIELDS + T_UE_CPU] = -1
+    o = S[20] + p * S[22]
+    # v6.12+: util_est_update() before dequeue_entities(), i.e. before the last update below
+    early = S[S[4] + K_UTIL_EST] and S[S[4] + K_UE_ERA] >= UE_V6_12
+    if early:
+        ewma, enq = util_est_update(S[oTK + (p) * T_NFIELDS + T_UE_EWMA], S[oTK + (p) * T_NFIELDS + T_UE_ENQ],
+                                    S[o + SA_UTIL_AVG], S[o + 6], P[P[4] + c], S[S[4] + K_UE_ERA])
+        S[oTK + (p) * T_NFIELDS + T_UE_EWMA] = ewma
+        S[oTK + (p) * T_NFIELDS + T_UE_ENQ] = enq
     update_task_signal(p, S, P)   # last update while running
     S[oTK + (p) * T_NFIELDS + T_STATE] = TS_SLEEPING
     S[oCP + (c) * C_NFIELDS + C_NR_CFS] -= 1
-    if not S[S[4] + K_UTIL_EST]:     # util_est off or before v4.17: the estimate stays 0
+    if not S[S[4] + K_UTIL_EST] or early:     # util_est off (or before v4.17), or already updated above
         emit_task_util(p, now, S, O)
         return
-    o = S[20] + p * S[22]
     ewma, enq = util_est_update(S[oTK + (p) * T_NFIELDS + T_UE_EWMA], S[oTK + (p) * T_NFIELDS + T_UE_ENQ], S[o + SA_UTIL_AVG],
                                 S[o + 6], P[P[4] + c], S[S[4] + K_UE_ERA])
     S[oTK + (p) * T_NFIELDS + T_UE_EWMA] = ewma

@@ -16,6 +16,14 @@ code  era     rule
               when it moved by >= UTIL_EST_MARGIN (b89997aa88f0)
 4     v6.8    one field (the EWMA), fast-up always on, snap when within margin,
               skip when the task waited on the rq (50181c0cff31)
+5     v6.12   same rule; ``dequeue_task_fair()`` calls ``util_est_update()`` before
+              ``dequeue_entities()``, so the sample is the util_avg (and runnable_avg)
+              of the entity's previous PELT update, not the one made at this dequeue
+              (Peter Zijlstra's "sched/fair: Fix util_est" of the EEVDF
+              delayed-dequeue series, merged for v6.12; measured on 6.18 with the
+              kernel-signals collector: the util_est_se record precedes the
+              dequeue's pelt_se record and equals the earlier util_avg). The call
+              site applies it (``pelt_timeline``); the rule itself is v6.8's.
 ====  ======  ================================================================
 """
 from __future__ import annotations
@@ -27,6 +35,7 @@ UE_V5_1 = 1
 UE_V5_5 = 2
 UE_V5_13 = 3
 UE_V6_8 = 4
+UE_V6_12 = 5
 
 UTIL_EST_WEIGHT_SHIFT = 2
 UTIL_EST_MARGIN = 10           # SCHED_CAPACITY_SCALE / 100

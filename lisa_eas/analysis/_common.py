@@ -220,6 +220,10 @@ def task_timeline(trace) -> pd.DataFrame:
     task becomes runnable). Columns: ``pid``, ``time`` (s), ``state`` (0 sleeping,
     1 runnable, 2 running, 3 dead), ``cpu`` (where it runs / will run / last ran),
     ``duration`` (s, to the task's next change or the end of the trace). pid 0 excluded.
+    A wake-up on an idle CPU whose next event is the task's own switch-out (its switch-in
+    was not traced, as on 6.18 for the switch out of idle) makes it running from the
+    wake-up; any other switch-out of a task that was not running marks its row
+    ``untraced_switch_in`` (True: the task ran in that row's span, when is unknown).
     """
     need_events(trace, "sched_switch")
     sw = trace.df("sched_switch")
@@ -239,7 +243,7 @@ def task_timeline(trace) -> pd.DataFrame:
     keep = pid > 0
     pid, time, state, where, rank, seq = (a[keep] for a in (pid, time, state, where, rank, seq))
     o = np.lexsort((seq, rank, time, pid))
-    pid, time, state, where = pid[o], time[o], state[o], where[o]
+    pid, time, state, where, rank = pid[o], time[o], state[o], where[o], rank[o]
     df = pd.DataFrame({"pid": pid, "time": time, "state": state, "cpu": where})
     # a wake-up makes a sleeping (or never seen) task runnable; otherwise it changes nothing
     known = df["state"].where(df["state"] >= 0)
@@ -248,7 +252,20 @@ def task_timeline(trace) -> pd.DataFrame:
     pk = prev_known.to_numpy()
     wake_state = np.where(np.isnan(pk) | (pk == STATE_SLEEPING), STATE_RUNNABLE, pk)
     st = np.where(is_wake, wake_state, df["state"].to_numpy()).astype(np.int64)
+    # a wake-up followed by the task's own switch-out, with no switch-in between: the switch
+    # in was not traced (on 6.18 the switch out of idle to a task woken on an idle CPU is
+    # not), so the task ran from its wake-up
+    same_next = np.r_[pid[1:] == pid[:-1], False]
+    out_next = np.r_[rank[1:] == 1, False] if len(rank) else np.zeros(0, bool)
+    missed = is_wake & (st == STATE_RUNNABLE) & same_next & out_next
+    idle_at = _cpu_idle_at(ts, cpu, sw["next_pid"].to_numpy(np.int64), time[missed], where[missed])
+    st[np.flatnonzero(missed)[idle_at]] = STATE_RUNNING
     df["state"] = st
+    # a switch-out of a task not running just before: its switch-in was not traced (and, unlike
+    # the idle case above, when it started is unknown): flagged ``untraced_switch_in``
+    prev_st = np.r_[-1, st[:-1]]
+    same_prev = np.r_[False, pid[1:] == pid[:-1]]
+    df["untraced_switch_in"] = (rank == 1) & same_prev & (prev_st != STATE_RUNNING)
     _, t_end = trace_span(trace)
     nxt = df.groupby("pid")["time"].shift(-1).to_numpy()
     df["duration"] = np.where(np.isnan(nxt), t_end, nxt) - df["time"].to_numpy()
@@ -260,6 +277,20 @@ def task_timeline(trace) -> pd.DataFrame:
     dur = np.bincount(grp, weights=df["duration"].to_numpy())
     out = df[first].reset_index(drop=True)
     out["duration"] = dur
+    out["untraced_switch_in"] = np.bincount(grp, weights=df["untraced_switch_in"].to_numpy(np.float64)) > 0
+    return out
+
+
+def _cpu_idle_at(sw_t, sw_cpu, next_pid, t, cpus) -> np.ndarray:
+    """Whether each CPU ``cpus[i]`` ran its idle task at ``t[i]`` (its last switch before was to
+    pid 0); a CPU with no switch before counts as not idle."""
+    out = np.zeros(len(t), bool)
+    for c in np.unique(cpus):
+        sel = np.flatnonzero(cpus == c)
+        on = sw_cpu == c
+        tc, nc = sw_t[on], next_pid[on]
+        j = np.searchsorted(tc, t[sel], side="right") - 1
+        out[sel] = (j >= 0) & (nc[np.maximum(j, 0)] == 0)
     return out
 
 

@@ -19,6 +19,7 @@ _COMMAND_MODULES = (
     "_platforms",
     "_model",
     "_run",
+    "_signals",
     "_simulate",
     "_target",
     "_trace",

@@ -16,6 +16,10 @@ def register(sub) -> None:
                                                  "workload duration, else 600)")
     p.add_argument("--calibration", type=int, help="rt-app calibration in ns per loop (default: "
                                                    "workload, config, cache, else measured)")
+    p.add_argument("--kernel-signals", nargs="?", const="all", metavar="LIST",
+                   help="also record the kernel's PELT/util_est/overutilized/capacity signals with the BPF "
+                        "collector (no kernel module): all, or a comma list of pelt_se, pelt_cfs, pelt_rt, "
+                        "pelt_dl, pelt_irq, util_est_se, util_est_cfs, overutilized, cpu_capacity")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
     p.set_defaults(func=_run)
 
@@ -33,11 +37,17 @@ def _run(args) -> int:
         if missing:
             raise SystemExit(f"lisa-eas run: missing {', '.join(missing)} (or use --resume DIR)")
         result = run_workload(args.target, args.workload, args.out, timeout=args.timeout,
-                              calibration=args.calibration, progress=progress)
+                              calibration=args.calibration, progress=progress,
+                              kernel_signals=args.kernel_signals)
     info = result.run_info
     print(f"run complete: {result.out_dir}")
     print(f"  trace:   {result.trace_path} ({info['tracing'].get('extract_method')}, "
           f"lost events: {info['tracing'].get('lost_events')})")
+    ks = info.get("kernel_signals") or {}
+    if ks.get("status") and ks.get("status") != "armed":
+        print(f"  signals: {result.out_dir / 'kernel_signals.bin'} ({ks.get('status')}, {ks.get('records')} "
+              f"records, dropped {ks.get('dropped')})" if ks.get("records") is not None else
+              f"  signals: {ks.get('status')} {ks.get('error', '')}".rstrip())
     for path in result.log_paths:
         print(f"  rt-app:  {path}")
     print(f"  run.json: {result.out_dir / 'run.json'} (kernel {info['kernel'].get('kernel_release')}, "

@@ -19,7 +19,7 @@ __all__ = ["PELT_ERAS", "UTIL_EST_ERAS", "pelt_config", "pelt_tables", "pelt_tim
 #: Kernel versions where PELT's arithmetic changed (see :func:`pelt_config`).
 PELT_ERAS: tuple[tuple[int, int], ...] = ((4, 11), (4, 12), (4, 15), (5, 1), (5, 7))
 #: Kernel versions where util_est changed (see :mod:`lisa_eas._kernels.util_est`).
-UTIL_EST_ERAS: tuple[tuple[int, int], ...] = ((4, 17), (5, 1), (5, 5), (5, 13), (6, 8))
+UTIL_EST_ERAS: tuple[tuple[int, int], ...] = ((4, 17), (5, 1), (5, 5), (5, 13), (6, 8), (6, 12))
 
 _STATES = {"sleeping": 0, "sleep": 0, "runnable": 1, "running": 2, "run": 2, "detached": 3}
 

@@ -90,6 +90,8 @@ def validation_html(report) -> str:
              "<h2>Wake-ups</h2>", _table(s["wakeups"]), "<h2>EAS</h2>", _table(s["eas"]),
              "<h2>SIS</h2>", _table(s["sis"]), "<h2>schedutil</h2>", _table(s["schedutil"]),
              "<h2>PELT</h2>", _table(s["pelt"]),
+             "<h2>Kernel signals (BPF collector): model vs kernel</h2>",
+             _table(s.get("kernel_signals") or {"available": False}),
              "<h2>Largest EAS disagreements</h2>",
              top.drop(columns=["util"], errors="ignore").to_html(index=False, float_format=lambda x: f"{x:.4g}")
              if len(top) else "<p>none</p>"]

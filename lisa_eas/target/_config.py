@@ -37,6 +37,98 @@ DEFAULT_EVENTS = (
 )
 
 
+#: The kernel signals the BPF collector can record (``kernel_signals`` option).
+KERNEL_SIGNALS = ("pelt_se", "pelt_cfs", "pelt_rt", "pelt_dl", "pelt_irq", "util_est_se", "util_est_cfs",
+                  "overutilized", "cpu_capacity")
+_SIGNALS_KEYS = ("signals", "task_only", "root_only", "pids", "ringbuf_kb", "optional")
+
+
+@dataclass(frozen=True)
+class SignalsConfig:
+    """What the kernel-signals collector (BPF on the bare scheduler tracepoints) records.
+
+    Attributes
+    ----------
+    signals : tuple of str
+        Among :data:`KERNEL_SIGNALS` (default: all nine).
+    task_only : bool
+        ``pelt_se`` / ``util_est_se``: tasks only, no group entities.
+    root_only : bool
+        ``pelt_cfs`` / ``util_est_cfs``: the CPUs' root cfs_rq only.
+    pids : tuple of int
+        Only these tasks' entity records (CPU-level signals are then left out).
+    ringbuf_kb : int
+        BPF ring buffer size (a power of two, KiB); drops are counted per CPU.
+    optional : bool
+        When the collector cannot run here, go on without it (noted in ``run.json``)
+        instead of failing the run.
+    """
+
+    signals: tuple[str, ...] = KERNEL_SIGNALS
+    task_only: bool = False
+    root_only: bool = False
+    pids: tuple[int, ...] = ()
+    ringbuf_kb: int = 16384
+    optional: bool = False
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"signals": list(self.signals), "task_only": self.task_only, "root_only": self.root_only,
+                "pids": list(self.pids), "ringbuf_kb": self.ringbuf_kb, "optional": self.optional}
+
+
+def signals_config(raw: Any, where: str = "kernel_signals") -> SignalsConfig | None:
+    """A :class:`SignalsConfig` from YAML/CLI/API forms: None/False (off), True or ``"all"``
+    (every signal), a list or comma-separated string of signal names, a mapping of
+    :class:`SignalsConfig` fields, or a SignalsConfig.
+
+    Raises
+    ------
+    ConfigError
+        An unknown signal or option, or a bad value, named with ``where``.
+    """
+    if raw is None or raw is False:
+        return None
+    if isinstance(raw, SignalsConfig):
+        return raw
+    if raw is True:
+        return SignalsConfig()
+    if isinstance(raw, (str, list, tuple)):
+        raw = {"signals": raw}
+    if not isinstance(raw, Mapping):
+        raise ConfigError(f"{where} must be true, a list of signals ({', '.join(KERNEL_SIGNALS)}) or a "
+                          f"mapping ({', '.join(_SIGNALS_KEYS)}), got {raw!r}")
+    unknown = sorted(set(map(str, raw)) - set(_SIGNALS_KEYS))
+    if unknown:
+        raise ConfigError(f"{where}.{unknown[0]} is not a kernel_signals setting; known: {', '.join(_SIGNALS_KEYS)}")
+    kw: dict[str, Any] = {}
+    sig = raw.get("signals")
+    if sig is not None:
+        names = sig.replace(",", " ").split() if isinstance(sig, str) else list(sig)
+        if names in (["all"], ["true"]):
+            names = list(KERNEL_SIGNALS)
+        bad = [n for n in names if n not in KERNEL_SIGNALS]
+        if bad or not names:
+            raise ConfigError(f"{where}: unknown signal {bad[0] if bad else '(none given)'!r}; known: "
+                              f"{', '.join(KERNEL_SIGNALS)} (or 'all')")
+        kw["signals"] = tuple(dict.fromkeys(names))
+    for key in ("task_only", "root_only", "optional"):
+        if raw.get(key) is not None:
+            if not isinstance(raw[key], bool):
+                raise ConfigError(f"{where}.{key} must be true or false, got {raw[key]!r}")
+            kw[key] = raw[key]
+    if raw.get("pids") is not None:
+        pids = raw["pids"]
+        if not isinstance(pids, (list, tuple)) or not all(isinstance(p, int) and p > 0 for p in pids):
+            raise ConfigError(f"{where}.pids must be a list of positive integers, got {pids!r}")
+        kw["pids"] = tuple(pids)
+    if raw.get("ringbuf_kb") is not None:
+        rb = raw["ringbuf_kb"]
+        if not isinstance(rb, int) or isinstance(rb, bool) or rb < 64 or rb & (rb - 1) or rb > 1 << 21:
+            raise ConfigError(f"{where}.ringbuf_kb must be a power of two from 64 to 2097152 (KiB), got {rb!r}")
+        kw["ringbuf_kb"] = rb
+    return SignalsConfig(**kw)
+
+
 @dataclass(frozen=True)
 class TracingConfig:
     """How the tracefs collector records.
@@ -59,6 +151,10 @@ class TracingConfig:
     tracefs : str or None
         Where tracefs is mounted on the target; None finds it (``/sys/kernel/tracing``,
         then ``/sys/kernel/debug/tracing``) and mounts it when needed.
+    kernel_signals : SignalsConfig or None
+        Record the kernel's PELT/util_est/overutilized/capacity signals with the BPF
+        collector during runs (YAML: ``kernel_signals: true``, a list of signals, or a
+        mapping of :class:`SignalsConfig` fields). None: off.
     """
 
     events: tuple[str, ...] = DEFAULT_EVENTS
@@ -67,6 +163,7 @@ class TracingConfig:
     instance: str | None = None
     extract: str = "auto"
     tracefs: str | None = None
+    kernel_signals: SignalsConfig | None = None
 
 
 @dataclass(frozen=True)
@@ -121,6 +218,8 @@ class TargetConfig:
             if f.name == "tracing":
                 v = {g.name: (list(getattr(v, g.name)) if g.name == "events" else getattr(v, g.name))
                      for g in fields(v)}
+                if v["kernel_signals"] is not None:
+                    v["kernel_signals"] = v["kernel_signals"].to_dict()
             out[f.name] = v
         out["auth"] = ("password" if self.password is not None
                        else "key file" if self.key_file is not None else "default")
@@ -316,6 +415,8 @@ def _tracing(raw: Any, where) -> TracingConfig:
         if not isinstance(tfs, str) or not tfs.startswith("/"):
             raise ConfigError(f"{where('tracing.tracefs')} must be an absolute target path, got {tfs!r}")
         kw["tracefs"] = tfs.rstrip("/") or "/"
+    if raw.get("kernel_signals") is not None:
+        kw["kernel_signals"] = signals_config(raw["kernel_signals"], where("tracing.kernel_signals"))
     return TracingConfig(**kw)
 
 

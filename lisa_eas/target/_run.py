@@ -32,6 +32,7 @@ from ._config import TargetConfig, load_target_config
 from ._connection import TargetConnection, connect
 from ._probe import probe
 from ._progress import PhaseProgress
+from . import _signals
 from ._tracefs import TracefsCollector, ensure_debugfs
 
 __all__ = ["RunResult", "calibrate_rtapp", "resume_run", "run_workload"]
@@ -63,6 +64,12 @@ class RunResult:
     run_info: Mapping[str, Any]
 
     @property
+    def kernel_signals_path(self) -> Path | None:
+        """``kernel_signals.bin`` when the run recorded the kernel's signals (else None)."""
+        p = self.out_dir / "kernel_signals.bin"
+        return p if p.exists() else None
+
+    @property
     def overruns(self) -> int:
         return int(self.run_info.get("tracing", {}).get("lost_events", 0))
 
@@ -70,7 +77,8 @@ class RunResult:
 # --------------------------------------------------------------------------- API
 
 def run_workload(target, workload, out_dir: str | os.PathLike, *, timeout: float | None = None,
-                 calibration: int | None = None, progress: bool | None = None) -> RunResult:
+                 calibration: int | None = None, progress: bool | None = None,
+                 kernel_signals=None) -> RunResult:
     """Run an rt-app workload on a board, tracing it, and collect everything into ``out_dir``.
 
     Parameters
@@ -91,6 +99,11 @@ def run_workload(target, workload, out_dir: str | os.PathLike, *, timeout: float
         the target config's ``rtapp_calibration``, the per-target cache, else measured once.
     progress : bool or None
         Progress bar on/off (None: only on a terminal or in a notebook).
+    kernel_signals : bool, list of str, mapping or SignalsConfig, optional
+        Record the kernel's PELT/util_est/overutilized/capacity signals with the BPF
+        collector, started before rt-app and stopped after it, into
+        ``kernel_signals.bin`` (read with the trace: ``read_trace(out_dir)``). Default: the
+        target config's ``tracing: kernel_signals``.
 
     Returns
     -------
@@ -115,6 +128,11 @@ def run_workload(target, workload, out_dir: str | os.PathLike, *, timeout: float
     ctx["workload_source"] = source
     ctx["timeout_s"] = timeout
     ctx["calibration"] = calibration
+    if kernel_signals is not None:
+        from ._config import signals_config
+
+        cfg = signals_config(kernel_signals, "kernel_signals")
+        ctx["kernel_signals"] = cfg.to_dict() if cfg is not None else False
     if isinstance(target, (str, os.PathLike)):
         ctx["target_config_path"] = str(Path(target).resolve())
     art.save()
@@ -250,6 +268,7 @@ def _drive(art: RunArtifacts, target, progress) -> RunResult:
                     art.reset_step(s)
                 step = "tracing"
                 with bar.phase(step):
+                    ks, ks_info = _signals.setup_for_run(conn, _signals_wanted(art, conn))
                     collector = TracefsCollector(conn, conn.config.tracing)
                     collector.setup()
                     markers = _markers_possible(conn, collector)
@@ -257,10 +276,11 @@ def _drive(art: RunArtifacts, target, progress) -> RunResult:
                                   events=list(collector.enabled_events),
                                   skipped_events=list(collector.skipped_events), markers=markers,
                                   clock=conn.config.tracing.clock,
-                                  buffer_size_kb=conn.config.tracing.buffer_size_kb)
+                                  buffer_size_kb=conn.config.tracing.buffer_size_kb,
+                                  kernel_signals=ks_info or None)
                 step = "run"
                 with bar.phase(step):
-                    run_dir = _start(art, conn, collector, rtapp, markers)
+                    run_dir = _start(art, conn, collector, rtapp, markers, ks)
                     _wait(art, conn, run_dir, bar)
             else:
                 art.manifest["steps"]["tracing"]["status"] = "complete"
@@ -280,6 +300,10 @@ def _drive(art: RunArtifacts, target, progress) -> RunResult:
         with bar.phase(step):
             if not art.is_complete(step):
                 _collect_trace(art, conn, collector, run_dir)
+            if (art.manifest["steps"]["tracing"].get("kernel_signals") or {}).get("status") == "armed" and \
+                    "kernel_signals" not in art.manifest["steps"]["trace"]:
+                art.manifest["steps"]["trace"]["kernel_signals"] = _signals.collect_for_run(conn, run_dir, art.dir)
+                art.save()
         step = "logs"
         with bar.phase(step):
             if not art.is_complete(step):
@@ -406,8 +430,14 @@ def _markers_possible(conn: TargetConnection, collector: TracefsCollector) -> bo
     return True
 
 
+def _signals_wanted(art: RunArtifacts, conn: TargetConnection):
+    """The run's kernel_signals setting: the run_workload argument, else the target config's."""
+    given = art.context.get("kernel_signals")
+    return given if given is not None else conn.config.tracing.kernel_signals
+
+
 def _start(art: RunArtifacts, conn: TargetConnection, collector: TracefsCollector, rtapp: str,
-           markers: bool) -> str:
+           markers: bool, ks: "_signals.KernelSignals | None" = None) -> str:
     cfg = conn.config
     run_dir = f"{cfg.working_directory}/runs/{time.strftime('%Y%m%d-%H%M%S')}-{uuid.uuid4().hex[:8]}"
     wl = json.loads((art.dir / "workload.json").read_text())
@@ -420,15 +450,24 @@ def _start(art: RunArtifacts, conn: TargetConnection, collector: TracefsCollecto
     wl["global"] = glob_
     q = shlex.quote
     on = q(collector.tracing_on_path)
+    ks_start, ks_stop = [], []
+    if ks is not None:  # the kernel-signals collector: attached before rt-app, stopped after it
+        out = str((art.dir / _signals.SIGNALS_FILE).resolve()) if cfg.kind == "local" else \
+            f"{run_dir}/{_signals.SIGNALS_FILE}"
+        ks_start = ks.start_lines(out, f"{run_dir}/signals.log", f"{run_dir}/signals.pid",
+                                  max_s=_timeout_of(art) + 60)
+        ks_stop = ks.stop_lines(f"{run_dir}/signals.pid")
     script = "\n".join([
         f"cd {q(run_dir)} || exit 1",
         "echo $$ > shell.pid",
+        *ks_start,
         f"printf '1\\n' > {on}",
         f"{q(rtapp)} workload.json > rtapp.out 2>&1 &",
         "echo $! > rtapp.pid",
         "wait $!",
         "rc=$?",
         f"printf '0\\n' > {on}",
+        *ks_stop,
         "echo $rc > rc.tmp && mv rc.tmp rc",
         ""])
     conn.execute(f"mkdir -p {q(run_dir)}", what="creating the run directory on the target")
@@ -490,6 +529,8 @@ def _finish_run_step(art: RunArtifacts, conn: TargetConnection, run_dir: str) ->
     rc = int(conn.execute(f"cat {q}/rc", what="reading rt-app's exit code").strip() or -1)
     output = conn.execute(f"cat {q}/rtapp.out 2>/dev/null; true", what="reading rt-app's output")
     art.write_text("rtapp.out", output)
+    if rc == 125 and conn.exists(f"{run_dir}/signals.log"):  # the kernel-signals collector did not start
+        raise _signals.KernelSignals(conn).error(conn.try_read(f"{run_dir}/signals.log") or "")
     if rc != 0:
         tail = " | ".join(output.strip().splitlines()[-3:])
         fix = "check the workload (workload.target.json is what ran) and rtapp.out"
@@ -607,6 +648,7 @@ def _run_json(art: RunArtifacts, conn: TargetConnection | None, t_start: float, 
                     "extract_method": trace.get("method"), "lost_events": trace.get("lost_events"),
                     "interference": trace.get("interference"),
                     "per_cpu": trace.get("per_cpu")},
+        "kernel_signals": trace.get("kernel_signals") or steps["tracing"].get("kernel_signals"),
         "timings": {"total_s": round(time.time() - t_start, 3),
                     "run_s": steps["run"].get("seconds"), "connect_s": steps["connect"].get("seconds")},
         "tools": _tool_versions(conn) if error is None else {},
@@ -633,6 +675,7 @@ def _result(art: RunArtifacts) -> RunResult:
     logs = tuple(art.dir / f for f in art.manifest["steps"]["logs"].get("files", ()))
     info = json.loads((art.dir / "run.json").read_text())
     return RunResult(out_dir=art.dir, trace_path=art.dir / "trace.dat", log_paths=logs, run_info=info)
+
 
 
 def _cache_dir() -> Path:

@@ -194,12 +194,36 @@ def _sniff(path: Path) -> str:
 
 def _read_source(path: Path, kind: str, events, strict: bool, buffer=None):
     try:
-        return _dispatch(path, kind, events, strict, buffer)
+        if events is not None:  # LISA module events are read under their names without lisa__
+            events = list(events) + [_LISA_PREFIX + e for e in events if not e.startswith(_LISA_PREFIX)]
+        dfs, meta, skipped = _dispatch(path, kind, events, strict, buffer)
+        return _strip_lisa_prefix(dfs, meta) + (skipped,)
     except (TraceError, MemoryError, KeyboardInterrupt):
         raise
     except Exception as exc:   # a reader bug on odd input must still surface as a TraceError
         raise TraceError(f"{path}: cannot decode this {kind} trace ({type(exc).__name__}: "
                          f"{exc}); please report it with the file") from exc
+
+
+_LISA_PREFIX = "lisa__"
+
+
+def _strip_lisa_prefix(dfs: dict, meta: dict) -> tuple[dict, dict]:
+    """LISA's kernel-module events (``lisa__sched_pelt_se``, ...) under the names the
+    kernel-signals collector uses (``sched_pelt_se``); an event already present under the
+    short name keeps it."""
+    if not any(k.startswith(_LISA_PREFIX) for k in dfs):
+        return dfs, meta
+    out = {}
+    for k, v in dfs.items():
+        short = k[len(_LISA_PREFIX):] if k.startswith(_LISA_PREFIX) else k
+        out[short if short not in dfs else k] = v
+    meta = dict(meta)
+    counts = meta.get("event_counts")
+    if isinstance(counts, dict):
+        meta["event_counts"] = {(k[len(_LISA_PREFIX):] if k.startswith(_LISA_PREFIX)
+                                 and k[len(_LISA_PREFIX):] not in counts else k): n for k, n in counts.items()}
+    return out, meta
 
 
 def _dispatch(path: Path, kind: str, events, strict: bool, buffer=None):
@@ -231,14 +255,16 @@ def _load_cached(store, man: dict, event: str, path: Path, kind: str, strict: bo
 def read_trace(path: str | os.PathLike, *, events: Iterable[str] | None = None,
                window: tuple[float | None, float | None] | None = None, strict: bool = False,
                cache: bool = True, cache_dir: str | os.PathLike | None = None,
-               buffer: str | None = None) -> Trace:
+               buffer: str | None = None, kernel_signals: bool = True) -> Trace:
     """Read a trace: trace-cmd ``trace.dat`` (v6/v7), ``trace-cmd report``/tracefs text,
     or Android systrace/atrace (HTML, text, zlib-compressed).
 
     Parameters
     ----------
     path : path-like
-        The trace file; its format is recognised from its content.
+        The trace file; its format is recognised from its content. Or a run directory of
+        ``lisa-eas run`` / ``lisa-eas signals record`` (its ``trace.dat`` and/or
+        ``kernel_signals.bin``).
     events : iterable of str, optional
         Only these events (all by default).
     window : (start, end), optional
@@ -255,6 +281,11 @@ def read_trace(path: str | os.PathLike, *, events: Iterable[str] | None = None,
         trace.dat only: the tracefs instance to read (``""`` = top buffer). By default the
         top buffer if it holds data, else the first instance that does
         (``metadata["buffers"]`` lists them).
+    kernel_signals : bool
+        Add the events of the kernel-signals collector (``sched_pelt_se``,
+        ``sched_util_est_se``, ...) from the ``kernel_signals.bin`` next to the trace (a run
+        recorded with ``--kernel-signals``); LISA kernel-module events (``lisa__*``) are
+        always read under the same names without the prefix.
 
     Returns
     -------
@@ -266,6 +297,16 @@ def read_trace(path: str | os.PathLike, *, events: Iterable[str] | None = None,
     >>> trace.df("sched_switch").head()
     """
     path = Path(path)
+    signals = _signals_file(path) if kernel_signals else None
+    if path.is_dir():
+        found = [path / n for n in ("trace.dat", "trace.txt") if (path / n).is_file()]
+        if not found:
+            if signals is not None:
+                return _with_signals(Trace({}, {"source": str(path), "clock": "mono"}), signals, wanted_of(events),
+                                     window)
+            raise TraceError(f"{path}: a directory without trace.dat, trace.txt or kernel_signals.bin; give "
+                             f"the trace file or a run directory of `lisa-eas run`")
+        path = found[0]
     if not path.is_file():
         raise TraceError(f"{path}: no such trace file")
     if path.stat().st_size == 0:
@@ -306,6 +347,46 @@ def read_trace(path: str | os.PathLike, *, events: Iterable[str] | None = None,
         if wanted is not None:
             dfs = {k: v for k, v in dfs.items() if k in wanted}
         trace = Trace(dfs, meta, skipped)
+    if signals is not None:
+        return _with_signals(trace, signals, wanted, window)
     if window is not None:
         trace = trace.window(*window)
     return trace
+
+
+def wanted_of(events):
+    return None if events is None else list(dict.fromkeys(events))
+
+
+def _signals_file(path: Path) -> Path | None:
+    """The kernel-signals file of a run directory (or next to its trace file), if any."""
+    d = path if path.is_dir() else path.parent
+    f = d / "kernel_signals.bin"
+    return f if f.is_file() else None
+
+
+def _with_signals(trace: "Trace", signals: Path, wanted, window) -> "Trace":
+    """``trace`` plus the kernel-signals collector's events (they replace events of the same
+    name from the trace file, e.g. LISA module events recorded at the same time)."""
+    from ._ksignals import read_kernel_signals
+
+    skipped = trace.skipped
+    frames, ks_meta = read_kernel_signals(signals, wanted, skipped)
+    merged = {k: (lambda k=k: trace.df(k)) for k in trace.events if k not in frames}
+    merged.update(frames)
+    meta = dict(trace.metadata)
+    counts = dict(meta.get("event_counts") or {})
+    counts.update({k: len(v) for k, v in frames.items()})
+    meta["event_counts"] = counts
+    meta["kernel_signals"] = {"file": str(signals), **{k: v for k, v in ks_meta.items() if k != "summary"},
+                              "dropped": (ks_meta.get("summary") or {}).get("dropped"),
+                              "status": (ks_meta.get("summary") or {}).get("status")}
+    if meta.get("clock") not in (None, "mono"):
+        import warnings
+
+        warnings.warn(f"{signals}: kernel signals are timed on the mono clock and the trace on "
+                      f"{meta.get('clock')!r}: their times do not line up; record with trace_clock=mono",
+                      stacklevel=3)
+    meta.pop("skipped", None)
+    out = Trace(merged, meta, skipped)
+    return out.window(*window) if window is not None else out

@@ -14,6 +14,7 @@ import pandas as pd
 from ...errors import TraceError
 from .._common import check_platform, need_events
 from ._eas import replay_eas
+from ._kernel_signals import kernel_signals_summary
 from ._pelt import replay_pelt
 from ._schedutil import replay_schedutil
 from ._sis import replay_sis
@@ -183,12 +184,14 @@ def validate(trace, platform, *, era: str = "v5.4", sis_era: str | None = None, 
         su_df, su_sum = replay_schedutil(trace, plat, cu, era=era)
         su_sum["available"] = True
     pelt_df, pelt_sum = replay_pelt(trace, plat, era=pelt_era)
+    ks_sum = kernel_signals_summary(trace, pelt_era)
     summary = {
         "trace": str(trace.metadata.get("source", "")), "platform": plat.name, "era": era,
         "pelt_era": pelt_era, "kernel_version": kv, "util_source": state.util_source,
         "overutilized_source": state.overutilized_source,
         "wakeups_inferred_from_sched_switch": bool(state.wakeups["inferred"].any()) if len(state.wakeups) else False,
         "wakeups": accounting, "eas": eas_sum, "sis": sis_sum, "schedutil": su_sum, "pelt": pelt_sum,
+        "kernel_signals": ks_sum,
     }
     return ValidationReport(summary=summary, wakeups=state.wakeups, eas=eas_df, sis=sis_df, schedutil=su_df,
                             pelt=pelt_df)

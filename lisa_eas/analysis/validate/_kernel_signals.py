@@ -1,0 +1,324 @@
+"""The PELT/util_est models against the running kernel's own signals (the kernel-signals
+collector's ``sched_pelt_se`` / ``sched_util_est_se`` records).
+
+For each task, :func:`lisa_eas.models.pelt_timeline` for the kernel's era is fed only with the
+task's run/sleep timeline from the same trace (``sched_switch``/``sched_wakeup``), started from
+the task's first kernel sample (its util/load/runnable, at the PELT period boundary that
+sample's ``period_contrib`` locates), and compared with every later sample. Nothing is fitted.
+
+Two time bases:
+
+* ``pelt``: the kernel's PELT clock (``clock_pelt - lost_idle_time`` of the task's rq, which on a
+  VM leaves out steal time). Trace times (mono) map to it with the records' rq clocks: mono to
+  ``rq->clock`` by the lower envelope of ``ts - clock`` over all records (a line fitted to
+  100 ms minima: the two clocks tick together up to NTP slew), and ``rq->clock`` to the PELT
+  clock by the last sample's ``clock - clock_pelt + lost_idle_time`` on that CPU. Kernel samples
+  are placed at their own ``update_time`` (``last_update_time``, PELT clock).
+* ``mono``: trace times as they are; samples at their record time.
+
+A migration re-attaches the task to another rq's PELT clock, ``last_update_time`` and period
+phase (``attach_entity_load_avg``), which depend on that rq, not on the task's timeline: each
+stay of a task on one CPU is compared on its own, from its first sample there.
+"""
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from .._common import STATE_DEAD, STATE_RUNNABLE, STATE_RUNNING, task_timeline
+
+__all__ = ["compare_kernel_signals", "kernel_signals_summary", "pelt_clock_map"]
+
+_CLOCKED = ("sched_pelt_se", "sched_pelt_cfs", "sched_util_est_se", "sched_util_est_cfs", "sched_pelt_rt",
+            "sched_cpu_capacity")
+
+
+def pelt_clock_map(trace):
+    """A function ``(t_mono_s array, cpu array) -> PELT-clock ns`` from the records' rq clocks."""
+    parts = [trace.df(e)[["__ts", "cpu", "clock", "clock_pelt", "lost_idle_time"]] for e in _CLOCKED
+             if e in trace.events and "clock_pelt" in trace.df(e).columns]
+    rec = pd.concat(parts).sort_values("__ts", kind="stable")
+    rec = rec[rec["clock"].to_numpy(np.int64) > 0]
+    ts = rec["__ts"].to_numpy(np.int64)
+    clk = rec["clock"].to_numpy(np.int64)
+    d = ts - clk
+    # lower envelope: minima per 100 ms bin, then a line through them
+    b = (ts - ts[0]) // 100_000_000
+    mins = pd.Series(d).groupby(b).min()
+    tb = pd.Series(ts).groupby(b).median().to_numpy(np.float64)
+    if len(mins) >= 2:
+        slope, icpt = np.polyfit(tb - ts[0], mins.to_numpy(np.float64), 1)
+    else:
+        slope, icpt = 0.0, float(mins.iloc[0])
+    cpu = rec["cpu"].to_numpy(np.int64)
+    gap = clk - (rec["clock_pelt"].to_numpy(np.int64) - rec["lost_idle_time"].to_numpy(np.int64))
+    per_cpu = {int(c): (ts[cpu == c], gap[cpu == c]) for c in np.unique(cpu)}
+    t0 = ts[0]
+
+    def to_pelt(t_s, cpus):
+        t_ns = np.round(np.asarray(t_s, np.float64) * 1e9).astype(np.int64)
+        cpus = np.asarray(cpus, np.int64)
+        clock = t_ns - np.round(icpt + slope * (t_ns - t0)).astype(np.int64)
+        out = np.empty(len(t_ns), np.int64)
+        for c in np.unique(cpus):
+            sel = cpus == c
+            if int(c) not in per_cpu:
+                out[sel] = clock[sel]
+                continue
+            tc, gc = per_cpu[int(c)]
+            k = np.clip(np.searchsorted(tc, t_ns[sel], side="right") - 1, 0, len(tc) - 1)
+            out[sel] = clock[sel] - gc[k]
+        return out
+    return to_pelt
+
+
+def _stats(err: np.ndarray) -> dict:
+    a = np.abs(err[~np.isnan(err)]) if len(err) else err
+    if not len(a):
+        return {"n": 0, "p50": None, "p99": None, "max": None, "mean": None}
+    return {"n": int(len(a)), "p50": float(np.percentile(a, 50)), "p99": float(np.percentile(a, 99)),
+            "max": float(a.max()), "mean": float(np.mean(err[~np.isnan(err)]))}
+
+
+def _task(trace, pid: int, tl: pd.DataFrame, se: pd.DataFrame, ue: pd.DataFrame | None, era: str,
+          to_pelt, clock: str) -> tuple[pd.DataFrame, pd.DataFrame]:
+    from ...models import pelt_timeline
+
+    t_ev = tl["time"].to_numpy(np.float64)
+    st = tl["state"].to_numpy(np.int64)
+    st = np.where(st == STATE_DEAD, 0, st)
+    cpu = tl["cpu"].to_numpy(np.int64)
+    n = len(t_ev)
+    # segment k = [t_ev[k], t_ev[k+1]) on cpu[k]; its two ends on that CPU's clock
+    t_end = np.r_[t_ev[1:], t_ev[-1]]
+    if clock == "pelt":
+        a = to_pelt(t_ev, cpu)
+        b = to_pelt(t_end, cpu)
+    else:
+        a = np.round(t_ev * 1e9).astype(np.int64)
+        b = np.round(t_end * 1e9).astype(np.int64)
+    # kernel samples -> segment
+    s_t = se.index.to_numpy(np.float64)
+    s_cpu = se["cpu"].to_numpy(np.int64)
+    k = np.searchsorted(t_ev, s_t, side="right") - 1
+    ok = (k >= 0) & (k < n)
+    kk = np.clip(k, 0, n - 1)
+    if clock == "pelt":
+        s_local = se["update_time"].to_numpy(np.int64)
+        ok &= cpu[kk] == s_cpu      # the sample is on the segment's CPU clock
+    else:
+        s_local = np.round(s_t * 1e9).astype(np.int64)
+    # a sample made by an enqueue/dequeue precedes that event's sched_switch/wakeup record by a
+    # few us: it is the update of that event (one kernel update, not two)
+    nxt_i = np.clip(kk + 1, 0, n - 1)
+    snap = ok & (kk + 1 < n) & (t_ev[nxt_i] - s_t < 200e-6) & (t_ev[nxt_i] >= s_t)
+    if clock == "pelt":
+        # ... and on the PELT clock that event happened when the kernel says: its rq clock may
+        # lag (an update that reused an older rq clock), and the kernel accrues up to it
+        same = snap & (cpu[nxt_i] == s_cpu)
+        j = nxt_i[same]
+        a[j] = s_local[same]
+        b[j - 1] = s_local[same]
+        b = np.maximum(b, a)
+    dur = np.maximum(b - a, 0)
+    m_start = np.r_[0, np.cumsum(dur)[:-1]]          # model axis at each event
+    s_m = m_start[kk] + np.clip(s_local - a[kk], 0, dur[kk])
+    s_m = np.where(snap, m_start[nxt_i], s_m)
+    idx = np.flatnonzero(ok)
+    if len(idx) < 2:
+        return pd.DataFrame(), pd.DataFrame()
+    if ue is not None and len(ue):
+        # start where util_est is known too: the first sample after the first util_est record
+        after = idx[s_t[idx] >= ue.index.to_numpy(np.float64)[0]]
+        idx = after if len(after) >= 2 else idx
+    # a sample taken at an enqueue/dequeue precedes that event's sched_switch/wakeup by a few us:
+    # start at a sample with no event just after it, so the model does not replay that event
+    nxt = t_ev[np.clip(k[idx] + 1, 0, n - 1)]
+    clear = idx[(k[idx] + 1 >= n) | (nxt - s_t[idx] > 200e-6)]
+    first = clear[0] if len(clear) else idx[0]
+    idx = idx[idx >= first]
+    if len(idx) < 2:
+        return pd.DataFrame(), pd.DataFrame()
+    pc = int(se["period_contrib"].to_numpy(np.int64)[first])
+    m0 = s_m[first] - pc * 1024
+    # evaluation points: events after the start, and every sample
+    # (events between that boundary and the first sample are already in the sample)
+    after = m_start > m0
+    ev_m = m_start[after]
+    smp = idx[1:]
+    pts = np.r_[m0, ev_m, s_m[smp]]
+    # the model's first segment: the sample's, or the next one when the sample is that event's update
+    seg0 = max(int(np.searchsorted(m_start, m0, side="right")) - 1, 0)
+    seg_of = np.r_[seg0, np.flatnonzero(after), kk[smp]]
+    kind = np.r_[0, np.ones(len(ev_m), np.int64), np.full(len(smp), 2)]
+    order = np.lexsort((kind, pts))
+    pts, seg_of, kind = pts[order], seg_of[order], kind[order]
+    states = st[seg_of]
+    # at an event point the segment starting there applies; samples keep their segment's state
+    uniq, pos = np.unique(pts, return_index=True)
+    states_u = states[pos]
+    # a point sharing its time with an event takes the event's (new) state
+    is_ev = kind == 1
+    if is_ev.any():
+        ev_pts = pts[is_ev]
+        j = np.searchsorted(uniq, ev_pts)
+        states_u[j] = states[is_ev]
+    # the start: the sample's own sums without the partial period it accrued since the last
+    # boundary (accumulate_sum adds d3 = period_contrib undecayed), so that the model, starting
+    # at that boundary, accrues it once (in the state of the sample's segment)
+    r = se.iloc[first]
+    # the partial period [m0, sample] split over the segments it covers, in their own states
+    ov = np.clip(np.minimum(m_start + dur, s_m[first]) - np.maximum(m_start, m0), 0, None)
+    run_us = int(ov[st == STATE_RUNNING].sum()) >> 10
+    onrq_us = int(ov[st >= STATE_RUNNABLE].sum()) >> 10
+    lam_div = 47742 - 1024
+    util_b = (int(r["util_sum"]) - (run_us << 10)) // lam_div
+    run_b = (int(r["runnable_sum"]) - (onrq_us << 10)) // lam_div
+    load_b = 1024 * (int(r["load_sum"]) - onrq_us) // lam_div
+    # util_est as it was at that boundary (a dequeue after it is replayed by the model)
+    ue0 = _ue_at(ue, s_t[first] - pc * 1024e-9 - 50e-6)
+    sig = pelt_timeline(uniq - uniq[0], states_u, era=era, util_avg=int(np.clip(util_b, 0, 1024)),
+                        load_avg=int(np.clip(load_b, 0, 1024)), runnable_avg=int(np.clip(run_b, 0, 1024)),
+                        util_est_ewma=int(ue0))
+    # trace gaps: a runnable task whose next event is its own switch-out ran in between with no
+    # sched_switch into it (not a lost event: the kernel did not emit it); the model cannot know
+    # when, so samples in the 250 ms after (8 half-lives) are flagged, not compared
+    gap = np.flatnonzero(tl["untraced_switch_in"].to_numpy(bool))
+    gap_t = t_ev[gap]                          # from the start of the span it ran in
+
+    def flagged(times):
+        if not len(gap_t):
+            return np.zeros(len(times), bool)
+        j = np.searchsorted(gap_t, times, side="right") - 1
+        return (j >= 0) & (times - gap_t[np.maximum(j, 0)] < 0.25)
+    mi = np.searchsorted(uniq, s_m[smp])
+    model = sig.iloc[mi]
+    rows = pd.DataFrame({"time": s_t[smp], "pid": pid, "cpu": s_cpu[smp],
+                         "kernel_util": se["util"].to_numpy(np.int64)[smp],
+                         "model_util": model["util_avg"].to_numpy(np.int64),
+                         "kernel_runnable": se["runnable"].to_numpy(np.int64)[smp],
+                         "model_runnable": model["runnable_avg"].to_numpy(np.int64),
+                         "kernel_load": se["load"].to_numpy(np.int64)[smp],
+                         "model_load": model["load_avg"].to_numpy(np.int64),
+                         "trace_gap": flagged(s_t[smp])})
+    ue_rows = pd.DataFrame()
+    if ue is not None and len(ue):
+        # util_est records: at a dequeue to sleep; the model's value at that event
+        u_t = ue.index.to_numpy(np.float64)
+        u_t = u_t[u_t > s_t[first]]
+        sleep_ev = np.flatnonzero((st == 0) & (np.r_[0, st[:-1]] >= STATE_RUNNABLE))
+        sleep_ev = sleep_ev[m_start[sleep_ev] > m0]
+        if len(sleep_ev) and len(u_t):
+            e_t = t_ev[sleep_ev]
+            j = np.clip(np.searchsorted(e_t, u_t - 200e-6), 0, len(e_t) - 1)
+            near = np.abs(e_t[j] - u_t) < 1e-3
+            mj = np.searchsorted(uniq, m_start[sleep_ev[j]])
+            mj = np.clip(mj, 0, len(uniq) - 1)
+            kern = ue.loc[ue.index.to_numpy(np.float64) > s_t[first]]
+            ue_rows = pd.DataFrame({"time": u_t, "pid": pid,
+                                    "kernel_ewma": kern["ewma"].to_numpy(np.int64),
+                                    "model_ewma": sig["util_est_ewma"].to_numpy(np.int64)[mj] & 0x7FFFFFFF,
+                                    "kernel_enqueued": kern["enqueued"].to_numpy(np.int64),
+                                    "model_enqueued": np.where(
+                                        sig["util_est_enqueued"].to_numpy(np.int64)[mj] & 0x7FFFFFFF,
+                                        sig["util_est_enqueued"].to_numpy(np.int64)[mj] & 0x7FFFFFFF,
+                                        sig["util_est_ewma"].to_numpy(np.int64)[mj] & 0x7FFFFFFF),
+                                    # the EWMA keeps an error for as long as its updates are
+                                    # skipped: every util_est sample after a gap is flagged
+                                    "trace_gap": (u_t >= gap_t[0]) if len(gap_t) else
+                                    np.zeros(len(u_t), bool)})[near]
+    return rows, ue_rows
+
+
+def _ue_at(ue, t) -> int:
+    if ue is None or not len(ue):
+        return 0
+    before = ue[ue.index.to_numpy(np.float64) <= t]
+    return int(before["ewma"].iloc[-1]) if len(before) else 0
+
+
+def compare_kernel_signals(trace, *, era: str = "v6.18", tasks=None, clock: str = "pelt",
+                           min_samples: int = 20) -> tuple[pd.DataFrame, pd.DataFrame, dict]:
+    """Model vs kernel for every task with kernel samples (or ``tasks``: pids or comms).
+
+    Returns
+    -------
+    (DataFrame, DataFrame, dict)
+        PELT rows (``time``, ``pid``, ``cpu``, ``kernel_*``/``model_*`` for util, runnable, load,
+        ``trace_gap``), util_est rows (``kernel_ewma``, ``model_ewma``, ``kernel_enqueued``,
+        ``model_enqueued``, ``trace_gap``) and the summary: ``{"util"|"runnable"|"load"|
+        "util_est_ewma"|"util_est_enqueued": {n, p50, p99, max, mean}}`` of |model - kernel| over
+        the samples not flagged ``trace_gap`` (``util_all`` ...: over every sample), plus
+        ``clock``, ``era``, ``tasks``, ``trace_gap_samples``. A trace gap is a runnable task
+        switched out with no switch-in recorded before: it ran, but the trace does not say
+        when; the 250 ms after it are flagged.
+    """
+    if clock not in ("pelt", "mono"):
+        raise ValueError(f"clock must be 'pelt' or 'mono', got {clock!r}")
+    se_all = trace.df("sched_pelt_se")
+    se_all = se_all[se_all["pid"].to_numpy() > 0]
+    ue_all = trace.df("sched_util_est_se") if "sched_util_est_se" in trace.events else None
+    if tasks is not None:
+        want = set(tasks)
+        comm = se_all["comm"].astype(str).to_numpy()
+        pids = se_all["pid"].to_numpy()
+        se_all = se_all[np.array([p in want or c in want for p, c in zip(pids, comm)], bool)]
+    tl_all = task_timeline(trace)
+    to_pelt = pelt_clock_map(trace) if clock == "pelt" else None
+    rows, ue_rows = [], []
+    for pid, se in se_all.groupby("pid", sort=True):
+        if len(se) < min_samples:
+            continue
+        tl = tl_all[tl_all["pid"].to_numpy() == pid]
+        if len(tl) < 2:
+            continue
+        ue = ue_all[ue_all["pid"].to_numpy() == pid] if ue_all is not None else None
+        # a migration re-attaches the task to the new rq's PELT clock, last_update_time and
+        # period phase (attach_entity_load_avg), which the task's own timeline does not give:
+        # each stay on one CPU is compared on its own, from its first sample
+        # likewise after an untraced switch-in (when the task ran is unknown): the model restarts
+        # from the next kernel sample
+        c = tl["cpu"].to_numpy()
+        gaps = np.flatnonzero(tl["untraced_switch_in"].to_numpy(bool))
+        cut = np.unique(np.r_[0, np.flatnonzero(c[1:] != c[:-1]) + 1, gaps + 1, len(tl)])
+        t_tl = tl["time"].to_numpy(np.float64)
+        for lo, hi in zip(cut[:-1], cut[1:]):
+            t0, t1 = t_tl[lo], (t_tl[hi] if hi < len(tl) else np.inf)
+            part_se = se[(se.index.to_numpy() >= t0) & (se.index.to_numpy() < t1)]
+            if len(part_se) < 2 or hi - lo < 2:
+                continue
+            part_ue = ue[(ue.index.to_numpy() < t1)] if ue is not None else None
+            r, u = _task(trace, int(pid), tl.iloc[lo:hi + 1] if hi < len(tl) else tl.iloc[lo:], part_se,
+                         part_ue, era, to_pelt, clock)
+            rows.append(r)
+            ue_rows.append(u)
+    pelt = pd.concat(rows, ignore_index=True) if rows else pd.DataFrame()
+    uest = pd.concat(ue_rows, ignore_index=True) if ue_rows else pd.DataFrame()
+    summary = {"clock": clock, "era": era, "tasks": int(pelt["pid"].nunique()) if len(pelt) else 0,
+               "trace_gap_samples": int(pelt["trace_gap"].sum()) if len(pelt) else 0}
+    cp = pelt[~pelt["trace_gap"].to_numpy(bool)] if len(pelt) else pelt
+    cu = uest[~uest["trace_gap"].to_numpy(bool)] if len(uest) else uest
+    for name in ("util", "runnable", "load"):
+        summary[name] = _stats((cp[f"model_{name}"] - cp[f"kernel_{name}"]).to_numpy(np.float64)
+                               if len(cp) else np.zeros(0))
+        summary[f"{name}_all"] = _stats((pelt[f"model_{name}"] - pelt[f"kernel_{name}"]).to_numpy(np.float64)
+                                        if len(pelt) else np.zeros(0))
+    for name in ("ewma", "enqueued"):
+        summary[f"util_est_{name}"] = _stats((cu[f"model_{name}"] - cu[f"kernel_{name}"]).to_numpy(np.float64)
+                                             if len(cu) else np.zeros(0))
+    return pelt, uest, summary
+
+
+def kernel_signals_summary(trace, era: str, tasks=None) -> dict:
+    """The ``kernel_signals`` section of :func:`validate`: :func:`compare_kernel_signals` on the
+    PELT clock and on mono, or ``available: False`` when the trace has no collector records
+    (``sched_pelt_se`` with rq clocks, from ``--kernel-signals``)."""
+    if "sched_pelt_se" not in trace.events or "clock_pelt" not in trace.df("sched_pelt_se").columns \
+            or "sched_switch" not in trace.events:
+        return {"available": False, "reason": "no kernel-signals records (record with `lisa-eas run "
+                                              "--kernel-signals`) or no sched_switch"}
+    out: dict = {"available": True, "era": era}
+    for clock in ("pelt", "mono"):
+        _, _, s = compare_kernel_signals(trace, era=era, tasks=tasks, clock=clock)
+        out[clock] = {k: v for k, v in s.items() if k not in ("clock", "era")}
+    return out

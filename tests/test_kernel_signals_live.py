@@ -1,0 +1,293 @@
+"""Live tests: the kernel's own PELT/util_est signals through the BPF collector (no module),
+for real on this machine (and over the loopback sshd), and the models held against them.
+
+Under CI (LISA_EAS_CI=1) a missing precondition (not root, collector not built by
+`make setup`, no BTF) fails instead of skipping. Run under `flock /tmp/lisa_live.lock`.
+"""
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+from pathlib import Path
+
+import numpy as np
+import pytest
+import yaml
+from conftest import REPO, require_live
+from target_helpers import TRACEFS, live_ready
+
+from lisa_eas.errors import ConfigError, PermanentBoardError
+from lisa_eas.target import (KernelSignals, connect, loader_path, record_signals, run_workload,
+                             signals_config, target_config_from_dict)
+from lisa_eas.trace import read_trace
+
+pytestmark = pytest.mark.live
+
+TASK_EVENTS = ("sched_pelt_se", "sched_pelt_cfs", "sched_util_est_se", "sched_util_est_cfs", "sched_cpu_capacity")
+
+
+def _ready() -> tuple[bool, str]:
+    ok, why = live_ready()
+    if not ok:
+        return ok, why
+    if not os.path.exists("/sys/kernel/btf/vmlinux"):
+        return False, "the kernel has no BTF (/sys/kernel/btf/vmlinux)"
+    try:
+        loader_path()
+    except PermanentBoardError as exc:
+        return False, str(exc)
+    return True, ""
+
+
+@pytest.fixture(scope="module")
+def board(tmp_path_factory):
+    ok, why = _ready()
+    require_live(ok, why)
+    wd = tmp_path_factory.mktemp("ks-target")
+    with connect(target_config_from_dict({"kind": "local", "name": "ks-local", "working_directory": str(wd)})) as c:
+        yield c
+
+
+def _tracing_snapshot() -> dict:
+    out = {}
+    for name in ("tracing_on", "set_event", "current_tracer", "trace_clock", "buffer_size_kb"):
+        p = Path(TRACEFS) / name
+        out[name] = p.read_text() if p.exists() else None
+    inst = Path(TRACEFS) / "instances"
+    out["instances"] = sorted(os.listdir(inst)) if inst.is_dir() else []
+    return out
+
+
+def _periodic(name, run_us, period_us, loops, cpus):
+    return {"loop": 1, "cpus": cpus, "phases": {"p": {"loop": loops, "run": run_us,
+                                                      "timer": {"ref": name, "period": period_us}}}}
+
+
+def _wl(tasks: dict) -> dict:
+    return {"global": {"duration": -1, "calibration": 20}, "tasks": tasks}
+
+
+# ----------------------------------------------------------------------------- collector
+
+def test_signals_record_cli_standalone_leaves_tracing_as_found(board, tmp_path, capsys):
+    from lisa_eas.cli import main
+
+    before = _tracing_snapshot()
+    out = tmp_path / "sig"
+    busy = subprocess.Popen(["sh", "-c", "i=0; while [ $i -lt 200000 ]; do i=$((i+1)); done"])
+    rc = main(["signals", "record", "--duration", "1", "--out", str(out)])
+    busy.wait()
+    assert rc == 0
+    assert "records" in capsys.readouterr().out
+    assert _tracing_snapshot() == before            # no event enabled, no instance, nothing changed
+    summary = json.loads((out / "kernel_signals.bin.json").read_text())
+    assert summary["dropped"] == 0 and summary["written"] == summary["received"] > 100
+    assert len(summary["dropped_per_cpu"]) == os.cpu_count()
+    trace = read_trace(out)
+    for e in TASK_EVENTS:
+        assert e in trace.events, e
+    se = trace.df("sched_pelt_se")
+    tasks = se[se["pid"] > 0]
+    assert set(["cpu", "path", "comm", "pid", "load", "runnable", "util", "update_time"]) <= set(se.columns)
+    assert (tasks["util"] <= 1024).all() and (tasks["runnable"] <= 1024).all()
+    root = trace.df("sched_pelt_cfs")
+    assert (root[root["is_root"]]["path"].astype(str) == "/").all()
+    ue = trace.df("sched_util_est_se")
+    assert set(["cpu", "path", "comm", "pid", "enqueued", "ewma", "util"]) <= set(ue.columns)
+    # bpf_ktime_get_ns is CLOCK_MONOTONIC: the records fall inside the recording window
+    mono0 = summary["mono_start_ns"] / 1e9
+    assert mono0 - 0.5 < se.index[0] and se.index[-1] < summary["mono_now_ns"] / 1e9 + 0.5
+
+
+def test_options_task_only_root_only_pid_filter(board, tmp_path):
+    me = os.getpid()
+    info = record_signals(board, 0.5, tmp_path / "a", {"signals": ["pelt_se", "pelt_cfs"], "task_only": True,
+                                                       "root_only": True})
+    assert info["dropped"] == 0
+    t = read_trace(tmp_path / "a")
+    assert set(t.events) <= {"sched_pelt_se", "sched_pelt_cfs"}
+    assert (t.df("sched_pelt_se")["pid"] > 0).all()
+    assert t.df("sched_pelt_cfs")["is_root"].all()
+    busy = subprocess.Popen(["sh", "-c", "i=0; while [ $i -lt 400000 ]; do i=$((i+1)); done"])
+    try:
+        record_signals(board, 0.5, tmp_path / "b", {"signals": ["pelt_se"], "pids": [busy.pid]})
+    finally:
+        busy.wait()
+    se = read_trace(tmp_path / "b").df("sched_pelt_se")
+    assert len(se) > 0 and set(se["pid"]) == {busy.pid} and me not in set(se["pid"])
+
+
+def test_collector_killed_keeps_what_it_wrote(board, tmp_path):
+    out = tmp_path / "kill"
+    out.mkdir()
+    proc = subprocess.Popen([str(loader_path()), "--out", str(out / "kernel_signals.bin"), "--summary",
+                             str(out / "kernel_signals.bin.json"), "--drain-ms", "20"])
+    try:
+        for _ in range(100):
+            if (out / "kernel_signals.bin.json").exists():
+                break
+            subprocess.run(["sleep", "0.05"])
+        subprocess.run(["sleep", "0.5"])
+    finally:
+        proc.kill()
+        proc.wait()
+    trace = read_trace(out)
+    assert len(trace.df("sched_pelt_se")) > 0
+    assert trace.metadata["kernel_signals"]["status"] == "running"   # never finished: not "complete"
+
+
+# ----------------------------------------------------------------------------- faults
+
+def test_not_root_is_one_clear_error(board, tmp_path):
+    if not shutil.which("setpriv"):
+        pytest.skip("setpriv (util-linux) not installed")
+    loader = tmp_path / "lisa-eas-signals"
+    shutil.copy(loader_path(), loader)
+    loader.chmod(0o755)
+    tmp_path.chmod(0o777)
+    r = subprocess.run(["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", "--inh-caps=-all",
+                        str(loader), "--out", str(tmp_path / "x.bin")], capture_output=True, text=True)
+    assert r.returncode == 3
+    assert r.stderr.count("error:") == 1
+    assert "not_root" in r.stderr and "Fix: run as root" in r.stderr
+    err = KernelSignals(board).error(r.stderr)
+    assert isinstance(err, PermanentBoardError) and "run as root" in str(err)
+
+
+def test_other_architecture_and_unbuilt_collector_are_clear_errors(board, monkeypatch):
+    import lisa_eas.target._signals as sig
+
+    monkeypatch.setattr(sig, "_host_machine", lambda: "aarch64")   # this host pretends to be an arm64 box
+    with pytest.raises(PermanentBoardError, match=r"built for aarch64 .* target is x86_64|built for aarch64"):
+        KernelSignals(board).check()
+    monkeypatch.undo()
+    monkeypatch.setenv("LISA_EAS_SIGNALS_LOADER", "/nonexistent/lisa-eas-signals")
+    with pytest.raises(PermanentBoardError, match="make setup"):
+        KernelSignals(board).check()
+
+
+def test_optional_collector_unavailable_run_goes_on(board, tmp_path, monkeypatch):
+    import lisa_eas.target._signals as sig
+
+    monkeypatch.setattr(sig, "_host_machine", lambda: "riscv64")
+    res = run_workload(board, _wl({"ks_opt": _periodic("o", 2000, 16000, 20, [1])}), tmp_path / "run",
+                       kernel_signals={"optional": True}, progress=False)
+    ks = res.run_info["kernel_signals"]
+    assert ks["status"] == "unavailable" and "built for riscv64" in ks["error"]
+    assert res.kernel_signals_path is None and res.run_info["status"] == "complete"
+    with pytest.raises(PermanentBoardError, match="built for riscv64"):
+        run_workload(board, _wl({"ks_opt": _periodic("o", 2000, 16000, 20, [1])}), tmp_path / "run2",
+                     kernel_signals=True, progress=False)
+
+
+def test_bad_options_name_the_option():
+    with pytest.raises(ConfigError, match="unknown signal 'pelt_xx'"):
+        signals_config(["pelt_xx"])
+    with pytest.raises(ConfigError, match="ringbuf_kb must be a power of two"):
+        signals_config({"ringbuf_kb": 1000})
+    with pytest.raises(ConfigError, match="kernel_signals.colour is not"):
+        signals_config({"colour": 1})
+    cfg = target_config_from_dict({"kind": "local", "tracing": {"kernel_signals": ["pelt_se", "util_est_se"]}})
+    assert cfg.tracing.kernel_signals.signals == ("pelt_se", "util_est_se")
+
+
+# ----------------------------------------------------------------------------- in runs, vs the models
+
+def _errors(trace, tasks, clock, era="v6.18"):
+    from lisa_eas.analysis.validate import compare_kernel_signals
+
+    return compare_kernel_signals(trace, tasks=tasks, clock=clock, era=era)[2]
+
+
+def test_run_with_kernel_signals_and_models_against_the_kernel(board, tmp_path, capsys):
+    """A 4 ms / 16 ms task pinned to CPU 1: the untuned models on the kernel's PELT clock."""
+    before = _tracing_snapshot()
+    out = tmp_path / "periodic"
+    res = run_workload(board, _wl({"ks_per": _periodic("a", 4000, 16000, 110, [1])}), out,
+                       kernel_signals=True, progress=False)
+    assert _tracing_snapshot()["set_event"] == before["set_event"]
+    assert res.kernel_signals_path is not None
+    ks = res.run_info["kernel_signals"]
+    assert ks["status"] in ("stopped", "complete") and ks["dropped"] == 0 and ks["records"] > 1000
+    trace = read_trace(out)
+    assert "sched_switch" in trace.events and "sched_pelt_se" in trace.events
+    from lisa_eas.analysis import df_task_util
+
+    assert df_task_util(trace).attrs["source"] == "sched_pelt_se"      # the kernel's signal is preferred
+    pelt = _errors(trace, ["ks_per"], "pelt")
+    mono = _errors(trace, ["ks_per"], "mono")
+    old = _errors(trace, ["ks_per"], "pelt", era="v6.11")
+    with capsys.disabled():
+        for name, s in (("pelt", pelt), ("mono", mono), ("pelt v6.11", old)):
+            print(f"\nperiodic {name}: " + ", ".join(f"{k} p50/p99/max {v['p50']}/{v['p99']:.1f}/{v['max']}"
+                                                     for k, v in s.items() if isinstance(v, dict) and v["n"]))
+    assert pelt["util"]["n"] > 80 and pelt["util_est_ewma"]["n"] > 30
+    assert pelt["util"]["p99"] <= 2
+    assert pelt["runnable"]["p99"] <= 2
+    assert pelt["util_est_ewma"]["p99"] <= 4
+    assert pelt["util"]["p50"] <= 1
+
+
+def test_shared_cpu_and_migration_runs(board, tmp_path, capsys):
+    """Two tasks sharing CPU 1, then one task migrating between the CPUs every 20 activations."""
+    tasks = {"ks_sh1": _periodic("d", 3000, 16000, 80, [1]), "ks_sh2": _periodic("e", 5000, 20000, 64, [1])}
+    r1 = run_workload(board, _wl(tasks), tmp_path / "shared", kernel_signals=["pelt_se", "util_est_se"],
+                      progress=False)
+    mig = {"ks_mig": {"loop": 1, "phases": {f"m{i}": {"loop": 20, "cpus": [i % 2], "run": 4000,
+                                                      "timer": {"ref": "f", "period": 16000}} for i in range(4)}}}
+    r2 = run_workload(board, _wl(mig), tmp_path / "migrate", kernel_signals=True, progress=False)
+    s1 = _errors(read_trace(r1.out_dir), list(tasks), "pelt")
+    s2 = _errors(read_trace(r2.out_dir), ["ks_mig"], "pelt")
+    with capsys.disabled():
+        for name, s in (("shared", s1), ("migrate", s2)):
+            print(f"\n{name} pelt: " + ", ".join(f"{k} p50/p99/max {v['p50']}/{v['p99']:.1f}/{v['max']}"
+                                                  for k, v in s.items() if isinstance(v, dict) and v["n"]))
+    assert s1["tasks"] == 2 and s2["tasks"] == 1
+    # runnable_avg has no running/runnable ambiguity: it holds on a shared CPU and across migrations
+    assert s1["runnable"]["p99"] <= 4
+    # a migration re-phases the entity (attach_entity_load_avg); each stay is compared from its
+    # first sample, and the error of that start decays within the stay
+    assert s2["runnable"]["p99"] <= 12 and s2["util"]["p50"] <= 1
+
+
+# ----------------------------------------------------------------------------- over SSH
+
+def test_kernel_signals_over_ssh(tmp_path):
+    from sshd import SshServer, sshd_available
+
+    ok, why = sshd_available()
+    require_live(ok, why)
+    ok, why = _ready()
+    require_live(ok, why)
+    server = SshServer(tmp_path / "sshd").start()
+    try:
+        cfg = tmp_path / "ssh.yml"
+        cfg.write_text(yaml.safe_dump(server.target_config(tracing={"kernel_signals": ["pelt_se", "util_est_se"]})))
+        res = run_workload(cfg, _wl({"ks_ssh": _periodic("s", 4000, 16000, 40, [1])}), tmp_path / "run",
+                           progress=False)
+    finally:
+        server.kill()
+    assert res.run_info["kernel_signals"]["dropped"] == 0
+    trace = read_trace(res.out_dir)
+    se = trace.df("sched_pelt_se")
+    assert (se["comm"].astype(str) == "ks_ssh").sum() > 20
+    assert set(trace.events) >= {"sched_pelt_se", "sched_util_est_se", "sched_switch"}
+
+
+def test_cli_run_with_kernel_signals_and_bad_signal(board, tmp_path, capsys):
+    from lisa_eas.cli import main
+
+    wl = tmp_path / "wl.json"
+    wl.write_text(json.dumps(_wl({"ks_cli": _periodic("c", 3000, 16000, 30, [1])})))
+    cfg = tmp_path / "t.yml"
+    cfg.write_text(yaml.safe_dump({"kind": "local", "name": "ks-cli", "working_directory": str(tmp_path / "wd")}))
+    rc = main(["run", "--target", str(cfg), "--workload", str(wl), "--out", str(tmp_path / "run"),
+               "--kernel-signals", "pelt_se,util_est_se", "--no-progress"])
+    out = capsys.readouterr().out
+    assert rc == 0 and "signals: " in out and "dropped 0" in out
+    assert set(read_trace(tmp_path / "run").events) >= {"sched_pelt_se", "sched_util_est_se", "sched_switch"}
+    rc = main(["signals", "record", "--duration", "1", "--out", str(tmp_path / "x"), "--signals", "pelt_xx"])
+    err = capsys.readouterr().err
+    assert rc == 2 and err.count("\n") == 1 and "unknown signal 'pelt_xx'" in err
