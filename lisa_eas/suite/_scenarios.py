@@ -83,13 +83,21 @@ def scenario_names() -> list[str]:
     return list(SCENARIOS)
 
 
+def _plat(platform):
+    from ..platform import Platform, load_platform
+
+    return platform if isinstance(platform, Platform) else load_platform(platform)
+
+
 def capacity_classes(platform) -> list[int]:
     """Distinct CPU capacities of the platform, largest first."""
+    platform = _plat(platform)
     return sorted({platform.cpu_capacity(c) for c in platform.cpus}, reverse=True)
 
 
 def little_duty_pct(platform) -> float:
     """The little duty cycle (% of the biggest CPU at top OPP) of ``platform``."""
+    platform = _plat(platform)
     dom = min(platform.perf_domains, key=lambda d: d.cpu_capacity_max)
     freqs = list(dom.freqs_khz)
     fmax = freqs[-1]
@@ -104,6 +112,7 @@ def little_duty_pct(platform) -> float:
 
 def big_duty_pct(platform) -> float:
     """The big duty cycle (% of the biggest CPU at top OPP) of ``platform``."""
+    platform = _plat(platform)
     classes = capacity_classes(platform)
     if len(classes) < 2:
         raise ConfigError(f"platform {platform.name!r}: every CPU has capacity {classes[0]}; the EAS "
