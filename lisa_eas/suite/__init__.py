@@ -43,6 +43,7 @@ _EXPORTS = {
     "SchedFeature": "._ab",
     "competing_load": "._ab",
     "ab_runs": "._ab",
+    "applied": "._ab",
 }
 
 __all__ = sorted(_EXPORTS)
