@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import json
 import os
-import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -241,6 +240,3 @@ def _era_of(release: str) -> str:
     m = re.match(r"(\d+)\.(\d+)", release or "")
     return f"v{m.group(1)}.{m.group(2)}" if m else "v5.4"
 
-
-def _now() -> float:
-    return time.time()
