@@ -172,9 +172,15 @@ def _platform_for(path: Path, meta_platform: str | None, platform):
     return None
 
 
-def _run_dir_metrics(p: Path, platform, eas_agreement, era) -> dict:
+_LOG_METRICS = ("slack_mean_us", "negative_slack_mean_us", "overrun_pct")
+
+
+def _run_dir_metrics(p: Path, platform, eas_agreement, era, wanted=None) -> dict:
     from ..analysis.validate import load_trace_arg
 
+    logs = sorted((p / "rtapp").glob("*.log")) if (p / "rtapp").is_dir() else None
+    if logs and wanted and set(wanted) <= set(_LOG_METRICS):
+        return run_metrics(None, None, logs=[str(x) for x in logs])  # no need to read the trace
     trace = load_trace_arg(p)
     meta_plat = None
     if (p / "target.json").is_file():
@@ -185,7 +191,6 @@ def _run_dir_metrics(p: Path, platform, eas_agreement, era) -> dict:
     else:
         meta_plat = trace.metadata.get("platform")
     plat = _platform_for(p, meta_plat, platform)
-    logs = sorted((p / "rtapp").glob("*.log")) if (p / "rtapp").is_dir() else None
     m = run_metrics(trace, plat, eas_agreement=eas_agreement, era=era)
     if logs:
         try:
@@ -196,7 +201,8 @@ def _run_dir_metrics(p: Path, platform, eas_agreement, era) -> dict:
     return m
 
 
-def load_runs(items, *, platform=None, eas_agreement: bool = False, era: str = "v5.4") -> list[tuple[str, dict]]:
+def load_runs(items, *, platform=None, eas_agreement: bool = False, era: str = "v5.4",
+              metrics=None) -> list[tuple[str, dict]]:
     """``(label, metrics)`` of every run in ``items`` (paths, Traces, metric dicts, suite results).
 
     A ``suite.json`` (or a directory holding one) gives one entry per iteration, holding
@@ -223,7 +229,7 @@ def load_runs(items, *, platform=None, eas_agreement: bool = False, era: str = "
             continue
         if not p.exists():
             raise ConfigError(f"{p}: no such run directory or file")
-        out.append((str(p), _run_dir_metrics(p, platform, eas_agreement, era)))
+        out.append((str(p), _run_dir_metrics(p, platform, eas_agreement, era, metrics)))
     return out
 
 
@@ -284,8 +290,8 @@ def compare(a, b, *, platform=None, metrics=None, confidence: float = 0.95, n_bo
     -------
     Comparison
     """
-    ra = load_runs(a, platform=platform, eas_agreement=eas_agreement, era=era)
-    rb = load_runs(b, platform=platform, eas_agreement=eas_agreement, era=era)
+    ra = load_runs(a, platform=platform, eas_agreement=eas_agreement, era=era, metrics=metrics)
+    rb = load_runs(b, platform=platform, eas_agreement=eas_agreement, era=era, metrics=metrics)
     if not ra or not rb:
         raise ConfigError("compare: give at least one run on each side")
     names = sorted(set().union(*(m for _, m in ra)) & set().union(*(m for _, m in rb)))
