@@ -77,3 +77,17 @@ def test_autogroup_ab_and_aa(board, tmp_path):
     aa = compare(ra2, rb2, metrics=["overrun_pct"], expect=["overrun_pct: B=A"])
     assert aa.metric("overrun_pct").verdict == "no difference", aa.table().to_string()
     assert aa.exit_code == 0
+
+
+def test_check_eas_on_this_vm_is_not_applicable(board, tmp_path):
+    """This VM (2 equal vCPUs, no Energy Model): "not applicable" with the reason, exit 0."""
+    from lisa_eas.suite import check_eas, eas_applicability
+    from lisa_eas.target import probe
+
+    why = eas_applicability(probe(board).platform)
+    res = check_eas(target=board, out_dir=tmp_path, progress=False, scenarios=["OneSmallTask"])
+    assert res.not_applicable == why
+    if why:
+        assert res.exit_code == 0 and not res.results and "EAS" in why
+    else:  # an asymmetric machine with an Energy Model: the scenario really ran
+        assert len(res.results) == 1

@@ -84,3 +84,16 @@ def test_model_eas_vs_no_eas_with_start_jitter(tmp_path, capsys):
                  "--out", str(tmp_path / "cmp2")]) == 1
     assert main(["compare", str(tmp_path / "nope"), "--vs", str(tmp_path / "nope"),
                  "--out", str(tmp_path / "cmp3")]) == 2
+
+
+def test_suite_results_compare_per_scenario(tmp_path):
+    from lisa_eas.suite import check_eas
+
+    for name, placement in (("a", "no-eas"), ("b", "eas")):
+        check_eas(platform="juno_r0", placement=placement, scenarios=["ThreeSmallTasks"], iterations=5,
+                  progress=False).write(tmp_path / name)
+    c = compare([tmp_path / "a"], [tmp_path / "b"], metrics=["ThreeSmallTasks/energy",
+                                                             "ThreeSmallTasks/energy_excess_pct"])
+    assert c.n_a == c.n_b == 5
+    assert c.metric("ThreeSmallTasks/energy_excess_pct").verdict == "B better"
+    assert c.metric("ThreeSmallTasks/energy").mean_b < c.metric("ThreeSmallTasks/energy").mean_a

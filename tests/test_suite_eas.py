@@ -206,3 +206,25 @@ def test_thresholds_default_to_lisas():
     assert {k: v[0] for k, v in SCENARIOS.items()} == {
         "OneSmallTask": 5.0, "ThreeSmallTasks": 20.0, "TwoBigTasks": 5.0, "TwoBigThreeSmall": 5.0,
         "RampUp": 15.0, "RampDown": 18.0, "EnergyModelWakeMigration": 5.0}
+
+
+def test_interrupt_keeps_the_verdicts_collected(tmp_path, monkeypatch, capsys):
+    import lisa_eas.suite._runner as runner
+    from lisa_eas.cli import main
+
+    real = runner.check_scenario
+    calls = []
+
+    def flaky(*a, **k):
+        calls.append(1)
+        if len(calls) == 2:
+            raise KeyboardInterrupt
+        return real(*a, **k)
+
+    monkeypatch.setattr(runner, "check_scenario", flaky)
+    rc = main(["check", "eas", "--simulate", "--platform", "juno_r0", "--scenario", "OneSmallTask",
+               "--iterations", "3", "--out", str(tmp_path), "--no-progress"])
+    assert rc == 130
+    d = json.loads((tmp_path / "suite.json").read_text())
+    assert d["settings"]["interrupted"] is True and len(d["results"]) == 1
+    assert "interrupted" in capsys.readouterr().out

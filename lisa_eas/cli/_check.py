@@ -34,13 +34,24 @@ def register(sub) -> None:
 
 def _run(args) -> int:
     from ..errors import ConfigError
-    from ..suite import check_eas
+    from ..suite import SuiteInterrupted, check_eas
 
     if args.simulate == bool(args.target):
         raise ConfigError("lisa-eas check eas: give --target FILE (a board) or --simulate --platform P (the model)")
     if args.simulate and not args.platform:
         raise ConfigError("lisa-eas check eas --simulate: give --platform (`lisa-eas platforms` lists them)")
     progress = False if args.no_progress else None
+    try:
+        res = _suite(args, progress, check_eas)
+    except SuiteInterrupted as exc:
+        paths = exc.partial.write(args.out)
+        print(f"interrupted: the {len(exc.partial.results)} verdict(s) collected so far are in {paths['json']} "
+              "(marked interrupted)")
+        return 130
+    return _report(args, res)
+
+
+def _suite(args, progress, check_eas):
     if args.simulate:
         res = check_eas(platform=args.platform, era=args.era, placement=args.placement, scenarios=args.scenario,
                         iterations=args.iterations, progress=progress, start_jitter_us=args.start_jitter_us,
@@ -48,6 +59,10 @@ def _run(args) -> int:
     else:
         res = check_eas(target=args.target, era=args.era, scenarios=args.scenario, iterations=args.iterations,
                         out_dir=args.out, progress=progress)
+    return res
+
+
+def _report(args, res) -> int:
     paths = res.write(args.out)
     if args.format == "json":
         print_json({"out": {k: str(v) for k, v in paths.items()}, "exit_code": res.exit_code,

@@ -30,6 +30,7 @@ _EXPORTS = {
     "check_scenario": "._checks",
     "noise_table": "._checks",
     "SuiteResult": "._runner",
+    "SuiteInterrupted": "._runner",
     "check_eas": "._runner",
     "eas_applicability": "._runner",
     "run_metrics": "._metrics",

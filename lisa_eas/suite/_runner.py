@@ -20,7 +20,16 @@ from ..errors import ConfigError
 from ._checks import FAIL, PASS, UNDECIDED, ScenarioResult, Thresholds, check_scenario
 from ._scenarios import SCENARIOS, build_scenario, capacity_classes
 
-__all__ = ["SuiteResult", "check_eas", "eas_applicability"]
+__all__ = ["SuiteInterrupted", "SuiteResult", "check_eas", "eas_applicability"]
+
+
+class SuiteInterrupted(KeyboardInterrupt):
+    """Ctrl-C during :func:`check_eas`: ``partial`` holds the verdicts collected so far
+    (``settings["interrupted"]`` is True; on a target they are already written to ``out_dir``)."""
+
+    def __init__(self, partial):
+        super().__init__("interrupted")
+        self.partial = partial
 
 
 def eas_applicability(platform) -> str | None:
@@ -153,6 +162,11 @@ def check_eas(*, target=None, platform=None, era: str | None = None, placement: 
     Returns
     -------
     SuiteResult
+
+    Raises
+    ------
+    SuiteInterrupted
+        On Ctrl-C, with the verdicts collected so far (a ``KeyboardInterrupt``).
     """
     if (target is None) == (platform is None):
         raise ConfigError("check_eas: give either target= (a board) or platform= (simulate)")
@@ -192,6 +206,9 @@ def _on_model(platform, era, placement, names, iterations, progress, th, jitter,
                 tr = simulate(plat, sc.workload, config=cfg)
                 results.append(check_scenario(tr, plat, sc, iteration=i, era=era, thresholds=th))
                 bar.update(1)
+    except KeyboardInterrupt:
+        raise SuiteInterrupted(SuiteResult(plat.name, "model", era, tuple(results), None,
+                                           {**settings, "interrupted": True})) from None
     finally:
         bar.close()
     return SuiteResult(plat.name, "model", era, tuple(results), None, settings)
@@ -226,6 +243,10 @@ def _on_target(target, era, names, iterations, out, progress, th):
                     results.append(check_scenario(tr, plat, sc, iteration=i, era=kern, thresholds=th,
                                                   lost_events=lost, run_dir=str(rd)))
                     bar.update(1)
+        except KeyboardInterrupt:
+            part = SuiteResult(plat.name, "target", kern, tuple(results), None, {**settings, "interrupted": True})
+            part.write(out)
+            raise SuiteInterrupted(part) from None
         finally:
             bar.close()
         return SuiteResult(plat.name, "target", kern, tuple(results), None, settings)
