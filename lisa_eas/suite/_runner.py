@@ -11,12 +11,14 @@ scenario failed, 3 none failed but one is undecided.
 """
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..errors import ConfigError
+from ..errors import BoardError, ConfigError
+from ._ab import SysctlSetting, applied
 from ._checks import FAIL, PASS, UNDECIDED, ScenarioResult, Thresholds, check_scenario
 from ._scenarios import SCENARIOS, build_scenario, capacity_classes
 
@@ -231,7 +233,20 @@ def _on_target(target, era, names, iterations, out, progress, th):
             return SuiteResult(plat.name, "target", kern, (), na, settings)
         results = []
         bar = _progress(len(names) * iterations, progress)
+        stack = contextlib.ExitStack()
+        governor_note = None
         try:
+            # LISA ran the suite under schedutil: set it on every policy, restored afterwards
+            gov = [SysctlSetting(f"/sys/devices/system/cpu/cpu{d.cpus[0]}/cpufreq/scaling_governor", "schedutil")
+                   for d in plat.perf_domains]
+            try:
+                stack.enter_context(applied(conn, gov))
+                settings["governor"] = "schedutil"
+            except BoardError as exc:
+                if getattr(exc, "transient", False):
+                    raise
+                governor_note = f"schedutil could not be set ({exc})"
+                settings["governor"] = governor_note
             for name in names:
                 sc = build_scenario(name, plat)
                 for i in range(iterations):
@@ -241,7 +256,8 @@ def _on_target(target, era, names, iterations, out, progress, th):
                     tr = read_trace(res.trace_path)
                     lost = res.run_info.get("tracing", {}).get("lost_events")
                     results.append(check_scenario(tr, plat, sc, iteration=i, era=kern, thresholds=th,
-                                                  lost_events=lost, run_dir=str(rd)))
+                                                  lost_events=lost, run_dir=str(rd),
+                                                  unpinned_frequency=governor_note))
                     bar.update(1)
         except KeyboardInterrupt:
             part = SuiteResult(plat.name, "target", kern, tuple(results), None, {**settings, "interrupted": True})
@@ -249,6 +265,7 @@ def _on_target(target, era, names, iterations, out, progress, th):
             raise SuiteInterrupted(part) from None
         finally:
             bar.close()
+            stack.close()
         return SuiteResult(plat.name, "target", kern, tuple(results), None, settings)
     finally:
         if own:
