@@ -16,6 +16,7 @@ does not fall on one side, and returns the run directories for :func:`compare`.
 from __future__ import annotations
 
 import contextlib
+import logging
 import os
 import shlex
 from dataclasses import dataclass
@@ -25,6 +26,8 @@ from typing import Iterator, Sequence
 from ..errors import PermanentBoardError
 
 __all__ = ["SchedFeature", "SysctlSetting", "ab_runs", "applied", "competing_load"]
+
+log = logging.getLogger(__name__)
 
 _FEATURES = ("/sys/kernel/debug/sched/features", "/sys/kernel/debug/sched_features")
 
@@ -180,8 +183,18 @@ def ab_runs(target, workload, out_dir, *, side_a: Sequence = (), side_b: Sequenc
             for name, settings in order:
                 bar.set_postfix_str(f"{name} #{i}")
                 rd = out / name / f"{i:02d}"
-                with applied(conn, settings), competing_load(conn, load, load_cpus):
-                    run_workload(conn, workload, rd, progress=False)
+                for attempt in range(2):
+                    try:
+                        with applied(conn, settings), competing_load(conn, load, load_cpus):
+                            run_workload(conn, workload, rd, progress=False)
+                        break
+                    except PermanentBoardError as exc:
+                        # another tool switched tracing off under rt-app (tracefs is machine-wide):
+                        # that run is lost, not the experiment; run it again once
+                        if attempt or "mark_fd" not in str(exc):
+                            raise
+                        log.warning("%s: %s; running %s #%d again", conn.label, exc, name, i)
+                        rd = out / name / f"{i:02d}-again"
                 runs[name].append(rd)
                 bar.update(1)
     finally:
