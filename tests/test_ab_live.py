@@ -58,6 +58,31 @@ def test_setting_is_restored_even_on_error(board):
             pass
 
 
+def test_sched_feature_path(board):
+    """Where debugfs sched/features is readable the feature flips and comes back; on this locked-down
+    kernel (read and write refused even to root) the error says why and what to use instead."""
+    from lisa_eas.suite import SchedFeature
+
+    path = "/sys/kernel/debug/sched/features"
+    try:
+        before = open(path).read().split()
+    except OSError:
+        before = None
+    if before is None:
+        with pytest.raises(PermanentBoardError) as exc:
+            with applied(board, [SchedFeature("TTWU_QUEUE", False)]):
+                pass
+        msg = str(exc.value)
+        assert ("lockdown" in msg and "SysctlSetting" in msg) or "debugfs" in msg, msg
+        return
+    name = next(f.removeprefix("NO_") for f in before if f.removeprefix("NO_") == "TTWU_QUEUE")
+    enabled = name in before
+    with applied(board, [SchedFeature(name, not enabled)]):
+        now = open(path).read().split()
+        assert (name in now) is (not enabled)
+    assert open(path).read().split() == before
+
+
 def test_autogroup_ab_and_aa(board, tmp_path):
     before = open(AUTOGROUP).read().strip()
     on, off = [SysctlSetting(AUTOGROUP, "1")], [SysctlSetting(AUTOGROUP, "0")]

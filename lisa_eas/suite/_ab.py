@@ -81,7 +81,12 @@ class SchedFeature:
 
     def apply(self, conn) -> str:
         path = self._path(conn)
-        feats = (conn.try_read(path) or "").split()
+        text = conn.try_read(path)
+        if text is None:
+            raise PermanentBoardError(f"{conn.label}: {path} exists but cannot be read, even by root (kernel "
+                                      "lockdown makes debugfs inaccessible). Fix: A/B a setting root can change "
+                                      "instead, e.g. SysctlSetting('/proc/sys/kernel/sched_autogroup_enabled', '0')")
+        feats = text.split()
         if self.name not in feats and f"NO_{self.name}" not in feats:
             raise PermanentBoardError(f"{conn.label}: the kernel has no scheduler feature {self.name!r} "
                                       f"(it has: {' '.join(f.removeprefix('NO_') for f in feats)})")
