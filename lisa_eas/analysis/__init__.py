@@ -14,7 +14,8 @@ attribute) and raises :class:`~lisa_eas.errors.MissingTraceEventError` naming th
 * energy: :func:`df_energy`, :func:`energy_summary`, :func:`ramp_boost_energy_overhead`;
 * load: :func:`df_task_util`, :func:`df_cpu_util`, :func:`df_overutilized`,
   :func:`model_task_util`;
-* energy-optimal placement: :func:`optimal_placement`, :func:`brute_force_placement`;
+* energy-optimal placement: :func:`optimal_placement`, :func:`brute_force_placement`,
+  :func:`placement_energy` (the energy of a given placement);
 * replay against the models: :mod:`lisa_eas.analysis.validate`.
 """
 from __future__ import annotations
@@ -46,6 +47,7 @@ _EXPORTS = {
     "PlacementResult": "._placement",
     "brute_force_placement": "._placement",
     "optimal_placement": "._placement",
+    "placement_energy": "._placement",
 }
 
 __all__ = sorted(_EXPORTS)

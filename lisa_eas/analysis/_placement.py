@@ -21,7 +21,7 @@ import numpy as np
 
 from ..errors import ModelError
 
-__all__ = ["PlacementResult", "brute_force_placement", "optimal_placement", "placement_tables"]
+__all__ = ["PlacementResult", "brute_force_placement", "optimal_placement", "placement_energy", "placement_tables"]
 
 
 @dataclass(frozen=True)
@@ -215,3 +215,50 @@ def brute_force_placement(platform, utils, *, era: str = "v5.4", capacity_margin
     if not np.isfinite(best):
         raise ModelError("the tasks cannot be placed within the CPUs' capacities")
     return _result(tab, u, assign, 0, time.perf_counter() - t0)
+
+
+def placement_energy(platform, utils, cpus, *, era: str = "v5.4", em=None) -> float:
+    """EM energy per unit of time of tasks of utilization ``utils`` placed on ``cpus``.
+
+    Costed as :func:`optimal_placement` costs a placement (each domain at the OPP its
+    highest CPU utilization selects, ``cost * sum_util / scale_cpu``; ``cost * sum_util``
+    from v6.9), with no capacity limit: a CPU loaded past its capacity is taken at its top
+    OPP. Use it to hold an observed placement against the optimum.
+
+    Parameters
+    ----------
+    platform : Platform or str
+    utils : sequence of int
+        Each task's utilization (0..1024).
+    cpus : sequence of int
+        The CPU of each task.
+    era : str
+        Energy Model era.
+    em : EnergyModel, optional
+        A prebuilt model of ``platform`` (saves rebuilding it in loops).
+
+    Returns
+    -------
+    float
+    """
+    from ..energy_model import EnergyModel
+    from ..platform import Platform, load_platform
+
+    plat = platform if isinstance(platform, Platform) else load_platform(platform)
+    u = _utils(utils) if len(utils) else np.zeros(0, np.int64)
+    c = np.asarray(cpus, dtype=np.int64)
+    if c.shape != u.shape or (c.size and (c.min() < 0 or c.max() >= plat.nr_cpus)):
+        raise ModelError(f"cpus must give one CPU in 0..{plat.nr_cpus - 1} per task")
+    em = em if em is not None else EnergyModel.from_platform(plat, era=era)
+    loads = np.zeros(plat.nr_cpus, np.int64)
+    np.add.at(loads, c, u)
+    per_unit_scale = em.era < (6, 9)
+    e = 0.0
+    for d in em.domains:
+        cl = loads[list(d.cpus)]
+        total = int(cl.sum())
+        if total == 0:
+            continue
+        s = d.state_index(int(min(cl.max(), d.scale_cpu)))
+        e += float(d.cost[s]) / (d.scale_cpu if per_unit_scale else 1) * total
+    return e

@@ -24,6 +24,8 @@ _COMMAND_MODULES = (
     "_target",
     "_trace",
     "_validate",
+    "_check",
+    "_compare",
     "_workload",
     "_reproduce",
     "_demo",

@@ -25,7 +25,9 @@ def register(sub) -> None:
     p.add_argument("--ramp-boost", action="store_true", help="schedutil with the RFC ramp boost")
     p.add_argument("--duration", type=float, default=None, help="simulated seconds (default: the "
                    "workload's duration, or until every task exits)")
-    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--seed", type=int, default=0, help="seed of the start jitter (default 0)")
+    p.add_argument("--start-jitter-us", type=int, default=0,
+                   help="each thread starts within [0, N] us of its delay, drawn with --seed (default 0: none)")
     p.add_argument("--no-model-events", action="store_true",
                    help="leave out the model-only util/overutilized events")
     p.add_argument("--format", choices=["table", "json"], default="table")
@@ -39,6 +41,7 @@ def _run(args) -> int:
     tun = {"ramp_boost": 1} if args.ramp_boost else {}
     config = SimConfig(placement=args.placement, sis=args.sis, governor=args.governor, era=args.era,
                        governor_tunables=tun, duration_s=args.duration, seed=args.seed,
+                       start_jitter_us=args.start_jitter_us,
                        model_events=not args.no_model_events)
     trace = simulate(args.platform, args.workload, config=config)
     out = Path(args.out)
