@@ -181,8 +181,12 @@ class Trace:
 def _sniff(path: Path) -> str:
     with open(path, "rb") as fh:
         head = fh.read(4096)
-    if head[:3] == b"\x17\x08\x44":
-        return "dat"
+        if head[:3] == b"\x17\x08\x44":
+            return "dat"
+        if head[:1] == b"\x0a":
+            from ._perfetto import is_perfetto
+            if is_perfetto(head + fh.read(60 * 1024)):
+                return "perfetto"
     if head.startswith(b"TRACE:") and b"\n" in head[:8]:
         return "atrace"
     low = head.lower()
@@ -208,6 +212,9 @@ def _dispatch(path: Path, kind: str, events, strict: bool, buffer=None):
         return read_dat(path, events=events, strict=strict, buffer=buffer)
     if buffer:
         raise TraceError(f"{path}: buffer={buffer!r} only applies to trace.dat files")
+    if kind == "perfetto":
+        from ._perfetto import read_perfetto
+        return read_perfetto(path, strict=strict)
     if kind in ("systrace", "atrace"):
         from ._systrace import read_systrace
         return read_systrace(path, strict=strict)
@@ -232,8 +239,13 @@ def read_trace(path: str | os.PathLike, *, events: Iterable[str] | None = None,
                window: tuple[float | None, float | None] | None = None, strict: bool = False,
                cache: bool = True, cache_dir: str | os.PathLike | None = None,
                buffer: str | None = None) -> Trace:
-    """Read a trace: trace-cmd ``trace.dat`` (v6/v7), ``trace-cmd report``/tracefs text,
-    or Android systrace/atrace (HTML, text, zlib-compressed).
+    """Read a trace: trace-cmd ``trace.dat`` (v6/v7), a Perfetto protobuf trace,
+    ``trace-cmd report``/tracefs text, or Android systrace/atrace (HTML, text,
+    zlib-compressed).
+
+    A Perfetto trace gives the same events, columns and dtypes as a trace.dat
+    (``compact_sched`` records become ``sched_switch``/``sched_waking`` rows), plus the
+    tables ``power_rails``, ``battery`` and ``process_tree`` when it has them.
 
     Parameters
     ----------
