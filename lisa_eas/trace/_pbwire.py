@@ -79,6 +79,13 @@ def _skip(buf, pos, end, wt):
     return -2
 
 
+@numba.njit(cache=True, inline="always")
+def _decoded(f):
+    """Packet data fields the reader decodes (win over unknown length-delimited fields)."""
+    return (f == 1 or f == 2 or f == 6 or f == 34 or f == 38 or f == 40 or f == 45 or f == 50
+            or f == 67 or f == 133)
+
+
 @numba.njit(cache=True)
 def count_packets(buf, start, end):
     """Number of top-level fields in ``buf[start:end]`` (an upper bound on packets)."""
@@ -184,7 +191,7 @@ def scan_packets(buf, start, end, out):
                 row[PK_ERR] = E_TRUNC
                 row[PK_ERRPOS] = q
                 break
-            if w2 == 2 and f2 != 12 and f2 != 59:
+            if w2 == 2 and f2 != 12 and f2 != 59 and (row[PK_FIELD] == 0 or _decoded(f2)):
                 lv, r3 = _varint(buf, r, pe)
                 row[PK_FIELD] = f2
                 row[PK_DSTART] = r3
