@@ -375,8 +375,8 @@ def _decode_event(buf, pos, end, kind_of, col_of, col_str, k_ncols, vals, slen, 
 
 
 @numba.njit(cache=True)
-def decode_bundles(buf, bstart, blen, boffset, monoraw_off, kind_of, col_of, col_str, k_ncols, k_rowbase,
-                   k_valbase, rows, vals, slen, ev_ts, ev_cpu, ev_pid,
+def decode_bundles(buf, bstart, blen, boffset, monoraw_off, sw_kind, kind_of, col_of, col_str,
+                   k_ncols, k_rowbase, k_valbase, rows, vals, slen, ev_ts, ev_cpu, ev_pid,
                    sw, sw_ts, sw_comm, wk, wk_ts, wk_comm, gen_span, berr):
     """Decode the FtraceEventBundles ``buf[bstart[b]:bstart[b]+blen[b]]``.
 
@@ -404,6 +404,7 @@ def decode_bundles(buf, bstart, blen, boffset, monoraw_off, kind_of, col_of, col
     lost = 0
     saved = np.empty(rows.shape[0], np.int64)
     cur_saved = np.empty((MAX_CPUS, 4), np.int64)
+    cur_b = np.empty(4, np.int64)
     for b in range(bstart.shape[0]):
         pos = bstart[b]
         end = pos + blen[b]
@@ -512,8 +513,15 @@ def decode_bundles(buf, bstart, blen, boffset, monoraw_off, kind_of, col_of, col
                     ev_cpu[row] = cpu
                     ev_pid[row] = pid
                     rows[k] = i + 1
+                    if k == sw_kind:     # a typed switch also names the running task
+                        cur[cpu, 0] = np.int64(np.int32(vals[vb + 5]))
+                        cur[cpu, 1] = np.int64(np.int32(vals[vb + 6]))
+                        cur[cpu, 2] = vals[vb + 4]
+                        cur[cpu, 3] = slen[vb + 4]
             q = r2
         # pass C: compact_sched
+        if err == E_OK:
+            cur_b[:] = cur[cpu, :]
         if err == E_OK and cs_pos >= 0:
             # spans of the packed columns 1..12 (start, end); intern table
             sp = np.full((13, 2), -1, np.int64)
@@ -621,9 +629,9 @@ def decode_bundles(buf, bstart, blen, boffset, monoraw_off, kind_of, col_of, col
                     s0 = saved[nk + 1]
                     s1 = rows[nk + 1]
                     si = s0
-                    wpid = cur_saved[cpu, 0]
-                    wcs = cur_saved[cpu, 2]
-                    wcl = cur_saved[cpu, 3]
+                    wpid = cur_b[0]
+                    wcs = cur_b[2]
+                    wcl = cur_b[3]
                     for j in range(n):
                         d, p7 = _varint(buf, p7, sp[7, 1])
                         pid, p8 = _varint(buf, p8, sp[8, 1])

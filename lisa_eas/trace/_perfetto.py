@@ -6,6 +6,9 @@ snapshots, system and CPU info, process trees, power rails, battery counters, ft
 stats) and generic ftrace events in Python. Tables that are not ftrace events become
 frames of the same shape: ``power_rails``, ``battery``, ``process_tree``.
 
+``__comm`` is, as trace-cmd's saved command lines, one name per pid: the thread name of the
+process tree when there is one, else the last name the events gave the pid.
+
 All timestamps are put on the trace's primary clock (``metadata["clock"]``, normally
 ``boot``, CLOCK_BOOTTIME) with the offsets of the first clock snapshot.
 """
@@ -165,6 +168,7 @@ class _Reader:
         self.meta: dict = {"source": self.path, "format": "perfetto"}
         self.clocks = _Clocks()
         self.cmdlines: dict[int, str] = {}
+        self.thread_names: dict[int, str] = {}     # process_tree threads: win for __comm
         self.frames: dict[str, pd.DataFrame] = {}
         self.packet_counts: dict[str, int] = defaultdict(int)
 
@@ -321,7 +325,7 @@ class _Reader:
                         name = u.decode("utf-8", "replace")
                 self.ptree.append((ts, tid, tgid, -1, name, ""))
                 if name:
-                    self.cmdlines[tid] = name
+                    self.thread_names[tid] = name
 
     def _power_rails(self, data, ts, has):
         for f, _, v in fields(data):
@@ -389,7 +393,8 @@ class _Reader:
         # ftrace events are on the boot clock unless the bundle says otherwise
         boff = np.full(len(bundles), self.clocks.offset(_BOOT), np.int64)
         monoraw = self.clocks.offset(_MONO_RAW) - self.clocks.offset(_BOOT)
-        lost, seen = W.decode_bundles(buf, bstart, blen, boff, monoraw, kind_of, col_of, col_str,
+        sw_kind = kinds.index(4)     # sched_switch; its columns 4-6: next_comm, pid, prio
+        lost, seen = W.decode_bundles(buf, bstart, blen, boff, monoraw, sw_kind, kind_of, col_of, col_str,
                                       k_ncols, k_rowbase, k_valbase, rows, vals, slen, ev_ts,
                                       ev_cpu, ev_pid, sw, sw_ts, sw_comm, wk, wk_ts, wk_comm, gen,
                                       berr)
@@ -554,7 +559,8 @@ class _Reader:
             for fname, d in r["f"].items():
                 kinds = {k for k, _ in d.values()}
                 if kinds == {"s"}:
-                    cols[fname] = pd.Categorical([d.get(i, ("s", ""))[1] for i in range(n)])
+                    vals = [d.get(i, ("s", ""))[1] for i in range(n)]
+                    cols[fname] = _float_or_text(vals)
                 elif kinds == {"u"}:
                     cols[fname] = np.array([d.get(i, ("u", 0))[1] for i in range(n)], np.uint64)
                 elif "s" not in kinds:
@@ -613,6 +619,7 @@ class _Reader:
                 np.full(n, -1), np.full(n, -1), None)
 
     def _finish(self):
+        self.cmdlines.update(self.thread_names)
         for name, df in self.frames.items():
             comm = comm_column(df["__pid"].to_numpy(), self.cmdlines)
             if name in ("power_rails", "battery", "process_tree"):
@@ -638,6 +645,17 @@ def _pv(u: bytes, pos: int):
         shift += 7
         if shift > 63:
             raise PbError("overlong varint", pos)
+
+
+def _float_or_text(vals: list):
+    """float64 when every value is a float literal with a point, exponent, nan or inf (the
+    writer's encoding of float fields, generic events having no double), else text."""
+    try:
+        if vals and all(("." in v or "e" in v or "n" in v) and v.strip() == v for v in vals):
+            return np.array([float(v) for v in vals], np.float64)
+    except ValueError:
+        pass
+    return pd.Categorical(vals)
 
 
 def _take(v, order):

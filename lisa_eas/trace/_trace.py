@@ -143,6 +143,28 @@ class Trace:
         meta["window"] = (start, end)
         return Trace(frames, meta, self._skipped)
 
+    def to_perfetto(self, path: str | os.PathLike, *, tracks: bool = True) -> Path:
+        """Write this trace as a Perfetto protobuf trace (openable in ui.perfetto.dev).
+
+        ``sched_switch``/``sched_waking`` become ``compact_sched`` records, events with a
+        Perfetto proto typed ftrace events, the others (model signals...) generic ftrace
+        events; :func:`read_trace` reads the file back to the same DataFrames. With
+        ``tracks``, a simulated run's model signals are also counter tracks and its EAS
+        decisions slices carrying their energies.
+
+        Returns
+        -------
+        Path
+            ``path``.
+
+        Raises
+        ------
+        TraceError
+            If the file cannot be written.
+        """
+        from ._perfetto_write import write_perfetto
+        return write_perfetto(self, path, tracks=tracks)
+
     @property
     def activations(self) -> pd.DataFrame:
         """rt-app activations built from the ``print`` markers (empty if there are none).
