@@ -488,20 +488,24 @@ def _track_packets(trace) -> list[bytes]:
         df = trace.df("lisa_sim_eas_decision")
         tracks = {}
         num = [c for c in df.columns if not c.startswith("__") and df[c].dtype.kind in "iuf"]
-        for r in df.itertuples(index=False):
-            cpu = int(getattr(r, "chosen_cpu"))
+        ts_all = df["__ts"].to_numpy(np.int64).tolist()
+        chosen = df["chosen_cpu"].to_numpy(np.int64).tolist()
+        comms = df["comm"].astype(str).tolist() if "comm" in df.columns else [""] * len(df)
+        cols = {c: df[c].tolist() for c in num}
+        for i, t in enumerate(ts_all):
+            cpu = chosen[i]
             if cpu not in tracks:
                 tracks[cpu] = track(f"EAS decisions -> CPU {cpu}", False)
-            ev = Msg().int(9, 3).int(11, tracks[cpu]).bytes(23, f"EAS {getattr(r, 'comm', '')}")
+            ev = Msg().int(9, 3).int(11, tracks[cpu]).bytes(23, f"EAS {comms[i]}")
             for c in num:
-                x = getattr(r, c)
+                x = cols[c][i]
                 a = Msg().bytes(10, c)
                 if isinstance(x, float):
                     a.double(5, x)
                 else:
                     a.int(4, int(x))
                 ev.bytes(4, a)
-            pkt(int(r.__ts), 11, ev)
+            pkt(t, 11, ev)
     return out
 
 
