@@ -7,7 +7,9 @@ Model, per perf domain (one rail): over each rail sampling interval,
 with ``busy_k`` the busy CPU-seconds at OPP k (all CPUs of the domain), ``idle_s`` the idle
 CPU-seconds in idle state s, ``T`` the interval length: ``P_k`` the per-CPU active power at
 OPP k, ``Q_s`` the per-CPU idle power, ``S`` the domain's static power (rail leakage, the
-shared cache, regulators). Fitted by non-negative least squares with ``P_k`` non-decreasing
+shared cache, regulators). Busy and idle times of a CPU add up to ``T``, so a constant per-CPU
+power cannot be told from static power: by convention the deepest idle state's power is 0
+and ``S`` holds it (n_cpus x its power); ``P_k`` and the other ``Q_s`` are relative to it. Fitted by non-negative least squares with ``P_k`` non-decreasing
 with frequency (``P_k = sum_{j<=k} d_j``, ``d_j >= 0``), on the first part of the trace;
 the rest is held out and predicted.
 
@@ -213,14 +215,15 @@ def fit_energy_model(trace, *, platform=None, rails=None, train_fraction: float 
         res_train = busy[train].sum(axis=0)
         fk = np.asarray(freqs, np.float64) / 1e6          # GHz
         # stage 1: a parametric curve P(f) = a f + b f^3 (a, b >= 0) for every OPP
-        xp = np.column_stack([busy @ fk, busy @ fk ** 3, idle, dt])
+        idle_x = idle[:, :n_idle - 1]        # the deepest state: 0 by convention
+        xp = np.column_stack([busy @ fk, busy @ fk ** 3, idle_x, dt])
         cp = _fit(xp, y, train)
         curve = cp[0] * fk + cp[1] * fk ** 3
         # stage 2: free per-OPP power, non-decreasing, where the training window has data
         obs = [k for k in range(len(freqs)) if res_train[k] >= _MIN_RESIDENCY_S]
         status = ["model"] * len(freqs)
         p_opp = curve.copy()
-        q, static = cp[2:2 + n_idle], float(cp[-1])
+        q, static = np.r_[cp[2:1 + n_idle], 0.0], float(cp[-1])
         if len(obs) >= 3:
             # busy time at an unobserved OPP counts at the next observed OPP up (else the top)
             bin_of = [next((j for j, k2 in enumerate(obs) if k2 >= k), len(obs) - 1)
@@ -229,11 +232,11 @@ def fit_energy_model(trace, *, platform=None, rails=None, train_fraction: float 
             for k in range(len(freqs)):
                 bb[:, bin_of[k]] += busy[:, k]
             cum = np.cumsum(bb[:, ::-1], axis=1)[:, ::-1]     # column j: busy at bins >= j
-            coef = _fit(np.column_stack([cum, idle, dt]), y, train)
+            coef = _fit(np.column_stack([cum, idle_x, dt]), y, train)
             p_opp[obs] = np.cumsum(coef[:len(obs)])
             for k in obs:
                 status[k] = "observed"
-            q, static = coef[len(obs):len(obs) + n_idle], float(coef[-1])
+            q, static = np.r_[coef[len(obs):len(obs) + n_idle - 1], 0.0], float(coef[-1])
             # unobserved OPPs between observed ones: interpolated linearly in f
             for k in range(obs[0] + 1, obs[-1]):
                 if status[k] != "observed":
