@@ -122,6 +122,20 @@ def encode_typed(ts, pid, vals, fnos, is_str, blob, blob_off, col_base, oneof, e
     return out
 
 
+@numba.njit(cache=True)
+def gather_slices(out, starts, ends):
+    """``out[starts[i]:ends[i]]`` concatenated, and the boundaries (len n + 1)."""
+    n = starts.shape[0]
+    bounds = np.empty(n + 1, np.int64)
+    bounds[0] = 0
+    for i in range(n):
+        bounds[i + 1] = bounds[i] + ends[i] - starts[i]
+    blob = np.empty(bounds[n], np.uint8)
+    for i in range(n):
+        blob[bounds[i]:bounds[i + 1]] = out[starts[i]:ends[i]]
+    return blob, bounds
+
+
 def _u64(a) -> np.ndarray:
     a = np.asarray(a)
     if a.dtype.kind == "u":
@@ -214,6 +228,15 @@ def _generic_blocks(name: str, df: pd.DataFrame) -> tuple[np.ndarray, np.ndarray
     return np.frombuffer(b"".join(parts), np.uint8), np.array(ends, np.int64)
 
 
+def _common_codes(a: pd.Series, b: pd.Series):
+    """Integer codes of two string columns on one shared vocabulary."""
+    ca, cb = _cats(a), _cats(b)
+    vocab = {s: i for i, s in enumerate(dict.fromkeys(ca[1] + cb[1]))}
+    ma = np.array([vocab[s] for s in ca[1]], np.int64)
+    mb = np.array([vocab[s] for s in cb[1]], np.int64)
+    return ma[ca[0]] if len(ma) else ca[0], mb[cb[0]] if len(mb) else cb[0]
+
+
 def _compact_switch_ok(sw: pd.DataFrame) -> np.ndarray:
     """Rows a compact encoding reproduces: prev_* equal to the previous switch's next_* on
     the same CPU and __pid equal to prev_pid."""
@@ -224,10 +247,10 @@ def _compact_switch_ok(sw: pd.DataFrame) -> np.ndarray:
     same = np.r_[False, c[1:] == c[:-1]]
     prev_pid = sw["prev_pid"].to_numpy()[order]
     prev_prio = sw["prev_prio"].to_numpy()[order]
-    prev_comm = np.asarray(sw["prev_comm"].astype(str))[order]
+    prev_comm, next_comm = _common_codes(sw["prev_comm"], sw["next_comm"])
+    prev_comm, next_comm = prev_comm[order], next_comm[order]
     next_pid = sw["next_pid"].to_numpy()[order]
     next_prio = sw["next_prio"].to_numpy()[order]
-    next_comm = np.asarray(sw["next_comm"].astype(str))[order]
     good = same.copy()
     good[1:] &= (prev_pid[1:] == next_pid[:-1]) & (prev_prio[1:] == next_prio[:-1]) & \
         (prev_comm[1:] == next_comm[:-1])
@@ -258,13 +281,18 @@ def _compact_sched(sw_rows: pd.DataFrame | None, wk_rows: pd.DataFrame | None) -
     cs = Msg()
     table: dict[str, int] = {}
 
-    def idx(names):
-        return np.array([table.setdefault(s, len(table)) for s in names], np.uint64)
+    def idx(col: pd.Series):
+        codes, cats = _cats(col)
+        if not len(codes):
+            return np.zeros(0, np.uint64)
+        u, inv = np.unique(codes, return_inverse=True)
+        ids = np.array([table.setdefault(cats[c], len(table)) for c in u.tolist()], np.uint64)
+        return ids[inv]
 
     if sw_rows is not None and len(sw_rows):
         ts = sw_rows["__ts"].to_numpy(np.int64)
         d = np.diff(ts, prepend=0).astype(np.uint64)
-        comm = idx(sw_rows["next_comm"].astype(str).tolist())
+        comm = idx(sw_rows["next_comm"])
         cs.packed(1, pack_varints(d).tobytes())
         cs.packed(2, pack_varints(_u64(sw_rows["prev_state"].to_numpy())).tobytes())
         cs.packed(3, pack_varints(_u64(sw_rows["next_pid"].to_numpy())).tobytes())
@@ -273,7 +301,7 @@ def _compact_sched(sw_rows: pd.DataFrame | None, wk_rows: pd.DataFrame | None) -
     if wk_rows is not None and len(wk_rows):
         ts = wk_rows["__ts"].to_numpy(np.int64)
         d = np.diff(ts, prepend=0).astype(np.uint64)
-        comm = idx(wk_rows["comm"].astype(str).tolist())
+        comm = idx(wk_rows["comm"])
         cs.packed(7, pack_varints(d).tobytes())
         cs.packed(8, pack_varints(_u64(wk_rows["pid"].to_numpy())).tobytes())
         cs.packed(9, pack_varints(_u64(wk_rows["target_cpu"].to_numpy())).tobytes())
@@ -346,15 +374,24 @@ def _ftrace_packets(trace, skip: set) -> list[bytes]:
         parts = [[bytearray(), [], []] for _ in range(nb)]    # typed bytes, sw rows, wk rows
         for ts_arr, kind, data, sel in items:
             b = np.searchsorted(edges, ts_arr, side="right")
+            order = np.argsort(b, kind="stable")        # time order within each bundle
+            b, sel = b[order], sel[order]
+            cuts_at = np.searchsorted(b, np.arange(nb + 1), side="left")
             if kind in ("typed", "typed_switch"):
                 out, ends = data
                 starts = np.r_[0, ends[:-1]]
-                for i, bi in zip(sel.tolist(), b.tolist()):
-                    parts[bi][0] += out[starts[i]:ends[i]].tobytes()
+                blob, bounds = gather_slices(out, starts[sel], ends[sel])
+                for bi in range(nb):
+                    lo, hi = cuts_at[bi], cuts_at[bi + 1]
+                    if hi > lo:
+                        parts[bi][0] += blob[bounds[lo]:bounds[hi]].tobytes()
             else:
                 slot = 1 if kind == "sw" else 2
-                for bi in np.unique(b):
-                    parts[int(bi)][slot].append(data.iloc[sel[b == bi]])
+                rows = data.iloc[sel]
+                for bi in range(nb):
+                    lo, hi = cuts_at[bi], cuts_at[bi + 1]
+                    if hi > lo:
+                        parts[bi][slot].append(rows.iloc[lo:hi])
         for typed, sws, wks in parts:
             if not typed and not sws and not wks:
                 continue
