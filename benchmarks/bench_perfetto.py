@@ -68,8 +68,10 @@ for p in t.packet:
         name = ev.WhichOneof("event")
         if name is None:
             continue
-        c = cols.setdefault(name, {"ts": [], "cpu": [], "pid": []})
-        c["ts"].append(ev.timestamp); c["cpu"].append(cpu); c["pid"].append(ev.pid)
+        c = cols.setdefault(name, {})
+        c.setdefault("ts", []).append(ev.timestamp)
+        c.setdefault("cpu", []).append(cpu)
+        c.setdefault("pid", []).append(ev.pid)
         for fd, v in getattr(ev, name).ListFields():
             c.setdefault(fd.name, []).append(v)
         n += 1

@@ -156,3 +156,18 @@ def test_recognised_by_content_and_cached(files, tmp_path):
     assert cold.metadata["format"] == "perfetto"
     for ev in cold.events:
         pd.testing.assert_frame_equal(cold.df(ev), warm.df(ev), check_categorical=False)
+
+
+def test_analyses_run_unchanged(traces):
+    """The analyses take a Perfetto trace as they take a trace.dat (raw systing states too)."""
+    from lisa_eas.analysis import df_cpu_residency, df_energy, df_task_states
+    for name in (PIXEL, SYSTING):
+        t = traces[name]
+        res = df_cpu_residency(t)
+        assert res["total"].sum() > 0
+        assert len(df_task_states(t))
+    e = df_energy(traces[PIXEL], "pixel7pro")
+    assert list(e.index) == list(range(8)) and (e["energy"] > 0).all()
+    # busy + idle covers the trace span on every CPU
+    span = traces[PIXEL].time_range[1] - traces[PIXEL].time_range[0]
+    assert np.allclose(e["busy_s"] + e["idle_s"], span, rtol=0.01)
