@@ -679,3 +679,155 @@ def decode_bundles(buf, bstart, blen, boffset, monoraw_off, sw_kind, kind_of, co
         else:
             lost += bundle_lost
     return lost, seen
+
+
+@numba.njit(cache=True)
+def _generic_one(buf, s, e, out_f, fpos, fill, names, fields):
+    """Decode one FtraceEvent holding a GenericFtraceEvent (327): returns (error, ts, pid,
+    name start, name length, number of fields). With ``fill``, field rows go to ``fields``
+    (name start, name length, kind 3/4/5, int value, string start, string length) from
+    ``fpos``."""
+    ts = np.int64(0)
+    pid = np.int64(0)
+    ns = np.int64(-1)
+    nl = np.int64(0)
+    nf = 0
+    q = s
+    while q < e:
+        key, r = _varint(buf, q, e)
+        if r < 0:
+            return E_TRUNC, ts, pid, ns, nl, nf
+        f = np.int64(key >> np.uint64(3))
+        w = np.int64(key & np.uint64(7))
+        if f == 0 or w > 5 or w == 3 or w == 4:
+            return E_TAG, ts, pid, ns, nl, nf
+        r2 = _skip(buf, r, e, w)
+        if r2 < 0:
+            return E_TRUNC, ts, pid, ns, nl, nf
+        if (f == 1 or f == 2) and w == 0:
+            v, _ = _varint(buf, r, e)
+            if f == 1:
+                ts = np.int64(v)
+            else:
+                pid = np.int64(v)
+        elif f == 327 and w == 2:
+            ln, gs = _varint(buf, r, e)
+            g = gs
+            while g < r2:
+                k2, t = _varint(buf, g, r2)
+                if t < 0:
+                    return E_TRUNC, ts, pid, ns, nl, nf
+                f2 = np.int64(k2 >> np.uint64(3))
+                w2 = np.int64(k2 & np.uint64(7))
+                if f2 == 0 or w2 > 5 or w2 == 3 or w2 == 4:
+                    return E_TAG, ts, pid, ns, nl, nf
+                t2 = _skip(buf, t, r2, w2)
+                if t2 < 0:
+                    return E_TRUNC, ts, pid, ns, nl, nf
+                if f2 == 1 and w2 == 2:
+                    l3, s3 = _varint(buf, t, r2)
+                    ns = s3
+                    nl = np.int64(l3)
+                elif f2 == 2 and w2 == 2:
+                    l3, s3 = _varint(buf, t, r2)
+                    fn_s = np.int64(-1)
+                    fn_l = np.int64(0)
+                    kind = 0
+                    iv = np.int64(0)
+                    vs = np.int64(0)
+                    vl = np.int64(0)
+                    h = s3
+                    while h < t2:
+                        k3, u = _varint(buf, h, t2)
+                        if u < 0:
+                            return E_TRUNC, ts, pid, ns, nl, nf
+                        f3 = np.int64(k3 >> np.uint64(3))
+                        w3 = np.int64(k3 & np.uint64(7))
+                        if f3 == 0 or w3 > 5 or w3 == 3 or w3 == 4:
+                            return E_TAG, ts, pid, ns, nl, nf
+                        u2 = _skip(buf, u, t2, w3)
+                        if u2 < 0:
+                            return E_TRUNC, ts, pid, ns, nl, nf
+                        if w3 == 2 and (f3 == 1 or f3 == 3):
+                            l4, s4 = _varint(buf, u, t2)
+                            if f3 == 1:
+                                fn_s = s4
+                                fn_l = np.int64(l4)
+                            else:
+                                kind = 3
+                                vs = s4
+                                vl = np.int64(l4)
+                        elif w3 == 0 and (f3 == 4 or f3 == 5):
+                            v, _ = _varint(buf, u, t2)
+                            kind = f3
+                            iv = np.int64(v)
+                        h = u2
+                    if fn_s >= 0 and kind != 0:
+                        if fill:
+                            row = fpos + nf
+                            fields[row, 0] = fn_s
+                            fields[row, 1] = fn_l
+                            fields[row, 2] = kind
+                            fields[row, 3] = iv
+                            fields[row, 4] = vs
+                            fields[row, 5] = vl
+                        nf += 1
+                g = t2
+        q = r2
+    return E_OK, ts, pid, ns, nl, nf
+
+
+@numba.njit(cache=True)
+def decode_generic(buf, gen):
+    """Generic ftrace events (spans from :func:`decode_bundles`) into flat arrays:
+    ``ev`` (ts, pid, cpu, name start, name length, first field row, field count, error)
+    and ``fields`` (name start, name length, kind, int value, string start, length)."""
+    n = gen.shape[0]
+    ev = np.zeros((n, 8), np.int64)
+    dummy = np.zeros((1, 6), np.int64)
+    total = 0
+    for i in range(n):
+        err, ts, pid, ns, nl, nf = _generic_one(buf, gen[i, 0], gen[i, 0] + gen[i, 1], dummy, 0,
+                                                False, dummy, dummy)
+        ev[i, 6] = nf
+        ev[i, 7] = err
+        if err == E_OK:
+            total += nf
+    fields = np.empty((total, 6), np.int64)
+    pos = 0
+    for i in range(n):
+        if ev[i, 7] != E_OK:
+            continue
+        err, ts, pid, ns, nl, nf = _generic_one(buf, gen[i, 0], gen[i, 0] + gen[i, 1], dummy, pos,
+                                                True, dummy, fields)
+        ev[i, 0] = ts + gen[i, 3]
+        ev[i, 1] = pid
+        ev[i, 2] = gen[i, 2]
+        ev[i, 3] = ns
+        ev[i, 4] = nl
+        ev[i, 5] = pos
+        pos += nf
+    return ev, fields
+
+
+@numba.njit(cache=True)
+def same_layout(buf, ev, fields, idx):
+    """Whether the generic events ``idx`` all have the first one's field names and kinds,
+    in the same order."""
+    i0 = idx[0]
+    nf = ev[i0, 6]
+    f0 = ev[i0, 5]
+    for a in range(1, idx.shape[0]):
+        i = idx[a]
+        if ev[i, 6] != nf:
+            return False
+        fi = ev[i, 5]
+        for j in range(nf):
+            if fields[fi + j, 2] != fields[f0 + j, 2] or fields[fi + j, 1] != fields[f0 + j, 1]:
+                return False
+            s1 = fields[fi + j, 0]
+            s0 = fields[f0 + j, 0]
+            for k in range(fields[f0 + j, 1]):
+                if buf[s1 + k] != buf[s0 + k]:
+                    return False
+    return True

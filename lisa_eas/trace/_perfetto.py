@@ -22,6 +22,7 @@ import numpy as np
 import pandas as pd
 
 from ..errors import TraceError
+from . import _decode
 from . import _pbwire as W
 from ._columns import SpanInterner, _categorical, comm_column
 from ._pbsmall import PbError, _read_varint, as_float, fields, key, signed32, signed64, varint
@@ -505,6 +506,51 @@ class _Reader:
                 self.cmdlines[int(p)] = cats[c]
 
     def _generic(self, gen, frames):
+        """Generic ftrace events: decoded in numba; the events of one name that share one
+        field layout become columns at once, others go through the Python decoder."""
+        buf = self.buf
+        gen = np.ascontiguousarray(gen)
+        ev, flds = W.decode_generic(buf, gen)
+        bad = np.nonzero(ev[:, 7] != 0)[0]
+        if len(bad):
+            self.fail("corrupt_generic_event", int(gen[bad[0], 0]),
+                      f"{W.ERR_NAMES[int(ev[bad[0], 7])]}; {len(bad)} event(s) dropped")
+        good = np.nonzero((ev[:, 7] == 0) & (ev[:, 3] >= 0))[0]
+        if not len(good):
+            return
+        codes = np.empty(len(good), np.int32)
+        rs, rl = _decode.intern_strings(buf, np.ascontiguousarray(ev[good, 3]),
+                                        np.ascontiguousarray(ev[good, 4]), False, False, codes)
+        order = np.argsort(codes, kind="stable")
+        bounds = np.searchsorted(codes[order], np.arange(len(rs) + 1))
+        slow = []
+        for c in range(len(rs)):
+            idx = good[order[bounds[c]:bounds[c + 1]]]
+            name = bytes(buf[rs[c]:rs[c] + rl[c]]).decode("utf-8", "replace")
+            if not W.same_layout(buf, ev, flds, idx):
+                slow.append(idx)
+                continue
+            f0 = ev[idx, 5]
+            first = int(f0[0])
+            cols = {}
+            for j in range(int(ev[idx[0], 6])):
+                rows = flds[f0 + j]
+                fs, fl = int(flds[first + j, 0]), int(flds[first + j, 1])
+                fname = bytes(buf[fs:fs + fl]).decode("utf-8", "replace")
+                kind = int(flds[first + j, 2])
+                if kind == 4:
+                    cols[fname] = rows[:, 3].copy()
+                elif kind == 5:
+                    cols[fname] = rows[:, 3].copy().view(np.uint64)
+                else:
+                    cols[fname] = _float_cats(_strings(buf, rows[:, 4], rows[:, 5]))
+            item = (ev[idx, 0].copy(), cols, ev[idx, 2].astype(np.int32),
+                    ev[idx, 1].astype(np.int32))
+            frames[name] = _concat(frames[name], item) if name in frames else item
+        if slow:
+            self._generic_slow(gen[np.sort(np.concatenate(slow))], frames)
+
+    def _generic_slow(self, gen, frames):
         buf = self.buf
         rows = defaultdict(lambda: {"ts": [], "cpu": [], "pid": [], "f": defaultdict(dict), "n": 0})
         bad = 0
@@ -647,6 +693,16 @@ def _pv(u: bytes, pos: int):
             raise PbError("overlong varint", pos)
 
 
+def _float_cats(cat: pd.Categorical):
+    """A categorical whose every category is a float literal (see :func:`_float_or_text`)
+    as float64."""
+    cats = [str(c) for c in cat.categories]
+    conv = _float_or_text(cats)
+    if isinstance(conv, np.ndarray) and len(cats):
+        return conv[np.asarray(cat.codes)]
+    return cat
+
+
 def _float_or_text(vals: list):
     """float64 when every value is a float literal with a point, exponent, nan or inf (the
     writer's encoding of float fields, generic events having no double), else text."""
@@ -687,7 +743,15 @@ def _concat(a, b):
         if y is None:
             y = _blank(x, n2)
         if isinstance(x, pd.Categorical) or isinstance(y, pd.Categorical):
-            cols[c] = pd.Categorical(np.concatenate([np.asarray(x, object), np.asarray(y, object)]))
+            x = x if isinstance(x, pd.Categorical) else pd.Categorical(np.asarray(x).astype(str))
+            y = y if isinstance(y, pd.Categorical) else pd.Categorical(np.asarray(y).astype(str))
+            cats = list(dict.fromkeys([str(v) for v in x.categories] +
+                                      [str(v) for v in y.categories]))
+            pos = {v: i for i, v in enumerate(cats)}
+            mx = np.array([pos[str(v)] for v in x.categories] or [0], np.int32)
+            my = np.array([pos[str(v)] for v in y.categories] or [0], np.int32)
+            cols[c] = _categorical(np.concatenate([mx[np.asarray(x.codes)],
+                                                   my[np.asarray(y.codes)]]), cats)
         else:
             cols[c] = np.concatenate([x, y])
     return (ts, cols, np.concatenate([a[2], b[2]]).astype(np.int32),
