@@ -39,7 +39,15 @@ import json, resource, sys, time
 from lisa_eas import read_trace
 path, warmup = sys.argv[1:3]
 read_trace(warmup, cache=False)
-rss_before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
+def _status(key):
+    for line in open("/proc/self/status"):
+        if line.startswith(key):
+            return int(line.split()[1]) * 1024
+try:   # reset the peak (VmHWM) so the warm-up's compile/load does not count
+    open("/proc/self/clear_refs", "w").write("5")
+except OSError:
+    pass
+rss_before = _status("VmRSS:")
 t0 = time.perf_counter(); c0 = time.process_time()
 trace = read_trace(path, cache=False)
 n = 0; nbytes = 0
@@ -48,7 +56,7 @@ for e in trace.events:
     n += len(df)
     nbytes += int(df.memory_usage(deep=True, index=True).sum())
 wall = time.perf_counter() - t0; cpu = time.process_time() - c0
-peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
+peak = _status("VmHWM:")
 print(json.dumps({"events": n, "seconds": wall, "cpu_seconds": cpu, "df_bytes": nbytes,
                   "peak_rss_bytes": peak, "rss_growth_bytes": peak - rss_before,
                   "counts": {e: len(trace.df(e)) for e in trace.events}}))

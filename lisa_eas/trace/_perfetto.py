@@ -24,7 +24,7 @@ import pandas as pd
 from ..errors import TraceError
 from . import _decode
 from . import _pbwire as W
-from ._columns import SpanInterner, _categorical, comm_column
+from ._columns import SpanInterner, _categorical, comm_column, empty_small_pages
 from ._pbsmall import PbError, _read_varint, as_float, fields, key, signed32, signed64, varint
 from ._perfetto_schema import FTRACE_EVENTS, PACKET, PACKET_NAMES, kind_tables
 from ._skips import SkipReport
@@ -376,18 +376,19 @@ class _Reader:
         cells = bounds[:nk] * k_ncols
         k_valbase[1:] = np.cumsum(cells)[:-1]
         ntyped = int(bounds[:nk].sum())
-        vals = np.empty(int(cells.sum()), np.int64)
-        slen = np.empty(int(cells.sum()), np.int32)
-        ev_ts = np.empty(ntyped, np.int64)
-        ev_cpu = np.empty(ntyped, np.int32)
-        ev_pid = np.empty(ntyped, np.int32)
+        # written whole by the kernel: mapped in at once, without huge pages
+        vals = empty_small_pages(int(cells.sum()), np.int64, populate=True)
+        slen = empty_small_pages(int(cells.sum()), np.int32, populate=True)
+        ev_ts = empty_small_pages(ntyped, np.int64, populate=True)
+        ev_cpu = empty_small_pages(ntyped, np.int32, populate=True)
+        ev_pid = empty_small_pages(ntyped, np.int32, populate=True)
         nsw, nwk = int(bounds[nk + 1]), int(bounds[nk + 2])
-        sw = np.empty((nsw, 6), np.int64)
-        sw_ts = np.empty(nsw, np.int64)
-        sw_comm = np.empty((nsw, 4), np.int64)
-        wk = np.empty((nwk, 6), np.int64)
-        wk_ts = np.empty(nwk, np.int64)
-        wk_comm = np.empty((nwk, 4), np.int64)
+        sw = empty_small_pages(nsw * 6, np.int64, populate=True).reshape(nsw, 6)
+        sw_ts = empty_small_pages(nsw, np.int64, populate=True)
+        sw_comm = empty_small_pages(nsw * 4, np.int64, populate=True).reshape(nsw, 4)
+        wk = empty_small_pages(nwk * 6, np.int64, populate=True).reshape(nwk, 6)
+        wk_ts = empty_small_pages(nwk, np.int64, populate=True)
+        wk_comm = empty_small_pages(nwk * 4, np.int64, populate=True).reshape(nwk, 4)
         gen = np.empty((int(bounds[nk]), 4), np.int64)
         rows = np.zeros(nk + 3, np.int64)
         berr = np.zeros((len(bundles), 2), np.int64)
