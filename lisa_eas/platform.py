@@ -102,7 +102,10 @@ class IdleState:
 
 @dataclass(frozen=True)
 class PerfDomain:
-    """CPUs sharing one clock (one cpufreq policy) and their OPP table."""
+    """CPUs sharing one clock (one cpufreq policy) and their OPP table.
+
+    ``static_power_mw`` is the domain's always-on power where a fitted model gives it
+    (``lisa-eas platform fit``); the kernel EM has none."""
 
     name: str
     cpus: tuple[int, ...]

@@ -435,19 +435,23 @@ class _Reader:
                 self.meta["compact_sched_unknown_prev"] = int(unknown_prev.sum())
                 prev = _with_unknown(prev, unknown_prev)
             self._learn(sw[:, 2], nxt)
-            frames["sched_switch"] = (sw_ts, {
+            frames["sched_switch"] = (sw_ts.copy(), {
                 "prev_comm": prev, "prev_pid": sw[:, 4].astype(np.int32),
-                "prev_prio": sw[:, 5].astype(np.int32), "prev_state": sw[:, 1],
+                "prev_prio": sw[:, 5].astype(np.int32), "prev_state": sw[:, 1].copy(),
                 "next_comm": nxt, "next_pid": sw[:, 2].astype(np.int32),
-                "next_prio": sw[:, 3].astype(np.int32)}, sw[:, 0], sw[:, 4])
+                "next_prio": sw[:, 3].astype(np.int32)}, sw[:, 0].astype(np.int32),
+                sw[:, 4].astype(np.int32))
+        del sw, sw_ts, sw_comm         # the kernel's blocks: freed before the next ones
         m = int(rows[nk + 2])
         if m:
             wk, wk_ts, wk_comm = wk[:m], wk_ts[:m], wk_comm[:m]
             comm = _strings(buf, wk_comm[:, 0], wk_comm[:, 1])
             self._learn(wk[:, 1], comm)
-            frames["sched_waking"] = (wk_ts, {
+            frames["sched_waking"] = (wk_ts.copy(), {
                 "comm": comm, "pid": wk[:, 1].astype(np.int32), "prio": wk[:, 3].astype(np.int32),
-                "target_cpu": wk[:, 2].astype(np.int32)}, wk[:, 0], wk[:, 5])
+                "target_cpu": wk[:, 2].astype(np.int32)}, wk[:, 0].astype(np.int32),
+                wk[:, 5].astype(np.int32))
+        del wk, wk_ts, wk_comm
         for k, fno in enumerate(kinds):
             cnt = int(rows[k])
             if not cnt:
@@ -484,16 +488,19 @@ class _Reader:
         gcount = int(rows[nk])
         if gcount:
             self._generic(gen[:gcount], frames)
-        for name, (ts, cols, cpu, pid) in frames.items():
+        del vals, slen, ev_ts, ev_cpu, ev_pid
+        _release(buf)                  # every string is interned: the file's pages can go
+        while frames:                  # each frame's pieces freed once it is built
+            name, (ts, cols, cpu, pid) = frames.popitem()
             if len(cpu):
                 self.meta["cpus"] = max(self.meta.get("cpus") or 0, int(np.max(cpu)) + 1)
             order = _sorted(ts)
             if order is not None:
                 ts = ts[order]
                 cpu, pid = cpu[order], pid[order]
-                cols = {c: (_take(v, order)) for c, v in cols.items()}
+                for c in list(cols):   # one column at a time: the unsorted one freed
+                    cols[c] = _take(cols[c], order)
             self.frames[name] = _frame(ts, cols, cpu, pid, None)
-        self._pending_comm = list(frames)
 
     def _learn(self, pids, comms: pd.Categorical):
         """pid -> last comm seen (for __comm)."""
@@ -678,6 +685,18 @@ class _Reader:
         self.meta["packet_counts"] = dict(self.packet_counts)
         self.meta["event_counts"] = {k: len(v) for k, v in self.frames.items()}
         self.meta.setdefault("lost_events", 0)
+
+
+def _release(buf: np.ndarray) -> None:
+    """Drop the resident pages of a mapped trace file (they come back on access)."""
+    mm = buf.base
+    if isinstance(mm, memoryview):
+        mm = mm.obj
+    if isinstance(mm, mmap.mmap) and hasattr(mmap, "MADV_DONTNEED"):
+        try:
+            mm.madvise(mmap.MADV_DONTNEED)
+        except (OSError, ValueError):
+            pass
 
 
 def _pv(u: bytes, pos: int):
