@@ -39,7 +39,7 @@ def plot_rail_fit(fit, *, width: int = 900, height: int = 260):
             width=width, height=height, title=f"{rail}: measured vs fitted model "
                                               f"(held-out part shaded)", xlabel="Time (s)",
             ylabel="power (mW)", legend_position="right"))
-    return h.Layout(panels).cols(1)
+    return h.Layout(panels).cols(1).opts(shared_axes=False)
 
 
 def plot_fitted_power(platform, *, width: int = 600, height: int = 320):
