@@ -150,3 +150,42 @@ def test_fuzz_only_trace_errors(tmp_path):
             checked += is_pf
         n += 1
     assert n > 20 and checked > 10
+
+
+def _print_event(ts, pid, text):
+    return Msg().int(1, ts).int(2, pid).bytes(3, Msg().int(1, 0xFFFF).bytes(2, text))
+
+
+def _generic_event(ts, pid, name, fields):
+    g = Msg().bytes(1, name)
+    for fname, kind, v in fields:
+        f = Msg().bytes(1, fname)
+        if kind == "s":
+            f.bytes(3, v)
+        else:
+            f.int(4 if kind == "i" else 5, v)
+        g.bytes(2, f)
+    return Msg().int(1, ts).int(2, pid).bytes(327, g)
+
+
+def test_atrace_markers_and_generic_events(tmp_path):
+    """atrace markers stay in print; generic events (GKI vendor events) are decoded by field
+    name, both when every event of a name has one layout and when layouts differ."""
+    evs = [_print_event(2000, 42, "B|42|frame\n"), _print_event(2100, 42, "E|42\n"),
+           _print_event(2200, 42, "C|42|queue|3\n"),
+           _generic_event(2050, 7, "sched_pelt_se", [("cpu", "i", 1), ("util", "u", 300),
+                                                     ("comm", "s", "rt-app")]),
+           _generic_event(2150, 7, "sched_pelt_se", [("cpu", "i", -1), ("util", "u", 310),
+                                                     ("comm", "s", "rt-app")]),
+           _generic_event(2060, 8, "vendor_evt", [("a", "i", 5)]),
+           _generic_event(2070, 8, "vendor_evt", [("a", "i", 6), ("b", "s", "x")])]
+    trace = read_trace(_write(tmp_path, _trace([_bundle(2, evs)])), cache=False)
+    pr = trace.df("print")
+    assert pr["buf"].astype(str).tolist() == ["B|42|frame", "E|42", "C|42|queue|3"]
+    assert pr["ip"].tolist() == [0xFFFF] * 3 and pr["__pid"].tolist() == [42] * 3
+    pelt = trace.df("sched_pelt_se")
+    assert pelt["cpu"].tolist() == [1, -1] and pelt["util"].tolist() == [300, 310]
+    assert str(pelt["util"].dtype) == "uint64" and pelt["comm"].astype(str).tolist() == ["rt-app"] * 2
+    assert pelt["__cpu"].tolist() == [2, 2] and pelt["__ts"].tolist() == [2050, 2150]
+    v = trace.df("vendor_evt")
+    assert v["a"].tolist() == [5, 6] and v["b"].astype(str).tolist() == ["", "x"]
