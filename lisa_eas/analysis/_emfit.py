@@ -9,15 +9,17 @@ CPU-seconds in idle state s, ``T`` the interval length: ``P_k`` the per-CPU acti
 OPP k, ``Q_s`` the per-CPU idle power, ``S`` the domain's static power (rail leakage, the
 shared cache, regulators). Busy and idle times of a CPU add up to ``T``, so a constant per-CPU
 power cannot be told from static power: by convention the deepest idle state's power is 0
-and ``S`` holds it (n_cpus x its power); ``P_k`` and the other ``Q_s`` are relative to it. Fitted by non-negative least squares with ``P_k`` non-decreasing
-with frequency (``P_k = sum_{j<=k} d_j``, ``d_j >= 0``), on the first part of the trace;
-the rest is held out and predicted.
+and ``S`` holds it (n_cpus x its power); ``P_k`` and the other ``Q_s`` are relative to it.
+Fitted by non-negative least squares with ``P_k`` non-decreasing with frequency
+(``P_k = sum_{j<=k} d_j``, ``d_j >= 0``), on the first part of the trace; the rest is held
+out and predicted.
 
-OPPs the training window never ran at get no measurement: between two fitted OPPs their
-power is interpolated linearly in frequency, above the highest fitted OPP extrapolated as
-``P ~ f^3`` (voltage roughly proportional to frequency in the DVFS range), below the lowest
-scaled the same way; the platform file marks each OPP ``fit_status`` observed /
-interpolated / extrapolated.
+Where the training window has at least 3 OPPs with busy time, each such OPP gets its own
+power and OPPs between them are interpolated linearly in frequency; every other OPP (and
+every OPP of a domain with less data) takes the parametric curve ``P(f) = a f + b f^3``
+(``a, b >= 0``; dynamic power with voltage rising with frequency) fitted to all the busy
+time; the result is made non-decreasing. The platform file marks each OPP ``fit_status``
+observed / interpolated / model.
 """
 from __future__ import annotations
 
@@ -123,29 +125,6 @@ def _fit(x, y, train):
     scale = np.linalg.norm(x[train], axis=0)
     scale[scale == 0] = 1.0
     return nnls(x[train] / scale, y[train]) / scale
-
-
-def _fill(freqs, fitted: dict) -> tuple[list, list]:
-    """Per-OPP power from the fitted OPPs: interpolated between, f^3 outside."""
-    ks = sorted(fitted)
-    out, status = [], []
-    for k, f in enumerate(freqs):
-        if k in fitted:
-            out.append(fitted[k])
-            status.append("observed")
-        elif k > ks[-1]:
-            out.append(fitted[ks[-1]] * (f / freqs[ks[-1]]) ** 3)
-            status.append("extrapolated")
-        elif k < ks[0]:
-            out.append(fitted[ks[0]] * (f / freqs[ks[0]]) ** 3)
-            status.append("extrapolated")
-        else:
-            lo = max(j for j in ks if j < k)
-            hi = min(j for j in ks if j > k)
-            w = (f - freqs[lo]) / (freqs[hi] - freqs[lo])
-            out.append(fitted[lo] + w * (fitted[hi] - fitted[lo]))
-            status.append("interpolated")
-    return out, status
 
 
 def fit_energy_model(trace, *, platform=None, rails=None, train_fraction: float = 0.7,
@@ -297,8 +276,9 @@ def fit_energy_model(trace, *, platform=None, rails=None, train_fraction: float 
                   f"fit_energy_model) to the rails {', '.join(names)}: non-negative least "
                   f"squares, OPP power non-decreasing with frequency, on the first "
                   f"{train_fraction:.0%} of the rail window ({window[0]:.3f}..{window[1]:.3f} s); "
-                  f"OPPs without {_MIN_RESIDENCY_S} s of busy time in it are interpolated "
-                  f"(linear in f) or extrapolated (P ~ f^3), see fit_status. Held-out energy "
+                  f"OPPs with {_MIN_RESIDENCY_S} s of busy time there are fitted one by one when "
+                  f"at least 3 are, the others interpolated (linear in f) or taken from the "
+                  f"fitted curve a f + b f^3, see fit_status. Held-out energy "
                   f"error per domain: " + ", ".join(
                       f"{r['rail']} {r['heldout_error_pct']:+.1f}%" for r in summary.values())),
         "fit": {"train_fraction": train_fraction, "window_s": list(window),
