@@ -108,6 +108,10 @@ def test_compressed_packets(tmp_path):
     trace = read_trace(_write(tmp_path, bytes(t.buf)), cache=False)
     assert trace.df("cpu_idle")["state"].tolist() == [1]
     assert trace.metadata["compressed_packets"] == 1
+    zstandard = pytest.importorskip("zstandard")
+    z = Msg().bytes(1, Msg().int(10, 1).bytes(133, zstandard.ZstdCompressor().compress(inner)))
+    trace = read_trace(_write(tmp_path, bytes(z.buf), "z.pb"), cache=False)
+    assert trace.df("cpu_idle")["state"].tolist() == [1]
     bad = Msg().bytes(1, Msg().int(10, 1).bytes(50, b"\x78\x9cnot zlib"))
     bad.buf += t.buf
     trace = read_trace(_write(tmp_path, bytes(bad.buf), "bad.pb"), cache=False)
