@@ -31,7 +31,7 @@ from .errors import PlatformError
 __all__ = ["IdleState", "Opp", "PerfDomain", "Platform", "list_platforms", "load_platform"]
 
 POWER_SOURCES = ("kernel_em", "legacy_eas", "none")
-_POWER_UNITS = {"kernel_em": "mW", "legacy_eas": "bogo-watt", "none": ""}
+_POWER_UNITS = {"kernel_em": "mW", "legacy_eas": "bogo-watt", "fitted": "mW", "none": ""}
 SCHED_CAPACITY_SCALE = 1024
 
 _OPP_KNOWN = {"freq_khz", "capacity", "power_mw", "voltage_uv", "legacy_capacity",
@@ -102,7 +102,10 @@ class IdleState:
 
 @dataclass(frozen=True)
 class PerfDomain:
-    """CPUs sharing one clock (one cpufreq policy) and their OPP table."""
+    """CPUs sharing one clock (one cpufreq policy) and their OPP table.
+
+    ``static_power_mw`` is the domain's always-on power where a fitted model gives it
+    (``lisa-eas platform fit``); the kernel EM has none."""
 
     name: str
     cpus: tuple[int, ...]
@@ -116,6 +119,7 @@ class PerfDomain:
     idle_states: tuple[IdleState, ...] = ()
     legacy_cpu_idle_cost: tuple[float, ...] = ()
     legacy_cluster_idle_cost: tuple[float, ...] = ()
+    static_power_mw: float | None = None
 
     @property
     def power_unit(self) -> str:
@@ -334,8 +338,11 @@ def _power_source(raw: Any, where: str) -> str:
         return "kernel_em"
     if text.startswith("legacy"):
         return "legacy_eas"
+    if text.startswith("fitted"):
+        return "fitted"
     raise PlatformError(f"{where}: 'power_mw_source' {text!r} is not understood; it must start "
-                        f"with 'kernel_em' (mainline EM, mW) or 'legacy' (old EAS tables), or be null")
+                        f"with 'kernel_em' (mainline EM, mW), 'legacy' (old EAS tables) or "
+                        f"'fitted' (fitted to measured energy, mW), or be null")
 
 
 def _domain(raw: Mapping[str, Any], where: str) -> PerfDomain:
@@ -388,7 +395,16 @@ def _domain(raw: Mapping[str, Any], where: str) -> PerfDomain:
         core_type=str(raw.get("core_type", "")), capacity_dmips_mhz=raw.get("capacity_dmips_mhz"),
         dynamic_power_coefficient=raw.get("dynamic_power_coefficient"),
         power_source_detail=str(raw.get("power_mw_source") or ""), idle_states=tuple(states),
-        legacy_cpu_idle_cost=cpu_idle_cost, legacy_cluster_idle_cost=cluster_idle_cost)
+        legacy_cpu_idle_cost=cpu_idle_cost, legacy_cluster_idle_cost=cluster_idle_cost,
+        static_power_mw=_static_power(raw.get("static_power_mw"), where))
+
+
+def _static_power(raw: Any, where: str) -> float | None:
+    if raw is None:
+        return None
+    if not isinstance(raw, (int, float)) or raw < 0:
+        raise PlatformError(f"{where}: 'static_power_mw' must be a number >= 0, got {raw!r}")
+    return float(raw)
 
 
 def _opp(raw: Mapping[str, Any], where: str) -> Opp:

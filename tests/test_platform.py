@@ -11,7 +11,8 @@ import pytest
 from lisa_eas import PlatformError, list_platforms, load_platform
 from lisa_eas.platform import platform_from_dict
 
-BOARDS = ["hikey960", "juno_r0", "juno_r2", "mt8173_evb", "peach_pi", "pixel3", "tc2", "x86_llc112"]
+BOARDS = ["hikey960", "juno_r0", "juno_r2", "mt8173_evb", "peach_pi", "pixel3", "pixel7pro", "tc2",
+          "x86_llc112"]
 
 
 def test_every_bundled_board_is_listed_and_loads():

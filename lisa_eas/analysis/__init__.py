@@ -14,6 +14,8 @@ attribute) and raises :class:`~lisa_eas.errors.MissingTraceEventError` naming th
 * energy: :func:`df_energy`, :func:`energy_summary`, :func:`ramp_boost_energy_overhead`;
 * load: :func:`df_task_util`, :func:`df_cpu_util`, :func:`df_overutilized`,
   :func:`model_task_util`;
+* measured power: :func:`df_power_rails`, :func:`df_rail_energy`, :func:`df_rail_vs_model`,
+  :func:`fit_energy_model` (an energy model fitted to power rails);
 * energy-optimal placement: :func:`optimal_placement`, :func:`brute_force_placement`,
   :func:`placement_energy` (the energy of a given placement);
 * replay against the models: :mod:`lisa_eas.analysis.validate`.
@@ -44,6 +46,11 @@ _EXPORTS = {
     "df_task_placement": "._tasks",
     "df_task_state_residency": "._tasks",
     "df_task_states": "._tasks",
+    "df_power_rails": "._power",
+    "df_rail_energy": "._power",
+    "df_rail_vs_model": "._power",
+    "EnergyModelFit": "._emfit",
+    "fit_energy_model": "._emfit",
     "PlacementResult": "._placement",
     "brute_force_placement": "._placement",
     "optimal_placement": "._placement",

@@ -17,6 +17,7 @@ __all__ = ["main"]
 # Sub-command modules, in the order `lisa-eas --help` lists them.
 _COMMAND_MODULES = (
     "_platforms",
+    "_platform_fit",
     "_model",
     "_run",
     "_signals",

@@ -1,4 +1,5 @@
-"""``lisa-eas trace``: summarise a trace, or convert it to one parquet file per event."""
+"""``lisa-eas trace``: summarise a trace, or convert it to one parquet file per event or to a
+Perfetto protobuf trace."""
 from __future__ import annotations
 
 from pathlib import Path
@@ -7,14 +8,19 @@ from ._output import format_table, print_json
 
 
 def register(sub) -> None:
-    p = sub.add_parser("trace", help="inspect a trace (info) or convert it to parquet (convert)",
-                       description="Read a trace.dat (v6/v7), trace-cmd/tracefs text or Android "
-                                   "systrace/atrace file. 'info' prints its events, counts, time "
-                                   "span, CPUs, clock and what could not be decoded; 'convert' "
-                                   "writes one parquet file per event.")
+    p = sub.add_parser("trace", help="inspect a trace (info) or convert it to parquet or Perfetto "
+                                     "(convert)",
+                       description="Read a trace.dat (v6/v7), Perfetto protobuf trace, "
+                                   "trace-cmd/tracefs text or Android systrace/atrace file (or a "
+                                   "`lisa-eas run`/`simulate` output directory). 'info' prints its "
+                                   "events, counts, time span, CPUs, clock and what could not be "
+                                   "decoded; 'convert' writes one parquet file per event (--to "
+                                   "parquet) or a Perfetto trace for ui.perfetto.dev (--to perfetto).")
     p.add_argument("action", choices=["info", "convert"])
-    p.add_argument("file", help="trace file")
-    p.add_argument("--out", help="output directory (convert)")
+    p.add_argument("file", help="trace file, or a `lisa-eas run`/`lisa-eas simulate` --out directory")
+    p.add_argument("--out", help="convert: output directory (parquet) or file (perfetto)")
+    p.add_argument("--to", choices=["parquet", "perfetto"], default="parquet",
+                   help="convert: output format (default parquet)")
     p.add_argument("--events", nargs="+", metavar="EVENT", help="only these events")
     p.add_argument("--strict", action="store_true",
                    help="fail at the first undecodable byte/line instead of skipping it")
@@ -37,11 +43,23 @@ def _info(trace) -> dict:
             "skipped": trace.skipped.as_dict()}
 
 
-def _run(args) -> int:
+def _load(args):
     from ..trace import read_trace
 
-    trace = read_trace(args.file, events=args.events, strict=args.strict, cache=not args.no_cache,
-                       buffer=args.buffer)
+    if Path(args.file).is_dir():
+        from ..analysis.validate import load_trace_arg
+        trace = load_trace_arg(args.file)
+        if args.events:
+            from ..trace import Trace
+            trace = Trace.from_dataframes({e: trace.df(e) for e in args.events},
+                                          metadata=trace.metadata)
+        return trace
+    return read_trace(args.file, events=args.events, strict=args.strict, cache=not args.no_cache,
+                      buffer=args.buffer)
+
+
+def _run(args) -> int:
+    trace = _load(args)
     if args.action == "info":
         info = _info(trace)
         if args.format == "json":
@@ -56,8 +74,18 @@ def _run(args) -> int:
         print(f"skipped: {trace.skipped}")
         return 0
     if not args.out:
-        raise SystemExit("lisa-eas trace convert: give --out DIR")
+        raise SystemExit("lisa-eas trace convert: give --out DIR (parquet) or --out FILE (perfetto)")
     out = Path(args.out)
+    if args.to == "perfetto":
+        if out.is_dir():
+            out = out / (Path(args.file).name + ".perfetto-trace")
+        trace.to_perfetto(out)
+        n = sum(len(trace.df(e)) for e in trace.events)
+        if args.format == "json":
+            print_json({"out": str(out), "events": n, "bytes": out.stat().st_size})
+        else:
+            print(f"{out}: {n} events, {out.stat().st_size} bytes (open it in ui.perfetto.dev)")
+        return 0
     out.mkdir(parents=True, exist_ok=True)
     rows = []
     for event in trace.events:

@@ -143,6 +143,28 @@ class Trace:
         meta["window"] = (start, end)
         return Trace(frames, meta, self._skipped)
 
+    def to_perfetto(self, path: str | os.PathLike, *, tracks: bool = True) -> Path:
+        """Write this trace as a Perfetto protobuf trace (openable in ui.perfetto.dev).
+
+        ``sched_switch``/``sched_waking`` become ``compact_sched`` records, events with a
+        Perfetto proto typed ftrace events, the others (model signals...) generic ftrace
+        events; :func:`read_trace` reads the file back to the same DataFrames. With
+        ``tracks``, a simulated run's model signals are also counter tracks and its EAS
+        decisions slices carrying their energies.
+
+        Returns
+        -------
+        Path
+            ``path``.
+
+        Raises
+        ------
+        TraceError
+            If the file cannot be written.
+        """
+        from ._perfetto_write import write_perfetto
+        return write_perfetto(self, path, tracks=tracks)
+
     @property
     def activations(self) -> pd.DataFrame:
         """rt-app activations built from the ``print`` markers (empty if there are none).
@@ -181,8 +203,12 @@ class Trace:
 def _sniff(path: Path) -> str:
     with open(path, "rb") as fh:
         head = fh.read(4096)
-    if head[:3] == b"\x17\x08\x44":
-        return "dat"
+        if head[:3] == b"\x17\x08\x44":
+            return "dat"
+        if head[:1] == b"\x0a":
+            from ._perfetto import is_perfetto
+            if is_perfetto(head + fh.read(60 * 1024)):
+                return "perfetto"
     if head.startswith(b"TRACE:") and b"\n" in head[:8]:
         return "atrace"
     low = head.lower()
@@ -232,6 +258,9 @@ def _dispatch(path: Path, kind: str, events, strict: bool, buffer=None):
         return read_dat(path, events=events, strict=strict, buffer=buffer)
     if buffer:
         raise TraceError(f"{path}: buffer={buffer!r} only applies to trace.dat files")
+    if kind == "perfetto":
+        from ._perfetto import read_perfetto
+        return read_perfetto(path, strict=strict)
     if kind in ("systrace", "atrace"):
         from ._systrace import read_systrace
         return read_systrace(path, strict=strict)
@@ -256,8 +285,13 @@ def read_trace(path: str | os.PathLike, *, events: Iterable[str] | None = None,
                window: tuple[float | None, float | None] | None = None, strict: bool = False,
                cache: bool = True, cache_dir: str | os.PathLike | None = None,
                buffer: str | None = None, kernel_signals: bool = True) -> Trace:
-    """Read a trace: trace-cmd ``trace.dat`` (v6/v7), ``trace-cmd report``/tracefs text,
-    or Android systrace/atrace (HTML, text, zlib-compressed).
+    """Read a trace: trace-cmd ``trace.dat`` (v6/v7), a Perfetto protobuf trace,
+    ``trace-cmd report``/tracefs text, or Android systrace/atrace (HTML, text,
+    zlib-compressed).
+
+    A Perfetto trace gives the same events, columns and dtypes as a trace.dat
+    (``compact_sched`` records become ``sched_switch``/``sched_waking`` rows), plus the
+    tables ``power_rails``, ``battery`` and ``process_tree`` when it has them.
 
     Parameters
     ----------

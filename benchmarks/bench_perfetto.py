@@ -1,0 +1,199 @@
+"""Perfetto ingest benchmark: lisa_eas's numba protobuf decoder vs the ``perfetto`` wheel's
+generated schema module (``perfetto_trace_pb2`` + protobuf) on one big Perfetto trace.
+
+The trace is the recorded trace.dat of ``bench_ingest.py`` (>= 3 M ``sched:*`` +
+``power:*`` events; recorded here when absent, as bench_ingest does) written as a Perfetto
+trace with :meth:`Trace.to_perfetto` (compact sched switch/waking, typed ftrace events for
+the rest). Then, each in a fresh process (peak RSS per measurement; numba kernels already
+compiled and cached, the process start-up and imports not counted):
+
+* ``cold``: ``read_trace(cache=False)`` + every DataFrame materialised,
+* ``python_protobuf``: ``Trace.ParseFromString`` of the same file with the generated schema
+  module, then the events' columns gathered into Python lists (the least a Python reader
+  must do: per typed event its fields, per compact bundle its columns).
+
+By default only the events Perfetto encodes natively are written (``--events`` to change:
+``sched_stat_runtime``, 1.7 M of the recorded events, has no Perfetto proto and becomes a
+generic ftrace event carrying its event and field names, ~3x the bytes per event).
+
+Prints ONE JSON line. Targets (issue 19): cold >= 5 M events/s, >= 20x the Python protobuf
+parse, peak RSS growth <= 2x the DataFrames.
+
+Usage: ``python benchmarks/bench_perfetto.py [--trace TRACE.dat] [--workdir DIR]``
+(recording needs root and tracefs: run it under ``flock /tmp/lisa_live.lock`` on a shared
+machine).
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+_READ = r"""
+import json, resource, sys, time
+from lisa_eas import read_trace
+path, warmup = sys.argv[1:3]
+read_trace(warmup, cache=False)
+def _status(key):
+    for line in open("/proc/self/status"):
+        if line.startswith(key):
+            return int(line.split()[1]) * 1024
+try:   # reset the peak (VmHWM) so the warm-up's compile/load does not count
+    open("/proc/self/clear_refs", "w").write("5")
+except OSError:
+    pass
+rss_before = _status("VmRSS:")
+t0 = time.perf_counter(); c0 = time.process_time()
+trace = read_trace(path, cache=False)
+n = 0; nbytes = 0
+for e in trace.events:
+    df = trace.df(e)
+    n += len(df)
+    nbytes += int(df.memory_usage(deep=True, index=True).sum())
+wall = time.perf_counter() - t0; cpu = time.process_time() - c0
+peak = _status("VmHWM:")
+print(json.dumps({"events": n, "seconds": wall, "cpu_seconds": cpu, "df_bytes": nbytes,
+                  "peak_rss_bytes": peak, "rss_growth_bytes": peak - rss_before,
+                  "counts": {e: len(trace.df(e)) for e in trace.events}}))
+"""
+
+_PB = r"""
+import json, resource, sys, time
+from perfetto.protos.perfetto.trace import perfetto_trace_pb2 as pb
+path = sys.argv[1]
+data = open(path, "rb").read()
+t0 = time.perf_counter(); c0 = time.process_time()
+t = pb.Trace(); t.ParseFromString(data)
+cols = {}
+n = 0
+for p in t.packet:
+    if not p.HasField("ftrace_events"):
+        continue
+    b = p.ftrace_events
+    cpu = b.cpu
+    for ev in b.event:
+        name = ev.WhichOneof("event")
+        if name is None:
+            continue
+        c = cols.setdefault(name, {})
+        c.setdefault("ts", []).append(ev.timestamp)
+        c.setdefault("cpu", []).append(cpu)
+        c.setdefault("pid", []).append(ev.pid)
+        for fd, v in getattr(ev, name).ListFields():
+            c.setdefault(fd.name, []).append(v)
+        n += 1
+    cs = b.compact_sched
+    if len(cs.switch_timestamp):
+        c = cols.setdefault("sched_switch", {})
+        table = list(cs.intern_table)
+        for f in ("switch_timestamp", "switch_prev_state", "switch_next_pid", "switch_next_prio"):
+            c.setdefault(f, []).extend(getattr(cs, f))
+        c.setdefault("next_comm", []).extend(table[i] for i in cs.switch_next_comm_index)
+        n += len(cs.switch_timestamp)
+    if len(cs.waking_timestamp):
+        c = cols.setdefault("sched_waking", {})
+        table = list(cs.intern_table)
+        for f in ("waking_timestamp", "waking_pid", "waking_target_cpu", "waking_prio"):
+            c.setdefault(f, []).extend(getattr(cs, f))
+        c.setdefault("comm", []).extend(table[i] for i in cs.waking_comm_index)
+        n += len(cs.waking_timestamp)
+wall = time.perf_counter() - t0; cpu = time.process_time() - c0
+print(json.dumps({"events": n, "seconds": wall, "cpu_seconds": cpu,
+                  "peak_rss_bytes": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024}))
+"""
+
+
+# scheduler and power events with a Perfetto proto (compact_sched or typed ftrace events);
+# sched_stat_runtime has none: Perfetto records it as a (much larger) generic ftrace event
+NATIVE = ("sched_switch", "sched_waking", "sched_wakeup", "sched_wakeup_new",
+          "sched_migrate_task", "sched_process_exit", "sched_process_free", "sched_process_fork",
+          "sched_process_exec", "sched_process_wait", "cpu_idle", "cpu_frequency")
+
+
+def _run(code: str, *args: str) -> dict:
+    proc = subprocess.run([sys.executable, "-c", code, *args], capture_output=True, text=True)
+    if proc.returncode:
+        raise RuntimeError(proc.stderr[-800:])
+    return json.loads(proc.stdout.strip().splitlines()[-1])
+
+
+def _median(code: str, repeat: int, *args: str) -> dict:
+    runs = sorted((_run(code, *args) for _ in range(max(1, repeat))),
+                  key=lambda r: r["cpu_seconds"])
+    out = dict(runs[len(runs) // 2])
+    out["cpu_seconds_runs"] = [r["cpu_seconds"] for r in runs]
+    out["peak_rss_bytes"] = max(r["peak_rss_bytes"] for r in runs)
+    return out
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--trace", help="trace.dat to convert (default: bench_ingest's recording)")
+    ap.add_argument("--buffer", default=None, help="tracefs instance of --trace")
+    ap.add_argument("--workdir", default="/tmp/lisa_eas_bench")
+    ap.add_argument("--repeat", type=int, default=3)
+    ap.add_argument("--events", nargs="*", default=list(NATIVE),
+                    help="events of the trace.dat to write (default: those Perfetto encodes "
+                         "natively; give none for all, e.g. sched_stat_runtime becomes generic "
+                         "ftrace events)")
+    ap.add_argument("--baseline-repeat", type=int, default=1)
+    args = ap.parse_args()
+    work = Path(args.workdir)
+    work.mkdir(parents=True, exist_ok=True)
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    import bench_ingest
+    from lisa_eas import read_trace
+
+    if args.trace:
+        dat, buffer = Path(args.trace), args.buffer
+    else:
+        dat, buffer = work / "bench_v7.dat", bench_ingest.INSTANCE
+        if not dat.exists():
+            bench_ingest.record(work, loops=700_000)
+    pf = work / ("bench.perfetto-trace" if args.events else "bench_all.perfetto-trace")
+    t_write = None
+    if not pf.exists() or pf.stat().st_mtime < dat.stat().st_mtime:
+        trace = read_trace(dat, cache=False, buffer=buffer, events=args.events or None)
+        t0 = time.perf_counter()
+        trace.to_perfetto(pf, tracks=False)
+        t_write = time.perf_counter() - t0
+        del trace
+    import lzma
+    warm = work / "warmup.perfetto-trace"
+    if not warm.exists():
+        src = (Path(__file__).resolve().parent.parent / "tests/data/traces/perfetto/"
+               "systing_x86_22cpu_compact_sched.pb.xz")
+        warm.write_bytes(lzma.decompress(src.read_bytes()))
+    _run(_READ, str(warm), str(warm))      # compile / load the kernels (not timed)
+    cold = _median(_READ, args.repeat, str(pf), str(warm))
+    base = _median(_PB, args.baseline_repeat, str(pf))
+    n = cold["events"]
+    res = {"benchmark": "perfetto_ingest", "trace": str(pf), "source_dat": str(dat),
+           "trace_bytes": pf.stat().st_size, "write_seconds": t_write, "events": n,
+           "counts": cold["counts"], "cpu_count": os.cpu_count(),
+           "load_avg_1m": os.getloadavg()[0],
+           "cold": {"seconds": cold["seconds"], "cpu_seconds": cold["cpu_seconds"],
+                    "cpu_seconds_runs": cold["cpu_seconds_runs"],
+                    "events_per_s": n / cold["seconds"],
+                    "events_per_cpu_s": n / cold["cpu_seconds"],
+                    "peak_rss_bytes": cold["peak_rss_bytes"],
+                    "rss_growth_bytes": cold["rss_growth_bytes"], "df_bytes": cold["df_bytes"],
+                    "rss_growth_over_df": cold["rss_growth_bytes"] / cold["df_bytes"]},
+           "python_protobuf": {"seconds": base["seconds"], "cpu_seconds": base["cpu_seconds"],
+                               "events": base["events"],
+                               "events_per_s": base["events"] / base["seconds"]}}
+    res["speedup_vs_python_protobuf"] = base["cpu_seconds"] / cold["cpu_seconds"]
+    res["targets"] = {"cold_5M_events_per_cpu_s": res["cold"]["events_per_cpu_s"] >= 5e6,
+                      "20x_python_protobuf": res["speedup_vs_python_protobuf"] >= 20,
+                      "rss_le_2x_dataframes": res["cold"]["rss_growth_over_df"] <= 2}
+    print(json.dumps(res))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
