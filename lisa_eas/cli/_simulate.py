@@ -32,14 +32,26 @@ def register(sub) -> None:
     p.set_defaults(func=_run)
 
 
+#: SimConfig fields -> the options of this command that set them.
+_OPTIONS = {"SimConfig.placement": "--placement", "SimConfig.sis": "--sis", "SimConfig.governor": "--governor",
+            "SimConfig.era": "--era", "SimConfig.governor_tunables": "--ramp-boost (governor tunables)",
+            "SimConfig.duration_s": "--duration", "SimConfig.seed": "--seed"}
+
+
 def _run(args) -> int:
     from .._atomic import write_atomic, write_bytes_atomic
     from ..sim import SimConfig, simulate
 
+    from ..errors import ModelError
+    from ._errors import option_names
+
     tun = {"ramp_boost": 1} if args.ramp_boost else {}
-    config = SimConfig(placement=args.placement, sis=args.sis, governor=args.governor, era=args.era,
-                       governor_tunables=tun, duration_s=args.duration, seed=args.seed,
-                       model_events=not args.no_model_events)
+    try:
+        config = SimConfig(placement=args.placement, sis=args.sis, governor=args.governor, era=args.era,
+                           governor_tunables=tun, duration_s=args.duration, seed=args.seed,
+                           model_events=not args.no_model_events)
+    except ModelError as exc:   # name the option the user typed, not the dataclass field
+        raise ModelError(option_names(str(exc), _OPTIONS)) from None
     trace = simulate(args.platform, args.workload, config=config)
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)

@@ -37,11 +37,24 @@ def _info(trace) -> dict:
             "skipped": trace.skipped.as_dict()}
 
 
+def _check_events_known(trace, args) -> None:
+    """``--events`` names only events the file holds; else a TraceError naming the unknown ones
+    and listing the known ones (an empty summary would look like an empty trace)."""
+    from ..errors import TraceError
+
+    unknown = [e for e in args.events or () if e not in trace.events]
+    if unknown:
+        known = sorted((trace.metadata.get("event_counts") or {}).keys())
+        raise TraceError(f"{args.file}: --events {' '.join(unknown)}: no such event in this trace; it holds "
+                         f"{', '.join(known) or 'no events'}")
+
+
 def _run(args) -> int:
     from ..trace import read_trace
 
     trace = read_trace(args.file, events=args.events, strict=args.strict, cache=not args.no_cache,
                        buffer=args.buffer)
+    _check_events_known(trace, args)
     if args.action == "info":
         info = _info(trace)
         if args.format == "json":
@@ -56,7 +69,7 @@ def _run(args) -> int:
         print(f"skipped: {trace.skipped}")
         return 0
     if not args.out:
-        raise SystemExit("lisa-eas trace convert: give --out DIR")
+        raise SystemExit("trace convert: give --out DIR")
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     rows = []

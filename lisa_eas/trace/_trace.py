@@ -100,8 +100,9 @@ class Trace:
         try:
             frame = self._frames[event]
         except KeyError:
-            raise MissingTraceEventError([event], RECORD_HINT + f" (this trace has: "
-                                         f"{', '.join(self.events) or 'no events'})") from None
+            from ._events import missing_events_error
+            raise missing_events_error(self, [event], RECORD_HINT + f" (this trace has: "
+                                       f"{', '.join(self.events) or 'no events'})") from None
         if callable(frame):
             frame = frame()
             self._frames[event] = frame
@@ -172,8 +173,12 @@ class Trace:
         return self._activations
 
     def __repr__(self) -> str:
+        # the records this Trace holds (after events= / window filtering), not the file's
         counts = self._metadata.get("event_counts") or {}
-        n = sum(counts.values()) if counts else "?"
+        if "window" in self._metadata or any(e not in counts for e in self._frames):
+            n = sum(len(self.df(e)) for e in self._frames)
+        else:
+            n = sum(counts[e] for e in self._frames)
         return (f"<Trace {self._metadata.get('source', '')!s} events={len(self._frames)} "
                 f"records={n} skipped={self._skipped.total}>")
 
