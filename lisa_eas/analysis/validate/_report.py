@@ -147,7 +147,8 @@ def run_facts(trace) -> dict:
         govs = sorted({str(p.get("governor")) for p in pols if p.get("governor")})
         return {"kind": "run", "platform": platform_from_target_json(target_json), "where": str(target_json),
                 "governor": govs[0] if len(govs) == 1 else (",".join(govs) or None), "placement": None,
-                "era": None, "cpufreq": bool(pols), "capacities": t.get("cpu_capacity") or {}}
+                "era": None, "cpufreq": bool(pols), "capacities": t.get("cpu_capacity") or {},
+                "kernel": t.get("kernel_release")}
     return {"kind": "trace", "platform": None, "governor": None, "placement": None, "era": None, "cpufreq": None}
 
 
@@ -245,7 +246,7 @@ def validate(trace, platform=None, *, era: str | None = None, sis_era: str | Non
                               f"--platform (a bundled board, `lisa-eas platforms`, or a platform JSON); only a "
                               f"`lisa-eas run` or `lisa-eas simulate` directory says it itself")
     plat = check_platform(trace, platform)
-    kv = trace.metadata.get("kernel_version")
+    kv = trace.metadata.get("kernel_version") or facts.get("kernel")
     simulated = trace.metadata.get("source") == "lisa_eas.simulate"
     kernel_era = None
     if kv and not simulated:

@@ -88,14 +88,16 @@ def replay_schedutil(trace, platform, cpu_util: pd.DataFrame, *, era: str = "v5.
         for j in range(len(tc)):
             rows.append({"time": tc[j], "domain": d.name, "trace_freq": int(fc[j]), "model_freq": int(m_at[j]),
                          "agree": bool(m_at[j] == fc[j]), "lag_ms": lag[j]})
-        # over/under-provisioning over the util grid, where the trace's frequency is known
-        kf = np.searchsorted(tf, tg, side="right") - 1
-        known = kf >= 0
-        dt = np.r_[np.diff(tg), max(hi - tg[-1], 0.0)] if len(tg) else np.zeros(0)
-        tfreq = np.where(known, ff[np.maximum(kf, 0)] if len(ff) else 0, 0)
-        tot = dt[known].sum()
-        over = dt[known & (tfreq > model_f)].sum()
-        under = dt[known & (tfreq < model_f)].sum()
+        # time-weighted residency: both step functions on the union of their change points,
+        # from the first instant both are known to the end of the trace
+        bp = np.unique(np.r_[tg, tf])
+        bp = bp[(bp >= max(tg[0] if len(tg) else np.inf, tf[0] if len(tf) else np.inf)) & (bp <= hi)]
+        dt = np.diff(np.r_[bp, hi]) if len(bp) else np.zeros(0)
+        mf = model_f[np.searchsorted(tg, bp, side="right") - 1] if len(bp) else np.zeros(0, np.int64)
+        tfreq = ff[np.searchsorted(tf, bp, side="right") - 1] if len(bp) else np.zeros(0, np.int64)
+        tot = dt.sum()
+        over = dt[tfreq > mf].sum()
+        under = dt[tfreq < mf].sum()
         n = len(tc)
         summary[d.name] = {
             "requests": int(n), "requests_agree": int(np.sum(m_at == fc)),
