@@ -23,7 +23,7 @@ def test_shipped_configs_load(name):
 
 def test_local_config_defaults():
     cfg = load_target_config(REPO / "target_configs" / "local.yml")
-    assert cfg.kind == "local" and cfg.working_directory == "/tmp/lisa_eas"
+    assert cfg.kind == "local" and cfg.working_directory == "/tmp/lisa-eas-target"
     assert cfg.tracing.extract == "auto" and cfg.tracing.instance is None
 
 

@@ -56,8 +56,8 @@ def main(argv: list[str] | None = None) -> int:
     except OSError as exc:   # an --out that is a file, read-only, in /proc, a full disk...
         from ._errors import os_error_message
         return _fail(os_error_message(exc))
-    except KeyboardInterrupt:
-        print("lisa-eas: interrupted", file=sys.stderr)
+    except KeyboardInterrupt as exc:   # a run's RunInterrupted says what it kept
+        print(f"lisa-eas: {exc}" if str(exc) else "lisa-eas: interrupted", file=sys.stderr)
         return 130
     except SystemExit as exc:
         if isinstance(exc.code, str):   # a command's own usage message

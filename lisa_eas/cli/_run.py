@@ -20,9 +20,22 @@ def register(sub) -> None:
     p.set_defaults(func=_run)
 
 
+def _sigterm_as_interrupt() -> None:
+    """SIGTERM ends a run the way Ctrl-C does (rt-app stopped, what was collected kept)."""
+    import signal
+    import threading
+
+    if threading.current_thread() is threading.main_thread():
+        def handler(signum, frame):
+            signal.signal(signal.SIGTERM, signal.SIG_IGN)     # once: the clean-up must not be cut short
+            raise KeyboardInterrupt
+        signal.signal(signal.SIGTERM, handler)
+
+
 def _run(args) -> int:
     from ..target import resume_run, run_workload
 
+    _sigterm_as_interrupt()
     progress = False if args.no_progress else None
     if args.resume:
         if args.workload or args.out:

@@ -20,7 +20,7 @@ from ._report import ReportSection
 
 __all__ = ["can_trace", "live_section", "simulated_section"]
 
-_LOCAL_CONFIG = {"kind": "local", "name": "local", "working_directory": "/tmp/lisa_eas", "rtapp_path": "rt-app",
+_LOCAL_CONFIG = {"kind": "local", "name": "local", "working_directory": "/tmp/lisa-eas-target", "rtapp_path": "rt-app",
                  "tracing": {"events": ["sched:sched_switch", "sched:sched_wakeup", "sched:sched_wakeup_new",
                                         "sched:sched_waking", "sched:sched_migrate_task",
                                         "sched:sched_process_exit", "power:cpu_idle", "power:cpu_frequency"],

@@ -16,7 +16,7 @@ from ._config import TargetConfig, TracingConfig, load_target_config, target_con
 from ._connection import TargetConnection, connect
 from ._prepare import DEFAULT_KEEP, Preparation, freeze_userspace, pin_frequencies
 from ._probe import TargetInfo, parse_cpulist, probe
-from ._run import RunResult, calibrate_rtapp, resume_run, run_workload
+from ._run import RunInterrupted, RunResult, calibrate_rtapp, resume_run, run_workload
 from ._tracedat import build_trace_dat_v6
 from ._tracefs import CpuBufferStats, TracefsCollector
 
@@ -25,6 +25,7 @@ __all__ = [
     "DEFAULT_KEEP",
     "Preparation",
     "RunArtifacts",
+    "RunInterrupted",
     "RunResult",
     "STEPS",
     "TargetConfig",

@@ -30,11 +30,12 @@ from ..errors import BoardError, ConfigError, PermanentBoardError, WorkloadError
 from ._artifacts import STEPS, RunArtifacts
 from ._config import TargetConfig, load_target_config
 from ._connection import TargetConnection, connect
+from ._interrupt import RunInterrupted, stop_interrupted_run
 from ._probe import probe
 from ._progress import PhaseProgress
 from ._tracefs import TracefsCollector
 
-__all__ = ["RunResult", "calibrate_rtapp", "resume_run", "run_workload"]
+__all__ = ["RunInterrupted", "RunResult", "calibrate_rtapp", "resume_run", "run_workload"]
 
 log = logging.getLogger(__name__)
 
@@ -142,6 +143,12 @@ def resume_run(out_dir: str | os.PathLike, target=None, *, progress: bool | None
     art = RunArtifacts.open(out_dir)
     if art.manifest.get("status") == "complete":
         return _result(art)
+    stopped = art.manifest.get("interrupted") or {}
+    if art.manifest.get("status") == "interrupted" and stopped.get("rtapp_stopped"):
+        raise ConfigError(f"{art.dir}: this run was interrupted (Ctrl-C or SIGTERM, during "
+                          f"'{stopped.get('step')}', at {stopped.get('at')}) and rt-app was stopped then; "
+                          f"it kept {', '.join(stopped.get('kept') or []) or 'nothing'}. It cannot be finished: "
+                          f"start a new run with another --out, or discard it (rm -r {art.dir})")
     if target is None:
         path = art.context.get("target_config_path")
         if not path:
@@ -300,6 +307,14 @@ def _drive(art: RunArtifacts, target, progress) -> RunResult:
         art.step_failed(step, exc, transient=exc.transient)
         _write_partial_run_json(art, conn, t_start, exc)
         raise
+    except KeyboardInterrupt:     # Ctrl-C, or SIGTERM turned into it by the CLI
+        bar.close()
+        stop = stop_interrupted_run(art, conn, collector, step,
+                                    lambda c, d: _collect_trace(art, conn, c, d),
+                                    lambda d: _collect_logs(art, conn, d))
+        collector = None
+        _write_partial_run_json(art, conn, t_start, "interrupted", status="interrupted")
+        raise stop from None
     except BaseException as exc:
         msg = conn.scrub(str(exc)) if conn is not None else str(exc)
         art.step_failed(step, f"{type(exc).__name__}: {msg}")
@@ -623,10 +638,13 @@ def _run_json(art: RunArtifacts, conn: TargetConnection | None, t_start: float, 
     return info
 
 
-def _write_partial_run_json(art: RunArtifacts, conn, t_start: float, error) -> None:
+def _write_partial_run_json(art: RunArtifacts, conn, t_start: float, error, status: str | None = None) -> None:
     try:
-        art.write_json("run.json", _run_json(art, None, t_start, error=error if not conn else conn.scrub(
-            str(error))))
+        info = _run_json(art, None, t_start, error=error if not conn else conn.scrub(str(error)))
+        if status:
+            info["status"] = status
+            info["interrupted"] = art.manifest.get("interrupted")
+        art.write_json("run.json", info)
     except Exception as exc:  # noqa: BLE001 - never mask the run's own error
         log.warning("could not write run.json: %s", exc)
 

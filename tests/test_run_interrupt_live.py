@@ -1,0 +1,72 @@
+"""Live: `lisa-eas run` interrupted by Ctrl-C (SIGINT) or SIGTERM while rt-app runs (issue 15,
+item 3). rt-app must stop on the target, the logs and trace recorded so far must be kept, the
+run marked interrupted in manifest.json and run.json, tracing left off, and the command must
+exit 130 with one line; `--resume` must then say the run was interrupted.
+"""
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from conftest import REPO, require_live
+from target_helpers import live_ready, periodic_workload, tracing_state, write_workload
+
+pytestmark = pytest.mark.live
+
+
+def _rtapp_running(tag: str) -> bool:
+    out = subprocess.run(["pgrep", "-af", "rt-app"], capture_output=True, text=True).stdout
+    return any(tag in line for line in out.splitlines())
+
+
+@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM], ids=["sigint", "sigterm"])
+def test_interrupt_keeps_what_was_collected(tmp_path, sig):
+    ok, why = live_ready()
+    require_live(ok, why)
+    wd = tmp_path / "target-wd"
+    cfg = tmp_path / "local.yml"
+    cfg.write_text(f"kind: local\nname: local-interrupt\nworking_directory: {wd}\n")
+    wl = write_workload(tmp_path / "long.json", periodic_workload("intr_per", loops=600, calibration=20))
+    out = tmp_path / "run"
+    proc = subprocess.Popen([sys.executable, "-m", "lisa_eas.cli", "run", "--target", str(cfg), "--workload",
+                             str(wl), "--out", str(out), "--no-progress"], cwd=REPO,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        deadline = time.time() + 120
+        while time.time() < deadline:     # until rt-app has been started on the target
+            m = out / "manifest.json"
+            if m.exists() and "run_started" in m.read_text():
+                break
+            assert proc.poll() is None, proc.communicate()
+            time.sleep(0.1)
+        time.sleep(1.5)                   # ~90 of the 600 activations
+        proc.send_signal(sig)
+        stdout, stderr = proc.communicate(timeout=60)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert proc.returncode == 130, stderr
+    assert stderr.count("\n") == 1 and "Traceback" not in stderr, stderr
+    assert "run interrupted during 'run'" in stderr and "rm -r" in stderr
+    assert not _rtapp_running(str(wd)), "rt-app still runs on the target"
+    assert tracing_state()[0] == "0"
+    manifest = json.loads((out / "manifest.json").read_text())
+    run = json.loads((out / "run.json").read_text())
+    assert manifest["status"] == "interrupted" and run["status"] == "interrupted"
+    assert manifest["interrupted"]["rtapp_stopped"] is True
+    logs = sorted((out / "rtapp").glob("rt-app-intr_per-*.log"))
+    assert logs and (out / "trace.dat").is_file()
+    n_acts = len(logs[0].read_text().splitlines()) - 1
+    assert 20 < n_acts < 600, n_acts           # partial: stopped well before the end
+    from lisa_eas import read_trace
+    tr = read_trace(out / "trace.dat", cache=False)
+    assert (tr.df("sched_switch")["next_comm"].astype(str) == "intr_per").sum() > 20
+    res = subprocess.run([sys.executable, "-m", "lisa_eas.cli", "run", "--resume", str(out)], cwd=REPO,
+                         capture_output=True, text=True, env={**os.environ})
+    assert res.returncode == 2 and "this run was interrupted" in res.stderr and "another tool" not in res.stderr
