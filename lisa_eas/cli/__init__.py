@@ -61,7 +61,7 @@ def main(argv: list[str] | None = None) -> int:
         return 130
     except SystemExit as exc:
         if isinstance(exc.code, str):   # a command's own usage message
-            return _fail(exc.code.removeprefix("lisa-eas: "))
+            return _fail(exc.code.removeprefix("lisa-eas: ").removeprefix("lisa-eas "))
         raise
 
 

@@ -30,6 +30,7 @@ from ..errors import BoardError, ConfigError, PermanentBoardError, WorkloadError
 from ._artifacts import STEPS, RunArtifacts
 from ._config import TargetConfig, load_target_config
 from ._connection import TargetConnection, connect
+from ._interference import WARN_SHARE_PCT, other_cpu_time
 from ._interrupt import RunInterrupted, stop_interrupted_run
 from ._probe import probe
 from ._progress import PhaseProgress
@@ -401,10 +402,24 @@ def _calibration(art: RunArtifacts, conn: TargetConnection, rtapp: str) -> tuple
         return cal, "workload"
     if conn.config.rtapp_calibration:
         return conn.config.rtapp_calibration, "target config"
-    cpu = 0
+    cpu, note = _calibration_cpu(art, cal)
+    return calibrate_rtapp(conn, rtapp, cpu=cpu), f"measured on CPU{cpu}{note} (cached per target)"
+
+
+def _calibration_cpu(art: RunArtifacts, cal) -> tuple[int, str]:
+    """The CPU to calibrate on: the workload's ``"CPUn"`` when the target has it, else the
+    target's biggest online CPU (the probe's capacities); CPU 0 without a probe."""
+    target = json.loads((art.dir / "target.json").read_text()) if (art.dir / "target.json").exists() else {}
+    online = [int(c) for c in target.get("online_cpus") or []]
+    caps = {int(k): int(v) for k, v in (target.get("cpu_capacity") or {}).items()}
+    biggest = max(online, key=lambda c: (caps.get(c, 1024), -c)) if online else 0
     if isinstance(cal, str) and re.fullmatch(r"CPU\d+", cal):
-        cpu = int(cal[3:])
-    return calibrate_rtapp(conn, rtapp, cpu=cpu), f"measured on CPU{cpu} (cached per target)"
+        want = int(cal[3:])
+        if not online or want in online:
+            return want, ""
+        return biggest, (f", the target's biggest CPU: the workload asks for CPU{want}, which this target does "
+                         f"not have (online CPUs {online})")
+    return (0 if not online or 0 in online else biggest), ""
 
 
 def _markers_possible(conn: TargetConnection, collector: TracefsCollector) -> bool:
@@ -532,8 +547,24 @@ def _collect_trace(art: RunArtifacts, conn: TargetConnection, collector: Tracefs
         local = Path(tmp) / "trace.dat"
         method = collector.extract(run_dir, local)
         art.add_file("trace.dat", local)
+    others = _other_processes(art, conn)
+    if others.get("share_pct", 0.0) > WARN_SHARE_PCT:
+        interference.append(f"other processes took {others['share_pct']:.1f}% of the CPU time during the run "
+                            f"({others['seconds']:.2f} s on {others['cpus']} CPUs over {others['span_s']:.2f} s; "
+                            f"most: {', '.join(f'{n} {v:.2f} s' for n, v in others['top'][:3])})")
+        log.warning("%s: %s", conn.label, interference[-1])
     art.step_done("trace", ["trace.dat"], method=method, lost_events=lost, per_cpu=per_cpu,
-                  interference=interference)
+                  interference=interference, other_processes=others)
+
+
+def _other_processes(art: RunArtifacts, conn: TargetConnection) -> dict:
+    """CPU time the trace shows for processes other than the workload (never fails the run)."""
+    try:
+        wl = json.loads((art.dir / "workload.target.json").read_text())
+        return other_cpu_time(art.dir / "trace.dat", list(wl.get("tasks", {})))
+    except Exception as exc:  # noqa: BLE001 - a figure about the run, not the run itself
+        log.warning("%s: could not count other processes' CPU time: %s", conn.label, exc)
+        return {"available": False, "reason": f"{type(exc).__name__}: {exc}"}
 
 
 def _interference(conn: TargetConnection, collector: TracefsCollector, art: RunArtifacts) -> list[str]:
@@ -623,6 +654,7 @@ def _run_json(art: RunArtifacts, conn: TargetConnection | None, t_start: float, 
                                                              "buffer_size_kb", "markers", "buffer")},
                     "extract_method": trace.get("method"), "lost_events": trace.get("lost_events"),
                     "interference": trace.get("interference"),
+                    "other_processes": trace.get("other_processes"),
                     "per_cpu": trace.get("per_cpu")},
         "timings": {"total_s": round(time.time() - t_start, 3),
                     "run_s": steps["run"].get("seconds"), "connect_s": steps["connect"].get("seconds")},
