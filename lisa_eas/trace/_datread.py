@@ -258,6 +258,27 @@ def _walk_chunks(dat: DatFile):
     return out
 
 
+def _check_page_size(dat: DatFile, skips: SkipReport) -> None:
+    """Hold the file's page size against the page layout the kernel described (header_page:
+    ``data`` runs from its offset to the end of the page). A corrupted page size would make
+    the page walk read one page in two (or worse) while every page it did read looked fine:
+    when the two disagree the layout's size is used and the mismatch reported; a page size
+    that is not a power of two is reported as implausible (ring-buffer pages are)."""
+    off, size = dat.header_page.get("data", (0, 0))
+    implied = int(off) + int(size)
+    where = int(dat.page_size_offset)
+    ok = 256 <= implied <= 1 << 24 and implied & (implied - 1) == 0
+    if implied != dat.page_size and ok:
+        skips.add("page_size_mismatch", 1, where,
+                  f"the file header gives pages of {dat.page_size} bytes but its header_page layout a page of "
+                  f"{implied} bytes (data at {off}, {size} bytes); the file is corrupt, decoded with {implied}")
+        dat.page_size = implied
+    elif dat.page_size & (dat.page_size - 1):
+        skips.add("implausible_page_size", 1, where,
+                  f"page size {dat.page_size} is not a power of two (ring-buffer pages are); the file is corrupt "
+                  f"and events may be missing")
+
+
 def _decode_dat(dat: DatFile, wanted, skips: SkipReport):
     """Index pass, time order, ranks, decode pass; returns ({eid: (fmt, DataFrame)}, counts)."""
     hp = dat.header_page
@@ -266,6 +287,7 @@ def _decode_dat(dat: DatFile, wanted, skips: SkipReport):
     pf = fmt0.field("common_pid") if fmt0 else None
     type_off, type_size = (tf.offset, tf.size) if tf and tf.size in (1, 2, 4) else (0, 2)
     pid_off = pf.offset if pf and pf.size == 4 else 4
+    _check_page_size(dat, skips)
     commit_off, commit_size = hp["commit"]
     if commit_size not in (4, 8):
         raise TraceError(f"{dat.path}: header_page commit size {commit_size} is not 4 or 8")
