@@ -10,6 +10,7 @@ import re
 import zlib
 
 from ..errors import TraceError
+from ._skips import SkipReport
 from ._text import parse_text_lines
 
 __all__ = ["read_systrace", "extract_ftrace_text"]
@@ -94,6 +95,11 @@ def read_systrace(path, strict: bool = False):
         raise TraceError(f"{path}: cannot read ({exc.strerror})") from None
     findings: Findings = []
     text, kind = extract_ftrace_text(raw, str(path), findings)
+    if strict and findings:         # the truncation first: what follows it is cut too
+        early = SkipReport(str(path), unit="line")
+        for reason, line, detail in findings:
+            early.add(reason, 1, line, detail)
+        early.raise_if_any()
     lines = text.split("\n")
     dummies = [i for i in range(max(0, len(lines) - 4), len(lines)) if _DUMMY.match(lines[i])]
     for i in dummies:           # blank lines are skipped as headers; the numbering is kept
@@ -104,8 +110,6 @@ def read_systrace(path, strict: bool = False):
                   "legacy systrace's trailing dummy trace_event_clock_sync stamped 0.0 (not an event)")
     for reason, line, detail in findings:
         skips.add(reason, 1, line, detail)
-    if strict and findings:
-        skips.raise_if_any()
     m = re.search(r"#P:(\d+)", text[:4096])
     cpus = max(info["cpus"], int(m.group(1))) if m else info["cpus"]
     meta = {"source": str(path), "format": kind, "clock": None, "cpus": cpus,
