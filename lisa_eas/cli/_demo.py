@@ -68,6 +68,9 @@ def _run(args) -> int:
 
     print("\n== reproducing the published experiments")
     sweep = Sweep(workers=args.workers, scheduler=args.scheduler)
+    if not args.scheduler:      # once, here, before any worker process (says so when it compiles)
+        from ..sim import warm_up_simulator
+        warm_up_simulator()
     results = []
     for name in EXPERIMENTS:
         res = reproduce(name, sweep=sweep)

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import io
 import json
+import sys
 from pathlib import Path
 
 from ._output import _default, format_table, print_json
@@ -52,6 +53,10 @@ def _run(args) -> int:
                            model_events=not args.no_model_events)
     except ModelError as exc:   # name the option the user typed, not the dataclass field
         raise ModelError(option_names(str(exc), _OPTIONS)) from None
+    from ..sim._warm import MESSAGE, event_loop_cached
+
+    if not event_loop_cached():     # a cold compile is a minute or two of silence otherwise
+        print(f"lisa-eas: {MESSAGE}", file=sys.stderr, flush=True)
     trace = simulate(args.platform, args.workload, config=config)
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
