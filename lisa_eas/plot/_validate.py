@@ -97,9 +97,9 @@ def validation_html(report) -> str:
              "<h2>Wake-ups</h2>", _table(s["wakeups"]), "<h2>EAS</h2>", _table(s["eas"]),
              "<h2>SIS</h2>", _table(s["sis"]), "<h2>schedutil</h2>", _table(s["schedutil"]),
              "<h2>PELT</h2>", _table(s["pelt"]),
-             "<h2>Largest EAS disagreements</h2>",
-             top.drop(columns=["util"], errors="ignore").to_html(index=False, float_format=lambda x: f"{x:.4g}")
-             if len(top) else "<p>none</p>"]
+             "<h2>Largest EAS disagreements</h2>" if s["eas"].get("applicable", True) else "",
+             (top.drop(columns=["util"], errors="ignore").to_html(index=False, float_format=lambda x: f"{x:.4g}")
+              if len(top) else "<p>none</p>") if s["eas"].get("applicable", True) else ""]
     style = ("<style>body{font-family:sans-serif} table{border-collapse:collapse;margin:6px 0} "
              "td,th{border:1px solid #ccc;padding:2px 6px;text-align:left;font-size:13px}</style>")
     # the page's own <body> tag, after </head> (BokehJS inline carries "</head><body>" strings too: take the last </head>)

@@ -300,6 +300,7 @@ def read_trace(path: str | os.PathLike, *, events: Iterable[str] | None = None,
             if e not in frames:
                 frames[e] = (lambda e=e: _load_cached(store, man, e, path, kind, strict, buffer))
         meta = dict(man["metadata"])
+        meta["source"] = str(path)      # as read now (the cache may have been filled from another cwd)
         meta["cache"] = str(store.dir)
         trace = Trace(frames, meta, skipped)
     else:
