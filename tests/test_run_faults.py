@@ -88,8 +88,11 @@ def test_option_errors_name_the_option(tmp_path, capsys):
 
 
 @pytest.mark.parametrize("argv", [["run", "--target", "x.yml"], ["run", "--resume", "d", "--out", "o"],
-                                  ["platforms", "show"], ["trace", "convert", "README.md"]])
-def test_every_cli_failure_exits_2(argv, capsys):
+                                  ["platforms", "show"],
+                                  ["trace", "convert", "tests/data/traces/systrace/trappy_systrace_excerpt.html",
+                                   "--no-cache"]])
+def test_every_cli_failure_exits_2(argv, capsys, monkeypatch):
+    monkeypatch.chdir(REPO)
     assert main(argv) == 2
     _one_line(capsys.readouterr().err)
 
