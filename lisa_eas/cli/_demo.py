@@ -124,9 +124,11 @@ def _esc(text: str) -> str:
 
 
 def _interference(run_json: Path) -> list[str]:
-    """What the run's tracing recorded as disturbed by another tool (``run.json``), if anything."""
+    """What the run's tracing recorded as disturbed by another tool, or by other processes' CPU time
+    (``run.json``), if anything."""
     try:
         info = json.loads(run_json.read_text())
     except (OSError, ValueError):
         return []
-    return [str(x) for x in info.get("tracing", {}).get("interference", [])]
+    others = (info.get("tracing", {}).get("other_processes") or {}).get("warning")
+    return [str(x) for x in info.get("tracing", {}).get("interference", [])] + ([others] if others else [])

@@ -547,12 +547,15 @@ def _collect_trace(art: RunArtifacts, conn: TargetConnection, collector: Tracefs
         local = Path(tmp) / "trace.dat"
         method = collector.extract(run_dir, local)
         art.add_file("trace.dat", local)
+    # the other interference: CPU time other processes took (``interference`` above lists
+    # what other tools changed in tracefs)
     others = _other_processes(art, conn)
+    others["warning"] = None
     if others.get("share_pct", 0.0) > WARN_SHARE_PCT:
-        interference.append(f"other processes took {others['share_pct']:.1f}% of the CPU time during the run "
-                            f"({others['seconds']:.2f} s on {others['cpus']} CPUs over {others['span_s']:.2f} s; "
-                            f"most: {', '.join(f'{n} {v:.2f} s' for n, v in others['top'][:3])})")
-        log.warning("%s: %s", conn.label, interference[-1])
+        others["warning"] = (f"other processes took {others['share_pct']:.1f}% of the CPU time during the run "
+                             f"({others['seconds']:.2f} s on {others['cpus']} CPUs over {others['span_s']:.2f} s; "
+                             f"most: {', '.join(f'{n} {v:.2f} s' for n, v in others['top'][:3])})")
+        log.warning("%s: %s", conn.label, others["warning"])
     art.step_done("trace", ["trace.dat"], method=method, lost_events=lost, per_cpu=per_cpu,
                   interference=interference, other_processes=others)
 
