@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from ..errors import ConfigError, MissingTraceEventError
+from ..errors import ConfigError
 
 __all__ = ["EVENT_SYSTEMS", "need_events", "record_hint", "check_platform", "is_runnable_state",
            "running_intervals", "task_timeline", "trace_span", "task_names"]

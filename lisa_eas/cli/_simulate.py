@@ -70,7 +70,8 @@ def _run(args) -> int:
         rows.append([event, len(df), str(path)])
     meta = dict(trace.metadata)
     meta["files"] = {e: f"{e}.parquet" for e in trace.events}
-    meta["platform_arg"] = str(args.platform)    # what `lisa-eas validate DIR` loads the board from
+    # what `lisa-eas validate DIR` loads the board from (a platform file: its absolute path)
+    meta["platform_arg"] = str(Path(args.platform).resolve()) if Path(args.platform).is_file() else str(args.platform)
     write_atomic(out / "metadata.json", json.dumps(meta, indent=1, default=_default) + "\n")
     energy = meta.get("energy") or {}
     if args.format == "json":

@@ -9,7 +9,7 @@ from typing import Callable, Iterable, Mapping
 import numpy as np
 import pandas as pd
 
-from ..errors import MissingTraceEventError, TraceError
+from ..errors import TraceError
 from ._events import RECORD_HINT
 from ._skips import SkipReport
 
