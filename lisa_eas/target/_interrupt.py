@@ -27,6 +27,8 @@ class RunInterrupted(KeyboardInterrupt):
         what = ", ".join(kept) if kept else "nothing beyond the set-up files"
         if resumable:
             nxt = f"finish it with `lisa-eas run --resume {out_dir}`, or discard it: rm -r {out_dir}"
+        elif step == "workload":
+            nxt = f"nothing ran; discard it (rm -r {out_dir}) and start again"
         else:
             nxt = (f"rt-app was stopped, so this run cannot be finished: start a new one with another --out, "
                    f"or discard it: rm -r {out_dir}")
@@ -84,13 +86,14 @@ def stop_interrupted_run(art, conn, collector, step: str, collect_trace, collect
                 log.warning("interrupted run: could not reset tracing: %s", exc)
     except KeyboardInterrupt:
         log.warning("second interrupt: clean-up stopped")
-    resumable = not started
+    # resumable when rt-app never started, and the workload was saved
+    resumable = not started and art.manifest["steps"]["workload"]["status"] == "complete"
     art.manifest["status"] = "interrupted"
     art.manifest["interrupted"] = {"step": step, "at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
                                    "rtapp_stopped": bool(started), "kept": kept}
     if started:
         art.manifest["steps"]["run"] = {"status": "failed", "error": "interrupted (rt-app stopped)"}
-    else:
+    elif art.manifest["steps"][step]["status"] != "complete":
         art.manifest["steps"][step] = {"status": "missing"}
     art.save()
     return RunInterrupted(art.dir, step, kept, resumable)

@@ -119,11 +119,16 @@ def run_workload(target, workload, out_dir: str | os.PathLike, *, timeout: float
     ctx["calibration"] = calibration
     if isinstance(target, (str, os.PathLike)):
         ctx["target_config_path"] = str(Path(target).resolve())
-    art.save()
-    text = json.dumps(data, indent=1) + "\n"
-    art.write_text("workload.json", text)
-    art.step_done("workload", ["workload.json"], sha256=hashlib.sha256(text.encode()).hexdigest(),
-                  source=source)
+    try:
+        art.save()
+        text = json.dumps(data, indent=1) + "\n"
+        art.write_text("workload.json", text)
+        art.step_done("workload", ["workload.json"], sha256=hashlib.sha256(text.encode()).hexdigest(),
+                      source=source)
+    except KeyboardInterrupt:       # before anything ran on the target
+        stop = stop_interrupted_run(art, None, None, "workload", None, None)
+        _write_partial_run_json(art, None, time.time(), "interrupted", status="interrupted")
+        raise stop from None
     return _drive(art, target, progress)
 
 
@@ -217,10 +222,15 @@ def calibrate_rtapp(conn: TargetConnection, rtapp: str, *, cpu: int = 0, use_cac
 
 def _drive(art: RunArtifacts, target, progress) -> RunResult:
     own = not isinstance(target, TargetConnection)
-    bar = PhaseProgress(STEPS, enabled=progress, desc="lisa-eas run")
-    bar.skip("workload")
-    art.manifest["status"] = "running"
-    art.save()
+    try:
+        bar = PhaseProgress(STEPS, enabled=progress, desc="lisa-eas run")
+        bar.skip("workload")
+        art.manifest["status"] = "running"
+        art.save()
+    except KeyboardInterrupt:       # before anything ran on the target: resumable
+        stop = stop_interrupted_run(art, None, None, "connect", None, None)
+        _write_partial_run_json(art, None, time.time(), "interrupted", status="interrupted")
+        raise stop from None
     t_start = time.time()
     conn: TargetConnection | None = None
     collector: TracefsCollector | None = None
