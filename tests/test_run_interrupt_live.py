@@ -74,3 +74,43 @@ def test_interrupt_keeps_what_was_collected(tmp_path, sig):
     res = subprocess.run([sys.executable, "-m", "lisa_eas.cli", "run", "--resume", str(out)], cwd=REPO,
                          capture_output=True, text=True, env={**os.environ})
     assert res.returncode == 2 and "this run was interrupted" in res.stderr and "another tool" not in res.stderr
+
+
+def test_interrupt_before_rtapp_started_is_resumable(tmp_path):
+    """Interrupted while rt-app is being calibrated (nothing ran yet): the run is marked
+    interrupted and resumable, and `--resume` finishes it."""
+    ok, why = live_ready()
+    require_live(ok, why)
+    wd = tmp_path / "target-wd"
+    cfg = tmp_path / "local.yml"
+    cfg.write_text(f"kind: local\nname: local-interrupt-early\nworking_directory: {wd}\n")
+    wl = write_workload(tmp_path / "short.json", periodic_workload("intr_early", loops=30, calibration="CPU0"))
+    out = tmp_path / "run"
+    env = {**os.environ, "LISA_EAS_CACHE": str(tmp_path / "cache")}     # no cached calibration: measured
+    cmd = [sys.executable, "-m", "lisa_eas.cli", "run", "--target", str(cfg), "--workload", str(wl), "--out",
+           str(out), "--no-progress"]
+    proc = subprocess.Popen(cmd, cwd=REPO, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        deadline = time.time() + 120
+        while time.time() < deadline:     # probe done: calibration under way
+            m = out / "manifest.json"
+            if m.exists() and json.loads(m.read_text())["steps"]["probe"]["status"] == "complete":
+                break
+            assert proc.poll() is None, proc.communicate()
+            time.sleep(0.05)
+        time.sleep(0.5)
+        proc.send_signal(signal.SIGINT)
+        _, stderr = proc.communicate(timeout=60)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert proc.returncode == 130 and "Traceback" not in stderr, stderr
+    assert "finish it with `lisa-eas run --resume" in stderr
+    manifest = json.loads((out / "manifest.json").read_text())
+    assert manifest["status"] == "interrupted" and manifest["interrupted"]["rtapp_stopped"] is False
+    assert json.loads((out / "run.json").read_text())["status"] == "interrupted"
+    assert tracing_state()[0] == "0"
+    res = subprocess.run([sys.executable, "-m", "lisa_eas.cli", "run", "--resume", str(out), "--no-progress"],
+                         cwd=REPO, env=env, capture_output=True, text=True, timeout=300)
+    assert res.returncode == 0, res.stderr
+    assert json.loads((out / "manifest.json").read_text())["status"] == "complete"
