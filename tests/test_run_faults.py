@@ -146,3 +146,16 @@ def test_other_processes_cpu_time_from_the_trace(tmp_path):
     assert r["available"] and r["cpus"] == 2 and r["span_s"] == pytest.approx(1.0)
     assert r["seconds"] == pytest.approx(0.3) and r["share_pct"] == pytest.approx(15.0)
     assert r["top"][0][0] == "cc1" and r["top"][0][1] == pytest.approx(0.2)
+
+
+@pytest.mark.parametrize("argv,option", [
+    (["reproduce", "sis-util-scan", "--workers", "0"], "--workers"),
+    (["model", "eas", "--platform", "juno_r0", "--util", "0,300,0,0,0,0", "--task-util", "3000", "--prev-cpu", "1"],
+     "--task-util"),
+    (["workload", "new", "periodic", "--duty", "300"], "--duty"),
+    (["run", "--target", "t.yml", "--workload", "w.json", "--out", "o", "--timeout", "-5"], "--timeout"),
+])
+def test_more_option_errors_name_the_option(argv, option, capsys):
+    assert main(argv) == 2
+    err = _one_line(capsys.readouterr().err)
+    assert option in err and "Sweep." not in err and "task_util" not in err and "duty_cycle_pct" not in err

@@ -50,7 +50,10 @@ def main(argv: list[str] | None = None) -> int:
     try:
         return int(args.func(args) or 0)
     except LisaEasError as exc:
-        return _fail(str(exc))
+        # a command's options table (set_defaults(option_names=...)): the message names the
+        # option the user typed, not the dataclass field or argument behind it
+        from ._errors import option_names
+        return _fail(option_names(str(exc), getattr(args, "option_names", None) or {}))
     except BrokenPipeError:  # `lisa-eas ... | head`
         return 0
     except OSError as exc:   # an --out that is a file, read-only, in /proc, a full disk...

@@ -29,7 +29,7 @@ def register(sub) -> None:
     p.add_argument("--workers", type=int, help="local worker processes for the simulations (default: all cores)")
     p.add_argument("--scheduler", help="address of a Dask scheduler to run the simulations on")
     p.add_argument("--no-live", action="store_true", help="skip the run on this machine even if it can trace")
-    p.set_defaults(func=_run)
+    p.set_defaults(func=_run, option_names={"Sweep.workers": "--workers", "Sweep.scheduler": "--scheduler"})
 
 
 def _platforms(out: Path) -> None:

@@ -38,7 +38,8 @@ def register(sub) -> None:
     e.add_argument("--prev-cpu", type=int, required=True)
     e.add_argument("--era", default="v5.4")
     e.add_argument("--format", choices=["table", "json"], default="table")
-    e.set_defaults(func=_eas)
+    e.set_defaults(func=_eas, option_names={"task_util_est": "--task-util-est", "task_util": "--task-util",
+                                            "prev_cpu": "--prev-cpu", "util_avg": "--util", "util_est": "--util-est"})
 
     f = msub.add_parser("next-freq", help="schedutil get_next_freq for a utilization",
                         description="The OPP schedutil picks for a utilization on a board's perf domain.")

@@ -42,6 +42,8 @@ def _run(args) -> int:
             raise SystemExit("lisa-eas run --resume DIR: do not give --workload or --out with --resume")
         result = resume_run(args.resume, args.target, progress=progress)
     else:
+        if args.timeout is not None and not args.timeout > 0:
+            raise SystemExit(f"run: --timeout {args.timeout:g}: give the seconds allowed for rt-app, > 0")
         missing = [f"--{n}" for n in ("target", "workload", "out") if not getattr(args, n)]
         if missing:
             raise SystemExit(f"lisa-eas run: missing {', '.join(missing)} (or use --resume DIR)")
