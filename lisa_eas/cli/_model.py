@@ -26,7 +26,8 @@ def register(sub) -> None:
     s.add_argument("--llc-weight", type=int, required=True, help="CPUs in the LLC")
     s.add_argument("--imbalance-pct", type=int, default=117)
     s.add_argument("--format", choices=["table", "json"], default="table")
-    s.set_defaults(func=_sis_scan)
+    s.set_defaults(func=_sis_scan, option_names={"llc_weight": "--llc-weight", "sum_util": "--sum-util",
+                                                 "imbalance_pct": "--imbalance-pct"})
 
     e = msub.add_parser("eas", help="find_energy_efficient_cpu for one wake-up",
                         description="EAS wake-up decision (v5.0, v5.4 or v6.x) on a bundled board.")
