@@ -102,7 +102,8 @@ def validation_html(report) -> str:
               if len(top) else "<p>none</p>") if s["eas"].get("applicable", True) else ""]
     style = ("<style>body{font-family:sans-serif} table{border-collapse:collapse;margin:6px 0} "
              "td,th{border:1px solid #ccc;padding:2px 6px;text-align:left;font-size:13px}</style>")
-    # the page's own <body> tag, after </head> (BokehJS inline carries "</head><body>" strings too: take the last </head>)
+    # the page's own <body> tag, after the last </head> (BokehJS inline carries "</head><body>"
+    # strings too)
     head_end = page.rfind("</head>")
     m = re.compile(r"<body[^>]*>").search(page, max(head_end, 0))
     at = m.end() if m else 0

@@ -163,7 +163,8 @@ def eas_inactive_reason(plat, facts: dict) -> str | None:
     has_em = bool(plat.perf_domains) and all(d.has_power for d in plat.perf_domains)
     if len(caps) == 1 and not has_em:
         return (f"EAS is not active on this kernel: all CPUs have capacity {caps.pop()} and no energy model is "
-                f"registered, so every CFS wake-up goes through the idle-CPU search (SIS), held against the SIS model instead")
+                f"registered, so every CFS wake-up goes through the idle-CPU search (SIS), held against the SIS "
+                f"model instead")
     if len(caps) == 1:
         return (f"EAS is not active on this kernel: all CPUs have capacity {caps.pop()} (EAS needs asymmetric "
                 f"CPU capacities), so every CFS wake-up goes through the idle-CPU search (SIS)")

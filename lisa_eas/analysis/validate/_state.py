@@ -30,7 +30,8 @@ class WakeupState:
     """Per wake-up inputs of the models (arrays of length n; per-CPU arrays n x n_cpus).
 
     ``category``: ``eas`` (CFS, not overutilized: EAS replay), ``sis`` (CFS while
-    overutilized, or any CFS wake-up where EAS is not active: idle-CPU search replay), ``rt`` (RT/DL task, not replayed), ``no_prev_cpu``
+    overutilized, or any CFS wake-up where EAS is not active: idle-CPU search replay),
+    ``rt`` (RT/DL task, not replayed), ``no_prev_cpu``
     (the task never ran before in the trace), ``new_task`` (``sched_wakeup_new``: fork
     balancing, not modelled).
     """
