@@ -159,3 +159,22 @@ def test_more_option_errors_name_the_option(argv, option, capsys):
     assert main(argv) == 2
     err = _one_line(capsys.readouterr().err)
     assert option in err and "Sweep." not in err and "task_util" not in err and "duty_cycle_pct" not in err
+
+
+@pytest.mark.parametrize("cmd", ["run", "validate", "convert"])
+def test_out_is_a_file_for_every_command(tmp_path, cmd, capsys, monkeypatch):
+    """The same one line for `run`, `validate` and `trace convert` (nothing reaches a target:
+    the run directory is created before connecting)."""
+    import lzma
+
+    monkeypatch.chdir(REPO)
+    f = tmp_path / "afile"
+    f.write_text("x")
+    trace = tmp_path / "trace.txt"
+    trace.write_bytes(lzma.decompress((REPO / "tests/data/runs/local_2cpu_smoke/trace.txt.xz").read_bytes()))
+    argv = {"run": ["run", "--target", "target_configs/local.yml", "--workload", str(SMOKE), "--out", str(f)],
+            "validate": ["validate", str(trace), "--platform", "tests/data/sim/local_2cpu.json", "--out", str(f)],
+            "convert": ["trace", "convert", str(trace), "--no-cache", "--out", str(f)]}[cmd]
+    assert main(argv) == 2
+    err = _one_line(capsys.readouterr().err)
+    assert str(f) in err and "give a directory path" in err
