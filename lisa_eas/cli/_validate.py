@@ -59,6 +59,8 @@ def _run(args) -> int:
         rows.append(["PELT |error|", f"p95 {p['abs_error_p95']:.0f}",
                      f"{p['samples']} samples, p50 {p['abs_error_p50']:.0f}, max {p['abs_error_max']:.0f}"])
     print(f"platform {s['platform']} ({'given' if args.platform else 'recorded by the run'}), era {s['era']}")
+    if s.get("run", {}).get("status") == "interrupted":
+        print("note: this run was interrupted; its trace stops at the interrupt")
     print(format_table(["check", "result", "detail"], rows))
     for na in s.get("not_applicable", []):
         print(f"does not apply: {na['check']}: {na['reason']}")

@@ -148,7 +148,8 @@ def run_facts(trace) -> dict:
         return {"kind": "run", "platform": platform_from_target_json(target_json), "where": str(target_json),
                 "governor": govs[0] if len(govs) == 1 else (",".join(govs) or None), "placement": None,
                 "era": None, "cpufreq": bool(pols), "capacities": t.get("cpu_capacity") or {},
-                "kernel": t.get("kernel_release")}
+                "kernel": t.get("kernel_release"),
+                "status": _load_json(src.parent / "run.json").get("status")}
     return {"kind": "trace", "platform": None, "governor": None, "placement": None, "era": None, "cpufreq": None}
 
 
@@ -297,7 +298,8 @@ def validate(trace, platform=None, *, era: str | None = None, sis_era: str | Non
         "trace": str(trace.metadata.get("source", "")), "platform": plat.name, "era": era,
         "pelt_era": pelt_era, "kernel_version": kv, "util_source": state.util_source,
         "overutilized_source": state.overutilized_source, "run": {k: v for k, v in facts.items()
-                                                                 if k in ("kind", "governor", "placement", "where")},
+                                                                 if k in ("kind", "governor", "placement", "where",
+                                                                          "status")},
         "wakeups_inferred_from_sched_switch": bool(state.wakeups["inferred"].any()) if len(state.wakeups) else False,
         "wakeups": accounting, "eas": eas_sum, "sis": sis_sum, "schedutil": su_sum, "pelt": pelt_sum,
         "not_applicable": not_applicable,
