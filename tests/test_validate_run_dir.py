@@ -135,3 +135,11 @@ def test_schedutil_figures_per_request_and_time_weighted():
     assert d["time_at_model_freq_pct"] == pytest.approx(99.5)
     assert d["over_provisioned_pct"] == pytest.approx(0.5) and d["under_provisioned_pct"] == 0.0
     assert "agreement_pct" not in d      # no unnamed headline figure
+
+
+def test_validate_notes_an_interrupted_run(run_dir, capsys):
+    info = json.loads((run_dir / "run.json").read_text())
+    info["status"] = "interrupted"
+    (run_dir / "run.json").write_text(json.dumps(info))
+    assert main(["validate", str(run_dir)]) == 0
+    assert "note: this run was interrupted; its trace stops at the interrupt" in capsys.readouterr().out
