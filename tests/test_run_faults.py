@@ -59,14 +59,21 @@ def _unshare_ok() -> bool:
 @pytest.mark.skipif(not _unshare_ok(), reason="needs root and unshare to mount a private tmpfs")
 @pytest.mark.parametrize("case", ["read-only", "full"])
 def test_out_read_only_or_full_disk(tmp_path, case):
-    """A private tmpfs in a mount namespace: read-only, or 64 KiB (the parquet files do not fit)."""
+    """A private tmpfs in a mount namespace: read-only (`simulate --out` fails before simulating),
+    or 16 KiB (`trace convert --out`: the parquet files do not fit)."""
+    import lzma
+
     mnt = tmp_path / "mnt"
     mnt.mkdir()
-    opts = "ro" if case == "read-only" else "size=64k"
-    script = (f"mount -t tmpfs -o {opts} tmpfs {mnt} && exec {sys.executable} -m lisa_eas.cli simulate "
-              f"--platform hikey960 --workload {SMOKE} --out {mnt}/out")
+    trace = tmp_path / "trace.txt"
+    trace.write_bytes(lzma.decompress((REPO / "tests/data/runs/local_2cpu_smoke/trace.txt.xz").read_bytes()))
+    if case == "read-only":
+        opts, cmd = "ro", f"simulate --platform hikey960 --workload {SMOKE} --out {mnt}/out"
+    else:
+        opts, cmd = "size=16k", f"trace convert {trace} --no-cache --out {mnt}/out"
+    script = f"mount -t tmpfs -o {opts} tmpfs {mnt} && exec {sys.executable} -m lisa_eas.cli {cmd}"
     r = subprocess.run(["unshare", "--mount", "--propagation", "private", "sh", "-c", script], cwd=REPO,
-                       capture_output=True, text=True, timeout=600)
+                       capture_output=True, text=True, timeout=300)
     assert r.returncode == 2, r.stderr
     err = _one_line(r.stderr)
     assert str(mnt) in err

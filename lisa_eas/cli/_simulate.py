@@ -55,11 +55,12 @@ def _run(args) -> int:
         raise ModelError(option_names(str(exc), _OPTIONS)) from None
     from ..sim._warm import MESSAGE, event_loop_cached
 
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)     # a bad --out fails now, not after the simulation
+
     if not event_loop_cached():     # a cold compile is a minute or two of silence otherwise
         print(f"lisa-eas: {MESSAGE}", file=sys.stderr, flush=True)
     trace = simulate(args.platform, args.workload, config=config)
-    out = Path(args.out)
-    out.mkdir(parents=True, exist_ok=True)
     rows = []
     for event in trace.events:
         df = trace.df(event)

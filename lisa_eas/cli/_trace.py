@@ -1,6 +1,7 @@
 """``lisa-eas trace``: summarise a trace, or convert it to one parquet file per event."""
 from __future__ import annotations
 
+import io
 from pathlib import Path
 
 from ._output import format_table, print_json
@@ -68,6 +69,8 @@ def _run(args) -> int:
         print(format_table(["event", "count"], sorted(info["events"].items())))
         print(f"skipped: {trace.skipped}")
         return 0
+    from .._atomic import write_bytes_atomic
+
     if not args.out:
         raise SystemExit("trace convert: give --out DIR")
     out = Path(args.out)
@@ -76,7 +79,9 @@ def _run(args) -> int:
     for event in trace.events:
         df = trace.df(event)
         path = out / f"{event}.parquet"
-        df.to_parquet(path, index=True)
+        buf = io.BytesIO()
+        df.to_parquet(buf, index=True)
+        write_bytes_atomic(path, buf.getvalue())      # a full disk names the file
         rows.append([event, len(df), str(path)])
     if args.format == "json":
         print_json([{"event": e, "rows": n, "path": p} for e, n, p in rows])
