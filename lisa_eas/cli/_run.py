@@ -1,6 +1,10 @@
 """``lisa-eas run``: run an rt-app workload on a board with tracing, or resume a run."""
 from __future__ import annotations
 
+import contextlib
+import signal
+import threading
+
 
 def register(sub) -> None:
     p = sub.add_parser(
@@ -20,22 +24,33 @@ def register(sub) -> None:
     p.set_defaults(func=_run)
 
 
-def _sigterm_as_interrupt() -> None:
-    """SIGTERM ends a run the way Ctrl-C does (rt-app stopped, what was collected kept)."""
-    import signal
-    import threading
+@contextlib.contextmanager
+def _sigterm_as_interrupt():
+    """SIGTERM ends a run the way Ctrl-C does (rt-app stopped, what was collected kept); the
+    previous handler is back afterwards."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
 
-    if threading.current_thread() is threading.main_thread():
-        def handler(signum, frame):
-            signal.signal(signal.SIGTERM, signal.SIG_IGN)     # once: the clean-up must not be cut short
-            raise KeyboardInterrupt
-        signal.signal(signal.SIGTERM, handler)
+    def handler(signum, frame):
+        signal.signal(signal.SIGTERM, signal.SIG_IGN)     # once: the clean-up must not be cut short
+        raise KeyboardInterrupt
+
+    previous = signal.signal(signal.SIGTERM, handler)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
 
 
 def _run(args) -> int:
+    with _sigterm_as_interrupt():
+        return _run_or_resume(args)
+
+
+def _run_or_resume(args) -> int:
     from ..target import resume_run, run_workload
 
-    _sigterm_as_interrupt()
     progress = False if args.no_progress else None
     if args.resume:
         if args.workload or args.out:
