@@ -88,3 +88,19 @@ def test_dat_with_corrupted_header_page_size(tmp_path, bad):
     assert e["first"] == off and f"pages of {bad} bytes" in e["detail"]
     with pytest.raises(TraceError, match=f"byte offset {off}: page_size_mismatch"):
         read_trace(p, cache=False, strict=True)
+
+
+@pytest.mark.parametrize("size", [8176, 2032])
+def test_dat_with_corrupted_header_page_layout(tmp_path, size):
+    """The other way round: the file header's page size (4096) is right and the header_page
+    text is damaged (``data`` size 4080 -> 8176 or 2032, same length): the page size whose
+    pages are sound is kept, every event read, the disagreement reported."""
+    raw = lzma.decompress((TRACES / "dat" / "trappy_juno_sched_switch.dat.xz").read_bytes())
+    assert raw.count(b"size:4080;") == 1
+    good = tmp_path / "good.dat"
+    good.write_bytes(raw)
+    p = tmp_path / f"hp{size}.dat"
+    p.write_bytes(raw.replace(b"size:4080;", f"size:{size};".encode()))
+    ref, tr = read_trace(good, cache=False), read_trace(p, cache=False)
+    assert {e: len(tr.df(e)) for e in tr.events} == {e: len(ref.df(e)) for e in ref.events}
+    assert "decoded with 4096" in tr.skipped.as_dict()["page_size_mismatch"]["detail"]
