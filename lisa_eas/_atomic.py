@@ -30,6 +30,11 @@ def write_bytes_atomic(path: Path, data: bytes) -> None:
             fh.flush()
             os.fsync(fh.fileno())
         os.replace(tmp, path)
+    except OSError as exc:    # a full disk fails in write(): name the file it was for
+        os.unlink(tmp)
+        if exc.filename is None:
+            raise OSError(exc.errno, exc.strerror, str(path)) from exc
+        raise
     except BaseException:
         os.unlink(tmp)
         raise
@@ -47,6 +52,11 @@ def copy_atomic(src: Path, path: Path) -> None:
             out.flush()
             os.fsync(out.fileno())
         os.replace(tmp, path)
+    except OSError as exc:    # a full disk fails in write(): name the file it was for
+        os.unlink(tmp)
+        if exc.filename is None:
+            raise OSError(exc.errno, exc.strerror, str(path)) from exc
+        raise
     except BaseException:
         os.unlink(tmp)
         raise

@@ -145,11 +145,15 @@ def drive_a_board_notebook():
                  "    if CAN_TRACE:\n        m = measured[measured.task.str.startswith(task_name.rsplit(\"-\", 1)[0])]\n"
                  "        row.update({\"activations (board)\": len(m), \"mean slack us (board)\": m.slack_us.mean()})\n"
                  "    rows.append(row)\npd.DataFrame(rows)"),
-        ("md", "## Replay the real run against the models, decision by decision"),
+        ("md", "## Replay the real run against the models, decision by decision\n\n"
+               "The run directory says which board recorded it (its probe), so `validate` needs no platform; "
+               "checks that cannot apply on this machine (EAS without asymmetric capacities or an energy "
+               "model, schedutil without cpufreq) are listed with the reason instead of scored."),
         ("code", "from lisa_eas.analysis.validate import validate\n\n"
-                 "if CAN_TRACE:\n    report = validate(trace, plat, era=\"v5.4\")\n"
+                 "if CAN_TRACE:\n    report = validate(run.out_dir)\n"
                  "    print({k: v for k, v in report.summary.items() if not isinstance(v, (list, dict))})\n"
-                 "    display(report.summary)"),
+                 "    for na in report.summary[\"not_applicable\"]:\n        print(\"does not apply:\", na[\"check\"], \"-\", na[\"reason\"])\n"
+                 "    display(report.summary[\"sis\"])"),
         ("md", "## Plots: which task ran where"),
         ("code", "import holoviews as hv\nfrom lisa_eas.plot._repro import plot_cpu_timeline\n\n"
                  "hv.extension(\"bokeh\")\nplot_cpu_timeline(trace if CAN_TRACE else sim)"),

@@ -29,7 +29,7 @@ def test_next_freq(capsys):
 
 def test_bad_input_is_a_clear_error(capsys):
     assert main(["model", "sis-scan", "--llc-weight", "0", "--sum-util", "3"]) == 2
-    assert "llc_weight" in capsys.readouterr().err
+    assert "--llc-weight" in capsys.readouterr().err      # the option, not the argument behind it
     assert main(["model", "eas", "--platform", "juno_r0", "--util", "0,0,0,0,0,2000", "--task-util", "1",
                  "--prev-cpu", "0"]) == 2
-    assert "util_avg" in capsys.readouterr().err
+    assert "--util" in capsys.readouterr().err

@@ -23,7 +23,7 @@ def test_shipped_configs_load(name):
 
 def test_local_config_defaults():
     cfg = load_target_config(REPO / "target_configs" / "local.yml")
-    assert cfg.kind == "local" and cfg.working_directory == "/tmp/lisa_eas"
+    assert cfg.kind == "local" and cfg.working_directory == "/tmp/lisa-eas-target"
     assert cfg.tracing.extract == "auto" and cfg.tracing.instance is None
 
 
@@ -136,5 +136,5 @@ def test_manifest_round_trip_and_resume_needs_a_manifest(tmp_path):
 def test_cli_run_requires_its_arguments(capsys):
     from lisa_eas.cli import main
 
-    with pytest.raises(SystemExit, match="missing --workload, --out"):
-        main(["run", "--target", "x.yml"])
+    assert main(["run", "--target", "x.yml"]) == 2      # one line, exit 2, like every CLI failure
+    assert "error: run: missing --workload, --out" in capsys.readouterr().err

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from ..errors import ConfigError, MissingTraceEventError
+from ..errors import ConfigError
 
 __all__ = ["EVENT_SYSTEMS", "need_events", "record_hint", "check_platform", "is_runnable_state",
            "running_intervals", "task_timeline", "trace_span", "task_names"]
@@ -38,7 +38,8 @@ def need_events(trace, *events: str) -> None:
     """Raise :class:`MissingTraceEventError` naming the events of ``events`` ``trace`` lacks."""
     missing = [e for e in events if e not in trace.events]
     if missing:
-        raise MissingTraceEventError(missing, record_hint(missing))
+        from ..trace._events import missing_events_error
+        raise missing_events_error(trace, missing, record_hint(missing))
 
 
 def need_any(trace, *events: str) -> str:
@@ -46,7 +47,8 @@ def need_any(trace, *events: str) -> str:
     for e in events:
         if e in trace.events:
             return e
-    raise MissingTraceEventError(events, "one of them is needed; " + record_hint(events[:1]))
+    from ..trace._events import missing_events_error
+    raise missing_events_error(trace, events, "one of them is needed; " + record_hint(events[:1]))
 
 
 def trace_cpus(trace) -> int:

@@ -50,14 +50,32 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: list[str] | None = None) -> int:
     """Entry point of the ``lisa-eas`` console script; returns the exit code."""
     parser = build_parser()
-    args = parser.parse_args(argv)
+    args = parser.parse_args(argv)      # usage errors: argparse prints one line and exits 2
     try:
         return int(args.func(args) or 0)
     except LisaEasError as exc:
-        print(f"lisa-eas: error: {exc}", file=sys.stderr)
-        return 2
+        # a command's options table (set_defaults(option_names=...)): the message names the
+        # option the user typed, not the dataclass field or argument behind it
+        from ._errors import option_names
+        return _fail(option_names(str(exc), getattr(args, "option_names", None) or {}))
     except BrokenPipeError:  # `lisa-eas ... | head`
         return 0
+    except OSError as exc:   # an --out that is a file, read-only, in /proc, a full disk...
+        from ._errors import os_error_message
+        return _fail(os_error_message(exc))
+    except KeyboardInterrupt as exc:   # a run's RunInterrupted says what it kept
+        print(f"lisa-eas: {exc}" if str(exc) else "lisa-eas: interrupted", file=sys.stderr)
+        return 130
+    except SystemExit as exc:
+        if isinstance(exc.code, str):   # a command's own usage message
+            return _fail(exc.code.removeprefix("lisa-eas: ").removeprefix("lisa-eas "))
+        raise
+
+
+def _fail(message: str) -> int:
+    """Print ``message`` as the one error line and return the exit status 2."""
+    print(f"lisa-eas: error: {message}", file=sys.stderr)
+    return 2
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -29,7 +29,7 @@ def register(sub) -> None:
     p.add_argument("--workers", type=int, help="local worker processes for the simulations (default: all cores)")
     p.add_argument("--scheduler", help="address of a Dask scheduler to run the simulations on")
     p.add_argument("--no-live", action="store_true", help="skip the run on this machine even if it can trace")
-    p.set_defaults(func=_run)
+    p.set_defaults(func=_run, option_names={"Sweep.workers": "--workers", "Sweep.scheduler": "--scheduler"})
 
 
 def _platforms(out: Path) -> None:
@@ -68,6 +68,9 @@ def _run(args) -> int:
 
     print("\n== reproducing the published experiments")
     sweep = Sweep(workers=args.workers, scheduler=args.scheduler)
+    if not args.scheduler:      # once, here, before any worker process (says so when it compiles)
+        from ..sim import warm_up_simulator
+        warm_up_simulator()
     results = []
     for name in EXPERIMENTS:
         res = reproduce(name, sweep=sweep)
@@ -121,9 +124,11 @@ def _esc(text: str) -> str:
 
 
 def _interference(run_json: Path) -> list[str]:
-    """What the run's tracing recorded as disturbed by another tool (``run.json``), if anything."""
+    """What the run's tracing recorded as disturbed by another tool, or by other processes' CPU time
+    (``run.json``), if anything."""
     try:
         info = json.loads(run_json.read_text())
     except (OSError, ValueError):
         return []
-    return [str(x) for x in info.get("tracing", {}).get("interference", [])]
+    others = (info.get("tracing", {}).get("other_processes") or {}).get("warning")
+    return [str(x) for x in info.get("tracing", {}).get("interference", [])] + ([others] if others else [])

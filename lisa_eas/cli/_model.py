@@ -26,7 +26,8 @@ def register(sub) -> None:
     s.add_argument("--llc-weight", type=int, required=True, help="CPUs in the LLC")
     s.add_argument("--imbalance-pct", type=int, default=117)
     s.add_argument("--format", choices=["table", "json"], default="table")
-    s.set_defaults(func=_sis_scan)
+    s.set_defaults(func=_sis_scan, option_names={"llc_weight": "--llc-weight", "sum_util": "--sum-util",
+                                                 "imbalance_pct": "--imbalance-pct"})
 
     e = msub.add_parser("eas", help="find_energy_efficient_cpu for one wake-up",
                         description="EAS wake-up decision (v5.0, v5.4 or v6.x) on a bundled board.")
@@ -38,7 +39,8 @@ def register(sub) -> None:
     e.add_argument("--prev-cpu", type=int, required=True)
     e.add_argument("--era", default="v5.4")
     e.add_argument("--format", choices=["table", "json"], default="table")
-    e.set_defaults(func=_eas)
+    e.set_defaults(func=_eas, option_names={"task_util_est": "--task-util-est", "task_util": "--task-util",
+                                            "prev_cpu": "--prev-cpu", "util_avg": "--util", "util_est": "--util-est"})
 
     f = msub.add_parser("next-freq", help="schedutil get_next_freq for a utilization",
                         description="The OPP schedutil picks for a utilization on a board's perf domain.")

@@ -26,7 +26,7 @@ def register(sub) -> None:
     p.add_argument("--out", help="also write NAME.json and NAME.csv per experiment into this directory")
     p.add_argument("--scheduler", help="address of a Dask scheduler (tcp://host:8786) to run the simulations on")
     p.add_argument("--workers", type=int, help="local worker processes (default: all cores; 1: in-process)")
-    p.set_defaults(func=_run)
+    p.set_defaults(func=_run, option_names={"Sweep.workers": "--workers", "Sweep.scheduler": "--scheduler"})
 
 
 def results_to_files(results, out: Path) -> None:

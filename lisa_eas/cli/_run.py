@@ -1,6 +1,10 @@
 """``lisa-eas run``: run an rt-app workload on a board with tracing, or resume a run."""
 from __future__ import annotations
 
+import contextlib
+import signal
+import threading
+
 
 def register(sub) -> None:
     p = sub.add_parser(
@@ -24,7 +28,31 @@ def register(sub) -> None:
     p.set_defaults(func=_run)
 
 
+@contextlib.contextmanager
+def _sigterm_as_interrupt():
+    """SIGTERM ends a run the way Ctrl-C does (rt-app stopped, what was collected kept); the
+    previous handler is back afterwards."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def handler(signum, frame):
+        signal.signal(signal.SIGTERM, signal.SIG_IGN)     # once: the clean-up must not be cut short
+        raise KeyboardInterrupt
+
+    previous = signal.signal(signal.SIGTERM, handler)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
 def _run(args) -> int:
+    with _sigterm_as_interrupt():
+        return _run_or_resume(args)
+
+
+def _run_or_resume(args) -> int:
     from ..target import resume_run, run_workload
 
     progress = False if args.no_progress else None
@@ -33,6 +61,8 @@ def _run(args) -> int:
             raise SystemExit("lisa-eas run --resume DIR: do not give --workload or --out with --resume")
         result = resume_run(args.resume, args.target, progress=progress)
     else:
+        if args.timeout is not None and not args.timeout > 0:
+            raise SystemExit(f"run: --timeout {args.timeout:g}: give the seconds allowed for rt-app, > 0")
         missing = [f"--{n}" for n in ("target", "workload", "out") if not getattr(args, n)]
         if missing:
             raise SystemExit(f"lisa-eas run: missing {', '.join(missing)} (or use --resume DIR)")

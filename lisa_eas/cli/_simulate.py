@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import io
 import json
+import sys
 from pathlib import Path
 
 from ._output import _default, format_table, print_json
@@ -34,18 +35,35 @@ def register(sub) -> None:
     p.set_defaults(func=_run)
 
 
+#: SimConfig fields -> the options of this command that set them.
+_OPTIONS = {"SimConfig.placement": "--placement", "SimConfig.sis": "--sis", "SimConfig.governor": "--governor",
+            "SimConfig.era": "--era", "SimConfig.governor_tunables": "--ramp-boost (governor tunables)",
+            "SimConfig.duration_s": "--duration", "SimConfig.seed": "--seed"}
+
+
 def _run(args) -> int:
     from .._atomic import write_atomic, write_bytes_atomic
     from ..sim import SimConfig, simulate
 
+    from ..errors import ModelError
+    from ._errors import option_names
+
     tun = {"ramp_boost": 1} if args.ramp_boost else {}
-    config = SimConfig(placement=args.placement, sis=args.sis, governor=args.governor, era=args.era,
-                       governor_tunables=tun, duration_s=args.duration, seed=args.seed,
-                       start_jitter_us=args.start_jitter_us,
-                       model_events=not args.no_model_events)
-    trace = simulate(args.platform, args.workload, config=config)
+    try:
+        config = SimConfig(placement=args.placement, sis=args.sis, governor=args.governor, era=args.era,
+                           governor_tunables=tun, duration_s=args.duration, seed=args.seed,
+                           start_jitter_us=args.start_jitter_us,
+                           model_events=not args.no_model_events)
+    except ModelError as exc:   # name the option the user typed, not the dataclass field
+        raise ModelError(option_names(str(exc), _OPTIONS)) from None
+    from ..sim._warm import MESSAGE, event_loop_cached
+
     out = Path(args.out)
-    out.mkdir(parents=True, exist_ok=True)
+    out.mkdir(parents=True, exist_ok=True)     # a bad --out fails now, not after the simulation
+
+    if not event_loop_cached():     # a cold compile is a minute or two of silence otherwise
+        print(f"lisa-eas: {MESSAGE}", file=sys.stderr, flush=True)
+    trace = simulate(args.platform, args.workload, config=config)
     rows = []
     for event in trace.events:
         df = trace.df(event)
@@ -56,6 +74,8 @@ def _run(args) -> int:
         rows.append([event, len(df), str(path)])
     meta = dict(trace.metadata)
     meta["files"] = {e: f"{e}.parquet" for e in trace.events}
+    # what `lisa-eas validate DIR` loads the board from (a platform file: its absolute path)
+    meta["platform_arg"] = str(Path(args.platform).resolve()) if Path(args.platform).is_file() else str(args.platform)
     write_atomic(out / "metadata.json", json.dumps(meta, indent=1, default=_default) + "\n")
     energy = meta.get("energy") or {}
     if args.format == "json":

@@ -2,6 +2,7 @@
 Perfetto protobuf trace."""
 from __future__ import annotations
 
+import io
 from pathlib import Path
 
 from ._output import format_table, print_json
@@ -50,12 +51,27 @@ def _load(args):
         from ..analysis.validate import load_trace_arg
         trace = load_trace_arg(args.file)
         if args.events:
+            _check_events_known(trace, args)
             from ..trace import Trace
             trace = Trace.from_dataframes({e: trace.df(e) for e in args.events},
                                           metadata=trace.metadata)
         return trace
-    return read_trace(args.file, events=args.events, strict=args.strict, cache=not args.no_cache,
-                      buffer=args.buffer)
+    trace = read_trace(args.file, events=args.events, strict=args.strict, cache=not args.no_cache,
+                       buffer=args.buffer)
+    _check_events_known(trace, args)
+    return trace
+
+
+def _check_events_known(trace, args) -> None:
+    """``--events`` names only events the file holds; else a TraceError naming the unknown ones
+    and listing the known ones (an empty summary would look like an empty trace)."""
+    from ..errors import TraceError
+
+    unknown = [e for e in args.events or () if e not in trace.events]
+    if unknown:
+        known = sorted((trace.metadata.get("event_counts") or {}).keys()) or sorted(trace.events)
+        raise TraceError(f"{args.file}: --events {' '.join(unknown)}: no such event in this trace; it holds "
+                         f"{', '.join(known) or 'no events'}")
 
 
 def _run(args) -> int:
@@ -73,8 +89,10 @@ def _run(args) -> int:
         print(format_table(["event", "count"], sorted(info["events"].items())))
         print(f"skipped: {trace.skipped}")
         return 0
+    from .._atomic import write_bytes_atomic
+
     if not args.out:
-        raise SystemExit("lisa-eas trace convert: give --out DIR (parquet) or --out FILE (perfetto)")
+        raise SystemExit("trace convert: give --out DIR (parquet) or --out FILE (perfetto)")
     out = Path(args.out)
     if args.to == "perfetto":
         if out.is_dir():
@@ -91,7 +109,9 @@ def _run(args) -> int:
     for event in trace.events:
         df = trace.df(event)
         path = out / f"{event}.parquet"
-        df.to_parquet(path, index=True)
+        buf = io.BytesIO()
+        df.to_parquet(buf, index=True)
+        write_bytes_atomic(path, buf.getvalue())      # a full disk names the file
         rows.append([event, len(df), str(path)])
     if args.format == "json":
         print_json([{"event": e, "rows": n, "path": p} for e, n, p in rows])

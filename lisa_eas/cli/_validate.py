@@ -1,6 +1,8 @@
 """``lisa-eas validate``: replay a trace against the EAS / SIS / schedutil / PELT models."""
 from __future__ import annotations
 
+from pathlib import Path
+
 from ._output import format_table, print_json
 
 
@@ -11,11 +13,13 @@ def register(sub) -> None:
                                    "models; write validation.json (every figure) and validation.html "
                                    "(standalone) to --out.")
     p.add_argument("trace", metavar="RUN_DIR_OR_TRACE", help="trace file, `lisa-eas run` or `lisa-eas simulate` output directory")
-    p.add_argument("--platform", required=True, help="bundled board name or platform JSON path")
-    p.add_argument("--era", default="v5.4", help="kernel era of the EAS/schedutil models (default v5.4)")
+    p.add_argument("--platform", help="bundled board name or platform JSON path (default: the platform the "
+                                      "run recorded: a `lisa-eas run` directory's probe, a simulation's board)")
+    p.add_argument("--era", default=None, help="kernel era of the EAS/schedutil models (default: the "
+                                               "simulation's era, else the trace's kernel, else v5.4)")
     p.add_argument("--sis-era", default=None, help="era of the idle-CPU search (default --era)")
     p.add_argument("--pelt-era", default=None, help="era of the PELT model (default: the trace's kernel)")
-    p.add_argument("--out", required=True, help="output directory")
+    p.add_argument("--out", help="output directory (default: RUN_DIR/validation, or TRACE.validation/)")
     p.add_argument("--format", choices=["table", "json"], default="table")
     p.set_defaults(func=_run)
 
@@ -25,7 +29,9 @@ def _run(args) -> int:
 
     trace = load_trace_arg(args.trace)
     report = validate(trace, args.platform, era=args.era, sis_era=args.sis_era, pelt_era=args.pelt_era)
-    paths = report.write(args.out)
+    src = Path(args.trace)
+    out = args.out or (src / "validation" if src.is_dir() else src.with_name(src.name + ".validation"))
+    paths = report.write(out)
     s = report.summary
     if args.format == "json":
         print_json({"out": {k: str(v) for k, v in paths.items()}, "summary": report.to_dict()["summary"]})
@@ -42,14 +48,25 @@ def _run(args) -> int:
                      f"kernel picked an idle CPU {s['sis']['kernel_picked_idle_pct']:.1f}%"])
     if s["schedutil"].get("available"):
         for d, v in s["schedutil"]["domains"].items():
-            if v.get("changes"):
-                rows.append([f"schedutil {d}", f"{v['agreement_pct']:.1f}%",
-                             f"{v['changes']} changes, over {v['over_provisioned_pct']:.1f}% / under "
-                             f"{v['under_provisioned_pct']:.1f}% of the time"])
+            if v.get("requests"):
+                rows.append([f"schedutil {d}", f"{_pct(v['time_at_model_freq_pct'])} of the time at the model's "
+                             f"frequency", f"{v['requests_agree']} of {v['requests']} frequency requests "
+                             f"({_pct(v['request_agreement_pct'])}) match the model; above it "
+                             f"{_pct(v['over_provisioned_pct'])}, below {_pct(v['under_provisioned_pct'])} "
+                             f"of the time"])
     if s["pelt"].get("available") and s["pelt"]["samples"]:
         p = s["pelt"]
         rows.append(["PELT |error|", f"p95 {p['abs_error_p95']:.0f}",
                      f"{p['samples']} samples, p50 {p['abs_error_p50']:.0f}, max {p['abs_error_max']:.0f}"])
+    print(f"platform {s['platform']} ({'given' if args.platform else 'recorded by the run'}), era {s['era']}")
+    if s.get("run", {}).get("status") == "interrupted":
+        print("note: this run was interrupted; its trace stops at the interrupt")
     print(format_table(["check", "result", "detail"], rows))
+    for na in s.get("not_applicable", []):
+        print(f"does not apply: {na['check']}: {na['reason']}")
     print(f"wrote {paths['json']} and {paths['html']}")
     return 0
+
+
+def _pct(v) -> str:
+    return "n/a" if v is None else f"{v:.1f}%"

@@ -49,7 +49,8 @@ def register(sub) -> None:
     n.add_argument("--calibration", default="CPU0",
                    help="ns per loop (integer; skips rt-app's calibration) or CPU<n> (default CPU0)")
     n.add_argument("--logdir", default=None)
-    n.set_defaults(func=_new)
+    n.set_defaults(func=_new, option_names={"duty_cycle_pct": "--duty", "period_ms": "--period-ms",
+                                            "duration_s": "--duration-s"})
 
 
 def _cpus(text: str | None):

@@ -65,8 +65,20 @@ def plot_cpu_util(trace, *, platform=None, max_points: int = MAX_POINTS):
                                                     title=f"CPU util ({df.attrs.get('source')})")
 
 
-def plot_rtapp_slack(acts: pd.DataFrame):
-    """Slack of each rt-app activation over time (negative: overrun)."""
+def plot_rtapp_slack(trace_or_acts):
+    """Slack of each rt-app activation over time (negative: overrun).
+
+    Parameters
+    ----------
+    trace_or_acts : Trace or DataFrame
+        A trace (its activations come from :func:`lisa_eas.analysis.df_rtapp_activations`), or
+        an activations table already built from it.
+    """
+    if isinstance(trace_or_acts, pd.DataFrame):
+        acts = trace_or_acts
+    else:
+        from ..analysis import df_rtapp_activations
+        acts = df_rtapp_activations(trace_or_acts)
     h = hv()
     pts = {t: h.Scatter((g.index.to_numpy(), g["slack_us"].to_numpy()), "Time", "slack (us)")
            for t, g in acts.groupby("task")}

@@ -75,9 +75,12 @@ def validation_html(report) -> str:
     from bokeh.resources import INLINE
 
     h = hv()
-    layout = (plot_eas_agreement(report) + plot_eas_regret(report) + plot_schedutil(report)
-              + plot_pelt_error(report)).cols(1)
-    model = h.render(layout, backend="bokeh")
+    plots = ([plot_eas_agreement(report), plot_eas_regret(report)] if len(report.eas) else []) + \
+        ([plot_schedutil(report)] if len(report.schedutil) else []) + \
+        ([plot_pelt_error(report)] if len(report.pelt) else [])
+    if not plots:      # nothing to draw: the page says why in "Does not apply"
+        plots = [h.Div("<p>No replayed decision has a plot (see the tables above).</p>")]
+    model = h.render(h.Layout(plots).cols(1), backend="bokeh")
     page = file_html(model, INLINE, title="lisa_eas validation")
     # panel (imported by holoviews) registers a module-shim <script src="static/..."> that only a
     # panel server can serve; the bokeh plots need none of it, so keep the page self-contained
@@ -85,16 +88,25 @@ def validation_html(report) -> str:
     s = report.summary
     dis = report.eas[~report.eas["agree"]] if len(report.eas) else report.eas
     top = dis.sort_values("regret", ascending=False).head(50) if len(dis) else dis
+    na = s.get("not_applicable") or []
     parts = ["<h1>lisa_eas validation</h1>", "<h2>Summary</h2>",
-             _table({k: v for k, v in s.items() if not isinstance(v, dict)}),
+             _table({k: v for k, v in s.items() if not isinstance(v, (dict, list))}),
+             ("<h2>Does not apply</h2><ul>" + "".join(f"<li><b>{html.escape(n['check'])}</b>: "
+                                                       f"{html.escape(n['reason'])}</li>" for n in na) + "</ul>")
+             if na else "",
              "<h2>Wake-ups</h2>", _table(s["wakeups"]), "<h2>EAS</h2>", _table(s["eas"]),
              "<h2>SIS</h2>", _table(s["sis"]), "<h2>schedutil</h2>", _table(s["schedutil"]),
              "<h2>PELT</h2>", _table(s["pelt"]),
              "<h2>Kernel signals (BPF collector): model vs kernel</h2>",
              _table(s.get("kernel_signals") or {"available": False}),
-             "<h2>Largest EAS disagreements</h2>",
-             top.drop(columns=["util"], errors="ignore").to_html(index=False, float_format=lambda x: f"{x:.4g}")
-             if len(top) else "<p>none</p>"]
+             "<h2>Largest EAS disagreements</h2>" if s["eas"].get("applicable", True) else "",
+             (top.drop(columns=["util"], errors="ignore").to_html(index=False, float_format=lambda x: f"{x:.4g}")
+              if len(top) else "<p>none</p>") if s["eas"].get("applicable", True) else ""]
     style = ("<style>body{font-family:sans-serif} table{border-collapse:collapse;margin:6px 0} "
              "td,th{border:1px solid #ccc;padding:2px 6px;text-align:left;font-size:13px}</style>")
-    return page.replace("<body>", "<body>" + style + "\n".join(parts), 1)
+    # the page's own <body> tag, after the last </head> (BokehJS inline carries "</head><body>"
+    # strings too)
+    head_end = page.rfind("</head>")
+    m = re.compile(r"<body[^>]*>").search(page, max(head_end, 0))
+    at = m.end() if m else 0
+    return page[:at] + style + "\n".join(parts) + page[at:]

@@ -20,7 +20,7 @@ from ._report import ReportSection
 
 __all__ = ["can_trace", "live_section", "simulated_section"]
 
-_LOCAL_CONFIG = {"kind": "local", "name": "local", "working_directory": "/tmp/lisa_eas", "rtapp_path": "rt-app",
+_LOCAL_CONFIG = {"kind": "local", "name": "local", "working_directory": "/tmp/lisa-eas-target", "rtapp_path": "rt-app",
                  "tracing": {"events": ["sched:sched_switch", "sched:sched_wakeup", "sched:sched_wakeup_new",
                                         "sched:sched_waking", "sched:sched_migrate_task",
                                         "sched:sched_process_exit", "power:cpu_idle", "power:cpu_frequency"],
@@ -104,13 +104,14 @@ def live_section(out_dir: Path) -> tuple[ReportSection, dict]:
         info = probe(board)
         result = run_workload(board, smoke_local(), run_dir, progress=False)
     trace = read_trace(result.trace_path)
+    report = validate(trace)        # the run's own probed platform; checks that cannot apply say why
     plat = info.platform
     plat_note = f"probed platform {plat.name!r}"
-    if not plat.perf_domains:
+    if not plat.perf_domains:      # the simulator needs perf domains
         plat = fixed_frequency_platform(info.hostname or "local", len(info.online_cpus))
-        plat_note = (f"{plat.name!r}: this machine exposes no cpufreq, so it is modelled at a fixed frequency "
-                     "(one OPP, placeholder power; no energy figure is reported)")
-    report = validate(trace, plat, era="v5.4")
+        plat_note = (f"probed platform {info.platform.name!r} (validation); simulated as {plat.name!r}: this "
+                     "machine exposes no cpufreq, so it is modelled at a fixed frequency (one OPP, placeholder "
+                     "power; no energy figure is reported)")
     report.write(run_dir / "validation")
     measured = pd.concat([read_rtapp_log(lp) for lp in result.log_paths], ignore_index=True)
     sim = simulate(plat, smoke_local(), config=SimConfig(governor="performance", placement="no-eas"))
@@ -130,6 +131,8 @@ def live_section(out_dir: Path) -> tuple[ReportSection, dict]:
                     summary[f"validation {k}.{kk}"] = vv
         elif not isinstance(v, list):
             summary[f"validation {k}"] = v
+    for na in report.summary.get("not_applicable", []):
+        summary[f"validation {na['check']}"] = f"does not apply: {na['reason']}"
     plots = [p.plot_cpu_timeline(trace)]
     if "cpu_frequency" in trace.events and len(trace.df("cpu_frequency")):
         plots.append(p.plot_frequency(trace))

@@ -54,8 +54,13 @@ class Sweep:
         n = self.workers or os.cpu_count() or 1
         return "in-process" if n == 1 else f"local:{n}"
 
-    def map(self, fn: Callable[[Any], Any], args: Iterable[Any]) -> list[Any]:
-        """``[fn(a) for a in args]``, run in parallel; results in input order."""
+    def map(self, fn: Callable[[Any], Any], args: Iterable[Any], *,
+            warm: Callable[[], Any] | None = None) -> list[Any]:
+        """``[fn(a) for a in args]``, run in parallel; results in input order.
+
+        ``warm``, when given, runs once in this process before local worker processes are
+        forked (e.g. :func:`lisa_eas.sim.warm_up_simulator`: the workers then inherit the
+        compiled simulator instead of each compiling it)."""
         jobs = [(fn, a) for a in args]
         if not jobs:
             return []
@@ -64,6 +69,8 @@ class Sweep:
         n = min(self.workers or os.cpu_count() or 1, len(jobs))
         if n == 1:
             return [_call(j) for j in jobs]
+        if warm is not None:
+            warm()
         import multiprocessing as mp
         from concurrent.futures import ProcessPoolExecutor
 

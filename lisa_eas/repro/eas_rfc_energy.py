@@ -15,6 +15,7 @@ import numpy as np
 
 from ._claims import ExperimentResult, check_close, check_that, spearman
 from ._registry import published_csv, published_provenance
+from ..sim._warm import warm_up_simulator
 from ._sweep import Sweep
 
 TITLE = "Energy of 10..50 periodic 5 % tasks, without/with EAS, HiKey960 and Juno r0 (EAS RFC v2, 2018)"
@@ -80,7 +81,7 @@ def run(sweep: Sweep) -> ExperimentResult:
     pub = published_csv(FILE)
     jobs = [(b, n, p) for b in BOARDS for n in TASKS for p in ("no-eas", "eas")]
     jobs += [(b, n, p, ERA_NO_MARGIN) for b in BOARDS for n in TASKS for p in ("no-eas", "eas")]
-    every = sweep.map(simulate_energy, jobs)
+    every = sweep.map(simulate_energy, jobs, warm=warm_up_simulator)
     sims = {(r["board"], r["tasks"], r["placement"]): r for r in every if r["era"] == ERA}
     no_margin = {(r["board"], r["tasks"], r["placement"]): r for r in every if r["era"] == ERA_NO_MARGIN}
     rows = []

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from ._claims import ExperimentResult, check_close, check_that
 from ._registry import published_csv, published_provenance
+from ..sim._warm import warm_up_simulator
 from ._sweep import Sweep
 
 TITLE = "schedutil ramp boost off/on, Pixel 3, 5 % -> 75 % step pinned on a big CPU (RFC v3, Oct 2019)"
@@ -48,7 +49,7 @@ def run(sweep: Sweep) -> ExperimentResult:
     p_slack = (float(off_pub.avg_slack_us.mean()), float(on_pub.avg_slack_us.mean()))
     p_neg = (float(off_pub.avg_negative_slack_us.mean()), float(on_pub.avg_negative_slack_us.mean()))
     p_energy = float(on_pub.boost_energy_overhead_pct.mean())
-    off, on = sweep.map(simulate_step, [0, 1])
+    off, on = sweep.map(simulate_step, [0, 1], warm=warm_up_simulator)
     r_overhead = on["rfc_overhead_pct"]
     discrete_overhead = 100.0 * (on["energy"] / off["energy"] - 1.0)
     rows = []

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from ._claims import ExperimentResult, check_rank_correlation, check_that
 from ._registry import published_csv, published_provenance
+from ..sim._warm import warm_up_simulator
 from ._sweep import Sweep
 
 TITLE = "Governor overhead OH% and overruns on 16 rt-app cases, Exynos 5800 and MT8173 (BKK16-104, 2016)"
@@ -75,7 +76,7 @@ def run(sweep: Sweep) -> ExperimentResult:
 
     govs = simulated_governors()
     jobs = [(b, k, i, g) for b, k, _ in TABLES for i in range(len(SCHEDFREQ_CASES)) for g in govs]
-    sims = {r["job"]: r for r in sweep.map(simulate_case, jobs)}
+    sims = {r["job"]: r for r in sweep.map(simulate_case, jobs, warm=warm_up_simulator)}
     power = published_csv(POWER_FILE)
     rows, checks, cols = [], [], {}
     for board, klass, fname in TABLES:

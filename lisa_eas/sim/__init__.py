@@ -79,8 +79,9 @@ from pathlib import Path
 
 from ..errors import ModelError
 from ._config import GOVERNORS, PLACEMENTS, SIS_MODES, SimConfig
+from ._warm import warm_up_simulator
 
-__all__ = ["GOVERNORS", "PLACEMENTS", "SIS_MODES", "SimConfig", "simulate"]
+__all__ = ["GOVERNORS", "PLACEMENTS", "SIS_MODES", "SimConfig", "simulate", "warm_up_simulator"]
 
 _UNBOUNDED_CAP_S = 3600.0
 

@@ -17,7 +17,7 @@ from ._config import (KERNEL_SIGNALS, SignalsConfig, TargetConfig, TracingConfig
 from ._connection import TargetConnection, connect
 from ._prepare import DEFAULT_KEEP, Preparation, freeze_userspace, pin_frequencies
 from ._probe import TargetInfo, parse_cpulist, probe
-from ._run import RunResult, calibrate_rtapp, resume_run, run_workload
+from ._run import RunInterrupted, RunResult, calibrate_rtapp, resume_run, run_workload
 from ._signals import SIGNALS_FILE, KernelSignals, loader_path, record_signals
 from ._tracedat import build_trace_dat_v6
 from ._tracefs import CpuBufferStats, TracefsCollector, ensure_debugfs, find_tracefs
@@ -29,6 +29,7 @@ __all__ = [
     "KernelSignals",
     "Preparation",
     "RunArtifacts",
+    "RunInterrupted",
     "RunResult",
     "SIGNALS_FILE",
     "SignalsConfig",

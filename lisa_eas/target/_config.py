@@ -184,7 +184,7 @@ class TargetConfig:
     strict_host_check: bool = True
     adb_serial: str | None = None
     adb_server: str | None = None
-    working_directory: str = "/tmp/lisa_eas"
+    working_directory: str = "/tmp/lisa-eas-target"
     rtapp_path: str = "rt-app"
     rtapp_install: str | None = None
     rtapp_calibration: int | None = None
@@ -340,7 +340,7 @@ def target_config_from_dict(data: Mapping[str, Any], *, source: str = "<dict>",
         adb_serial=get("adb_serial", str),
         adb_server=get("adb_server", str),
         working_directory=get("working_directory", str,
-                              "/data/local/tmp/lisa_eas" if kind == "android" else "/tmp/lisa_eas",
+                              "/data/local/tmp/lisa-eas-target" if kind == "android" else "/tmp/lisa-eas-target",
                               check=lambda v: v.startswith("/"), hint="; give an absolute path"),
         rtapp_path=get("rtapp_path", str, "rt-app", check=bool),
         rtapp_install=path_of("rtapp_install"),

@@ -14,7 +14,7 @@ from typing import Any, Mapping
 from ..platform import Platform, load_platform, platform_from_dict
 from ._connection import TargetConnection
 
-__all__ = ["TargetInfo", "probe"]
+__all__ = ["TargetInfo", "build_platform", "platform_from_target_json", "probe"]
 
 _SYS = "/sys/devices/system/cpu"
 _EM = "/sys/kernel/debug/energy_model"
@@ -195,7 +195,8 @@ def _build(conn: TargetConnection, files: dict[str, str]) -> TargetInfo:
     if not files.get("kconfig", "").strip():
         notes.append("kernel config not readable (no /proc/config.gz nor /boot/config-*)")
     llc_groups = _llc_groups(files, online, notes)
-    platform, source = _platform(conn, online, caps, policies, em, llc_groups, notes)
+    platform, source = build_platform(conn.label, online, caps, policies, em, llc_groups,
+                                      conn.config.platform, notes)
     return TargetInfo(
         label=conn.label, kind=conn.config.kind, kernel_release=un[0].strip(), kernel_version=un[1].strip(),
         machine=un[2].strip(), hostname=un[3].strip(), online_cpus=online, cpu_capacity=caps,
@@ -249,8 +250,12 @@ def _energy_model(files: dict[str, str]) -> dict | None:
     return pds or None
 
 
-def _platform(conn, online, caps, policies, em, llc_groups, notes) -> tuple[Platform, str]:
-    name = f"probed:{conn.label}"
+def build_platform(label: str, online, caps: dict[int, int], policies, em: dict | None, llc_groups,
+                   configured: str | None, notes: list[str]) -> tuple[Platform, str]:
+    """The :class:`Platform` a probe describes, and where it came from: the debugfs energy
+    model, else the cpufreq OPPs (no power), else no perf domains; the configured platform
+    when the board has no energy model and the target config names one. Appends to ``notes``."""
+    name = f"probed:{label}"
     domains = []
     if em:
         for pd_name, pd in sorted(em.items()):
@@ -282,7 +287,6 @@ def _platform(conn, online, caps, policies, em, llc_groups, notes) -> tuple[Plat
         source = "probed: cpufreq OPPs, no energy model"
     else:
         source = "probed: no cpufreq, no perf domains"
-    configured = conn.config.platform
     if configured and not em:
         notes.append(f"using the configured platform {configured!r} (the board does not describe "
                      f"its energy model)")
@@ -293,10 +297,48 @@ def _platform(conn, online, caps, policies, em, llc_groups, notes) -> tuple[Plat
         notes.append(f"perf domains cover CPUs {sorted(covered)} of 0..{nr - 1} (offline CPUs?); "
                      f"platform built without perf domains")
         domains = []
-    data = {"name": name, "description": f"probed from {conn.label}", "perf_domains": domains}
+    data = {"name": name, "description": f"probed from {label}", "perf_domains": domains}
     if domains and sorted(c for g in llc_groups for c in g) == list(range(nr)):
         data["llc_groups"] = llc_groups
     else:                                  # no perf domains, or offline CPUs: one LLC
         data["llc_weight"] = nr
-    return platform_from_dict(data, source=f"probe of {conn.label}"), source
+    return platform_from_dict(data, source=f"probe of {label}"), source
+
+
+def platform_from_target_json(path) -> Platform:
+    """The probed :class:`Platform` of a ``lisa-eas run`` directory, rebuilt from its
+    ``target.json`` (the probe's cpufreq policies, CPU capacities, energy model and LLC ids)
+    exactly as :func:`probe` built it during the run.
+
+    Raises
+    ------
+    PlatformError
+        The file is missing, not JSON, or not a probe summary.
+    """
+    import json
+    from pathlib import Path
+
+    from ..errors import PlatformError
+
+    path = Path(path)
+    try:
+        d = json.loads(path.read_text())
+    except OSError as exc:
+        raise PlatformError(f"{path}: cannot read the run's probe ({exc.strerror}); give --platform") from None
+    except ValueError as exc:
+        raise PlatformError(f"{path}: not JSON ({exc}); give --platform") from None
+    if not isinstance(d, dict) or "online_cpus" not in d or "cpu_capacity" not in d:
+        raise PlatformError(f"{path}: not the probe summary `lisa-eas run` writes (no online_cpus / "
+                            f"cpu_capacity); give --platform")
+    online = tuple(int(c) for c in d["online_cpus"])
+    caps = {int(k): int(v) for k, v in (d.get("cpu_capacity") or {}).items()}
+    ids = (d.get("platform") or {}).get("llc_ids") or []
+    groups: dict[int, list[int]] = {}
+    for cpu, k in enumerate(ids):
+        groups.setdefault(int(k), []).append(cpu)
+    source = str((d.get("platform") or {}).get("source", ""))
+    configured = source[len("config: "):] if source.startswith("config: ") else None
+    plat, _ = build_platform(str(d.get("label", "target")), online, caps, list(d.get("cpufreq_policies") or []),
+                             d.get("energy_model"), list(groups.values()), configured, [])
+    return plat
 

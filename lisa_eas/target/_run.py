@@ -30,12 +30,14 @@ from ..errors import BoardError, ConfigError, PermanentBoardError, WorkloadError
 from ._artifacts import STEPS, RunArtifacts
 from ._config import TargetConfig, load_target_config
 from ._connection import TargetConnection, connect
+from ._interference import WARN_SHARE_PCT, other_cpu_time
+from ._interrupt import RunInterrupted, stop_interrupted_run
 from ._probe import probe
 from ._progress import PhaseProgress
 from . import _signals
 from ._tracefs import TracefsCollector, ensure_debugfs
 
-__all__ = ["RunResult", "calibrate_rtapp", "resume_run", "run_workload"]
+__all__ = ["RunInterrupted", "RunResult", "calibrate_rtapp", "resume_run", "run_workload"]
 
 log = logging.getLogger(__name__)
 
@@ -135,11 +137,16 @@ def run_workload(target, workload, out_dir: str | os.PathLike, *, timeout: float
         ctx["kernel_signals"] = cfg.to_dict() if cfg is not None else False
     if isinstance(target, (str, os.PathLike)):
         ctx["target_config_path"] = str(Path(target).resolve())
-    art.save()
-    text = json.dumps(data, indent=1) + "\n"
-    art.write_text("workload.json", text)
-    art.step_done("workload", ["workload.json"], sha256=hashlib.sha256(text.encode()).hexdigest(),
-                  source=source)
+    try:
+        art.save()
+        text = json.dumps(data, indent=1) + "\n"
+        art.write_text("workload.json", text)
+        art.step_done("workload", ["workload.json"], sha256=hashlib.sha256(text.encode()).hexdigest(),
+                      source=source)
+    except KeyboardInterrupt:       # before anything ran on the target
+        stop = stop_interrupted_run(art, None, None, "workload", None, None)
+        _write_partial_run_json(art, None, time.time(), "interrupted", status="interrupted")
+        raise stop from None
     return _drive(art, target, progress)
 
 
@@ -160,6 +167,12 @@ def resume_run(out_dir: str | os.PathLike, target=None, *, progress: bool | None
     art = RunArtifacts.open(out_dir)
     if art.manifest.get("status") == "complete":
         return _result(art)
+    stopped = art.manifest.get("interrupted") or {}
+    if art.manifest.get("status") == "interrupted" and stopped.get("rtapp_stopped"):
+        raise ConfigError(f"{art.dir}: this run was interrupted (Ctrl-C or SIGTERM, during "
+                          f"'{stopped.get('step')}', at {stopped.get('at')}) and rt-app was stopped then; "
+                          f"it kept {', '.join(stopped.get('kept') or []) or 'nothing'}. It cannot be finished: "
+                          f"start a new run with another --out, or discard it (rm -r {art.dir})")
     if target is None:
         path = art.context.get("target_config_path")
         if not path:
@@ -227,10 +240,15 @@ def calibrate_rtapp(conn: TargetConnection, rtapp: str, *, cpu: int = 0, use_cac
 
 def _drive(art: RunArtifacts, target, progress) -> RunResult:
     own = not isinstance(target, TargetConnection)
-    bar = PhaseProgress(STEPS, enabled=progress, desc="lisa-eas run")
-    bar.skip("workload")
-    art.manifest["status"] = "running"
-    art.save()
+    try:
+        bar = PhaseProgress(STEPS, enabled=progress, desc="lisa-eas run")
+        bar.skip("workload")
+        art.manifest["status"] = "running"
+        art.save()
+    except KeyboardInterrupt:       # before anything ran on the target: resumable
+        stop = stop_interrupted_run(art, None, None, "connect", None, None)
+        _write_partial_run_json(art, None, time.time(), "interrupted", status="interrupted")
+        raise stop from None
     t_start = time.time()
     conn: TargetConnection | None = None
     collector: TracefsCollector | None = None
@@ -324,6 +342,14 @@ def _drive(art: RunArtifacts, target, progress) -> RunResult:
         art.step_failed(step, exc, transient=exc.transient)
         _write_partial_run_json(art, conn, t_start, exc)
         raise
+    except KeyboardInterrupt:     # Ctrl-C, or SIGTERM turned into it by the CLI
+        bar.close()
+        stop = stop_interrupted_run(art, conn, collector, step,
+                                    lambda c, d: _collect_trace(art, conn, c, d),
+                                    lambda d: _collect_logs(art, conn, d))
+        collector = None
+        _write_partial_run_json(art, conn, t_start, "interrupted", status="interrupted")
+        raise stop from None
     except BaseException as exc:
         msg = conn.scrub(str(exc)) if conn is not None else str(exc)
         art.step_failed(step, f"{type(exc).__name__}: {msg}")
@@ -410,10 +436,24 @@ def _calibration(art: RunArtifacts, conn: TargetConnection, rtapp: str) -> tuple
         return cal, "workload"
     if conn.config.rtapp_calibration:
         return conn.config.rtapp_calibration, "target config"
-    cpu = 0
+    cpu, note = _calibration_cpu(art, cal)
+    return calibrate_rtapp(conn, rtapp, cpu=cpu), f"measured on CPU{cpu}{note} (cached per target)"
+
+
+def _calibration_cpu(art: RunArtifacts, cal) -> tuple[int, str]:
+    """The CPU to calibrate on: the workload's ``"CPUn"`` when the target has it, else the
+    target's biggest online CPU (the probe's capacities); CPU 0 without a probe."""
+    target = json.loads((art.dir / "target.json").read_text()) if (art.dir / "target.json").exists() else {}
+    online = [int(c) for c in target.get("online_cpus") or []]
+    caps = {int(k): int(v) for k, v in (target.get("cpu_capacity") or {}).items()}
+    biggest = max(online, key=lambda c: (caps.get(c, 1024), -c)) if online else 0
     if isinstance(cal, str) and re.fullmatch(r"CPU\d+", cal):
-        cpu = int(cal[3:])
-    return calibrate_rtapp(conn, rtapp, cpu=cpu), f"measured on CPU{cpu} (cached per target)"
+        want = int(cal[3:])
+        if not online or want in online:
+            return want, ""
+        return biggest, (f", the target's biggest CPU: the workload asks for CPU{want}, which this target does "
+                         f"not have (online CPUs {online})")
+    return (0 if not online or 0 in online else biggest), ""
 
 
 def _markers_possible(conn: TargetConnection, collector: TracefsCollector) -> bool:
@@ -556,8 +596,27 @@ def _collect_trace(art: RunArtifacts, conn: TargetConnection, collector: Tracefs
         local = Path(tmp) / "trace.dat"
         method = collector.extract(run_dir, local)
         art.add_file("trace.dat", local)
+    # the other interference: CPU time other processes took (``interference`` above lists
+    # what other tools changed in tracefs)
+    others = _other_processes(art, conn)
+    others["warning"] = None
+    if others.get("share_pct", 0.0) > WARN_SHARE_PCT:
+        others["warning"] = (f"other processes took {others['share_pct']:.1f}% of the CPU time during the run "
+                             f"({others['seconds']:.2f} s on {others['cpus']} CPUs over {others['span_s']:.2f} s; "
+                             f"most: {', '.join(f'{n} {v:.2f} s' for n, v in others['top'][:3])})")
+        log.warning("%s: %s", conn.label, others["warning"])
     art.step_done("trace", ["trace.dat"], method=method, lost_events=lost, per_cpu=per_cpu,
-                  interference=interference)
+                  interference=interference, other_processes=others)
+
+
+def _other_processes(art: RunArtifacts, conn: TargetConnection) -> dict:
+    """CPU time the trace shows for processes other than the workload (never fails the run)."""
+    try:
+        wl = json.loads((art.dir / "workload.target.json").read_text())
+        return other_cpu_time(art.dir / "trace.dat", list(wl.get("tasks", {})))
+    except Exception as exc:  # noqa: BLE001 - a figure about the run, not the run itself
+        log.warning("%s: could not count other processes' CPU time: %s", conn.label, exc)
+        return {"available": False, "reason": f"{type(exc).__name__}: {exc}"}
 
 
 def _interference(conn: TargetConnection, collector: TracefsCollector, art: RunArtifacts) -> list[str]:
@@ -647,6 +706,7 @@ def _run_json(art: RunArtifacts, conn: TargetConnection | None, t_start: float, 
                                                              "buffer_size_kb", "markers", "buffer")},
                     "extract_method": trace.get("method"), "lost_events": trace.get("lost_events"),
                     "interference": trace.get("interference"),
+                    "other_processes": trace.get("other_processes"),
                     "per_cpu": trace.get("per_cpu")},
         "kernel_signals": trace.get("kernel_signals") or steps["tracing"].get("kernel_signals"),
         "timings": {"total_s": round(time.time() - t_start, 3),
@@ -663,10 +723,13 @@ def _run_json(art: RunArtifacts, conn: TargetConnection | None, t_start: float, 
     return info
 
 
-def _write_partial_run_json(art: RunArtifacts, conn, t_start: float, error) -> None:
+def _write_partial_run_json(art: RunArtifacts, conn, t_start: float, error, status: str | None = None) -> None:
     try:
-        art.write_json("run.json", _run_json(art, None, t_start, error=error if not conn else conn.scrub(
-            str(error))))
+        info = _run_json(art, None, t_start, error=error if not conn else conn.scrub(str(error)))
+        if status:
+            info["status"] = status
+            info["interrupted"] = art.manifest.get("interrupted")
+        art.write_json("run.json", info)
     except Exception as exc:  # noqa: BLE001 - never mask the run's own error
         log.warning("could not write run.json: %s", exc)
 

@@ -59,6 +59,7 @@ class DatFile:
     nr_cpus: int = 0
     clock: str = ""
     warnings: list = field(default_factory=list)
+    page_size_offset: int = -1      # byte offset of the file header's page size (-1: a v7 option)
 
     def get_format(self, event_id: int) -> EventFormat | None:
         """The parsed format of ``event_id`` (None if the file has none or it is unreadable)."""
@@ -220,10 +221,12 @@ class _Reader:
         long_size = c.take(1)[0]
         big = endian == 1
         c.e = ">" if big else "<"
+        page_size_offset = c.base + c.pos
         page_size = c.u32()
         if endian not in (0, 1) or long_size not in (4, 8) or not 256 <= page_size <= 1 << 24:
             c.fail(f"bad initial header (endian={endian} long={long_size} page={page_size})")
         self.dat = DatFile(self.path, int(ver), big, long_size, page_size, "none", {})
+        self.dat.page_size_offset = page_size_offset
         if ver == "6":
             self._read_v6()
         else:
@@ -487,6 +490,7 @@ class _Reader:
                 raise TraceError(f"{self.path}: BUFFER option: implausible page size "
                                  f"{buf['page_size']}; the file is corrupt")
             d.page_size = buf["page_size"]
+            d.page_size_offset = -1
         d.nr_cpus = max(d.options.get("cpucount", 0), len(buf["cpus"]),
                         max((cpu + 1 for cpu, _, _ in buf["cpus"]), default=0))
         if d.compression == "none":

@@ -258,6 +258,59 @@ def _walk_chunks(dat: DatFile):
     return out
 
 
+def _pages_plausible(dat: DatFile, page: int, sample: int = 64) -> bool:
+    """Whether the first ``sample`` pages of each CPU, cut every ``page`` bytes, all have a
+    commit that fits the page and time stamps that do not go backwards."""
+    hp = dat.header_page
+    ts_off = hp["timestamp"][0]
+    c_off, c_size = hp["commit"]
+    d_off = hp["data"][0]
+    if dat.data is None or page <= d_off:
+        return False
+    e = ">" if dat.big_endian else "<"
+    buf = dat.data
+    for _, start, size in dat.cpu_ranges:
+        last = -1
+        for k in range(min(sample, size // page)):
+            base = start + k * page
+            head = bytes(buf[base:base + d_off])
+            if len(head) < d_off:
+                return False
+            ts = int.from_bytes(head[ts_off:ts_off + 8], "big" if e == ">" else "little")
+            commit = int.from_bytes(head[c_off:c_off + c_size], "big" if e == ">" else "little")
+            commit &= (1 << 27) - 1            # the kernel keeps flags above the length
+            if commit > page - d_off or (commit and ts < last):
+                return False
+            if commit:
+                last = ts
+    return True
+
+
+def _check_page_size(dat: DatFile, skips: SkipReport) -> None:
+    """Hold the file's page size against the page layout the kernel described (header_page:
+    ``data`` runs from its offset to the end of the page). A corrupted page size would make
+    the page walk read one page in two (or worse) while every page it did read looked fine.
+    When the two disagree, the smaller one whose pages all look sound (commit within the page,
+    time stamps not going backwards, on the first pages of each CPU) is used and the mismatch
+    reported: a too-large size also lands on sound pages (every other one), a too-small one
+    cuts them. A page size that is not a power of two is reported as implausible."""
+    off, size = dat.header_page.get("data", (0, 0))
+    implied = int(off) + int(size)
+    where = int(dat.page_size_offset)
+    ok = 256 <= implied <= 1 << 24 and implied & (implied - 1) == 0
+    if implied != dat.page_size and ok:
+        sound = [p for p in sorted((implied, dat.page_size)) if _pages_plausible(dat, p)]
+        chosen = sound[0] if sound else implied
+        skips.add("page_size_mismatch", 1, where,
+                  f"the file header gives pages of {dat.page_size} bytes but its header_page layout a page of "
+                  f"{implied} bytes (data at {off}, {size} bytes); the file is corrupt, decoded with {chosen}")
+        dat.page_size = chosen
+    elif dat.page_size & (dat.page_size - 1):
+        skips.add("implausible_page_size", 1, where,
+                  f"page size {dat.page_size} is not a power of two (ring-buffer pages are); the file is corrupt "
+                  f"and events may be missing")
+
+
 def _decode_dat(dat: DatFile, wanted, skips: SkipReport):
     """Index pass, time order, ranks, decode pass; returns ({eid: (fmt, DataFrame)}, counts)."""
     hp = dat.header_page
@@ -266,6 +319,7 @@ def _decode_dat(dat: DatFile, wanted, skips: SkipReport):
     pf = fmt0.field("common_pid") if fmt0 else None
     type_off, type_size = (tf.offset, tf.size) if tf and tf.size in (1, 2, 4) else (0, 2)
     pid_off = pf.offset if pf and pf.size == 4 else 4
+    _check_page_size(dat, skips)
     commit_off, commit_size = hp["commit"]
     if commit_size not in (4, 8):
         raise TraceError(f"{dat.path}: header_page commit size {commit_size} is not 4 or 8")

@@ -9,7 +9,7 @@ from typing import Callable, Iterable, Mapping
 import numpy as np
 import pandas as pd
 
-from ..errors import MissingTraceEventError, TraceError
+from ..errors import TraceError
 from ._events import RECORD_HINT
 from ._skips import SkipReport
 
@@ -100,8 +100,9 @@ class Trace:
         try:
             frame = self._frames[event]
         except KeyError:
-            raise MissingTraceEventError([event], RECORD_HINT + f" (this trace has: "
-                                         f"{', '.join(self.events) or 'no events'})") from None
+            from ._events import missing_events_error
+            raise missing_events_error(self, [event], RECORD_HINT + f" (this trace has: "
+                                       f"{', '.join(self.events) or 'no events'})") from None
         if callable(frame):
             frame = frame()
             self._frames[event] = frame
@@ -194,8 +195,12 @@ class Trace:
         return self._activations
 
     def __repr__(self) -> str:
+        # the records this Trace holds (after events= / window filtering), not the file's
         counts = self._metadata.get("event_counts") or {}
-        n = sum(counts.values()) if counts else "?"
+        if "window" in self._metadata or any(e not in counts for e in self._frames):
+            n = sum(len(self.df(e)) for e in self._frames)
+        else:
+            n = sum(counts[e] for e in self._frames)
         return (f"<Trace {self._metadata.get('source', '')!s} events={len(self._frames)} "
                 f"records={n} skipped={self._skipped.total}>")
 
@@ -370,6 +375,7 @@ def read_trace(path: str | os.PathLike, *, events: Iterable[str] | None = None,
             if e not in frames:
                 frames[e] = (lambda e=e: _load_cached(store, man, e, path, kind, strict, buffer))
         meta = dict(man["metadata"])
+        meta["source"] = str(path)      # as read now (the cache may have been filled from another cwd)
         meta["cache"] = str(store.dir)
         trace = Trace(frames, meta, skipped)
     else:

@@ -20,7 +20,7 @@ from ._schedutil import replay_schedutil
 from ._sis import replay_sis
 from ._state import CATEGORIES, rebuild_wakeups
 
-__all__ = ["ValidationReport", "load_trace_arg", "validate"]
+__all__ = ["ValidationReport", "eas_inactive_reason", "load_trace_arg", "run_facts", "validate"]
 
 
 @dataclass(frozen=True)
@@ -112,8 +112,87 @@ def _read_simulate_dir(p: Path):
     return Trace.from_dataframes(dfs, metadata=meta)
 
 
-def validate(trace, platform, *, era: str = "v5.4", sis_era: str | None = None, pelt_era: str | None = None,
-             pelt: str = "auto", inputs: str = "auto") -> ValidationReport:
+def _version(era: str) -> tuple:
+    from ..._era import parse_kernel_version
+    return tuple(parse_kernel_version(era))
+
+
+def _load_json(path: Path) -> dict:
+    try:
+        d = json.loads(path.read_text())
+    except (OSError, ValueError):
+        return {}
+    return d if isinstance(d, dict) else {}
+
+
+def run_facts(trace) -> dict:
+    """What the directory a trace came from recorded about its run: ``kind`` (``run`` for a
+    ``lisa-eas run`` directory, ``simulate`` for a simulated trace, ``trace`` otherwise),
+    ``platform`` (a Platform or a name; None when unknown), ``governor``, ``placement``,
+    ``era`` (simulated runs) and ``cpufreq`` (whether the machine had cpufreq; None if unknown)."""
+    meta = trace.metadata
+    if meta.get("source") == "lisa_eas.simulate":
+        cfg = meta.get("config") or {}
+        if isinstance(cfg, str):
+            cfg = {}
+        return {"kind": "simulate", "platform": meta.get("platform_arg") or meta.get("platform"),
+                "governor": cfg.get("governor"), "placement": cfg.get("placement"), "era": cfg.get("era"),
+                "cpufreq": True, "where": "the simulation's metadata.json"}
+    src = Path(str(meta.get("source") or ""))
+    target_json = src.parent / "target.json"
+    if src.name and target_json.is_file():
+        from ...target._probe import platform_from_target_json
+
+        t = _load_json(target_json)
+        pols = t.get("cpufreq_policies") or []
+        govs = sorted({str(p.get("governor")) for p in pols if p.get("governor")})
+        return {"kind": "run", "platform": platform_from_target_json(target_json), "where": str(target_json),
+                "governor": govs[0] if len(govs) == 1 else (",".join(govs) or None), "placement": None,
+                "era": None, "cpufreq": bool(pols), "capacities": t.get("cpu_capacity") or {},
+                "kernel": t.get("kernel_release"),
+                "status": _load_json(src.parent / "run.json").get("status")}
+    return {"kind": "trace", "platform": None, "governor": None, "placement": None, "era": None, "cpufreq": None}
+
+
+def eas_inactive_reason(plat, facts: dict) -> str | None:
+    """Why EAS cannot have placed the trace's wake-ups (None when it may have): the kernel only
+    builds perf domains for EAS on asymmetric CPU capacities with an energy model registered
+    (``build_perf_domains``/``sched_is_eas_possible``); a simulated run says its placement."""
+    if facts.get("kind") == "simulate" and facts.get("placement") == "no-eas":
+        return ("the simulated run used placement 'no-eas' (no energy-aware wake-up), so the EAS model does "
+                "not apply; its CFS wake-ups are held against the idle-CPU search (SIS)")
+    caps = {plat.cpu_capacity(c) for c in range(plat.nr_cpus)}
+    has_em = bool(plat.perf_domains) and all(d.has_power for d in plat.perf_domains)
+    if len(caps) == 1 and not has_em:
+        return (f"EAS is not active on this kernel: all CPUs have capacity {caps.pop()} and no energy model is "
+                f"registered, so every CFS wake-up goes through the idle-CPU search (SIS), held against the SIS "
+                f"model instead")
+    if len(caps) == 1:
+        return (f"EAS is not active on this kernel: all CPUs have capacity {caps.pop()} (EAS needs asymmetric "
+                f"CPU capacities), so every CFS wake-up goes through the idle-CPU search (SIS)")
+    if not has_em:
+        return ("EAS is not active on this kernel: no energy model is registered for its perf domains, so every "
+                "CFS wake-up goes through the idle-CPU search (SIS)")
+    return None
+
+
+def schedutil_unavailable_reason(trace, plat, facts: dict) -> str | None:
+    """Why the schedutil replay does not apply (None when it does)."""
+    if facts.get("cpufreq") is False or not plat.perf_domains:
+        return ("this machine has no cpufreq (no CPU frequency scaling, e.g. a VM): its CPUs run at one fixed "
+                "frequency and no governor requests a frequency, so there is nothing to hold against schedutil")
+    gov = facts.get("governor")
+    if gov and gov != "schedutil":
+        what = "the simulated run" if facts.get("kind") == "simulate" else "the board's cpufreq policies"
+        return (f"{what} used the {gov} governor, not schedutil: scoring its frequencies against schedutil's "
+                f"would mean nothing")
+    if "cpu_frequency" not in trace.events:
+        return "no cpu_frequency events in the trace (add power:cpu_frequency to the traced events)"
+    return None
+
+
+def validate(trace, platform=None, *, era: str | None = None, sis_era: str | None = None,
+             pelt_era: str | None = None, pelt: str = "auto", inputs: str = "auto") -> ValidationReport:
     """Hold a trace against the models, decision by decision.
 
     Parameters
@@ -123,10 +202,13 @@ def validate(trace, platform, *, era: str = "v5.4", sis_era: str | None = None, 
         wake-ups come from ``sched_wakeup``/``sched_wakeup_new`` (else they are inferred from
         ``sched_switch``); ``cpu_frequency`` enables the schedutil replay; kernel PELT events
         enable the PELT replay and are used as the util signals.
-    platform : Platform or str
-        The board that recorded the trace (its CPU count must match).
-    era : str
-        Kernel era of the EAS model (``v5.0``, ``v5.4``, ``v6.x``) and of schedutil.
+    platform : Platform or str, optional
+        The board that recorded the trace (its CPU count must match). Default: the platform the
+        run recorded: a ``lisa-eas run`` directory's probe (``target.json``), a simulated
+        run's platform.
+    era : str, optional
+        Kernel era of the EAS model (``v5.0``, ``v5.4``, ``v6.x``) and of schedutil. Default:
+        the simulated run's era, else the trace's kernel version, else ``v5.4``.
     sis_era : str, optional
         Era of the idle-CPU search (default ``era``).
     pelt_era : str, optional
@@ -141,39 +223,63 @@ def validate(trace, platform, *, era: str = "v5.4", sis_era: str | None = None, 
     Returns
     -------
     ValidationReport
+        ``summary["not_applicable"]`` lists each check that does not apply to this run and why
+        (EAS inactive on a symmetric machine or without an energy model, a simulated no-EAS or
+        non-schedutil run, a machine without cpufreq).
 
     Raises
     ------
     MissingTraceEventError
         No ``sched_switch``.
     ConfigError
-        The platform's CPU count does not match the trace.
+        The platform's CPU count does not match the trace, or no platform was given and the
+        trace does not say which board recorded it.
     """
+    from ...errors import ConfigError
     from .._load import df_cpu_util, kernel_cpu_util
 
     if not hasattr(trace, "events"):
         trace = load_trace_arg(trace)
     need_events(trace, "sched_switch")
+    facts = run_facts(trace)
+    if platform is None:
+        platform = facts.get("platform")
+        if platform is None:
+            raise ConfigError(f"{trace.metadata.get('source', 'trace')}: which board recorded this trace? Give "
+                              f"--platform (a bundled board, `lisa-eas platforms`, or a platform JSON); only a "
+                              f"`lisa-eas run` or `lisa-eas simulate` directory says it itself")
     plat = check_platform(trace, platform)
-    kv = trace.metadata.get("kernel_version")
+    kv = trace.metadata.get("kernel_version") or facts.get("kernel")
+    simulated = trace.metadata.get("source") == "lisa_eas.simulate"
+    kernel_era = None
+    if kv and not simulated:
+        from ..._era import parse_kernel_version
+        try:
+            kernel_era = "v%d.%d" % parse_kernel_version(str(kv))[:2]
+        except Exception:
+            kernel_era = None
+    if era is None:     # the EAS models start at v5.0: older kernels keep the v5.4 default
+        era = facts.get("era") or (kernel_era if kernel_era and _version(kernel_era) >= (5, 0) else "v5.4")
     if pelt_era is None:
-        pelt_era = era
-        if kv and trace.metadata.get("source") != "lisa_eas.simulate":
-            from ..._era import parse_kernel_version
-            try:
-                v = parse_kernel_version(str(kv))
-                pelt_era = "v%d.%d" % v
-            except Exception:
-                pass
-    state = rebuild_wakeups(trace, plat, era=era, pelt_era=pelt_era, pelt=pelt, inputs=inputs)
-    eas_df, eas_sum = replay_eas(state, plat, era=era)
+        pelt_era = kernel_era or era
+    not_applicable = []
+    eas_why = eas_inactive_reason(plat, facts)
+    if eas_why:
+        not_applicable.append({"check": "eas", "reason": eas_why})
+    state = rebuild_wakeups(trace, plat, era=era, pelt_era=pelt_era, pelt=pelt, inputs=inputs,
+                            eas_active=eas_why is None)
+    if eas_why is None:
+        eas_df, eas_sum = replay_eas(state, plat, era=era)
+    else:
+        eas_df, eas_sum = pd.DataFrame(), {"applicable": False, "reason": eas_why, "wakeups": 0}
     sis_df, sis_sum = replay_sis(state, plat, era=sis_era or era)
     counts = state.wakeups["category"].value_counts().to_dict()
     accounting = {c: int(counts.get(c, 0)) for c in CATEGORIES}
     accounting["total"] = int(len(state.wakeups))
     accounting["accounted"] = int(sum(accounting[c] for c in CATEGORIES))
-    su_df, su_sum = pd.DataFrame(), {"available": False, "reason": "no cpu_frequency events"}
-    if "cpu_frequency" in trace.events:
+    su_why = schedutil_unavailable_reason(trace, plat, facts)
+    su_df, su_sum = pd.DataFrame(), {"available": False, "reason": su_why}
+    if su_why is None:
         if kernel_cpu_util(trace) is not None:
             cu = df_cpu_util(trace, platform=plat, era=pelt_era)
             kc = kernel_cpu_util(trace)
@@ -183,15 +289,23 @@ def validate(trace, platform, *, era: str = "v5.4", sis_era: str | None = None, 
             cu = df_cpu_util(trace, platform=plat, era=pelt_era, source="model")
         su_df, su_sum = replay_schedutil(trace, plat, cu, era=era)
         su_sum["available"] = True
+    else:
+        not_applicable.append({"check": "schedutil", "reason": su_why})
     pelt_df, pelt_sum = replay_pelt(trace, plat, era=pelt_era)
     ks_sum = kernel_signals_summary(trace, pelt_era)
+    if not pelt_sum.get("available"):
+        not_applicable.append({"check": "pelt", "reason": pelt_sum.get("reason") or
+                               "the trace has no kernel PELT samples to hold the PELT model against"})
     summary = {
         "trace": str(trace.metadata.get("source", "")), "platform": plat.name, "era": era,
         "pelt_era": pelt_era, "kernel_version": kv, "util_source": state.util_source,
-        "overutilized_source": state.overutilized_source,
+        "overutilized_source": state.overutilized_source, "run": {k: v for k, v in facts.items()
+                                                                 if k in ("kind", "governor", "placement", "where",
+                                                                          "status")},
         "wakeups_inferred_from_sched_switch": bool(state.wakeups["inferred"].any()) if len(state.wakeups) else False,
         "wakeups": accounting, "eas": eas_sum, "sis": sis_sum, "schedutil": su_sum, "pelt": pelt_sum,
         "kernel_signals": ks_sum,
+        "not_applicable": not_applicable,
     }
     return ValidationReport(summary=summary, wakeups=state.wakeups, eas=eas_df, sis=sis_df, schedutil=su_df,
                             pelt=pelt_df)

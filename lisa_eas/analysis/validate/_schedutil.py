@@ -2,11 +2,20 @@
 (:func:`lisa_eas.models.schedutil_next_freq`, per policy: max over its CPUs of
 ``max(util_avg, util_est)``) against the trace's ``cpu_frequency`` events.
 
-Figures per policy: agreement at the trace's frequency changes (the model's request just
-before each change equals the new frequency), the lag between the model asking for a
-frequency and the trace reaching it, and the share of time the trace ran above / below the
-model's frequency (over- / under-provisioning). Stateless: no rate limit, no iowait boost,
-no busy hold (those need state the trace does not carry).
+Two figures per policy, each answering its own question:
+
+* ``request_agreement_pct`` (*per frequency request*): of the trace's frequency requests (each
+  ``cpu_frequency`` event of the policy's first CPU that sets a new frequency: schedutil only
+  asks the driver when its answer changes), the share whose frequency equals the model's answer
+  just before the request. A low figure with a high residency agreement means the kernel
+  reached the same frequencies at other moments (rate limit, busy hold, iowait boost).
+* ``time_at_model_freq_pct`` (*time-weighted residency*): the share of the time where both
+  are known that the trace ran at exactly the model's frequency; ``over_provisioned_pct`` /
+  ``under_provisioned_pct`` are the shares above / below it (the three add up to 100).
+
+``requests`` counts the requests, ``lag_ms_median`` is the median delay between the model
+starting to ask for a frequency and the trace reaching it. Stateless: no rate limit, no iowait
+boost, no busy hold (those need state the trace does not carry).
 """
 from __future__ import annotations
 
@@ -36,8 +45,10 @@ def replay_schedutil(trace, platform, cpu_util: pd.DataFrame, *, era: str = "v5.
     Returns
     -------
     (DataFrame, dict)
-        One row per frequency change of the trace (``time``, ``domain``, ``trace_freq``,
-        ``model_freq``, ``agree``, ``lag_ms``); summary per domain.
+        One row per frequency request of the trace (``time``, ``domain``, ``trace_freq``,
+        ``model_freq``, ``agree``, ``lag_ms``); summary per domain (see the module docstring:
+        ``request_agreement_pct``, ``time_at_model_freq_pct``, ``over_provisioned_pct``,
+        ``under_provisioned_pct``, ``requests``, ``lag_ms_median``).
     """
     from .._frequency import df_cpu_frequency
 
@@ -51,7 +62,7 @@ def replay_schedutil(trace, platform, cpu_util: pd.DataFrame, *, era: str = "v5.
         cap = d.cpu_capacity_max
         sel = cpu_util[cpu_util["cpu"].isin(list(d.cpus))]
         if sel.empty:
-            summary[d.name] = {"changes": 0, "note": "no util samples for this domain"}
+            summary[d.name] = {"requests": 0, "note": "no util samples for this domain"}
             continue
         util = np.maximum(sel["util"].to_numpy(np.int64),
                           sel["util_est_enqueued"].to_numpy(np.int64) if "util_est_enqueued" in sel.columns else 0)
@@ -77,22 +88,25 @@ def replay_schedutil(trace, platform, cpu_util: pd.DataFrame, *, era: str = "v5.
         for j in range(len(tc)):
             rows.append({"time": tc[j], "domain": d.name, "trace_freq": int(fc[j]), "model_freq": int(m_at[j]),
                          "agree": bool(m_at[j] == fc[j]), "lag_ms": lag[j]})
-        # over/under-provisioning over the util grid, where the trace's frequency is known
-        kf = np.searchsorted(tf, tg, side="right") - 1
-        known = kf >= 0
-        dt = np.r_[np.diff(tg), max(hi - tg[-1], 0.0)] if len(tg) else np.zeros(0)
-        tfreq = np.where(known, ff[np.maximum(kf, 0)] if len(ff) else 0, 0)
-        tot = dt[known].sum()
-        over = dt[known & (tfreq > model_f)].sum()
-        under = dt[known & (tfreq < model_f)].sum()
+        # time-weighted residency: both step functions on the union of their change points,
+        # from the first instant both are known to the end of the trace
+        bp = np.unique(np.r_[tg, tf])
+        bp = bp[(bp >= max(tg[0] if len(tg) else np.inf, tf[0] if len(tf) else np.inf)) & (bp <= hi)]
+        dt = np.diff(np.r_[bp, hi]) if len(bp) else np.zeros(0)
+        mf = model_f[np.searchsorted(tg, bp, side="right") - 1] if len(bp) else np.zeros(0, np.int64)
+        tfreq = ff[np.searchsorted(tf, bp, side="right") - 1] if len(bp) else np.zeros(0, np.int64)
+        tot = dt.sum()
+        over = dt[tfreq > mf].sum()
+        under = dt[tfreq < mf].sum()
         n = len(tc)
         summary[d.name] = {
-            "changes": int(n), "agree": int(sum(r["agree"] for r in rows if r["domain"] == d.name)),
-            "agreement_pct": float(100.0 * np.mean(m_at == fc)) if n else None,
-            "lag_ms_median": float(np.nanmedian(lag)) if np.isfinite(lag).any() else None,
+            "requests": int(n), "requests_agree": int(np.sum(m_at == fc)),
+            "request_agreement_pct": float(100.0 * np.mean(m_at == fc)) if n else None,
+            "time_at_model_freq_pct": float(100.0 * (tot - over - under) / tot) if tot > 0 else None,
             "over_provisioned_pct": float(100.0 * over / tot) if tot > 0 else None,
             "under_provisioned_pct": float(100.0 * under / tot) if tot > 0 else None,
-            "same_freq_pct": float(100.0 * (tot - over - under) / tot) if tot > 0 else None,
+            "compared_s": float(tot),
+            "lag_ms_median": float(np.nanmedian(lag)) if np.isfinite(lag).any() else None,
             "trace_freqs_in_platform_opps": bool(np.isin(np.unique(ff), d.freqs_khz).all()) if len(ff) else None,
         }
     df = pd.DataFrame(rows, columns=["time", "domain", "trace_freq", "model_freq", "agree", "lag_ms"])

@@ -30,7 +30,8 @@ class WakeupState:
     """Per wake-up inputs of the models (arrays of length n; per-CPU arrays n x n_cpus).
 
     ``category``: ``eas`` (CFS, not overutilized: EAS replay), ``sis`` (CFS while
-    overutilized: idle-CPU search replay), ``rt`` (RT/DL task, not replayed), ``no_prev_cpu``
+    overutilized, or any CFS wake-up where EAS is not active: idle-CPU search replay),
+    ``rt`` (RT/DL task, not replayed), ``no_prev_cpu``
     (the task never ran before in the trace), ``new_task`` (``sched_wakeup_new``: fork
     balancing, not modelled).
     """
@@ -88,7 +89,7 @@ def _last_before(t_ev, values, t_q, strict=True):
 
 
 def rebuild_wakeups(trace, platform, *, era: str = "v5.4", pelt_era: str | None = None,
-                    pelt: str = "auto", inputs: str = "auto") -> WakeupState:
+                    pelt: str = "auto", inputs: str = "auto", eas_active: bool = True) -> WakeupState:
     """The model inputs at every wake-up of ``trace`` on ``platform``.
 
     Parameters
@@ -102,6 +103,9 @@ def rebuild_wakeups(trace, platform, *, era: str = "v5.4", pelt_era: str | None 
     inputs : {"auto", "rebuilt"}
         ``auto``: wake-ups the simulator logged with their exact EAS inputs
         (``lisa_sim_eas_decision``) use them; ``rebuilt``: always rebuild from the signals.
+    eas_active : bool
+        False when EAS cannot have placed any wake-up (symmetric capacities, no energy model,
+        a simulated no-EAS run): every CFS wake-up with a previous CPU is then ``sis``.
     """
     if inputs not in ("auto", "rebuilt"):
         raise ConfigError(f"inputs must be 'auto' or 'rebuilt', got {inputs!r}")
@@ -204,8 +208,9 @@ def rebuild_wakeups(trace, platform, *, era: str = "v5.4", pelt_era: str | None 
     cfs = wk["prio"].to_numpy() >= 100
     cat = np.where(~cfs, "rt", np.where(wk["new"].to_numpy(), "new_task",
                                         np.where(wk["prev_cpu"].to_numpy() < 0, "no_prev_cpu",
-                                                 np.where(ou.astype(bool), "sis", "eas"))))
-    cat[logged] = "eas"
+                                                 np.where(ou.astype(bool) | (not eas_active), "sis", "eas"))))
+    if eas_active:
+        cat[logged] = "eas"
     out = pd.DataFrame({"time": t, "pid": wk["pid"].to_numpy(), "comm": wk["comm"].to_numpy(),
                         "prev_cpu": wk["prev_cpu"].to_numpy(), "kernel_cpu": wk["kernel_cpu"].to_numpy(np.int64),
                         "waker_cpu": wk["waker_cpu"].to_numpy(np.int64), "category": cat, "inferred": inferred})
