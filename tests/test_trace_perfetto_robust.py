@@ -77,6 +77,20 @@ def test_wrong_wire_type_drops_the_bundle(tmp_path):
         read_trace(p, cache=False, strict=True)
 
 
+def test_wrong_wire_type_in_a_small_packet(tmp_path):
+    """A process tree whose process (a message) is a varint: the packet is dropped and
+    reported, never a reader error (found by the fuzz test on a faster run)."""
+    good = _trace([_bundle(0, [_idle_event(2000, 1, 0)])])
+    tree = Msg().int(1, 7)                              # ProcessTree { processes: 7 }
+    p = _write(tmp_path, good + bytes(Msg().bytes(1, Msg().int(8, 1500).int(10, 7).bytes(2, tree)).buf))
+    trace = read_trace(p, cache=False)
+    assert trace.df("cpu_idle")["__ts"].tolist() == [2000]
+    assert trace.skipped.count("corrupt_packet") == 1
+    assert "wrong wire type" in trace.skipped.entries["corrupt_packet"]["detail"]
+    with pytest.raises(TraceError, match=r"byte offset \d+: corrupt_packet"):
+        read_trace(p, cache=False, strict=True)
+
+
 def test_absurd_length_and_truncation(tmp_path):
     data = _trace([_bundle(0, [_idle_event(2000, 1, 0)]), _bundle(1, [_idle_event(2100, 1, 1)])])
     # absurd length in the last packet's header: the walk stops there

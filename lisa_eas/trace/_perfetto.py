@@ -248,6 +248,11 @@ class _Reader:
         except PbError as exc:
             self.fail("corrupt_packet", s + exc.offset,
                       f"{PACKET_NAMES.get(int(row[W.PK_FIELD]), '?')}: {exc.what}")
+        except (TypeError, AttributeError, ValueError, OverflowError):
+            # a field with another wire type than its .proto gives (an int where a message or
+            # string is due, or the reverse): the packet is damaged, not the reader
+            self.fail("corrupt_packet", s,
+                      f"{PACKET_NAMES.get(int(row[W.PK_FIELD]), '?')}: a field of the wrong wire type")
 
     def _losses(self, good):
         dropped = good[good[:, W.PK_DROPPED] != 0]
