@@ -455,21 +455,24 @@ def enqueue(p, c, now, S, P, O):
     oG = S[0]
     migrated = S[oTK + (p) * T_NFIELDS + T_CPU] != c
     S[oTK + (p) * T_NFIELDS + T_CPU] = c
-    S[oTK + (p) * T_NFIELDS + T_STATE] = TS_RUNNABLE
     heap_remove(p, S)
     rq_add(p, c, S)
     S[oG + G_ENQ_SEQ] += 1
     S[oTK + (p) * T_NFIELDS + T_ENQ_SEQ] = S[oG + G_ENQ_SEQ]
     if S[oTK + (p) * T_NFIELDS + T_POLICY] == POLICY_FIFO:
+        S[oTK + (p) * T_NFIELDS + T_STATE] = TS_RUNNABLE
         S[oCP + (c) * C_NFIELDS + C_NR_RT] += 1
         return
+    # enqueue_entity: update_load_avg(cfs_rq, se, UPDATE_TG | DO_ATTACH) while se->on_rq is
+    # still 0 (the sleeping segment only decays; a migrated task is attached, not aged)
+    if migrated:
+        attach_task_avg(p, c, S, P)
+    update_task_avg(p, now, S, P, O)
     # place_entity(): sleeper credit of half a latency period
     floor = S[oCP + (c) * C_NFIELDS + C_MIN_VRUNTIME] - (S[oK + K_LATENCY_NS] >> 1)
     if S[oTK + (p) * T_NFIELDS + T_VRUNTIME] < floor:
         S[oTK + (p) * T_NFIELDS + T_VRUNTIME] = floor
-    if migrated:
-        attach_task_avg(p, c, S, P)
-    update_task_avg(p, now, S, P, O)
+    S[oTK + (p) * T_NFIELDS + T_STATE] = TS_RUNNABLE     # se->on_rq = 1
     S[oCP + (c) * C_NFIELDS + C_NR_CFS] += 1
     est = task_util_est(p, S)
     S[oCP + (c) * C_NFIELDS + C_UE_SUM] += est
@@ -629,12 +632,14 @@ def schedule(c, prev_state, now, S, P, O):
     if nxt == prev:
         S[oCP + (c) * C_NFIELDS + C_NEED_RESCHED] = 0
         return
+    # put_prev_entity / set_next_entity: each signal is brought to ``now`` in the state it had
+    # up to now (prev running, nxt waiting on the runqueue), before cfs_rq->curr changes
     if prev >= 0 and S[S[8] + (prev) * T_NFIELDS + T_STATE] == TS_RUNNING and S[S[8] + (prev) * T_NFIELDS + T_POLICY] == POLICY_CFS:
-        update_task_avg(prev, now, S, P, O)      # put_prev_entity
+        update_task_avg(prev, now, S, P, O)      # put_prev_entity: update_load_avg while running
+    if nxt >= 0 and S[S[8] + (nxt) * T_NFIELDS + T_POLICY] == POLICY_CFS:
+        update_task_avg(nxt, now, S, P, O)       # set_next_entity: update_load_avg while still queued
     switch_to(c, nxt, prev_state, now, S, P, O)
     update_min_vruntime(c, S)
-    if nxt >= 0 and S[S[8] + (nxt) * T_NFIELDS + T_POLICY] == POLICY_CFS:
-        update_task_avg(nxt, now, S, P, O)       # set_next_entity
     update_rq_avgs(c, now, S, P)
 
 

@@ -189,8 +189,11 @@ def build_run(platform: Platform, compiled: CompiledWorkload, config: SimConfig,
     tsa = np.zeros((nt, 8), np.int64)
     csa = np.zeros((nc, 8), np.int64)
     rsa = np.zeros((nc, 8), np.int64)
-    from .._kernels.pelt import CFG_LOAD_AVG_MAX
-    divider = int(cfg[CFG_LOAD_AVG_MAX]) - 1024
+    from .._kernels.pelt import CFG_DIVIDER_MODE, CFG_LOAD_AVG_MAX
+    # the sums of a signal at period_contrib 0: util_sum = util_avg * divider, the divider
+    # being LOAD_AVG_MAX up to v4.11 (post_init_entity_util_avg) and LOAD_AVG_MAX - 1024 +
+    # period_contrib from v4.12 (attach_entity_load_avg)
+    divider = int(cfg[CFG_LOAD_AVG_MAX]) - (1024 if cfg[CFG_DIVIDER_MODE] else 0)
     for t in range(nt):
         mask = compiled.masks[compiled.mask0[t]]
         allowed = np.flatnonzero(mask)
