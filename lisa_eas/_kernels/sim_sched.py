@@ -13,8 +13,9 @@ EM arrays, 16 EM cost per OPP, 17/18 LLC / core ids, 19 model parameters, 20 fre
 per domain and OPP) and ``O`` the
 output buffers (0 events, 1 activations, 2 EAS decisions, 3 counters). Every field on the
 event path is read with flat offsets (``S[S[4*slot] + row * width + column]``), never through
-views, which cost ~30 ns each; so the PELT updates are done here on the flat state with the
-arithmetic of the ``pelt`` kernels (``pelt_flat``).
+views, which cost ~30 ns each; the PELT updates slice the signal in place and call the
+``pelt`` kernels themselves (``pelt_flat``), after a check on the flat state that skips the
+updates that would change nothing.
 
 Two indexes (``sim_index``) keep the loop from scanning every task: a binary heap of the
 sleeping tasks ordered by (wake-up time, task index) gives the next wake-up, and each
@@ -52,10 +53,9 @@ from __future__ import annotations
 
 from numba import njit
 
-from .pelt import (CFG_DELTA_SCALING, CFG_DIVIDER_MODE, CFG_LOAD_AVG_MAX, CFG_RUNNABLE_SCALED,
-                   CFG_WEIGHT_IN_SUM, CFG_ZERO_IF_UNLOADED, SA_LAST_UPDATE, SA_LOAD_AVG, SA_LOAD_SUM,
-                   SA_PERIOD_CONTRIB, SA_RUNNABLE_AVG, SA_RUNNABLE_SUM, SA_UTIL_AVG, SA_UTIL_SUM,
-                   _decay_shifted, clock_pelt_advance, idle_lost_time)
+from .pelt import (CFG_LOAD_AVG_MAX, CFG_SIZE, CFG_WEIGHT_IN_SUM, SA_LAST_UPDATE, SA_LOAD_AVG, SA_PERIOD_CONTRIB,
+                   SA_SIZE, SA_UTIL_AVG, SA_UTIL_SUM, clock_pelt_advance, idle_lost_time, pelt_divider,
+                   update_load_avg, update_load_sum)
 from .sim_state import *  # noqa: F401,F403  (column indices)
 from .sim_state import (A_SIZE, A_CDUR, A_CPERIOD, A_CPU, A_END, A_PERF, A_PHASE, A_PHASE_LOOP, A_RUN,
                         A_SLACK, A_START, A_TASK, A_WULAT, C_BUSY_NS, C_CLOCK_PELT, C_CLOCK_TASK, C_CURR,
@@ -170,95 +170,24 @@ def update_rq_avgs(c, now, S, P):
 
 @njit(cache=True, _nrt=False, inline='always')
 def pelt_flat(S, o, now, load, runnable, running, scale_freq, scale_cpu, w_load, w_runnable, P):
-    """``pelt.update_load_sum`` then, when a period was crossed, ``pelt.update_load_avg(sa, w_load,
-    w_runnable)`` on the signal at ``S[o:o + SA_SIZE]`` (``___update_load_sum``,
-    ``accumulate_sum``, ``___update_load_avg``), fused on locals as ``pelt.update_signal`` does;
-    the configuration and the decay table are read from the static slots 9 and 10. With
-    ``load = runnable = weight * on_rq`` (or ``on_rq`` unless the weight is in the sums) and
-    ``w_load = w_runnable = weight`` it is ``pelt.update_signal``. Returns the crossed periods."""
+    """The PELT update of the signal at ``S[o:o + SA_SIZE]`` with the models' own kernels:
+    ``pelt.update_load_sum`` (``___update_load_sum`` + ``accumulate_sum``) then, when a period
+    was crossed, ``pelt.update_load_avg(sa, w_load, w_runnable)`` (``___update_load_avg``); the
+    configuration and the decay table are the static slots 9 and 10. With ``load = runnable =
+    weight * on_rq`` (or ``on_rq`` unless the weight is in the sums) and ``w_load = w_runnable
+    = weight`` it is ``pelt.update_signal``. Returns the crossed periods.
+
+    An update less than 1024 ns after the last one changes nothing (``update_load_sum``
+    returns 0 without writing): it returns before any view is made."""
     delta = now - S[o + SA_LAST_UPDATE]
-    if delta < 0:
-        S[o + SA_LAST_UPDATE] = now
+    if 0 <= delta < 1024:
         return 0
-    delta >>= 10
-    if delta == 0:
-        return 0
-    S[o + SA_LAST_UPDATE] += delta << 10
     ocfg = P[36]
-    if P[ocfg + CFG_ZERO_IF_UNLOADED] and load == 0:
-        runnable = 0
-        running = 0
-    lam = P[ocfg + CFG_LOAD_AVG_MAX]
-    load_sum = S[o + SA_LOAD_SUM]
-    runnable_sum = S[o + SA_RUNNABLE_SUM]
-    util_sum = S[o + SA_UTIL_SUM]
-    pc = S[o + SA_PERIOD_CONTRIB]
-    contrib = delta
-    delta += pc
-    periods = delta >> 10
-    if load == 0 and runnable == 0 and running == 0 and load_sum == 0 and runnable_sum == 0 and util_sum == 0:
-        # a signal at zero that gets nothing (an rt_rq without rt tasks): the sums stay 0,
-        # only the period position moves and the averages are 0 after a crossing
-        if periods:
-            delta &= 1023
-            S[o + SA_LOAD_AVG] = 0
-            S[o + SA_RUNNABLE_AVG] = 0
-            S[o + SA_UTIL_AVG] = 0
-        S[o + SA_PERIOD_CONTRIB] = delta
-        return periods
+    cfg = P[ocfg:ocfg + CFG_SIZE]
+    sa = S[o:o + SA_SIZE]
+    periods = update_load_sum(sa, now, load, runnable, running, scale_freq, scale_cpu, cfg, P[P[40]:P[40] + P[41]])
     if periods:
-        # decay_load() of the three sums and __accumulate_pelt_segments(), sharing y^periods
-        period = P[41]
-        delta &= 1023
-        if periods > period * 63:
-            load_sum = 0
-            runnable_sum = 0
-            util_sum = 0
-            contrib = lam - 1024 + delta
-        else:
-            sh = periods >> (5 if period == 32 else (4 if period == 16 else 3))
-            mul = P[P[40] + (periods & (period - 1))]
-            load_sum = _decay_shifted(load_sum >> sh, mul)
-            runnable_sum = _decay_shifted(runnable_sum >> sh, mul)
-            util_sum = _decay_shifted(util_sum >> sh, mul)
-            contrib = (_decay_shifted((1024 - pc) >> sh, mul) + lam - _decay_shifted(lam >> sh, mul) - 1024
-                       + delta)
-    pc = delta
-    runnable_scaled = P[ocfg + CFG_RUNNABLE_SCALED]
-    if P[ocfg + CFG_DELTA_SCALING]:
-        contrib = (contrib * scale_freq) >> 10
-        if load:
-            load_sum += load * contrib
-        if runnable:
-            runnable_sum += runnable * contrib
-        if running:
-            util_sum += contrib * scale_cpu
-    else:
-        if load:
-            load_sum += load * contrib
-        if runnable:
-            if runnable_scaled:
-                runnable_sum += (runnable * contrib) << 10
-            else:
-                runnable_sum += runnable * contrib
-        if running:
-            util_sum += contrib << 10
-    S[o + SA_LOAD_SUM] = load_sum
-    S[o + SA_RUNNABLE_SUM] = runnable_sum
-    S[o + SA_UTIL_SUM] = util_sum
-    S[o + SA_PERIOD_CONTRIB] = pc
-    if periods:
-        divider = lam if P[ocfg + CFG_DIVIDER_MODE] == 0 else lam - 1024 + pc
-        if P[ocfg + CFG_WEIGHT_IN_SUM]:
-            S[o + SA_LOAD_AVG] = load_sum // divider
-            S[o + SA_RUNNABLE_AVG] = runnable_sum // divider
-        else:
-            S[o + SA_LOAD_AVG] = (w_load * load_sum) // divider
-            if runnable_scaled:
-                S[o + SA_RUNNABLE_AVG] = runnable_sum // divider
-            else:
-                S[o + SA_RUNNABLE_AVG] = (w_runnable * runnable_sum) // divider
-        S[o + SA_UTIL_AVG] = util_sum // divider
+        update_load_avg(sa, w_load, w_runnable, cfg)
     return periods
 
 
@@ -342,10 +271,7 @@ def detach_task_avg(p, c, S, P):
 @njit(cache=True, _nrt=False)
 def pelt_divider_flat(S, o, P):
     """``pelt.pelt_divider`` (``get_pelt_divider``) of the signal at ``S[o:]``."""
-    ocfg = P[36]
-    if P[ocfg + CFG_DIVIDER_MODE] == 0:
-        return P[ocfg + CFG_LOAD_AVG_MAX]
-    return P[ocfg + CFG_LOAD_AVG_MAX] - 1024 + S[o + SA_PERIOD_CONTRIB]
+    return pelt_divider(S[o:o + SA_SIZE], P[P[36]:P[36] + CFG_SIZE])
 
 
 @njit(cache=True, _nrt=False)
