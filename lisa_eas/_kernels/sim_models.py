@@ -10,8 +10,8 @@ kernels take and calls them; no decision logic is re-implemented here:
   runqueue's ``avg_idle`` and a fixed per-runqueue scan cost);
 * overutilized: ``eas.cpu_overutilized``;
 * frequency: ``schedutil.sugov_update`` (with or without the RFC ramp boost; the rt
-  runqueue enters through ``schedutil.effective_cpu_util``; computed on the flat state by
-  ``sugov_update_flat``, the kernel's arithmetic without array views) and ``governors.schedfreq_request``
+  runqueue enters through ``schedutil.effective_cpu_util``; ``sugov_update_flat`` gathers the
+  inputs and passes the state in place) and ``governors.schedfreq_request``
   / ``schedfreq_pending`` at each scheduler update (``cpufreq_update_util`` points), and the
   timer-driven ``governors.ondemand_step`` / ``interactive_account`` + ``interactive_step``
   on each sampling timer, over per-policy governor state kept in the state array;
@@ -28,13 +28,12 @@ from .governors import (IA_CUR, OD_CUR, OD_RATE_MULT, SF_CUR, SF_REQUESTED, SF_T
                         interactive_account, interactive_step, ondemand_step, schedfreq_pending,
                         schedfreq_request)
 from .pelt import SA_UTIL_AVG
-from .schedutil import (CS_LAST_UPDATE, CS_RAMP_BOOST, CS_RB_UTIL_AVG, CS_RB_UTIL_EST, CS_WENT_IDLE,
-                        EM_COST_MARGIN_SCALE, FREQUENCY_UTIL, PS_CACHED_RAW_FREQ, PS_LAST_FREQ_UPDATE,
-                        PS_NEED_FREQ_UPDATE, PS_NEXT_FREQ, cpu_util_cfs, effective_cpu_util, raw_next_freq)
+from .schedutil import (CS_LAST_UPDATE, CS_WENT_IDLE, FREQUENCY_UTIL, PS_LAST_FREQ_UPDATE, PS_NEED_FREQ_UPDATE,
+                        PS_NEXT_FREQ, effective_cpu_util, sugov_update)
 from .sim_sched import emit, sync_cpu, refresh_next_event, task_util_for_placement
 from .sim_state import (C_BUSY_NS, C_CURR, C_NR_CFS, C_NR_RT, C_UE_SUM, EV_FREQ, EV_OVERUTIL, G_OVERUTIL, G_WAKE_CAP,
                         GOV_INTERACTIVE, GOV_ONDEMAND, GOV_SCHEDFREQ, GOV_SCHEDUTIL, INF_TIME, K_GOV,
-                        K_MODEL_EVENTS, K_RAMP_BOOST, K_RATE_LIMIT_NS, K_SAMPLE_NS, K_SIS, K_TRANS_LAT_NS,
+                        K_MODEL_EVENTS, K_RAMP_BOOST, K_RATE_LIMIT_NS, K_SAMPLE_NS, K_SIS, K_TICK_NS, K_TRANS_LAT_NS,
                         P_LAST_UPDATE, P_NEXT_SAMPLE, P_OPP, P_PENDING_AT, P_PENDING_OPP, P_REQ_OPP,
                         SIS_UTIL, T_MASK)
 from .sis import select_idle_sibling, select_idle_sibling_asym, sis_prop_nr, sis_util_nr_idle_scan
@@ -286,108 +285,32 @@ def pd_cpu_util(cj, S, P):
     return ua, ue
 
 
-@njit(cache=True, _nrt=False)
-def ramp_boost_flat(o, util_est_enqueued, util_avg, S):
-    """``schedutil.ramp_boost_update`` on the per-CPU state at ``S[o:]``."""
-    boost = 0
-    if (util_est_enqueued == S[o + CS_RB_UTIL_EST] and util_avg >= S[o + CS_RB_UTIL_AVG]
-            and util_avg > util_est_enqueued):
-        boost = util_avg - util_est_enqueued
-    S[o + CS_RB_UTIL_EST] = util_est_enqueued
-    S[o + CS_RB_UTIL_AVG] = util_avg
-    S[o + CS_RAMP_BOOST] = boost
-    return boost
-
-
-@njit(cache=True, _nrt=False, inline='always')
-def get_next_freq_flat(d, ops, util, max_cap, boost, S, P):
-    """``schedutil.get_next_freq`` of perf domain ``d`` (policy state at ``S[ops:]``), with
-    ``em_pd_get_higher_freq`` and ``resolve_freq`` over the domain's OPP table (static slots 3, 16)."""
-    nopp = P[P[8] + d]
-    of = P[12] + d * P[14]
-    fmax = P[of + nopp - 1]
-    f = raw_next_freq(util, max_cap, fmax, P[P[76] + M_SU_ERA])
-    if boost >= 0:
-        # em_pd_get_higher_freq(freqs, costs, f, boost)
-        oc = P[64] + d * P[66]
-        max_cost = 0
-        for i in range(nopp):
-            if P[of + i] >= f:
-                max_cost = P[oc + i] + (P[oc + i] * boost) // EM_COST_MARGIN_SCALE
-                break
-        hf = f
-        for i in range(nopp - 1, -1, -1):
-            if P[oc + i] <= max_cost:
-                hf = P[of + i]
-                break
-        f = hf
-    if f == S[ops + PS_CACHED_RAW_FREQ] and not S[ops + PS_NEED_FREQ_UPDATE]:
-        return S[ops + PS_NEXT_FREQ]
-    S[ops + PS_CACHED_RAW_FREQ] = f
-    # resolve_freq(freqs, f, fmin, fmax)
-    if f > fmax:
-        f = fmax
-    if f < P[of]:
-        f = P[of]
-    for i in range(nopp):
-        if P[of + i] >= f:
-            return P[of + i]
-    return P[of + nopp - 1]
-
-
 @njit(cache=True, _nrt=False, inline='always')
 def sugov_update_flat(c, d, m, j_self, now, S, P):
-    """``schedutil.sugov_update`` (no iowait, ``went_idle`` False) from CPU ``c`` (``j_self`` in
-    its domain ``d`` of ``m`` CPUs) on the flat state: per-CPU state slot 9, policy state slot 12;
-    ``util_avg``/``util_est`` of each CPU from ``pd_cpu_util``. Returns the policy's next_freq."""
+    """``schedutil.sugov_update`` (no iowait, ``went_idle`` False: the simulator sets the flag
+    when the CPU idles) from CPU ``c`` (``j_self`` in its domain ``d`` of ``m`` CPUs): the
+    domain's rows of the per-CPU state (slot 9) and its policy state (slot 12) are passed in
+    place, each CPU's ``util_avg``/``util_est`` (``pd_cpu_util``) gathered into the scratch rows
+    ``SC_PD_UTIL`` / ``SC_PD_UE``, the OPP frequencies and EM costs (static slots 3, 16) as
+    views. Returns the policy's next_freq."""
     oK = S[4]
     wcs = S[39]
     ocs = S[36] + d * S[38] * wcs
-    cs = ocs + j_self * wcs
     ops = S[48] + d * S[50]
-    S[cs + CS_LAST_UPDATE] = now
-    if not (S[ops + PS_NEED_FREQ_UPDATE] or now - S[ops + PS_LAST_FREQ_UPDATE] >= S[oK + K_RATE_LIMIT_NS]):
-        return S[ops + PS_NEXT_FREQ]
-    use_rb = S[oK + K_RAMP_BOOST] != 0
-    max_cap = P[P[4] + c]
-    boost = -1
-    if m == 1:
-        busy = False
-        if not S[ops + PS_NEED_FREQ_UPDATE]:
-            busy = S[cs + CS_WENT_IDLE] == 0
-            S[cs + CS_WENT_IDLE] = 0
-        ua, ue = pd_cpu_util(P[P[20] + (d) * P[22]], S, P)
-        util = cpu_util_cfs(ua, ue, max_cap)
-        if use_rb:
-            boost = ramp_boost_flat(cs, ue, ua, S)
-        next_f = get_next_freq_flat(d, ops, util, max_cap, boost, S, P)
-        if busy and next_f < S[ops + PS_NEXT_FREQ]:
-            next_f = S[ops + PS_NEXT_FREQ]
-            S[ops + PS_CACHED_RAW_FREQ] = 0
-    else:
-        util = 0
-        for j in range(m):
-            ua, ue = pd_cpu_util(P[P[20] + (d) * P[22] + j], S, P)
-            u = cpu_util_cfs(ua, ue, max_cap)
-            if u > util:
-                util = u
-            if use_rb:
-                if j == j_self:
-                    b = ramp_boost_flat(ocs + j * wcs, ue, ua, S)
-                else:
-                    b = S[ocs + j * wcs + CS_RAMP_BOOST]
-                if b > boost:
-                    boost = b
-        next_f = get_next_freq_flat(d, ops, util, max_cap, boost, S, P)
-    if S[ops + PS_NEED_FREQ_UPDATE]:
-        S[ops + PS_NEED_FREQ_UPDATE] = 0
-        if S[ops + PS_NEXT_FREQ] == next_f:
-            return next_f
-    elif S[ops + PS_NEXT_FREQ] == next_f:
-        return next_f
-    S[ops + PS_NEXT_FREQ] = next_f
-    S[ops + PS_LAST_FREQ_UPDATE] = now
-    return next_f
+    osu = S[52] + SC_PD_UTIL * S[54]
+    ose = S[52] + SC_PD_UE * S[54]
+    for j in range(m):
+        ua, ue = pd_cpu_util(P[P[20] + (d) * P[22] + j], S, P)
+        S[osu + j] = ua
+        S[ose + j] = ue
+    nopp = P[P[8] + d]
+    of = P[12] + d * P[14]
+    oc = P[64] + d * P[66]
+    fmax = P[of + nopp - 1]
+    return sugov_update(S[ocs:ocs + m * wcs].reshape((m, wcs)), S[ops:ops + S[50]], j_self, now, False, False,
+                        S[osu:osu + m], S[ose:ose + m], P[P[4] + c], fmax, P[of:of + nopp], P[of], fmax,
+                        P[P[76] + M_SU_ERA], S[oK + K_RATE_LIMIT_NS], S[oK + K_TICK_NS], False,
+                        S[oK + K_RAMP_BOOST] != 0, P[oc:oc + nopp])
 
 
 @njit(cache=True, _nrt=False)

@@ -15,8 +15,7 @@ them in place to call a model kernel); ``v1``/``v2``/``v3`` are for reference-co
 The hottest loop functions that are called from one to four places (``pelt_flat``,
 ``update_curr``, ``update_rq_avgs``, ``update_task_signal``, ``op_boundary``, ``pick_next``,
 ``switch_to``, ``choose_idle_state``, ``enqueue``, ``dequeue_sleep``, ``advance``,
-``sugov_update_flat``, ``get_next_freq_flat``, ``place_eas``,
-) are compiled with ``inline='always'``: numba inlines
+``sugov_update_flat``, ``get_next_freq_flat``, ``place_eas``) are compiled with ``inline='always'``: numba inlines
 them into their callers (LLVM does not, they are too large, and each call passes the
 arrays as 7 words each plus the scalars, most of them on the stack): ~12 % less loop time
 on the EAS RFC energy benchmark, for ~30 s more compile time (no cache: ~75 s instead of
