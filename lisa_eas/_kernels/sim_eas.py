@@ -22,6 +22,12 @@ from __future__ import annotations
 
 from numba import njit
 
+from .sim_layout import (O_COUNTERS, O_EAS_LOG, O_EAS_LOG_W, P_CPU_CAP, P_CPU_PD_N, P_EM_PD_CPUS,
+                         P_EM_PD_CPUS_N, P_EM_PD_INFO, P_EM_PD_INFO_N, P_EM_PD_INFO_W, P_EM_STATES,
+                         P_EM_STATES_N, P_EM_STATES_W, P_MASKS, P_MASKS_W, P_MODEL_PARAMS, S_CFS_PELT,
+                         S_CFS_PELT_W, S_CPUS, S_GLOBALS, S_SCRATCH, S_SCRATCH_W, S_TASKS, S_TASK_PELT,
+                         S_TASK_PELT_W)
+
 from .eas import NO_ENERGY, feec
 from .pelt import SA_UTIL_AVG
 from .sim_models import M_EAS_ERA, M_EM_MODE, SC_CAP_OF, SC_ENERGY, SC_UE, SC_UTIL, SC_WORK, capacity_of
@@ -37,40 +43,40 @@ def place_eas(p, prev, now, S, P, O):
     counters): the per-CPU inputs are gathered into scratch rows, the static EM arrays and the
     task's affinity row are passed as views in place. Decisions with costed energies are logged
     with their inputs (EAS slot of ``O``)."""
-    osc = S[52]
-    ow = osc + SC_WORK * S[54]
-    oe = osc + SC_ENERGY * S[54]
+    osc = S[S_SCRATCH]
+    ow = osc + SC_WORK * S[S_SCRATCH_W]
+    oe = osc + SC_ENERGY * S[S_SCRATCH_W]
     S[oe] = NO_ENERGY
     S[oe + 1] = NO_ENERGY
     S[oe + 2] = 0
     S[ow] = 0                     # the work counters are per decision (eas.feec's ``work`` row)
     S[ow + 1] = 0
-    tu = S[S[20] + (p) * S[22] + SA_UTIL_AVG]
+    tu = S[S[S_TASK_PELT] + (p) * S[S_TASK_PELT_W] + SA_UTIL_AVG]
     tue = task_util_est(p, S)
-    om = P[48] + S[S[8] + (p) * T_NFIELDS + T_MASK] * P[50]
-    ou = S[S[0] + G_OVERUTIL] != 0
+    om = P[P_MASKS] + S[S[S_TASKS] + (p) * T_NFIELDS + T_MASK] * P[P_MASKS_W]
+    ou = S[S[S_GLOBALS] + G_OVERUTIL] != 0
     if ou:
         return -1
     if tu == 0 and tue == 0:      # task_util_est(p) == 0: stay on prev
         return prev
-    n = P[1]
-    ou_ = osc + SC_UTIL * S[54]
-    oue = osc + SC_UE * S[54]
-    ocap = osc + SC_CAP_OF * S[54]
+    n = P[P_CPU_PD_N]
+    ou_ = osc + SC_UTIL * S[S_SCRATCH_W]
+    oue = osc + SC_UE * S[S_SCRATCH_W]
+    ocap = osc + SC_CAP_OF * S[S_SCRATCH_W]
     for c in range(n):
-        S[ou_ + c] = S[S[24] + c * S[26] + SA_UTIL_AVG]       # cfs_rq util_avg
-        S[oue + c] = S[S[12] + c * C_NFIELDS + C_UE_SUM]      # cfs_rq util_est.enqueued
+        S[ou_ + c] = S[S[S_CFS_PELT] + c * S[S_CFS_PELT_W] + SA_UTIL_AVG]       # cfs_rq util_avg
+        S[oue + c] = S[S[S_CPUS] + c * C_NFIELDS + C_UE_SUM]      # cfs_rq util_est.enqueued
         S[ocap + c] = capacity_of(c, S, P)
-    opi = P[52]
-    ost = P[60]
-    cpu = feec(P[P[76] + M_EAS_ERA], P[opi:opi + P[53] * P[54]].reshape((P[53], P[54])), P[P[56]:P[56] + P[57]],
-               P[ost:ost + P[61] * P[62]].reshape((P[61], P[62])), P[P[76] + M_EM_MODE], P[P[4]:P[4] + n],
+    opi = P[P_EM_PD_INFO]
+    ost = P[P_EM_STATES]
+    cpu = feec(P[P[P_MODEL_PARAMS] + M_EAS_ERA], P[opi:opi + P[P_EM_PD_INFO_N] * P[P_EM_PD_INFO_W]].reshape((P[P_EM_PD_INFO_N], P[P_EM_PD_INFO_W])), P[P[P_EM_PD_CPUS]:P[P_EM_PD_CPUS] + P[P_EM_PD_CPUS_N]],
+               P[ost:ost + P[P_EM_STATES_N] * P[P_EM_STATES_W]].reshape((P[P_EM_STATES_N], P[P_EM_STATES_W])), P[P[P_MODEL_PARAMS] + M_EM_MODE], P[P[P_CPU_CAP]:P[P_CPU_CAP] + n],
                S[ocap:ocap + n], S[ou_:ou_ + n], S[oue:oue + n], tu, tue, prev, P[om:om + n], False,
                S[ow:ow + 2], S[oe:oe + 3])
     if S[oe + 1] != NO_ENERGY or S[oe] != NO_ENERGY:
-        n = P[1]
-        k = O[O[12] + N_EAS]
-        r = O[8] + k * O[10]
+        n = P[P_CPU_PD_N]
+        k = O[O[O_COUNTERS] + N_EAS]
+        r = O[O_EAS_LOG] + k * O[O_EAS_LOG_W]
         O[r + D_TIME] = now
         O[r + D_TASK] = p
         O[r + D_PREV] = prev
@@ -84,9 +90,9 @@ def place_eas(p, prev, now, S, P, O):
         O[r + D_IN_TASK_UTIL_EST] = tue
         O[r + D_IN_OVERUTIL] = 0
         for c in range(n):
-            O[r + D_IN_CPUS + c] = S[S[24] + c * S[26] + SA_UTIL_AVG]
-            O[r + D_IN_CPUS + n + c] = S[S[12] + c * C_NFIELDS + C_UE_SUM]
+            O[r + D_IN_CPUS + c] = S[S[S_CFS_PELT] + c * S[S_CFS_PELT_W] + SA_UTIL_AVG]
+            O[r + D_IN_CPUS + n + c] = S[S[S_CPUS] + c * C_NFIELDS + C_UE_SUM]
             O[r + D_IN_CPUS + 2 * n + c] = capacity_of(c, S, P)
             O[r + D_IN_CPUS + 3 * n + c] = 1 if P[om + c] else 0
-        O[O[12] + N_EAS] = k + 1
+        O[O[O_COUNTERS] + N_EAS] = k + 1
     return cpu

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .._kernels import sim_layout as L
 from ..energy_model import EnergyModel
 from ..errors import ModelError
 from ..platform import Platform
@@ -148,9 +149,11 @@ def build_run(platform: Platform, compiled: CompiledWorkload, config: SimConfig,
     # arch_scale_freq_capacity per domain and OPP: current / max frequency in 1/1024
     freq_scale = np.array([[(int(pd_freq[d, k]) << 10) // int(pd_freq[d, pd_nopp[d] - 1]) for k in range(kmax)]
                            for d in range(nd)], np.int64).reshape(nd, kmax)
-    P = (cpu_pd, cpu_capmax, pd_nopp, pd_freq, pd_cap, pd_cpus, pd_ncpu, idle_resid, idle_nstates,
-         cfg, np.asarray(yn_inv, np.int64), compiled.prog, compiled.masks, pd_info, eas_pd_cpus, em_states,
-         pd_cost, llc_id, core_id, mp, freq_scale)
+    P = dict(CPU_PD=cpu_pd, CPU_CAP=cpu_capmax, PD_NOPP=pd_nopp, PD_FREQ=pd_freq, PD_CAP=pd_cap, PD_CPUS=pd_cpus,
+             PD_NCPU=pd_ncpu, IDLE_RESID=idle_resid, IDLE_NSTATES=idle_nstates, PELT_CFG=cfg,
+             PELT_YN=np.asarray(yn_inv, np.int64), PROG=compiled.prog, MASKS=compiled.masks, EM_PD_INFO=pd_info,
+             EM_PD_CPUS=eas_pd_cpus, EM_STATES=em_states, PD_COST=pd_cost, LLC_ID=llc_id, CORE_ID=core_id,
+             MODEL_PARAMS=mp, FREQ_SCALE=freq_scale)
 
     # ----------------------------------------------------------------- configuration vector
     factor = _cfs_factor(nc)
@@ -242,14 +245,17 @@ def build_run(platform: Platform, compiled: CompiledWorkload, config: SimConfig,
     wake_heap = np.zeros(max(nt, 1), np.int64)
     heap_pos = np.full(max(nt, 1), -1, np.int64)
     rq_tasks = np.zeros((nc, nt + 1), np.int64)
-    S = pack([G, K, TK, CP, PD, tsa, csa, rsa, timers, gov_cs, res_busy, res_idle, gov_ps, scratch, idle_stats,
-              gov_pol, gov_cpu, wake_heap, heap_pos, rq_tasks])
+    S = pack_slots(L.S_SLOTS, dict(GLOBALS=G, CONFIG=K, TASKS=TK, CPUS=CP, DOMAINS=PD, TASK_PELT=tsa, CFS_PELT=csa,
+                                 RT_PELT=rsa, TIMERS=timers, SU_CPU=gov_cs, RES_BUSY=res_busy, RES_IDLE=res_idle,
+                                 SU_POLICY=gov_ps, SCRATCH=scratch, IDLE_STATS=idle_stats, GOV_POLICY=gov_pol,
+                                 GOV_CPU=gov_cpu, WAKE_HEAP=wake_heap, HEAP_POS=heap_pos, RQ_TASKS=rq_tasks))
     margin = _MARGIN_BASE + 32 * (nc + nt)
-    O = pack([np.zeros((max(_EV_CAP, 4 * margin), ss.E_SIZE), np.int64),
-              np.zeros((max(4096, 4 * (nt + 1)), ss.A_SIZE), np.int64),
-              np.zeros((max(4096, 4 * (nt + 1)), ss.D_IN_CPUS + ss.D_IN_PER_CPU * nc), np.int64),
-              np.zeros(ss.N_SIZE, np.int64)])
-    return S, pack(list(P)), O, margin
+    O = pack_slots(L.O_SLOTS, dict(
+        EVENTS=np.zeros((max(_EV_CAP, 4 * margin), ss.E_SIZE), np.int64),
+        ACTIVATIONS=np.zeros((max(4096, 4 * (nt + 1)), ss.A_SIZE), np.int64),
+        EAS_LOG=np.zeros((max(4096, 4 * (nt + 1)), ss.D_IN_CPUS + ss.D_IN_PER_CPU * nc), np.int64),
+        COUNTERS=np.zeros(ss.N_SIZE, np.int64)))
+    return S, pack_slots(L.P_SLOTS, P), O, margin
 
 
 def _governor_state(config: SimConfig, PD, pd_freq, pd_ncpu, mmax):
@@ -290,6 +296,14 @@ def pack(arrays) -> np.ndarray:
     return flat
 
 
+def pack_slots(slots, arrays: dict) -> np.ndarray:
+    """Pack ``arrays`` (slot name -> array) in the order ``slots`` (``sim_layout``) declares."""
+    names = [name for name, _ in slots]
+    if set(arrays) != set(names):
+        raise ValueError(f"slots {sorted(set(names) ^ set(arrays))} are missing or undeclared")
+    return pack([arrays[name] for name in names])
+
+
 def view(flat: np.ndarray, k: int) -> np.ndarray:
     """Slot ``k`` of a packed array as an array of its original shape (a view)."""
     o = int(flat[4 * k])
@@ -301,9 +315,9 @@ def view(flat: np.ndarray, k: int) -> np.ndarray:
 def initial_events(S, P, O):
     """The state at t = 0 as events: every CPU idle in state 0, every domain at its OPP."""
     from .._kernels import sim_state as ss
-    ev, cnt = view(O, 0), view(O, 3)
-    CP, PD = view(S, 3), view(S, 4)
-    cpu_pd, pd_freq = view(P, 0), view(P, 3)
+    ev, cnt = view(O, L.O_EVENTS // 4), view(O, L.O_COUNTERS // 4)
+    CP, PD = view(S, L.S_CPUS // 4), view(S, L.S_DOMAINS // 4)
+    cpu_pd, pd_freq = view(P, L.P_CPU_PD // 4), view(P, L.P_PD_FREQ // 4)
     n = 0
     for c in range(CP.shape[0]):
         ev[n, :] = (0, ss.EV_FREQ, c, pd_freq[cpu_pd[c], PD[cpu_pd[c], ss.P_OPP]], 0, 0, 0, 0)
@@ -434,7 +448,7 @@ def run_loop(S, P, O, margin, loop=None) -> RawRun:
     if loop is None:
         from .._kernels.sim_loop import sim_run as loop
     initial_events(S, P, O)
-    G = view(S, 0)
+    G = view(S, L.S_GLOBALS // 4)
     nt = int(S[4 * 2 + 1])
     out = _Output(O, (margin + 1, nt + 2, nt + 2))
     first = True
@@ -462,6 +476,6 @@ def run_loop(S, P, O, margin, loop=None) -> RawRun:
             if not out.windows():
                 raise AssertionError("output layout too small")     # cannot happen: need rows reserved
     events, activations, eas = out.tables()
-    return RawRun(events=events, activations=activations, eas=eas, res_busy=view(S, 10).copy(),
-                  res_idle=view(S, 11).copy(), t_end=int(G[ss.G_NOW]), iterations=int(G[ss.G_ITER]),
+    return RawRun(events=events, activations=activations, eas=eas, res_busy=view(S, L.S_RES_BUSY // 4).copy(),
+                  res_idle=view(S, L.S_RES_IDLE // 4).copy(), t_end=int(G[ss.G_NOW]), iterations=int(G[ss.G_ITER]),
                   wake_cap_wakeups=int(G[ss.G_WAKE_CAP]))
