@@ -1,4 +1,8 @@
-"""The numba engine and the plain-Python reference engine give identical event streams.
+"""The compiled engine and the same source run by the interpreter give identical event streams.
+
+``reference/ref_sim_loop.py`` runs the engine's own numba source without numba: this checks
+compilation (overflow, typing), not the algorithm, which both share line for line; the
+independent checks are ``test_sim_reference_engine.py`` and ``test_sim_pelt_timeline.py``.
 
 The EAS decision log compared here includes the exact ``find_energy_efficient_cpu`` inputs
 (columns ``D_IN_*`` of ``sim_state``). After editing a ``lisa_eas/_kernels`` module, delete
