@@ -11,35 +11,39 @@ wait as running time would show), on every bundled board with perf domains, ever
 util_est era row and every governor (a covering grid: every board x era, board x governor and
 era x governor pair is run).
 
-What is compared, and how exactly
----------------------------------
+What is compared (every value **exactly**, on every board x era x governor of the grid)
+----------------------------------------------------------------------------------
 * ``util_avg``, ``load_avg`` (for a nice-0 task ``runnable_avg``, and before v5.7
   ``runnable_load_avg``, equal ``load_avg``: same 0/1 state sum, same weight 1024; the trace
-  carries ``load_avg``), ``util_est.ewma`` and ``util_est.enqueued``: **exactly** at every
-  update point up to the task's last activation.
+  carries ``load_avg``), ``util_est.ewma`` and ``util_est.enqueued`` at every update point up
+  to the task's last activation.
 * Eras <= v5.0 (scale invariance on the contribution): the model runs on wall time with the
   CPU's capacity and, per segment, the frequency in effect at the segment's end (the kernel
   scales the whole delta of an update by ``arch_scale_freq_capacity`` at that update).
 * Eras >= v5.1 (scale invariance in the rq's PELT clock): the model runs on the CPU's PELT
   clock rebuilt here from the trace (``update_rq_clock_pelt``: ``delta`` scaled by capacity
   then frequency while the CPU is busy, synced to the task clock when it goes idle) with
-  capacity and frequency 1024, so its clock is that PELT clock. The rebuild splits a busy
-  stretch at every switch and frequency change; the simulator also advances the clock at
-  updates the trace does not show (ticks, balance passes, remote wake-ups), each truncating
-  ``(delta * cap) >> 10`` and ``* freq >> 10`` separately, so the rebuilt clock can be a few ns
-  off (at most 2 ns per hidden update). That moves a PELT update across a 1024-ns boundary
-  only when the update falls within those few ns of one: a bound of **1** on util_avg /
-  load_avg (one 1024-ns contribution is < 1/46 of a unit of the average) and on util_est,
-  which samples util_avg. CPUs at full capacity and frequency have no truncation: exact.
-  The workloads keep every CPU well below saturation, so ``update_idle_rq_clock_pelt`` never
-  subtracts lost idle time (the test checks the cfs_rq util stays below 900).
-* Each CPU's cfs_rq ``util_avg`` (``lisa_sim_cpu_util``) against a timeline of the runqueue
-  itself, in the state "running" while any CFS task runs on it (``cfs_rq->curr != NULL``),
-  started from the tasks' initial utilization attached to it: within 1 + the number of
-  tasks on it (each attach adds a floored average; the cfs_rq is updated at points the trace
-  does not show, each flooring a decay).
+  capacity and frequency 1024, so its clock is that PELT clock. The rebuild advances the clock
+  at every runqueue update the trace shows (switches, frequency changes, the
+  ``lisa_sim_cpu_util`` rows of wake-ups, ticks and balance passes), as the runqueue does:
+  each advance truncates ``(delta * cap) >> 10`` then ``* freq >> 10``, so a missing split
+  point would move the clock by a few ns (the workloads pin every task, so no remote wake-up
+  or pull updates a runqueue out of sight). The workloads keep every CPU below saturation, so
+  ``update_idle_rq_clock_pelt`` never subtracts lost idle time (checked: cfs + rt util < 1000).
+* Each CPU's cfs_rq ``util_avg`` (``lisa_sim_cpu_util``) against the model run on the runqueue's
+  own timeline: running while any CFS task runs on it (``cfs_rq->curr != NULL``), idle
+  otherwise, updated at every runqueue update the trace shows, started from the
+  ``post_init_entity_util_avg`` values its tasks attached at t = 0, up to the first task exit
+  (``task_dead_fair`` then removes that task's util). A cfs_rq's util_avg is its own PELT
+  signal, into which attach/detach add or remove a task's (pinned tasks never detach), so this
+  is the sum the kernel holds. Measured: exact on 134 of the 168 CPU timelines of the grid; on
+  the others some rows (up to 31 %, peach_pi v6.8 powersave) differ by 1 to 7, a cause not
+  identified yet (an open item of issue 16). This part is therefore a coarse check: at most 8
+  units off, which an accounting error (tens of units) would not pass.
 """
 from __future__ import annotations
+
+import functools
 
 import numpy as np
 import pytest
@@ -53,10 +57,6 @@ BOARDS = ("hikey960", "juno_r0", "juno_r2", "mt8173_evb", "peach_pi", "pixel3", 
 #: a row of each era table the PELT / util_est code switches on, and the EAS forms
 ERAS = ("v4.11", "v4.12", "v4.15", "v4.17", "v5.0", "v5.4", "v5.7", "v5.10", "v5.13", "v6.2", "v6.8", "v6.9")
 SLEEPING, RUNNABLE, RUNNING = 0, 1, 2
-#: util_est's v5.13+ flag (MSB of the field): a 1024-ns shift of a util_avg update can leave it
-#: set in one run and cleared in the other; compared without it (the v4.17-5.12 LSB flag is
-#: within the bounds below)
-_UE_FLAGS = ~np.int64(0x80000000)
 
 
 def _grid():
@@ -140,7 +140,12 @@ def _pelt_clock(trace, plat, cpu, t_end):
     sw = trace.df("sched_switch")
     sw = sw[sw["__cpu"] == cpu]
     _, ft, fscale = _freq_scale_fn(trace, plat, cpu)
-    points = np.unique(np.concatenate([sw["__ts"].to_numpy(), ft, [0, t_end]]))
+    # the rq clock is advanced at every runqueue update; those the trace shows: switches,
+    # frequency changes (the domain's CPUs are synced first), and the rows of
+    # lisa_sim_cpu_util (wake-ups, ticks, balance passes)
+    cu = trace.df("lisa_sim_cpu_util")
+    points = np.unique(np.concatenate([sw["__ts"].to_numpy(), ft, cu.loc[cu["cpu"] == cpu, "__ts"].to_numpy(),
+                                       [0, t_end]]))
     busy_after = np.zeros(points.size, bool)
     st = sw["__ts"].to_numpy()
     busy_state = (sw["next_pid"].to_numpy() != 0)
@@ -180,11 +185,54 @@ def _pelt_clock(trace, plat, cpu, t_end):
     return at
 
 
-def _compare(board, era, governor):
+@functools.lru_cache(maxsize=None)
+def _run(board, era, governor):
     plat = load_platform(board)
     wl, cpus = _workload(plat)
     ue = _version(era) >= (4, 17)
     trace = simulate(plat, wl, config=SimConfig(governor=governor, era=era, util_est=ue, placement="no-eas"))
+    return plat, cpus, trace
+
+
+def _compare_cfs_rq(board, era, governor):
+    """Per CPU: the simulated cfs_rq util_avg rows and the model's values at those rows."""
+    plat, cpus, trace = _run(board, era, governor)
+    t_end = int(trace.metadata["t_end_s"] * 1e9) + 1
+    tu = trace.df("lisa_sim_task_util")
+    cu = trace.df("lisa_sim_cpu_util")
+    sw = trace.df("sched_switch")
+    fq = trace.df("cpu_frequency")
+    out = {}
+    for cpu in cpus:
+        rows = cu[cu["cpu"] == cpu]
+        s = sw[sw["__cpu"] == cpu]
+        pts = np.unique(np.concatenate([[0], rows["__ts"].to_numpy(), s["__ts"].to_numpy(),
+                                        fq.loc[fq["cpu_id"] == cpu, "__ts"].to_numpy()])).astype(np.int64)
+        # running while a task runs on it (every task here is CFS): the last switch at or before
+        j = np.searchsorted(s["__ts"].to_numpy(), pts, side="right") - 1
+        busy = np.where(j >= 0, s["next_pid"].to_numpy()[np.maximum(j, 0)] != 0, False)
+        states = np.where(busy, RUNNING, SLEEPING)
+        # the initial cfs_rq util: the post_init_entity_util_avg of each task attached to it at t = 0
+        first = tu[tu["cpu"] == cpu].groupby("pid", observed=True).head(1)
+        init = int(first.loc[first["__ts"] == 0, "util_avg"].sum())
+        pd_ = plat.domain_of(cpu)
+        if _delta_scaling(era):
+            axis, cap = pts, pd_.cpu_capacity_max
+            fs = np.concatenate([_freq_scale_fn(trace, plat, cpu)[0](pts[1:]), [1024]])
+        else:
+            # the rq is updated before a switch to idle syncs its clock: the left limit
+            axis, cap, fs = _pelt_clock(trace, plat, cpu, t_end)(pts, -1), 1024, 1024
+        model = pelt_timeline(axis, states, cpu_capacity=cap, freq_scale=fs, era=era, util_avg=init)
+        k = np.searchsorted(pts, rows["__ts"].to_numpy().astype(np.int64))
+        # up to the first exit of a task of this CPU (task_dead_fair then removes its util)
+        t_exit = tu[tu["cpu"] == cpu].groupby("pid", observed=True)["__ts"].max().min()
+        keep = rows["__ts"].to_numpy() < t_exit
+        out[cpu] = (rows["util_avg"].to_numpy()[keep], model["util_avg"].to_numpy()[k][keep])
+    return out
+
+
+def _compare(board, era, governor):
+    plat, cpus, trace = _run(board, era, governor)
     t_end = int(trace.metadata["t_end_s"] * 1e9) + 1
     tu = trace.df("lisa_sim_task_util")
     cu = trace.df("lisa_sim_cpu_util")
@@ -218,8 +266,6 @@ def _compare(board, era, governor):
         cols = ["util_avg", "load_avg", "util_est_ewma", "util_est_enqueued"]
         sim = rows[cols].to_numpy()[keep]
         mod = model[cols].to_numpy()[1:][keep]
-        sim[:, 2:] &= _UE_FLAGS
-        mod[:, 2:] &= _UE_FLAGS
         worst[pid] = (cpu, np.abs(sim - mod), int(np.count_nonzero((states == RUNNABLE)[1:][keep])))
     return plat, worst
 
@@ -231,18 +277,16 @@ def test_task_pelt_equals_the_model_on_the_rebuilt_timeline(board, era, governor
     for pid, (cpu, rows, n_runnable) in worst.items():
         waited += n_runnable
         diff = rows.max(axis=0)
-        exact = _delta_scaling(era) or (plat.domain_of(cpu).cpu_capacity_max == 1024
-                                        and governor == "performance")
         msg = (f"{board} {era} {governor}: task {pid} on CPU {cpu} differs from the model by "
                f"{dict(zip(['util_avg', 'load_avg', 'util_est.ewma', 'util_est.enqueued'], diff))}")
-        if exact:
-            assert diff.max() == 0, msg
-        else:
-            # util_avg / load_avg: one 1024-ns contribution (module docstring); util_est samples
-            # util_avg at dequeue and filters it (EWMA weight 1/4, v5.13+ 1 % margin): a 1-unit
-            # sample difference moves ewma by at most 1 per step, and the margin rule can turn a
-            # skipped update into a taken one, a step of at most (margin 10) / 4 + 1 -> 4
-            assert diff[0] <= 1 and diff[1] <= 1, msg
-            far = (rows[:, 2:] > 4).any(axis=1)
-            assert far.mean() <= 0.05, msg
+        assert diff.max() == 0, msg
     assert waited > 25, "the tasks should have waited on the runqueue (co-scheduled) for this check to mean anything"
+
+
+@pytest.mark.parametrize("board, era, governor", _grid())
+def test_cfs_rq_util_equals_the_model_on_the_runqueue_timeline(board, era, governor):
+    for cpu, (sim, mod) in _compare_cfs_rq(board, era, governor).items():
+        bad = np.flatnonzero(sim != mod)
+        msg = (f"{board} {era} {governor}: CPU {cpu} cfs_rq util_avg differs from the model at {bad.size} of "
+               f"{sim.size} rows, by up to {np.abs(sim - mod).max()}")
+        assert sim.size > 100 and np.abs(sim - mod).max() <= 8, msg
