@@ -20,7 +20,7 @@ event for event.
 """
 from __future__ import annotations
 
-from numba import njit
+from ._jit import sim_inline
 
 from .sim_layout import (O_COUNTERS, O_EAS_LOG, O_EAS_LOG_W, P_CPU_CAP, P_CPU_PD_N, P_EM_PD_CPUS,
                          P_EM_PD_CPUS_N, P_EM_PD_INFO, P_EM_PD_INFO_N, P_EM_PD_INFO_W, P_EM_STATES,
@@ -36,7 +36,7 @@ from .sim_state import (C_NFIELDS, C_UE_SUM, D_CHOSEN, D_HEAD, D_IN_CPUS, D_IN_O
                         D_IN_TASK_UTIL_EST, D_PREV, D_TASK, D_TASK_UTIL, D_TIME, G_OVERUTIL, N_EAS,
                         T_MASK, T_NFIELDS)
 
-@njit(cache=True, _nrt=False, inline='always')
+@sim_inline
 def place_eas(p, prev, now, S, P, O):
     """``find_energy_efficient_cpu`` for a waking CFS task (-1: fall back to the idle search),
     computed by the models' own kernel ``eas.feec`` (its era forms, energy model and work

@@ -10,7 +10,7 @@ a scan of the whole task table.
 """
 from __future__ import annotations
 
-from numba import njit
+from ._jit import sim_helper, sim_kernel
 
 from .sim_layout import (S_CPUS_N, S_GLOBALS, S_HEAP_POS, S_RQ_TASKS, S_RQ_TASKS_W, S_TASKS, S_TASKS_N,
                          S_WAKE_HEAP)
@@ -19,7 +19,7 @@ from .sim_state import (G_ALIVE, G_HEAP_N, G_WAKE_DIRTY, T_CPU, T_NFIELDS, T_STA
                         TS_RUNNABLE, TS_RUNNING, TS_SLEEPING)
 
 
-@njit(cache=True, _nrt=False)
+@sim_kernel
 def heap_sift(i, S):
     """Restore the heap order around position ``i`` (up, then down). A task comes before another
     when it wakes earlier, or at the same time with a lower index; each wake-up time is read
@@ -61,7 +61,7 @@ def heap_sift(i, S):
     S[opos + p] = i
 
 
-@njit(cache=True, _nrt=False, forceinline=True)
+@sim_helper
 def heap_push(p, S):
     """Task ``p`` starts sleeping (its ``T_WAKE_AT`` set)."""
     oG = S[S_GLOBALS]
@@ -72,7 +72,7 @@ def heap_push(p, S):
     heap_sift(n, S)
 
 
-@njit(cache=True, _nrt=False)
+@sim_kernel
 def heap_remove(p, S):
     """Task ``p`` stops sleeping (woken, or exited); a no-op when it is not in the heap.
 
@@ -112,7 +112,7 @@ def heap_remove(p, S):
     heap_sift(i, S)
 
 
-@njit(cache=True, _nrt=False, forceinline=True)
+@sim_helper
 def rq_add(p, c, S):
     """Task ``p`` is queued on CPU ``c`` (kept in ascending task order)."""
     ol = S[S_RQ_TASKS] + c * S[S_RQ_TASKS_W]
@@ -125,7 +125,7 @@ def rq_add(p, c, S):
     S[ol] = n + 1
 
 
-@njit(cache=True, _nrt=False, forceinline=True)
+@sim_helper
 def rq_del(p, c, S):
     """Task ``p`` leaves CPU ``c``'s runqueue."""
     ol = S[S_RQ_TASKS] + c * S[S_RQ_TASKS_W]
@@ -141,7 +141,7 @@ def rq_del(p, c, S):
     S[ol] = n - 1
 
 
-@njit(cache=True, _nrt=False)
+@sim_kernel
 def build_indexes(S):
     """Build the wake-up heap, the runqueue member lists and the count of live tasks from the
     task table (at the start of a run: ``G_WAKE_DIRTY``)."""

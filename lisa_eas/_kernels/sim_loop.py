@@ -26,7 +26,7 @@ an idle destination is synced and leaves idle before either pull.
 """
 from __future__ import annotations
 
-from numba import njit
+from ._jit import sim_helper, sim_inline, sim_kernel
 
 from .sim_layout import (O_ACTIVATIONS_N, O_COUNTERS, O_EAS_LOG_N, O_EVENTS_N, P_CPU_CAP, P_CPU_PD, P_CPU_PD_N,
                          P_MASKS, P_MASKS_W, P_PD_CPUS, P_PD_CPUS_W, P_PD_NCPU, P_PROG, S_CONFIG, S_CPUS,
@@ -67,7 +67,7 @@ ADV_MIGRATE = 3
 MAX_IDLE_BALANCE_COST = 500_000   # sysctl_sched_migration_cost: avg_idle is capped at twice it
 
 
-@njit(cache=True, _nrt=False, inline='always')
+@sim_inline
 def advance(p, c, now, S, P, O):
     """Execute task ``p``'s ops from its program counter until one takes time; returns ADV_*."""
     oTK = S[S_TASKS]
@@ -146,7 +146,7 @@ def advance(p, c, now, S, P, O):
             return ADV_EXIT
 
 
-@njit(cache=True, _nrt=False)
+@sim_kernel
 def set_sched(p, c, policy, prio, now, S, P, O):
     """``sched_setattr`` on the running task ``p`` (CFS <-> FIFO, rt priority)."""
     oTK = S[S_TASKS]
@@ -174,7 +174,7 @@ def set_sched(p, c, policy, prio, now, S, P, O):
     S[oCP + (c) * C_NFIELDS + C_NEED_RESCHED] = 1
 
 
-@njit(cache=True, _nrt=False)
+@sim_kernel
 def select_rt_cpu(p, prev, S, P):
     """Simplified ``select_task_rq_rt``/``find_lowest_rq``: prev unless it runs an rt task of equal or
     higher priority; else the first allowed idle CPU, else one running CFS, else prev."""
@@ -195,7 +195,7 @@ def select_rt_cpu(p, prev, S, P):
     return prev if P[om + prev] else fallback_cpu(p, S, P)
 
 
-@njit(cache=True, _nrt=False)
+@sim_kernel
 def fallback_cpu(p, S, P):
     """``select_fallback_rq``: the first allowed idle CPU, else the first allowed CPU."""
     om = P[P_MASKS] + S[S[S_TASKS] + (p) * T_NFIELDS + T_MASK] * P[P_MASKS_W]
@@ -210,7 +210,7 @@ def fallback_cpu(p, S, P):
     return first
 
 
-@njit(cache=True, _nrt=False)
+@sim_kernel
 def select_task_rq(p, prev, now, S, P, O):
     """Wake-up placement: FIFO via the rt path, CFS via EAS (not overutilized) or the idle search."""
     oTK = S[S_TASKS]
@@ -226,7 +226,7 @@ def select_task_rq(p, prev, now, S, P, O):
     return cpu
 
 
-@njit(cache=True, _nrt=False)
+@sim_kernel
 def move_queued(p, src, dst, now, reason, preempt, S, P, O):
     """Move a queued (runnable, or running on ``src``) task to ``dst``: detach, renormalise, attach.
 
@@ -267,7 +267,7 @@ def move_queued(p, src, dst, now, reason, preempt, S, P, O):
         check_preempt(dst, p, now, S, P, O)
 
 
-@njit(cache=True, _nrt=False, inline='always')
+@sim_inline
 def check_preempt(c, p, now, S, P, O):
     """``check_preempt_curr``: switch CPU ``c`` to the newly queued ``p`` if it should run now."""
     oTK = S[S_TASKS]
@@ -285,7 +285,7 @@ def check_preempt(c, p, now, S, P, O):
         schedule(c, PREV_STATE_RUNNING, now, S, P, O)
 
 
-@njit(cache=True, _nrt=False)
+@sim_kernel
 def wake_up(p, now, S, P, O):
     """``try_to_wake_up`` of a sleeping task (sleep / timer expiry / thread start)."""
     oTK = S[S_TASKS]
@@ -313,7 +313,7 @@ def wake_up(p, now, S, P, O):
     emit_cpu_util(cpu, now, S, P, O)
 
 
-@njit(cache=True, _nrt=False, forceinline=True)
+@sim_helper
 def exit_idle(c, now, S, P, O):
     """The CPU leaves its idle state (``cpu_idle`` exit event) and updates ``avg_idle``."""
     acct(c, now, S, P)
@@ -326,7 +326,7 @@ def exit_idle(c, now, S, P, O):
         S[o + AI_AVG_IDLE] = 2 * MAX_IDLE_BALANCE_COST
 
 
-@njit(cache=True, _nrt=False)
+@sim_kernel
 def leave_cpu(c, prev_state, now, S, P, O):
     """CPU ``c``'s running task has left it (slept, exited or was migrated away; rq synced):
     ``__schedule`` with the newidle balance of ``pick_next_task_fair`` when nothing is queued,
@@ -339,7 +339,7 @@ def leave_cpu(c, prev_state, now, S, P, O):
         went_idle(c, now, S, P, O)
 
 
-@njit(cache=True, _nrt=False, forceinline=True)
+@sim_helper
 def went_idle(c, now, S, P, O):
     """Book-keeping when CPU ``c`` has just switched to idle: idle stamp, schedutil's went-idle flag."""
     S[S[S_IDLE_STATS] + (c) * S[S_IDLE_STATS_W] + AI_IDLE_STAMP] = now
@@ -349,7 +349,7 @@ def went_idle(c, now, S, P, O):
             S[S[S_SU_CPU] + ((d) * S[S_SU_CPU_W] + j) * S[S_SU_CPU_W2] + CS_WENT_IDLE] = 1
 
 
-@njit(cache=True, _nrt=False)
+@sim_kernel
 def pull_one(dst, now, newidle, S, P, O):
     """Pull one waiting task to the idle CPU ``dst``: rt first (always), CFS when balancing is on."""
     oTK = S[S_TASKS]
@@ -414,7 +414,7 @@ def pull_one(dst, now, newidle, S, P, O):
             return
 
 
-@njit(cache=True, _nrt=False)
+@sim_kernel
 def load_balance(now, S, P, O):
     """The periodic (simplified) load balance; see the module docstring."""
     n = P[P_CPU_PD_N]
@@ -449,7 +449,7 @@ def load_balance(now, S, P, O):
                 break
 
 
-@njit(cache=True, _nrt=False)
+@sim_kernel
 def task_tick(c, now, S, P, O):
     """``scheduler_tick`` on a busy CPU: PELT, ``check_preempt_tick``, overutilized, cpufreq."""
     oCP = S[S_CPUS]
@@ -484,7 +484,7 @@ def task_tick(c, now, S, P, O):
     emit_cpu_util(c, now, S, P, O)
 
 
-@njit(cache=True, _nrt=False)
+@sim_kernel
 def op_done(c, now, S, P, O):
     """The running task of CPU ``c`` reached an op boundary: finish the op, run the program on."""
     oCP = S[S_CPUS]
@@ -539,7 +539,7 @@ def op_done(c, now, S, P, O):
     emit_cpu_util(c, now, S, P, O)
 
 
-@njit(cache=True, _nrt=False)
+@sim_kernel
 def sim_run(S, P, O, margin):
     """Run the simulation until ``S[oG + G_T_END]`` or until an output buffer has less than ``margin``
     free rows (``S[oG + G_STATUS]`` = 1: drain the buffers and call again; 2: finished)."""

@@ -19,7 +19,7 @@ kernels take and calls them; no decision logic is re-implemented here:
 """
 from __future__ import annotations
 
-from numba import njit
+from ._jit import sim_helper, sim_inline, sim_kernel, sim_nrt
 
 from .sim_layout import (P_CORE_ID, P_CORE_ID_N, P_CPU_CAP, P_CPU_PD, P_CPU_PD_N, P_LLC_ID, P_LLC_ID_N,
                          P_MASKS, P_MASKS_W, P_MODEL_PARAMS, P_MODEL_PARAMS_N, P_PD_COST, P_PD_COST_W,
@@ -94,7 +94,7 @@ AI_IDLE_STAMP = 1
 AI_NR_SCAN = 2
 
 
-@njit(cache=True, _nrt=False, forceinline=True)
+@sim_helper
 def cpu_util(c, S, P):
     """``cpu_util(cpu)`` of the CFS runqueue: ``min(max(util_avg, util_est.enqueued), capacity)``."""
     u = S[S[S_CFS_PELT] + (c) * S[S_CFS_PELT_W] + SA_UTIL_AVG]
@@ -105,14 +105,14 @@ def cpu_util(c, S, P):
     return u if u < cap else cap
 
 
-@njit(cache=True, _nrt=False, forceinline=True)
+@sim_helper
 def capacity_of(c, S, P):
     """``capacity_of(cpu)``: original capacity minus the rt runqueue's utilization."""
     cap = P[P[P_CPU_CAP] + c] - S[S[S_RT_PELT] + (c) * S[S_RT_PELT_W] + SA_UTIL_AVG]
     return cap if cap > 1 else 1
 
 
-@njit(cache=True, _nrt=False, forceinline=True)
+@sim_helper
 def update_overutilized(now, set_only, S, P, O):
     """Set (and, from the load balancer, clear) the root domain's overutilized flag."""
     oG = S[S_GLOBALS]
@@ -131,13 +131,13 @@ def update_overutilized(now, set_only, S, P, O):
             emit(O, now, EV_OVERUTIL, -1, ou, 0, 0, 0, 0)
 
 
-@njit(cache=True, _nrt=False)
+@sim_kernel
 def allowed_row(p, S, P):
     """Offset of task ``p``'s row of the affinity masks (static slot 12; P[P_MASKS_W] CPUs wide)."""
     return P[P_MASKS] + S[S[S_TASKS] + (p) * T_NFIELDS + T_MASK] * P[P_MASKS_W]
 
 
-@njit(cache=True, _nrt=False)
+@sim_kernel
 def update_idle_cpu_scan(S, P):
     """SIS_UTIL producer, run at each load-balance pass: ``nr_idle_scan`` per LLC from its sum of util."""
     n = P[P_CPU_PD_N]
@@ -155,7 +155,7 @@ def update_idle_cpu_scan(S, P):
                                                                   P[P[P_MODEL_PARAMS] + M_IMBALANCE_PCT])
 
 
-@njit(cache=True, _nrt=True)
+@sim_nrt
 def place_idle_sibling(p, target, prev, S, P):
     """``select_idle_sibling`` (SIS_UTIL or SIS_PROP depth) on the LLC of ``target``; on an
     asymmetric-capacity platform from v5.7 its ``sched_asym_cpucapacity`` path instead
@@ -202,7 +202,7 @@ def place_idle_sibling(p, target, prev, S, P):
                                S[ores:ores + 2])
 
 
-@njit(cache=True, _nrt=False)
+@sim_kernel
 def apply_opp(d, opp, now, S, P, O):
     """A frequency change takes effect in perf domain ``d`` (all its CPUs synced first)."""
     oPD = S[S_DOMAINS]
@@ -226,7 +226,7 @@ def apply_opp(d, opp, now, S, P, O):
             refresh_next_event(c, now, S, P)
 
 
-@njit(cache=True, _nrt=False)
+@sim_kernel
 def request_opp(d, opp, now, S, P, O):
     """The governor asks for ``opp``; it takes effect after the transition latency."""
     oPD = S[S_DOMAINS]
@@ -244,7 +244,7 @@ def request_opp(d, opp, now, S, P, O):
     S[oPD + (d) * P_NFIELDS + P_PENDING_OPP] = opp
 
 
-@njit(cache=True, _nrt=False, forceinline=True)
+@sim_helper
 def opp_of_freq(d, f, P):
     for k in range(P[P[P_PD_NOPP] + d]):
         if P[P[P_PD_FREQ] + (d) * P[P_PD_FREQ_W] + k] >= f:
@@ -252,7 +252,7 @@ def opp_of_freq(d, f, P):
     return P[P[P_PD_NOPP] + d] - 1
 
 
-@njit(cache=True, _nrt=False)
+@sim_kernel
 def governor_update(c, now, S, P, O):
     """``cpufreq_update_util(rq)`` from CPU ``c`` (schedutil, schedfreq; the others are timer driven)."""
     oK = S[S_CONFIG]
@@ -281,7 +281,7 @@ def governor_update(c, now, S, P, O):
     request_opp(d, opp_of_freq(d, f, P), now, S, P, O)
 
 
-@njit(cache=True, _nrt=False, forceinline=True)
+@sim_helper
 def pd_cpu_util(cj, S, P):
     """The (util_avg, util_est) pair ``schedutil.sugov_update`` gets for CPU ``cj``:
     ``effective_cpu_util(cfs util_avg, rt util_avg, FREQUENCY_UTIL)`` (the CPU's capacity when
@@ -293,7 +293,7 @@ def pd_cpu_util(cj, S, P):
     return ua, ue
 
 
-@njit(cache=True, _nrt=False, inline='always')
+@sim_inline
 def sugov_update_flat(c, d, m, j_self, now, S, P):
     """``schedutil.sugov_update`` (no iowait, ``went_idle`` False: the simulator sets the flag
     when the CPU idles) from CPU ``c`` (``j_self`` in its domain ``d`` of ``m`` CPUs): the
@@ -321,7 +321,7 @@ def sugov_update_flat(c, d, m, j_self, now, S, P):
                         S[oK + K_RAMP_BOOST] != 0, P[oc:oc + nopp])
 
 
-@njit(cache=True, _nrt=False)
+@sim_kernel
 def schedfreq_update(c, now, S, P, O):
     """schedfreq at a scheduler update of CPU ``c``: its CFS and RT capacity requests (``cpu_util``
     and the rt runqueue's util_avg, normalised to the CPU's own capacity as
@@ -355,7 +355,7 @@ def schedfreq_update(c, now, S, P, O):
     S[S[S_DOMAINS] + (d) * P_NFIELDS + P_NEXT_SAMPLE] = pol[SF_THROTTLE_END] if pol[SF_REQUESTED] != pol[SF_CUR] else INF_TIME
 
 
-@njit(cache=True, _nrt=False)
+@sim_kernel
 def governor_sample(d, now, S, P, O):
     """Governor timer of perf domain ``d``: ondemand's sample, interactive's timer (both re-armed),
     or the end of schedfreq's throttle."""

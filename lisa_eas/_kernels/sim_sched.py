@@ -30,7 +30,7 @@ dequeue, context switch and tick, against the runqueue's PELT clock
 ``idle_lost_time``). A task migrating at wake-up is detached from its old cfs_rq
 (``remove_entity_load_avg``) and attached to the new one (``attach_entity_load_avg``).
 
-Inlining: numba compiles each njit function into its own library, and a call from one to
+Inlining (the flags come from ``_jit.py``): numba compiles each njit function into its own library, and a call from one to
 another stays a call (the arrays passed as 7 words each) unless the callee is inlined. The
 small helpers on the event path (here, and in ``sim_models``, ``sim_eas``, ``sim_index``,
 ``sim_loop``) are compiled with ``forceinline=True`` (LLVM ``alwaysinline``, done on the
@@ -43,7 +43,7 @@ set only on helpers whose own callees are small.
 """
 from __future__ import annotations
 
-from numba import njit
+from ._jit import sim_helper, sim_inline, sim_kernel
 
 from .sim_layout import (O_ACTIVATIONS, O_COUNTERS, O_EVENTS, P_CPU_CAP, P_CPU_PD, P_FREQ_SCALE,
                          P_FREQ_SCALE_W, P_IDLE_NSTATES, P_IDLE_RESID, P_IDLE_RESID_W, P_PD_CAP, P_PD_CAP_W,
@@ -74,7 +74,7 @@ from .util_est import task_util_est_clear_flag, task_util_est_value, util_est_up
 NICE_0_LOAD = 1024
 
 
-@njit(cache=True, _nrt=False, forceinline=True)
+@sim_helper
 def emit(O, t, kind, cpu, a, b, c, d, e):
     """Append one event to the output buffer (slot 0, rows of E_SIZE; count in slot 3)."""
     nc = O[O_COUNTERS] + N_EV
@@ -91,21 +91,21 @@ def emit(O, t, kind, cpu, a, b, c, d, e):
     O[nc] = n + 1
 
 
-@njit(cache=True, _nrt=False, forceinline=True)
+@sim_helper
 def cap_now(c, S, P):
     """Capacity of CPU ``c`` at its perf domain's current OPP."""
     d = P[P[P_CPU_PD] + c]
     return P[P[P_PD_CAP] + (d) * P[P_PD_CAP_W] + S[S[S_DOMAINS] + (d) * P_NFIELDS + P_OPP]]
 
 
-@njit(cache=True, _nrt=False, forceinline=True)
+@sim_helper
 def freq_scale(c, S, P):
     """``arch_scale_freq_capacity``: current / max frequency, in 1/1024."""
     d = P[P[P_CPU_PD] + c]
     return P[P[P_FREQ_SCALE] + d * P[P_FREQ_SCALE_W] + S[S[S_DOMAINS] + (d) * P_NFIELDS + P_OPP]]     # (f << 10) // f_max, static slot 20
 
 
-@njit(cache=True, _nrt=False, forceinline=True)
+@sim_helper
 def acct(c, now, S, P):
     """Residency accounting of CPU ``c`` up to ``now`` (busy per OPP, idle per state)."""
     oCP = S[S_CPUS]
@@ -119,7 +119,7 @@ def acct(c, now, S, P):
     S[oCP + (c) * C_NFIELDS + C_LAST_ACCT] = now
 
 
-@njit(cache=True, _nrt=False, forceinline=True)
+@sim_helper
 def pelt_now(c, S):
     """``rq_clock_pelt(rq)`` (``rq_clock_task`` with <= v5.0 invariance)."""
     oCP = S[S_CPUS]
@@ -128,7 +128,7 @@ def pelt_now(c, S):
     return S[oCP + (c) * C_NFIELDS + C_CLOCK_PELT] - S[oCP + (c) * C_NFIELDS + C_LOST_IDLE]
 
 
-@njit(cache=True, _nrt=False, forceinline=True)
+@sim_helper
 def rq_clock(c, now, S, P):
     """``update_rq_clock``: advance the task clock and the PELT clock of CPU ``c`` to ``now``."""
     oCP = S[S_CPUS]
@@ -142,7 +142,7 @@ def rq_clock(c, now, S, P):
     S[oCP + (c) * C_NFIELDS + C_CLOCK_TASK] = now
 
 
-@njit(cache=True, _nrt=False, inline='always')
+@sim_inline
 def update_rq_avgs(c, now, S, P):
     """Bring CPU ``c``'s clocks and its cfs_rq / rt_rq PELT signals to ``now``.
 
@@ -167,7 +167,7 @@ def update_rq_avgs(c, now, S, P):
     pelt_flat(S, S[S_RT_PELT] + c * S[S_RT_PELT_W], t, rt_running, rt_running, rt_running, sf, sc, 1, 1, P)
 
 
-@njit(cache=True, _nrt=False, inline='always')
+@sim_inline
 def pelt_flat(S, o, now, load, runnable, running, scale_freq, scale_cpu, w_load, w_runnable, P):
     """The PELT update of the signal at ``S[o:o + SA_SIZE]`` with the models' own kernels:
     ``pelt.update_load_sum`` (``___update_load_sum`` + ``accumulate_sum``) then, when a period
@@ -190,14 +190,14 @@ def pelt_flat(S, o, now, load, runnable, running, scale_freq, scale_cpu, w_load,
     return periods
 
 
-@njit(cache=True, _nrt=False, forceinline=True)
+@sim_helper
 def update_task_avg(p, now, S, P, O):
     """``update_load_avg`` of a CFS task on its runqueue (the rq must be up to date)."""
     if update_task_signal(p, S, P):
         emit_task_util(p, now, S, O)
 
 
-@njit(cache=True, _nrt=False, forceinline=True)
+@sim_helper
 def emit_task_util(p, now, S, O):
     if S[S[S_CONFIG] + K_MODEL_EVENTS]:
         oTK = S[S_TASKS]
@@ -206,7 +206,7 @@ def emit_task_util(p, now, S, O):
              S[o + SA_LOAD_AVG])
 
 
-@njit(cache=True, _nrt=False, inline='always')
+@sim_inline
 def update_task_signal(p, S, P):
     """The PELT/util_est-flag part of ``update_load_avg``; False for non-CFS tasks."""
     oTK = S[S_TASKS]
@@ -229,7 +229,7 @@ def update_task_signal(p, S, P):
     return True
 
 
-@njit(cache=True, _nrt=False, forceinline=True)
+@sim_helper
 def emit_cpu_util(c, now, S, P, O):
     if S[S[S_CONFIG] + K_MODEL_EVENTS]:
         oCP = S[S_CPUS]
@@ -237,7 +237,7 @@ def emit_cpu_util(c, now, S, P, O):
              S[oCP + (c) * C_NFIELDS + C_NR_CFS] + S[oCP + (c) * C_NFIELDS + C_NR_RT], S[S[S_RT_PELT] + (c) * S[S_RT_PELT_W] + SA_UTIL_AVG])
 
 
-@njit(cache=True, _nrt=False, forceinline=True)
+@sim_helper
 def task_util_est(p, S):
     """``_task_util_est(p)`` (0 when util_est is off)."""
     if not S[S[S_CONFIG] + K_UTIL_EST]:
@@ -246,7 +246,7 @@ def task_util_est(p, S):
     return task_util_est_value(S[oTK + (p) * T_NFIELDS + T_UE_EWMA], S[oTK + (p) * T_NFIELDS + T_UE_ENQ], S[S[S_CONFIG] + K_UE_ERA])
 
 
-@njit(cache=True, _nrt=False)
+@sim_kernel
 def task_util_for_placement(p, S):
     """``task_util_est(p)``: ``max(util_avg, _task_util_est)``."""
     u = S[S[S_TASK_PELT] + (p) * S[S_TASK_PELT_W] + SA_UTIL_AVG]
@@ -254,7 +254,7 @@ def task_util_for_placement(p, S):
     return u if u > e else e
 
 
-@njit(cache=True, _nrt=False)
+@sim_kernel
 def detach_task_avg(p, c, S, P):
     """``remove_entity_load_avg``: take a migrating task's util out of its old cfs_rq."""
     o = S[S_CFS_PELT] + c * S[S_CFS_PELT_W]
@@ -267,13 +267,13 @@ def detach_task_avg(p, c, S, P):
         S[o + SA_UTIL_SUM] = lo
 
 
-@njit(cache=True, _nrt=False)
+@sim_kernel
 def pelt_divider_flat(S, o, P):
     """``pelt.pelt_divider`` (``get_pelt_divider``) of the signal at ``S[o:]``."""
     return pelt_divider(S[o:o + SA_SIZE], P[P[P_PELT_CFG]:P[P_PELT_CFG] + CFG_SIZE])
 
 
-@njit(cache=True, _nrt=False)
+@sim_kernel
 def attach_task_avg(p, c, S, P):
     """``attach_entity_load_avg``: align the task to its new cfs_rq's PELT window and add it."""
     oc = S[S_CFS_PELT] + c * S[S_CFS_PELT_W]
@@ -285,7 +285,7 @@ def attach_task_avg(p, c, S, P):
     S[oc + SA_UTIL_SUM] += S[ot + SA_UTIL_SUM]
 
 
-@njit(cache=True, _nrt=False, forceinline=True)
+@sim_helper
 def update_min_vruntime(c, S):
     """``update_min_vruntime``: monotonic, follows the smallest of curr and the queued tasks."""
     oTK = S[S_TASKS]
@@ -311,7 +311,7 @@ def update_min_vruntime(c, S):
         S[oCP + (c) * C_NFIELDS + C_MIN_VRUNTIME] = lo
 
 
-@njit(cache=True, _nrt=False, inline='always')
+@sim_inline
 def update_curr(c, now, S, P):
     """``update_curr``: charge the running task for the time since ``exec_start``."""
     oCP = S[S_CPUS]
@@ -339,7 +339,7 @@ def update_curr(c, now, S, P):
         S[oTK + (p) * T_NFIELDS + T_ACT_PERF] += dt * cap_now(c, S, P)
 
 
-@njit(cache=True, _nrt=False, inline='always')
+@sim_inline
 def op_boundary(p, c, now, S, P):
     """When the running task ``p`` reaches the end of its current run/runtime event."""
     oTK = S[S_TASKS]
@@ -356,14 +356,14 @@ def op_boundary(p, c, now, S, P):
     return now
 
 
-@njit(cache=True, _nrt=False, forceinline=True)
+@sim_helper
 def refresh_next_event(c, now, S, P):
     oCP = S[S_CPUS]
     p = S[oCP + (c) * C_NFIELDS + C_CURR]
     S[oCP + (c) * C_NFIELDS + C_NEXT_EVENT] = INF_TIME if p < 0 else op_boundary(p, c, now, S, P)
 
 
-@njit(cache=True, _nrt=False)
+@sim_kernel
 def sync_cpu(c, now, S, P):
     """Bring CPU ``c`` fully to ``now``: residency, running task's progress, clocks and rq signals."""
     acct(c, now, S, P)
@@ -371,7 +371,7 @@ def sync_cpu(c, now, S, P):
     update_rq_avgs(c, now, S, P)
 
 
-@njit(cache=True, _nrt=False, inline='always')
+@sim_inline
 def enqueue(p, c, now, S, P, O):
     """``enqueue_task``: put task ``p`` (waking or new) on CPU ``c``'s runqueue."""
     oTK = S[S_TASKS]
@@ -404,7 +404,7 @@ def enqueue(p, c, now, S, P, O):
     S[oTK + (p) * T_NFIELDS + T_UE_CPU] = c
 
 
-@njit(cache=True, _nrt=False, inline='always')
+@sim_inline
 def dequeue_sleep(p, now, S, P, O):
     """``dequeue_task(.., DEQUEUE_SLEEP)`` of the running task ``p`` (rq already synced)."""
     oTK = S[S_TASKS]
@@ -435,7 +435,7 @@ def dequeue_sleep(p, now, S, P, O):
     emit_task_util(p, now, S, O)
 
 
-@njit(cache=True, _nrt=False, inline='always')
+@sim_inline
 def pick_next(c, S):
     """``pick_next_task``: highest rt priority (FIFO order), else the CFS task of least vruntime."""
     oTK = S[S_TASKS]
@@ -466,7 +466,7 @@ def pick_next(c, S):
     return best
 
 
-@njit(cache=True, _nrt=False, inline='always')
+@sim_inline
 def choose_idle_state(c, now, S, P):
     """Idle state of a CPU going idle: the deepest one whose target residency fits the time to the
     next timer armed on this CPU (the earliest wake-up of a task that last ran here).
@@ -506,7 +506,7 @@ def choose_idle_state(c, now, S, P):
     return st
 
 
-@njit(cache=True, _nrt=False, inline='always')
+@sim_inline
 def switch_to(c, nxt, prev_state, now, S, P, O):
     """Context switch on CPU ``c`` to ``nxt`` (-1: idle) from the current task, emitting the events."""
     oCP = S[S_CPUS]
@@ -548,7 +548,7 @@ def switch_to(c, nxt, prev_state, now, S, P, O):
     S[oCP + (c) * C_NFIELDS + C_NEED_RESCHED] = 0
 
 
-@njit(cache=True, _nrt=False)
+@sim_kernel
 def schedule(c, prev_state, now, S, P, O):
     """``__schedule`` on CPU ``c`` (rq synced): pick the next task and switch if it differs."""
     oCP = S[S_CPUS]
@@ -568,7 +568,7 @@ def schedule(c, prev_state, now, S, P, O):
     update_rq_avgs(c, now, S, P)
 
 
-@njit(cache=True, _nrt=False)
+@sim_kernel
 def sched_slice(c, S):
     """``sched_slice``: the period (latency, stretched past ``sched_nr_latency``) shared equally."""
     oK = S[S_CONFIG]
@@ -581,7 +581,7 @@ def sched_slice(c, S):
     return period // nr
 
 
-@njit(cache=True, _nrt=False, forceinline=True)
+@sim_helper
 def log_activation(p, now, S, O):
     """One rt-app log row for the phase iteration of task ``p`` ending at ``now``."""
     ot = S[S_TASKS] + p * T_NFIELDS
