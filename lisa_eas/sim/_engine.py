@@ -174,21 +174,27 @@ def _energy_arrays(platform: Platform, config: SimConfig, nd: int, kmax: int) ->
 
 def _model_params(platform: Platform, config: SimConfig, em_mode: int, cpu_capmax) -> np.ndarray:
     """The decision models' era codes and tunables (``sim_models.M_*``)."""
-    from .._kernels import eas as keas, sis as ksis, schedutil as ksu
+    from .._era import select_era
+    from .._kernels import sis as ksis
     from .._kernels import sim_models as sm
+    from ..models.eas import EAS_ERAS
+    from ..models.schedutil import SCHEDUTIL_ERAS
+
+    def row(version, eras, what):
+        """The kernel era code the models use for ``version``: the index of its row in the
+        models' era table (``lisa_eas.models``), the first row for an older version."""
+        return eras.index(select_era(max(version, eras[0]), eras, what))
+
     era = config.era_tuple
-    if config.placement == "eas-v5.0":
-        eas_era = keas.EAS_V5_0
-    elif era >= (6, 0):
-        eas_era = keas.EAS_V6_0
-    else:
-        eas_era = keas.EAS_V5_4
     mp = np.zeros(sm.M_SIZE, np.int64)
     mp[sm.M_EM_MODE] = em_mode
-    mp[sm.M_EAS_ERA] = eas_era
-    mp[sm.M_EAS_OVERUTIL_ERA] = keas.EAS_V5_0 if era < (5, 4) else keas.EAS_V5_4
+    # placement "eas-v5.0" is the v5.0 find_energy_efficient_cpu whatever the era; "eas" is
+    # the v5.4 form or a later one, by era
+    mp[sm.M_EAS_ERA] = (EAS_ERAS.index((5, 0)) if config.placement == "eas-v5.0"
+                        else row(max(era, (5, 4)), EAS_ERAS, "the EAS wake-up"))
+    mp[sm.M_EAS_OVERUTIL_ERA] = row(era, EAS_ERAS, "cpu_overutilized")
     mp[sm.M_SIS_MODE] = ksis.SIS_V4 if era < (5, 12) else ksis.SIS_V5_12
-    mp[sm.M_SU_ERA] = ksu.SU_V5_0 if era < (5, 14) else (ksu.SU_V5_14 if era < (6, 8) else ksu.SU_V6_8)
+    mp[sm.M_SU_ERA] = row(era, SCHEDUTIL_ERAS, "schedutil")
     mp[sm.M_IMBALANCE_PCT] = platform.imbalance_pct
     mp[sm.M_LLC_WEIGHT] = platform.llc_weight
     mp[sm.M_SIS_SCAN_COST] = config.sis_scan_cost_ns
