@@ -239,7 +239,7 @@ def _run_config(config: SimConfig, nc: int, cfg) -> np.ndarray:
                    "interactive": ss.GOV_INTERACTIVE, "schedfreq": ss.GOV_SCHEDFREQ}[config.governor]
     K[ss.K_RATE_LIMIT_NS] = config.tunable("rate_limit_us") * 1000 if config.governor == "schedutil" else 0
     K[ss.K_TRANS_LAT_NS] = config.transition_latency_us * 1000
-    K[ss.K_MODEL_EVENTS] = int(config.model_events)
+    K[ss.K_MODEL_EVENTS] = int(config.model_events and config.outputs == "full")
     K[ss.K_DELTA_SCALING] = int(cfg[0])
     K[ss.K_UE_ERA] = max(int(cfg[CFG_UTIL_EST_ERA]), 0)
     K[ss.K_UTIL_EST] = int(cfg[CFG_UTIL_EST_ERA] >= 0)
