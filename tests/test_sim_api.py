@@ -167,3 +167,21 @@ def test_cli_writes_parquet_and_metadata(tmp_path, capsys):
                "--out", str(tmp_path / "bad")])
     assert rc == 2
     assert "placement" in capsys.readouterr().err
+
+
+def test_summary_output_is_the_full_run_without_its_event_tables():
+    """``SimConfig(outputs="summary")``: the same rt-app log, energy and residencies as the full
+    run (the same loop), and no per-event table."""
+    from lisa_eas.rtapp import periodic, task, workload
+
+    wl = workload([task(f"t{i}", periodic(duty_cycle_pct=10, period_ms=16, duration_s=0.3)) for i in range(4)],
+                  calibration=20)
+    full = simulate("hikey960", wl, config=SimConfig())
+    summ = simulate("hikey960", wl, config=SimConfig(outputs="summary"))
+    assert set(summ.events) == {"lisa_sim_rtapp_log"}
+    pd.testing.assert_frame_equal(summ.df("lisa_sim_rtapp_log"), full.df("lisa_sim_rtapp_log"))
+    assert summ.metadata["energy"] == full.metadata["energy"]
+    busy = np.array(summ.metadata["residency"]["busy_ns_per_opp"])
+    assert busy.sum() > 0 and busy.shape[0] == 8
+    with pytest.raises(ModelError, match="outputs"):
+        SimConfig(outputs="tables")

@@ -10,21 +10,24 @@ a scan of the whole task table.
 """
 from __future__ import annotations
 
-from numba import njit
+from ._jit import sim_helper, sim_kernel
+
+from .sim_layout import (S_CPUS_N, S_GLOBALS, S_HEAP_POS, S_RQ_TASKS, S_RQ_TASKS_W, S_TASKS, S_TASKS_N,
+                         S_WAKE_HEAP)
 
 from .sim_state import (G_ALIVE, G_HEAP_N, G_WAKE_DIRTY, T_CPU, T_NFIELDS, T_STATE, T_WAKE_AT, TS_EXITED,
                         TS_RUNNABLE, TS_RUNNING, TS_SLEEPING)
 
 
-@njit(cache=True, _nrt=False)
+@sim_kernel
 def heap_sift(i, S):
     """Restore the heap order around position ``i`` (up, then down). A task comes before another
     when it wakes earlier, or at the same time with a lower index; each wake-up time is read
     once into a local."""
-    oh = S[68]
-    opos = S[72]
-    oTK = S[8]
-    n = S[S[0] + G_HEAP_N]
+    oh = S[S_WAKE_HEAP]
+    opos = S[S_HEAP_POS]
+    oTK = S[S_TASKS]
+    n = S[S[S_GLOBALS] + G_HEAP_N]
     p = S[oh + i]
     wp = S[oTK + p * T_NFIELDS + T_WAKE_AT]
     while i > 0:
@@ -58,28 +61,28 @@ def heap_sift(i, S):
     S[opos + p] = i
 
 
-@njit(cache=True, _nrt=False, forceinline=True)
+@sim_helper
 def heap_push(p, S):
     """Task ``p`` starts sleeping (its ``T_WAKE_AT`` set)."""
-    oG = S[0]
+    oG = S[S_GLOBALS]
     n = S[oG + G_HEAP_N]
-    S[S[68] + n] = p
-    S[S[72] + p] = n
+    S[S[S_WAKE_HEAP] + n] = p
+    S[S[S_HEAP_POS] + p] = n
     S[oG + G_HEAP_N] = n + 1
     heap_sift(n, S)
 
 
-@njit(cache=True, _nrt=False)
+@sim_kernel
 def heap_remove(p, S):
     """Task ``p`` stops sleeping (woken, or exited); a no-op when it is not in the heap.
 
     The hole it leaves sinks to a leaf along the earlier child at each level (one comparison
     per level), then the heap's last task fills it and rises to its place (usually at once:
     the last task tends to wake late)."""
-    oG = S[0]
-    oh = S[68]
-    opos = S[72]
-    oTK = S[8]
+    oG = S[S_GLOBALS]
+    oh = S[S_WAKE_HEAP]
+    opos = S[S_HEAP_POS]
+    oTK = S[S_TASKS]
     i = S[opos + p]
     if i < 0:
         return
@@ -109,10 +112,10 @@ def heap_remove(p, S):
     heap_sift(i, S)
 
 
-@njit(cache=True, _nrt=False, forceinline=True)
+@sim_helper
 def rq_add(p, c, S):
     """Task ``p`` is queued on CPU ``c`` (kept in ascending task order)."""
-    ol = S[76] + c * S[78]
+    ol = S[S_RQ_TASKS] + c * S[S_RQ_TASKS_W]
     n = S[ol]
     i = n
     while i > 0 and S[ol + i] > p:
@@ -122,10 +125,10 @@ def rq_add(p, c, S):
     S[ol] = n + 1
 
 
-@njit(cache=True, _nrt=False, forceinline=True)
+@sim_helper
 def rq_del(p, c, S):
     """Task ``p`` leaves CPU ``c``'s runqueue."""
-    ol = S[76] + c * S[78]
+    ol = S[S_RQ_TASKS] + c * S[S_RQ_TASKS_W]
     n = S[ol]
     i = 1
     while i <= n and S[ol + i] != p:
@@ -138,18 +141,18 @@ def rq_del(p, c, S):
     S[ol] = n - 1
 
 
-@njit(cache=True, _nrt=False)
+@sim_kernel
 def build_indexes(S):
     """Build the wake-up heap, the runqueue member lists and the count of live tasks from the
     task table (at the start of a run: ``G_WAKE_DIRTY``)."""
-    oG = S[0]
-    oTK = S[8]
+    oG = S[S_GLOBALS]
+    oTK = S[S_TASKS]
     S[oG + G_HEAP_N] = 0
-    for c in range(S[13]):
-        S[S[76] + c * S[78]] = 0
+    for c in range(S[S_CPUS_N]):
+        S[S[S_RQ_TASKS] + c * S[S_RQ_TASKS_W]] = 0
     alive = 0
-    for p in range(S[9]):
-        S[S[72] + p] = -1
+    for p in range(S[S_TASKS_N]):
+        S[S[S_HEAP_POS] + p] = -1
         st = S[oTK + p * T_NFIELDS + T_STATE]
         if st != TS_EXITED:
             alive += 1

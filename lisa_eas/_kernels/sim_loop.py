@@ -26,7 +26,13 @@ an idle destination is synced and leaves idle before either pull.
 """
 from __future__ import annotations
 
-from numba import njit
+from ._jit import sim_helper, sim_inline, sim_kernel
+
+from .sim_layout import (O_ACTIVATIONS_N, O_COUNTERS, O_EAS_LOG_N, O_EVENTS_N, P_CPU_CAP, P_CPU_PD, P_CPU_PD_N,
+                         P_MASKS, P_MASKS_W, P_PD_CPUS, P_PD_CPUS_W, P_PD_NCPU, P_PROG, S_CONFIG, S_CPUS,
+                         S_CPUS_N, S_DOMAINS, S_DOMAINS_N, S_GLOBALS, S_IDLE_STATS, S_IDLE_STATS_W, S_RQ_TASKS,
+                         S_RQ_TASKS_W, S_SU_CPU, S_SU_CPU_W, S_SU_CPU_W2, S_TASKS, S_TASKS_N, S_TIMERS,
+                         S_WAKE_HEAP)
 
 from .sim_state import C_NFIELDS, OP_SIZE, P_NFIELDS, T_NFIELDS
 
@@ -61,12 +67,12 @@ ADV_MIGRATE = 3
 MAX_IDLE_BALANCE_COST = 500_000   # sysctl_sched_migration_cost: avg_idle is capped at twice it
 
 
-@njit(cache=True, _nrt=False, inline='always')
+@sim_inline
 def advance(p, c, now, S, P, O):
     """Execute task ``p``'s ops from its program counter until one takes time; returns ADV_*."""
-    oTK = S[8]
-    oprog = P[44]
-    otm = S[32]
+    oTK = S[S_TASKS]
+    oprog = P[P_PROG]
+    otm = S[S_TIMERS]
     while True:
         pc = S[oTK + (p) * T_NFIELDS + T_PC]
         k = P[oprog + (pc) * OP_SIZE + 0]
@@ -133,18 +139,18 @@ def advance(p, c, now, S, P, O):
         elif k == OP_SET_AFFINITY:
             S[oTK + (p) * T_NFIELDS + T_PC] = pc + 1
             S[oTK + (p) * T_NFIELDS + T_MASK] = a
-            if P[P[48] + (a) * P[50] + c] == 0:
+            if P[P[P_MASKS] + (a) * P[P_MASKS_W] + c] == 0:
                 S[oTK + (p) * T_NFIELDS + T_FRESH] = 1
                 return ADV_MIGRATE
         else:  # OP_EXIT
             return ADV_EXIT
 
 
-@njit(cache=True, _nrt=False)
+@sim_kernel
 def set_sched(p, c, policy, prio, now, S, P, O):
     """``sched_setattr`` on the running task ``p`` (CFS <-> FIFO, rt priority)."""
-    oTK = S[8]
-    oCP = S[12]
+    oTK = S[S_TASKS]
+    oCP = S[S_CPUS]
     if S[oTK + (p) * T_NFIELDS + T_POLICY] == policy:
         S[oTK + (p) * T_NFIELDS + T_PRIO] = prio
         S[oCP + (c) * C_NFIELDS + C_NEED_RESCHED] = 1
@@ -168,14 +174,14 @@ def set_sched(p, c, policy, prio, now, S, P, O):
     S[oCP + (c) * C_NFIELDS + C_NEED_RESCHED] = 1
 
 
-@njit(cache=True, _nrt=False)
+@sim_kernel
 def select_rt_cpu(p, prev, S, P):
     """Simplified ``select_task_rq_rt``/``find_lowest_rq``: prev unless it runs an rt task of equal or
     higher priority; else the first allowed idle CPU, else one running CFS, else prev."""
-    oTK = S[8]
-    oCP = S[12]
-    om = P[48] + S[oTK + (p) * T_NFIELDS + T_MASK] * P[50]      # the task's row of the masks (slot 12)
-    n = P[1]
+    oTK = S[S_TASKS]
+    oCP = S[S_CPUS]
+    om = P[P_MASKS] + S[oTK + (p) * T_NFIELDS + T_MASK] * P[P_MASKS_W]      # the task's row of the masks (slot 12)
+    n = P[P_CPU_PD_N]
     cur = S[oCP + (prev) * C_NFIELDS + C_CURR]
     if P[om + prev] and (cur < 0 or S[oTK + (cur) * T_NFIELDS + T_POLICY] != POLICY_FIFO or S[oTK + (cur) * T_NFIELDS + T_PRIO] < S[oTK + (p) * T_NFIELDS + T_PRIO]) \
             and S[oCP + (prev) * C_NFIELDS + C_NR_RT] == 0:
@@ -189,13 +195,13 @@ def select_rt_cpu(p, prev, S, P):
     return prev if P[om + prev] else fallback_cpu(p, S, P)
 
 
-@njit(cache=True, _nrt=False)
+@sim_kernel
 def fallback_cpu(p, S, P):
     """``select_fallback_rq``: the first allowed idle CPU, else the first allowed CPU."""
-    om = P[48] + S[S[8] + (p) * T_NFIELDS + T_MASK] * P[50]
-    oCP = S[12]
+    om = P[P_MASKS] + S[S[S_TASKS] + (p) * T_NFIELDS + T_MASK] * P[P_MASKS_W]
+    oCP = S[S_CPUS]
     first = -1
-    for c in range(P[1]):
+    for c in range(P[P_CPU_PD_N]):
         if P[om + c]:
             if first < 0:
                 first = c
@@ -204,23 +210,23 @@ def fallback_cpu(p, S, P):
     return first
 
 
-@njit(cache=True, _nrt=False)
+@sim_kernel
 def select_task_rq(p, prev, now, S, P, O):
     """Wake-up placement: FIFO via the rt path, CFS via EAS (not overutilized) or the idle search."""
-    oTK = S[8]
+    oTK = S[S_TASKS]
     if S[oTK + (p) * T_NFIELDS + T_POLICY] == POLICY_FIFO:
         return select_rt_cpu(p, prev, S, P)
     cpu = -1
-    if S[S[4] + K_PLACEMENT] != PLACE_NO_EAS:
+    if S[S[S_CONFIG] + K_PLACEMENT] != PLACE_NO_EAS:
         cpu = place_eas(p, prev, now, S, P, O)
     if cpu < 0:
         cpu = place_idle_sibling(p, prev, prev, S, P)
-    if cpu < 0 or P[P[48] + (S[oTK + (p) * T_NFIELDS + T_MASK]) * P[50] + cpu] == 0:
+    if cpu < 0 or P[P[P_MASKS] + (S[oTK + (p) * T_NFIELDS + T_MASK]) * P[P_MASKS_W] + cpu] == 0:
         cpu = fallback_cpu(p, S, P)
     return cpu
 
 
-@njit(cache=True, _nrt=False)
+@sim_kernel
 def move_queued(p, src, dst, now, reason, preempt, S, P, O):
     """Move a queued (runnable, or running on ``src``) task to ``dst``: detach, renormalise, attach.
 
@@ -228,8 +234,8 @@ def move_queued(p, src, dst, now, reason, preempt, S, P, O):
     ``src``'s current task: the caller then lets ``src`` schedule (``leave_cpu``) and checks
     preemption on ``dst`` (kept out of here so that no njit function calls itself back).
     """
-    oTK = S[8]
-    oCP = S[12]
+    oTK = S[S_TASKS]
+    oCP = S[S_CPUS]
     running = S[oCP + (src) * C_NFIELDS + C_CURR] == p
     if S[oTK + (p) * T_NFIELDS + T_POLICY] == POLICY_CFS:
         ue = S[oTK + (p) * T_NFIELDS + T_UE_CPU]
@@ -261,11 +267,11 @@ def move_queued(p, src, dst, now, reason, preempt, S, P, O):
         check_preempt(dst, p, now, S, P, O)
 
 
-@njit(cache=True, _nrt=False, inline='always')
+@sim_inline
 def check_preempt(c, p, now, S, P, O):
     """``check_preempt_curr``: switch CPU ``c`` to the newly queued ``p`` if it should run now."""
-    oTK = S[8]
-    oCP = S[12]
+    oTK = S[S_TASKS]
+    oCP = S[S_CPUS]
     cur = S[oCP + (c) * C_NFIELDS + C_CURR]
     if cur < 0:
         schedule(c, PREV_STATE_RUNNING, now, S, P, O)
@@ -275,15 +281,15 @@ def check_preempt(c, p, now, S, P, O):
             schedule(c, PREV_STATE_RUNNING, now, S, P, O)
         return
     if S[oTK + (cur) * T_NFIELDS + T_POLICY] == POLICY_CFS and \
-            S[oTK + (cur) * T_NFIELDS + T_VRUNTIME] - S[oTK + (p) * T_NFIELDS + T_VRUNTIME] > S[S[4] + K_WAKEUP_GRAN_NS]:
+            S[oTK + (cur) * T_NFIELDS + T_VRUNTIME] - S[oTK + (p) * T_NFIELDS + T_VRUNTIME] > S[S[S_CONFIG] + K_WAKEUP_GRAN_NS]:
         schedule(c, PREV_STATE_RUNNING, now, S, P, O)
 
 
-@njit(cache=True, _nrt=False)
+@sim_kernel
 def wake_up(p, now, S, P, O):
     """``try_to_wake_up`` of a sleeping task (sleep / timer expiry / thread start)."""
-    oTK = S[8]
-    oCP = S[12]
+    oTK = S[S_TASKS]
+    oCP = S[S_CPUS]
     prev = S[oTK + (p) * T_NFIELDS + T_CPU]
     sync_cpu(prev, now, S, P)
     if S[oTK + (p) * T_NFIELDS + T_POLICY] == POLICY_CFS:
@@ -307,25 +313,25 @@ def wake_up(p, now, S, P, O):
     emit_cpu_util(cpu, now, S, P, O)
 
 
-@njit(cache=True, _nrt=False, forceinline=True)
+@sim_helper
 def exit_idle(c, now, S, P, O):
     """The CPU leaves its idle state (``cpu_idle`` exit event) and updates ``avg_idle``."""
     acct(c, now, S, P)
     emit(O, now, EV_IDLE, c, -1, 0, 0, 0, 0)
-    S[S[12] + (c) * C_NFIELDS + C_IDLE_STATE] = -1
-    o = S[56] + c * S[58]
+    S[S[S_CPUS] + (c) * C_NFIELDS + C_IDLE_STATE] = -1
+    o = S[S_IDLE_STATS] + c * S[S_IDLE_STATS_W]
     sample = now - S[o + AI_IDLE_STAMP]
     S[o + AI_AVG_IDLE] += (sample - S[o + AI_AVG_IDLE]) >> 3
     if S[o + AI_AVG_IDLE] > 2 * MAX_IDLE_BALANCE_COST:
         S[o + AI_AVG_IDLE] = 2 * MAX_IDLE_BALANCE_COST
 
 
-@njit(cache=True, _nrt=False)
+@sim_kernel
 def leave_cpu(c, prev_state, now, S, P, O):
     """CPU ``c``'s running task has left it (slept, exited or was migrated away; rq synced):
     ``__schedule`` with the newidle balance of ``pick_next_task_fair`` when nothing is queued,
     then the went-idle book-keeping if the CPU is idle."""
-    oCP = S[12]
+    oCP = S[S_CPUS]
     if S[oCP + (c) * C_NFIELDS + C_NR_CFS] + S[oCP + (c) * C_NFIELDS + C_NR_RT] == 0:
         pull_one(c, now, True, S, P, O)      # newidle balance before going idle
     schedule(c, prev_state, now, S, P, O)
@@ -333,34 +339,34 @@ def leave_cpu(c, prev_state, now, S, P, O):
         went_idle(c, now, S, P, O)
 
 
-@njit(cache=True, _nrt=False, forceinline=True)
+@sim_helper
 def went_idle(c, now, S, P, O):
     """Book-keeping when CPU ``c`` has just switched to idle: idle stamp, schedutil's went-idle flag."""
-    S[S[56] + (c) * S[58] + AI_IDLE_STAMP] = now
-    d = P[P[0] + c]
-    for j in range(P[P[24] + d]):
-        if P[P[20] + (d) * P[22] + j] == c:
-            S[S[36] + ((d) * S[38] + j) * S[39] + CS_WENT_IDLE] = 1
+    S[S[S_IDLE_STATS] + (c) * S[S_IDLE_STATS_W] + AI_IDLE_STAMP] = now
+    d = P[P[P_CPU_PD] + c]
+    for j in range(P[P[P_PD_NCPU] + d]):
+        if P[P[P_PD_CPUS] + (d) * P[P_PD_CPUS_W] + j] == c:
+            S[S[S_SU_CPU] + ((d) * S[S_SU_CPU_W] + j) * S[S_SU_CPU_W2] + CS_WENT_IDLE] = 1
 
 
-@njit(cache=True, _nrt=False)
+@sim_kernel
 def pull_one(dst, now, newidle, S, P, O):
     """Pull one waiting task to the idle CPU ``dst``: rt first (always), CFS when balancing is on."""
-    oTK = S[8]
-    oCP = S[12]
-    om = P[48]
-    mw = P[50]
+    oTK = S[S_TASKS]
+    oCP = S[S_CPUS]
+    om = P[P_MASKS]
+    mw = P[P_MASKS_W]
     best = -1
     best_prio = 0
     queued_rt = 0
-    for c in range(P[1]):
+    for c in range(P[P_CPU_PD_N]):
         queued_rt += S[oCP + c * C_NFIELDS + C_NR_RT]
     if queued_rt > 0:
         # the highest-priority waiting FIFO task allowed on dst (lowest index among equals)
-        for c in range(P[1]):
+        for c in range(P[P_CPU_PD_N]):
             if c == dst:
                 continue
-            ol = S[76] + c * S[78]
+            ol = S[S_RQ_TASKS] + c * S[S_RQ_TASKS_W]
             for i in range(1, S[ol] + 1):
                 p = S[ol + i]
                 if S[oTK + (p) * T_NFIELDS + T_STATE] == TS_RUNNABLE and S[oTK + (p) * T_NFIELDS + T_POLICY] == POLICY_FIFO \
@@ -376,16 +382,16 @@ def pull_one(dst, now, newidle, S, P, O):
             exit_idle(dst, now, S, P, O)
         move_queued(best, src, dst, now, 1, not newidle, S, P, O)
         return
-    if S[S[0] + G_OVERUTIL] == 0 and S[S[4] + K_PLACEMENT] != PLACE_NO_EAS:
+    if S[S[S_GLOBALS] + G_OVERUTIL] == 0 and S[S[S_CONFIG] + K_PLACEMENT] != PLACE_NO_EAS:
         return
-    n = P[1]
+    n = P[P_CPU_PD_N]
     src = -1
     most = 0
     for c in range(n):
         if c == dst:
             continue
         w = 0
-        ol = S[76] + c * S[78]
+        ol = S[S_RQ_TASKS] + c * S[S_RQ_TASKS_W]
         for i in range(1, S[ol] + 1):
             p = S[ol + i]
             if S[oTK + (p) * T_NFIELDS + T_STATE] == TS_RUNNABLE and S[oTK + (p) * T_NFIELDS + T_POLICY] == POLICY_CFS \
@@ -395,7 +401,7 @@ def pull_one(dst, now, newidle, S, P, O):
             most, src = w, c
     if src < 0:
         return
-    ol = S[76] + src * S[78]
+    ol = S[S_RQ_TASKS] + src * S[S_RQ_TASKS_W]
     for i in range(1, S[ol] + 1):
         p = S[ol + i]
         if S[oTK + (p) * T_NFIELDS + T_STATE] == TS_RUNNABLE and S[oTK + (p) * T_NFIELDS + T_POLICY] == POLICY_CFS \
@@ -408,18 +414,18 @@ def pull_one(dst, now, newidle, S, P, O):
             return
 
 
-@njit(cache=True, _nrt=False)
+@sim_kernel
 def load_balance(now, S, P, O):
     """The periodic (simplified) load balance; see the module docstring."""
-    n = P[1]
-    oCP = S[12]
-    oTK = S[8]
+    n = P[P_CPU_PD_N]
+    oCP = S[S_CPUS]
+    oTK = S[S_TASKS]
     for c in range(n):
         sync_cpu(c, now, S, P)
         emit_cpu_util(c, now, S, P, O)
     update_overutilized(now, False, S, P, O)
     update_idle_cpu_scan(S, P)
-    if S[S[0] + G_OVERUTIL] == 0 and S[S[4] + K_PLACEMENT] != PLACE_NO_EAS:
+    if S[S[S_GLOBALS] + G_OVERUTIL] == 0 and S[S[S_CONFIG] + K_PLACEMENT] != PLACE_NO_EAS:
         return
     for dst in range(n):
         if S[oCP + (dst) * C_NFIELDS + C_CURR] < 0 and S[oCP + (dst) * C_NFIELDS + C_NR_CFS] + S[oCP + (dst) * C_NFIELDS + C_NR_RT] == 0:
@@ -432,7 +438,7 @@ def load_balance(now, S, P, O):
         if fits_capacity(task_util_for_placement(p, S), capacity_of(c, S, P)):
             continue
         for dst in range(n):
-            if P[P[4] + dst] > P[P[4] + c] and P[P[48] + (S[oTK + (p) * T_NFIELDS + T_MASK]) * P[50] + dst] and S[oCP + (dst) * C_NFIELDS + C_CURR] < 0 \
+            if P[P[P_CPU_CAP] + dst] > P[P[P_CPU_CAP] + c] and P[P[P_MASKS] + (S[oTK + (p) * T_NFIELDS + T_MASK]) * P[P_MASKS_W] + dst] and S[oCP + (dst) * C_NFIELDS + C_CURR] < 0 \
                     and S[oCP + (dst) * C_NFIELDS + C_NR_CFS] + S[oCP + (dst) * C_NFIELDS + C_NR_RT] == 0:
                 sync_cpu(dst, now, S, P)
                 if S[oCP + (dst) * C_NFIELDS + C_IDLE_STATE] >= 0:
@@ -443,12 +449,12 @@ def load_balance(now, S, P, O):
                 break
 
 
-@njit(cache=True, _nrt=False)
+@sim_kernel
 def task_tick(c, now, S, P, O):
     """``scheduler_tick`` on a busy CPU: PELT, ``check_preempt_tick``, overutilized, cpufreq."""
-    oCP = S[12]
-    oTK = S[8]
-    oK = S[4]
+    oCP = S[S_CPUS]
+    oTK = S[S_TASKS]
+    oK = S[S_CONFIG]
     sync_cpu(c, now, S, P)
     p = S[oCP + (c) * C_NFIELDS + C_CURR]
     if p < 0:
@@ -464,7 +470,7 @@ def task_tick(c, now, S, P, O):
             resched = delta_exec > ideal
             if not resched and delta_exec >= S[oK + K_MIN_GRAN_NS]:
                 left = INF_TIME
-                ol = S[76] + c * S[78]
+                ol = S[S_RQ_TASKS] + c * S[S_RQ_TASKS_W]
                 for i in range(1, S[ol] + 1):       # the runqueue's tasks
                     q = S[ol + i]
                     if q != p and S[oTK + (q) * T_NFIELDS + T_STATE] == TS_RUNNABLE \
@@ -478,12 +484,12 @@ def task_tick(c, now, S, P, O):
     emit_cpu_util(c, now, S, P, O)
 
 
-@njit(cache=True, _nrt=False)
+@sim_kernel
 def op_done(c, now, S, P, O):
     """The running task of CPU ``c`` reached an op boundary: finish the op, run the program on."""
-    oCP = S[12]
-    oTK = S[8]
-    oprog = P[44]
+    oCP = S[S_CPUS]
+    oTK = S[S_TASKS]
+    oprog = P[P_PROG]
     p = S[oCP + (c) * C_NFIELDS + C_CURR]
     sync_cpu(c, now, S, P)
     if S[oTK + (p) * T_NFIELDS + T_FRESH]:
@@ -524,7 +530,7 @@ def op_done(c, now, S, P, O):
             S[oTK + (p) * T_NFIELDS + T_STATE] = TS_EXITED
             heap_remove(p, S)
             S[oTK + (p) * T_NFIELDS + T_WAKE_AT] = INF_TIME
-            S[S[0] + G_ALIVE] -= 1
+            S[S[S_GLOBALS] + G_ALIVE] -= 1
             state = PREV_STATE_DEAD
             if S[oTK + (p) * T_NFIELDS + T_POLICY] == POLICY_CFS:
                 detach_task_avg(p, c, S, P)
@@ -533,22 +539,22 @@ def op_done(c, now, S, P, O):
     emit_cpu_util(c, now, S, P, O)
 
 
-@njit(cache=True, _nrt=False)
+@sim_kernel
 def sim_run(S, P, O, margin):
     """Run the simulation until ``S[oG + G_T_END]`` or until an output buffer has less than ``margin``
     free rows (``S[oG + G_STATUS]`` = 1: drain the buffers and call again; 2: finished)."""
-    oG = S[0]
-    oK = S[4]
-    oTK = S[8]
-    oCP = S[12]
-    oPD = S[16]
-    ocnt = O[12]          # output counters (slot 3); buffer rows: O[1] events, O[5] activations, O[9] EAS
-    n_cpu = S[13]
-    n_task = S[9]
-    n_pd = S[17]
+    oG = S[S_GLOBALS]
+    oK = S[S_CONFIG]
+    oTK = S[S_TASKS]
+    oCP = S[S_CPUS]
+    oPD = S[S_DOMAINS]
+    ocnt = O[O_COUNTERS]          # output counters (slot 3); buffer rows: O[O_EVENTS_N] events, O[O_ACTIVATIONS_N] activations, O[O_EAS_LOG_N] EAS
+    n_cpu = S[S_CPUS_N]
+    n_task = S[S_TASKS_N]
+    n_pd = S[S_DOMAINS_N]
     S[oG + G_STATUS] = 0
     while True:
-        if O[ocnt + N_EV] + margin > O[1] or O[ocnt + N_ACT] + n_task + 1 > O[4 * 1 + 1] \
+        if O[ocnt + N_EV] + margin > O[O_EVENTS_N] or O[ocnt + N_ACT] + n_task + 1 > O[4 * 1 + 1] \
                 or O[ocnt + N_EAS] + n_task + 1 > O[4 * 2 + 1]:
             S[oG + G_STATUS] = 1
             return
@@ -573,7 +579,7 @@ def sim_run(S, P, O, margin):
         alive = S[oG + G_ALIVE]
         if S[oG + G_HEAP_N] > 0:
             # the earliest wake-up (lowest task index among equal times): the heap's top
-            wi = S[S[68]]
+            wi = S[S[S_WAKE_HEAP]]
             wt = S[oTK + (wi) * T_NFIELDS + T_WAKE_AT]
             if wt < t:
                 t, kind, idx = wt, 2, wi

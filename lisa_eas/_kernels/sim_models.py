@@ -10,8 +10,8 @@ kernels take and calls them; no decision logic is re-implemented here:
   runqueue's ``avg_idle`` and a fixed per-runqueue scan cost);
 * overutilized: ``eas.cpu_overutilized``;
 * frequency: ``schedutil.sugov_update`` (with or without the RFC ramp boost; the rt
-  runqueue enters through ``schedutil.effective_cpu_util``; computed on the flat state by
-  ``sugov_update_flat``, the kernel's arithmetic without array views) and ``governors.schedfreq_request``
+  runqueue enters through ``schedutil.effective_cpu_util``; ``sugov_update_flat`` gathers the
+  inputs and passes the state in place) and ``governors.schedfreq_request``
   / ``schedfreq_pending`` at each scheduler update (``cpufreq_update_util`` points), and the
   timer-driven ``governors.ondemand_step`` / ``interactive_account`` + ``interactive_step``
   on each sampling timer, over per-policy governor state kept in the state array;
@@ -19,7 +19,15 @@ kernels take and calls them; no decision logic is re-implemented here:
 """
 from __future__ import annotations
 
-from numba import njit
+from ._jit import sim_helper, sim_inline, sim_kernel, sim_nrt
+
+from .sim_layout import (P_CORE_ID, P_CORE_ID_N, P_CPU_CAP, P_CPU_PD, P_CPU_PD_N, P_LLC_ID, P_LLC_ID_N,
+                         P_MASKS, P_MASKS_W, P_MODEL_PARAMS, P_MODEL_PARAMS_N, P_PD_COST, P_PD_COST_W,
+                         P_PD_CPUS, P_PD_CPUS_W, P_PD_FREQ, P_PD_FREQ_W, P_PD_NCPU, P_PD_NOPP, S_CFS_PELT,
+                         S_CFS_PELT_W, S_CONFIG, S_CPUS, S_DOMAINS, S_GLOBALS, S_GOV_CPU, S_GOV_CPU_W,
+                         S_GOV_CPU_W2, S_GOV_POLICY, S_GOV_POLICY_W, S_IDLE_STATS, S_IDLE_STATS_W, S_RT_PELT,
+                         S_RT_PELT_W, S_SCRATCH, S_SCRATCH_W, S_SU_CPU, S_SU_CPU_W, S_SU_CPU_W2, S_SU_POLICY,
+                         S_SU_POLICY_W, S_TASKS)
 
 from .sim_state import C_NFIELDS, P_NFIELDS, T_NFIELDS
 
@@ -28,13 +36,12 @@ from .governors import (IA_CUR, OD_CUR, OD_RATE_MULT, SF_CUR, SF_REQUESTED, SF_T
                         interactive_account, interactive_step, ondemand_step, schedfreq_pending,
                         schedfreq_request)
 from .pelt import SA_UTIL_AVG
-from .schedutil import (CS_LAST_UPDATE, CS_RAMP_BOOST, CS_RB_UTIL_AVG, CS_RB_UTIL_EST, CS_WENT_IDLE,
-                        EM_COST_MARGIN_SCALE, FREQUENCY_UTIL, PS_CACHED_RAW_FREQ, PS_LAST_FREQ_UPDATE,
-                        PS_NEED_FREQ_UPDATE, PS_NEXT_FREQ, cpu_util_cfs, effective_cpu_util, raw_next_freq)
+from .schedutil import (CS_LAST_UPDATE, CS_WENT_IDLE, FREQUENCY_UTIL, PS_LAST_FREQ_UPDATE, PS_NEED_FREQ_UPDATE,
+                        PS_NEXT_FREQ, effective_cpu_util, sugov_update)
 from .sim_sched import emit, sync_cpu, refresh_next_event, task_util_for_placement
 from .sim_state import (C_BUSY_NS, C_CURR, C_NR_CFS, C_NR_RT, C_UE_SUM, EV_FREQ, EV_OVERUTIL, G_OVERUTIL, G_WAKE_CAP,
                         GOV_INTERACTIVE, GOV_ONDEMAND, GOV_SCHEDFREQ, GOV_SCHEDUTIL, INF_TIME, K_GOV,
-                        K_MODEL_EVENTS, K_RAMP_BOOST, K_RATE_LIMIT_NS, K_SAMPLE_NS, K_SIS, K_TRANS_LAT_NS,
+                        K_MODEL_EVENTS, K_RAMP_BOOST, K_RATE_LIMIT_NS, K_SAMPLE_NS, K_SIS, K_TICK_NS, K_TRANS_LAT_NS,
                         P_LAST_UPDATE, P_NEXT_SAMPLE, P_OPP, P_PENDING_AT, P_PENDING_OPP, P_REQ_OPP,
                         SIS_UTIL, T_MASK)
 from .sis import select_idle_sibling, select_idle_sibling_asym, sis_prop_nr, sis_util_nr_idle_scan
@@ -87,56 +94,56 @@ AI_IDLE_STAMP = 1
 AI_NR_SCAN = 2
 
 
-@njit(cache=True, _nrt=False, forceinline=True)
+@sim_helper
 def cpu_util(c, S, P):
     """``cpu_util(cpu)`` of the CFS runqueue: ``min(max(util_avg, util_est.enqueued), capacity)``."""
-    u = S[S[24] + (c) * S[26] + SA_UTIL_AVG]
-    e = S[S[12] + (c) * C_NFIELDS + C_UE_SUM]
+    u = S[S[S_CFS_PELT] + (c) * S[S_CFS_PELT_W] + SA_UTIL_AVG]
+    e = S[S[S_CPUS] + (c) * C_NFIELDS + C_UE_SUM]
     if e > u:
         u = e
-    cap = P[P[4] + c]
+    cap = P[P[P_CPU_CAP] + c]
     return u if u < cap else cap
 
 
-@njit(cache=True, _nrt=False, forceinline=True)
+@sim_helper
 def capacity_of(c, S, P):
     """``capacity_of(cpu)``: original capacity minus the rt runqueue's utilization."""
-    cap = P[P[4] + c] - S[S[28] + (c) * S[30] + SA_UTIL_AVG]
+    cap = P[P[P_CPU_CAP] + c] - S[S[S_RT_PELT] + (c) * S[S_RT_PELT_W] + SA_UTIL_AVG]
     return cap if cap > 1 else 1
 
 
-@njit(cache=True, _nrt=False, forceinline=True)
+@sim_helper
 def update_overutilized(now, set_only, S, P, O):
     """Set (and, from the load balancer, clear) the root domain's overutilized flag."""
-    oG = S[0]
+    oG = S[S_GLOBALS]
     if set_only and S[oG + G_OVERUTIL]:
         return          # already set: the scan below could not change anything
     ou = 0
-    for c in range(P[1]):
-        if cpu_overutilized(cpu_util(c, S, P), capacity_of(c, S, P), P[P[76] + M_EAS_OVERUTIL_ERA]):
+    for c in range(P[P_CPU_PD_N]):
+        if cpu_overutilized(cpu_util(c, S, P), capacity_of(c, S, P), P[P[P_MODEL_PARAMS] + M_EAS_OVERUTIL_ERA]):
             ou = 1
             break
     if set_only and ou == 0:
         return
     if ou != S[oG + G_OVERUTIL]:
         S[oG + G_OVERUTIL] = ou
-        if S[S[4] + K_MODEL_EVENTS]:
+        if S[S[S_CONFIG] + K_MODEL_EVENTS]:
             emit(O, now, EV_OVERUTIL, -1, ou, 0, 0, 0, 0)
 
 
-@njit(cache=True, _nrt=False)
+@sim_kernel
 def allowed_row(p, S, P):
-    """Offset of task ``p``'s row of the affinity masks (static slot 12; P[50] CPUs wide)."""
-    return P[48] + S[S[8] + (p) * T_NFIELDS + T_MASK] * P[50]
+    """Offset of task ``p``'s row of the affinity masks (static slot 12; P[P_MASKS_W] CPUs wide)."""
+    return P[P_MASKS] + S[S[S_TASKS] + (p) * T_NFIELDS + T_MASK] * P[P_MASKS_W]
 
 
-@njit(cache=True, _nrt=False)
+@sim_kernel
 def update_idle_cpu_scan(S, P):
     """SIS_UTIL producer, run at each load-balance pass: ``nr_idle_scan`` per LLC from its sum of util."""
-    n = P[1]
-    ollc = P[68]
-    osum = S[52] + SC_UTIL * S[54]       # scratch rows (state slot 13): sum of cpu_util and weight per LLC id
-    ow = S[52] + SC_UE * S[54]
+    n = P[P_CPU_PD_N]
+    ollc = P[P_LLC_ID]
+    osum = S[S_SCRATCH] + SC_UTIL * S[S_SCRATCH_W]       # scratch rows (state slot 13): sum of cpu_util and weight per LLC id
+    ow = S[S_SCRATCH] + SC_UE * S[S_SCRATCH_W]
     for c in range(n):
         S[osum + P[ollc + c]] = 0
         S[ow + P[ollc + c]] = 0
@@ -144,11 +151,11 @@ def update_idle_cpu_scan(S, P):
         S[osum + P[ollc + j]] += cpu_util(j, S, P)
         S[ow + P[ollc + j]] += 1
     for c in range(n):
-        S[S[56] + c * S[58] + AI_NR_SCAN] = sis_util_nr_idle_scan(S[osum + P[ollc + c]], S[ow + P[ollc + c]],
-                                                                  P[P[76] + M_IMBALANCE_PCT])
+        S[S[S_IDLE_STATS] + c * S[S_IDLE_STATS_W] + AI_NR_SCAN] = sis_util_nr_idle_scan(S[osum + P[ollc + c]], S[ow + P[ollc + c]],
+                                                                  P[P[P_MODEL_PARAMS] + M_IMBALANCE_PCT])
 
 
-@njit(cache=True, _nrt=True)
+@sim_nrt
 def place_idle_sibling(p, target, prev, S, P):
     """``select_idle_sibling`` (SIS_UTIL or SIS_PROP depth) on the LLC of ``target``; on an
     asymmetric-capacity platform from v5.7 its ``sched_asym_cpucapacity`` path instead
@@ -157,303 +164,227 @@ def place_idle_sibling(p, target, prev, S, P):
 
     Compiled with reference counting (``select_idle_sibling`` allocates its scratch mask; numba
     would otherwise compile it with the caller's ``_nrt=False``)."""
-    oidle = S[52] + SC_IDLE * S[54]       # scratch rows (state slot 13)
-    ores = S[52] + SC_RESULT * S[54]
-    oCP = S[12]
-    n = P[1]
+    oidle = S[S_SCRATCH] + SC_IDLE * S[S_SCRATCH_W]       # scratch rows (state slot 13)
+    ores = S[S_SCRATCH] + SC_RESULT * S[S_SCRATCH_W]
+    oCP = S[S_CPUS]
+    n = P[P_CPU_PD_N]
     for c in range(n):
         S[oidle + c] = 1 if S[oCP + (c) * C_NFIELDS + C_CURR] < 0 and S[oCP + (c) * C_NFIELDS + C_NR_CFS] + S[oCP + (c) * C_NFIELDS + C_NR_RT] == 0 else 0
-    asym = P[P[76] + M_ASYM_MODE]
-    if P[P[76] + M_WAKE_CAP]:
+    asym = P[P[P_MODEL_PARAMS] + M_ASYM_MODE]
+    if P[P[P_MODEL_PARAMS] + M_WAKE_CAP]:
         # wake_cap(p, cpu, prev) with the waker's CPU = prev (a timer wake-up): a task that does not
         # fit capacity_orig(prev), on a system whose capacities differ by 1/8 or more, would take
         # the find_idlest_cpu() slow path; not modelled, counted for the run's approximations
-        min_cap = P[P[4] + prev]
-        max_cap = P[P[76] + M_MAX_CAP]
+        min_cap = P[P[P_CPU_CAP] + prev]
+        max_cap = P[P[P_MODEL_PARAMS] + M_MAX_CAP]
         if max_cap - min_cap >= (max_cap >> 3) and task_util_for_placement(p, S) * 1280 >= min_cap * 1024:
-            S[S[0] + G_WAKE_CAP] += 1
+            S[S[S_GLOBALS] + G_WAKE_CAP] += 1
     if asym >= 0:
-        ocap = S[52] + SC_CAP_OF * S[54]
+        ocap = S[S_SCRATCH] + SC_CAP_OF * S[S_SCRATCH_W]
         for c in range(n):
             S[ocap + c] = capacity_of(c, S, P)
         om = allowed_row(p, S, P)
-        return select_idle_sibling_asym(asym, S[oidle:oidle + n], P[om:om + P[50]], S[ocap:ocap + n],
-                                        task_util_for_placement(p, S), target, prev, -1, P[P[68]:P[68] + P[69]],
+        return select_idle_sibling_asym(asym, S[oidle:oidle + n], P[om:om + P[P_MASKS_W]], S[ocap:ocap + n],
+                                        task_util_for_placement(p, S), target, prev, -1, P[P[P_LLC_ID]:P[P_LLC_ID] + P[P_LLC_ID_N]],
                                         S[ores:ores + 2])
-    util_mode = S[S[4] + K_SIS] == SIS_UTIL
+    util_mode = S[S[S_CONFIG] + K_SIS] == SIS_UTIL
     if util_mode:
-        nr = S[S[56] + (target) * S[58] + AI_NR_SCAN]
+        nr = S[S[S_IDLE_STATS] + (target) * S[S_IDLE_STATS_W] + AI_NR_SCAN]
     else:
         w = 0
         for j in range(n):
-            if P[P[68] + j] == P[P[68] + target]:
+            if P[P[P_LLC_ID] + j] == P[P[P_LLC_ID] + target]:
                 w += 1
-        nr = sis_prop_nr(S[S[56] + (target) * S[58] + AI_AVG_IDLE], P[P[76] + M_SIS_SCAN_COST], w, 1)
+        nr = sis_prop_nr(S[S[S_IDLE_STATS] + (target) * S[S_IDLE_STATS_W] + AI_AVG_IDLE], P[P[P_MODEL_PARAMS] + M_SIS_SCAN_COST], w, 1)
     om = allowed_row(p, S, P)
-    return select_idle_sibling(P[P[76] + M_SIS_MODE], util_mode, S[oidle:oidle + n], P[om:om + P[50]], target, prev,
-                               -1, False, nr, P[P[68]:P[68] + P[69]], P[P[72]:P[72] + P[73]], False,
+    return select_idle_sibling(P[P[P_MODEL_PARAMS] + M_SIS_MODE], util_mode, S[oidle:oidle + n], P[om:om + P[P_MASKS_W]], target, prev,
+                               -1, False, nr, P[P[P_LLC_ID]:P[P_LLC_ID] + P[P_LLC_ID_N]], P[P[P_CORE_ID]:P[P_CORE_ID] + P[P_CORE_ID_N]], False,
                                S[ores:ores + 2])
 
 
-@njit(cache=True, _nrt=False)
+@sim_kernel
 def apply_opp(d, opp, now, S, P, O):
     """A frequency change takes effect in perf domain ``d`` (all its CPUs synced first)."""
-    oPD = S[16]
-    m = P[P[24] + d]
+    oPD = S[S_DOMAINS]
+    m = P[P[P_PD_NCPU] + d]
     for j in range(m):
-        sync_cpu(P[P[20] + (d) * P[22] + j], now, S, P)
-    if S[S[4] + K_GOV] == GOV_INTERACTIVE:
+        sync_cpu(P[P[P_PD_CPUS] + (d) * P[P_PD_CPUS_W] + j], now, S, P)
+    if S[S[S_CONFIG] + K_GOV] == GOV_INTERACTIVE:
         # CPUFREQ_PRECHANGE notifier: account the busy time so far at the old frequency
-        old = P[P[12] + (d) * P[14] + S[oPD + (d) * P_NFIELDS + P_OPP]]
-        w = S[67]                  # legacy-governor per-CPU state (slot 16) of domain d, CPU j
-        o = S[64] + d * S[66] * w
+        old = P[P[P_PD_FREQ] + (d) * P[P_PD_FREQ_W] + S[oPD + (d) * P_NFIELDS + P_OPP]]
+        w = S[S_GOV_CPU_W2]                  # legacy-governor per-CPU state (slot 16) of domain d, CPU j
+        o = S[S_GOV_CPU] + d * S[S_GOV_CPU_W] * w
         for j in range(m):
-            interactive_account(S[S[12] + (P[P[20] + (d) * P[22] + j]) * C_NFIELDS + C_BUSY_NS], old,
+            interactive_account(S[S[S_CPUS] + (P[P[P_PD_CPUS] + (d) * P[P_PD_CPUS_W] + j]) * C_NFIELDS + C_BUSY_NS], old,
                                 S[o + j * w:o + (j + 1) * w])
     S[oPD + (d) * P_NFIELDS + P_OPP] = opp
-    f = P[P[12] + (d) * P[14] + opp]
+    f = P[P[P_PD_FREQ] + (d) * P[P_PD_FREQ_W] + opp]
     for j in range(m):
-        c = P[P[20] + (d) * P[22] + j]
+        c = P[P[P_PD_CPUS] + (d) * P[P_PD_CPUS_W] + j]
         emit(O, now, EV_FREQ, c, f, 0, 0, 0, 0)
-        if S[S[12] + (c) * C_NFIELDS + C_CURR] >= 0:
+        if S[S[S_CPUS] + (c) * C_NFIELDS + C_CURR] >= 0:
             refresh_next_event(c, now, S, P)
 
 
-@njit(cache=True, _nrt=False)
+@sim_kernel
 def request_opp(d, opp, now, S, P, O):
     """The governor asks for ``opp``; it takes effect after the transition latency."""
-    oPD = S[16]
+    oPD = S[S_DOMAINS]
     S[oPD + (d) * P_NFIELDS + P_REQ_OPP] = opp
     if opp == S[oPD + (d) * P_NFIELDS + P_OPP] and S[oPD + (d) * P_NFIELDS + P_PENDING_OPP] < 0:
         return
-    if S[S[4] + K_TRANS_LAT_NS] <= 0:
+    if S[S[S_CONFIG] + K_TRANS_LAT_NS] <= 0:
         S[oPD + (d) * P_NFIELDS + P_PENDING_OPP] = -1
         S[oPD + (d) * P_NFIELDS + P_PENDING_AT] = INF_TIME
         if opp != S[oPD + (d) * P_NFIELDS + P_OPP]:
             apply_opp(d, opp, now, S, P, O)
         return
     if S[oPD + (d) * P_NFIELDS + P_PENDING_OPP] < 0:
-        S[oPD + (d) * P_NFIELDS + P_PENDING_AT] = now + S[S[4] + K_TRANS_LAT_NS]
+        S[oPD + (d) * P_NFIELDS + P_PENDING_AT] = now + S[S[S_CONFIG] + K_TRANS_LAT_NS]
     S[oPD + (d) * P_NFIELDS + P_PENDING_OPP] = opp
 
 
-@njit(cache=True, _nrt=False, forceinline=True)
+@sim_helper
 def opp_of_freq(d, f, P):
-    for k in range(P[P[8] + d]):
-        if P[P[12] + (d) * P[14] + k] >= f:
+    for k in range(P[P[P_PD_NOPP] + d]):
+        if P[P[P_PD_FREQ] + (d) * P[P_PD_FREQ_W] + k] >= f:
             return k
-    return P[P[8] + d] - 1
+    return P[P[P_PD_NOPP] + d] - 1
 
 
-@njit(cache=True, _nrt=False)
+@sim_kernel
 def governor_update(c, now, S, P, O):
     """``cpufreq_update_util(rq)`` from CPU ``c`` (schedutil, schedfreq; the others are timer driven)."""
-    oK = S[4]
+    oK = S[S_CONFIG]
     gov = S[oK + K_GOV]
     if gov == GOV_SCHEDFREQ:
         schedfreq_update(c, now, S, P, O)
         return
     if gov != GOV_SCHEDUTIL:
         return
-    d = P[P[0] + c]
-    m = P[P[24] + d]
+    d = P[P[P_CPU_PD] + c]
+    m = P[P[P_PD_NCPU] + d]
     j_self = 0
     for j in range(m):
-        if P[P[20] + (d) * P[22] + j] == c:
+        if P[P[P_PD_CPUS] + (d) * P[P_PD_CPUS_W] + j] == c:
             j_self = j
-    ops = S[48] + d * S[50]              # this policy's row of the schedutil policy state (slot 12)
+    ops = S[S_SU_POLICY] + d * S[S_SU_POLICY_W]              # this policy's row of the schedutil policy state (slot 12)
     if not (S[ops + PS_NEED_FREQ_UPDATE] or now - S[ops + PS_LAST_FREQ_UPDATE] >= S[oK + K_RATE_LIMIT_NS]):
         # sugov_update's rate-limited return (no iowait, not from idle): it only stamps the
         # CPU's last update; taken here before gathering the utilizations (same result)
-        S[S[36] + (d * S[38] + j_self) * S[39] + CS_LAST_UPDATE] = now
-        S[S[16] + (d) * P_NFIELDS + P_LAST_UPDATE] = now
+        S[S[S_SU_CPU] + (d * S[S_SU_CPU_W] + j_self) * S[S_SU_CPU_W2] + CS_LAST_UPDATE] = now
+        S[S[S_DOMAINS] + (d) * P_NFIELDS + P_LAST_UPDATE] = now
         request_opp(d, opp_of_freq(d, S[ops + PS_NEXT_FREQ], P), now, S, P, O)
         return
     f = sugov_update_flat(c, d, m, j_self, now, S, P)
-    S[S[16] + (d) * P_NFIELDS + P_LAST_UPDATE] = now
+    S[S[S_DOMAINS] + (d) * P_NFIELDS + P_LAST_UPDATE] = now
     request_opp(d, opp_of_freq(d, f, P), now, S, P, O)
 
 
-@njit(cache=True, _nrt=False, forceinline=True)
+@sim_helper
 def pd_cpu_util(cj, S, P):
     """The (util_avg, util_est) pair ``schedutil.sugov_update`` gets for CPU ``cj``:
     ``effective_cpu_util(cfs util_avg, rt util_avg, FREQUENCY_UTIL)`` (the CPU's capacity when
     an rt task is runnable) and the cfs_rq's ``util_est.enqueued`` (0 with an rt task runnable)."""
-    rt_runnable = S[S[12] + (cj) * C_NFIELDS + C_NR_RT] > 0
-    ua = effective_cpu_util(S[S[24] + (cj) * S[26] + SA_UTIL_AVG], S[S[28] + (cj) * S[30] + SA_UTIL_AVG], 0, 0, 0,
-                            P[P[4] + cj], FREQUENCY_UTIL, rt_runnable)
-    ue = S[S[12] + (cj) * C_NFIELDS + C_UE_SUM] if not rt_runnable else 0
+    rt_runnable = S[S[S_CPUS] + (cj) * C_NFIELDS + C_NR_RT] > 0
+    ua = effective_cpu_util(S[S[S_CFS_PELT] + (cj) * S[S_CFS_PELT_W] + SA_UTIL_AVG], S[S[S_RT_PELT] + (cj) * S[S_RT_PELT_W] + SA_UTIL_AVG], 0, 0, 0,
+                            P[P[P_CPU_CAP] + cj], FREQUENCY_UTIL, rt_runnable)
+    ue = S[S[S_CPUS] + (cj) * C_NFIELDS + C_UE_SUM] if not rt_runnable else 0
     return ua, ue
 
 
-@njit(cache=True, _nrt=False)
-def ramp_boost_flat(o, util_est_enqueued, util_avg, S):
-    """``schedutil.ramp_boost_update`` on the per-CPU state at ``S[o:]``."""
-    boost = 0
-    if (util_est_enqueued == S[o + CS_RB_UTIL_EST] and util_avg >= S[o + CS_RB_UTIL_AVG]
-            and util_avg > util_est_enqueued):
-        boost = util_avg - util_est_enqueued
-    S[o + CS_RB_UTIL_EST] = util_est_enqueued
-    S[o + CS_RB_UTIL_AVG] = util_avg
-    S[o + CS_RAMP_BOOST] = boost
-    return boost
-
-
-@njit(cache=True, _nrt=False, inline='always')
-def get_next_freq_flat(d, ops, util, max_cap, boost, S, P):
-    """``schedutil.get_next_freq`` of perf domain ``d`` (policy state at ``S[ops:]``), with
-    ``em_pd_get_higher_freq`` and ``resolve_freq`` over the domain's OPP table (static slots 3, 16)."""
-    nopp = P[P[8] + d]
-    of = P[12] + d * P[14]
-    fmax = P[of + nopp - 1]
-    f = raw_next_freq(util, max_cap, fmax, P[P[76] + M_SU_ERA])
-    if boost >= 0:
-        # em_pd_get_higher_freq(freqs, costs, f, boost)
-        oc = P[64] + d * P[66]
-        max_cost = 0
-        for i in range(nopp):
-            if P[of + i] >= f:
-                max_cost = P[oc + i] + (P[oc + i] * boost) // EM_COST_MARGIN_SCALE
-                break
-        hf = f
-        for i in range(nopp - 1, -1, -1):
-            if P[oc + i] <= max_cost:
-                hf = P[of + i]
-                break
-        f = hf
-    if f == S[ops + PS_CACHED_RAW_FREQ] and not S[ops + PS_NEED_FREQ_UPDATE]:
-        return S[ops + PS_NEXT_FREQ]
-    S[ops + PS_CACHED_RAW_FREQ] = f
-    # resolve_freq(freqs, f, fmin, fmax)
-    if f > fmax:
-        f = fmax
-    if f < P[of]:
-        f = P[of]
-    for i in range(nopp):
-        if P[of + i] >= f:
-            return P[of + i]
-    return P[of + nopp - 1]
-
-
-@njit(cache=True, _nrt=False, inline='always')
+@sim_inline
 def sugov_update_flat(c, d, m, j_self, now, S, P):
-    """``schedutil.sugov_update`` (no iowait, ``went_idle`` False) from CPU ``c`` (``j_self`` in
-    its domain ``d`` of ``m`` CPUs) on the flat state: per-CPU state slot 9, policy state slot 12;
-    ``util_avg``/``util_est`` of each CPU from ``pd_cpu_util``. Returns the policy's next_freq."""
-    oK = S[4]
-    wcs = S[39]
-    ocs = S[36] + d * S[38] * wcs
-    cs = ocs + j_self * wcs
-    ops = S[48] + d * S[50]
-    S[cs + CS_LAST_UPDATE] = now
-    if not (S[ops + PS_NEED_FREQ_UPDATE] or now - S[ops + PS_LAST_FREQ_UPDATE] >= S[oK + K_RATE_LIMIT_NS]):
-        return S[ops + PS_NEXT_FREQ]
-    use_rb = S[oK + K_RAMP_BOOST] != 0
-    max_cap = P[P[4] + c]
-    boost = -1
-    if m == 1:
-        busy = False
-        if not S[ops + PS_NEED_FREQ_UPDATE]:
-            busy = S[cs + CS_WENT_IDLE] == 0
-            S[cs + CS_WENT_IDLE] = 0
-        ua, ue = pd_cpu_util(P[P[20] + (d) * P[22]], S, P)
-        util = cpu_util_cfs(ua, ue, max_cap)
-        if use_rb:
-            boost = ramp_boost_flat(cs, ue, ua, S)
-        next_f = get_next_freq_flat(d, ops, util, max_cap, boost, S, P)
-        if busy and next_f < S[ops + PS_NEXT_FREQ]:
-            next_f = S[ops + PS_NEXT_FREQ]
-            S[ops + PS_CACHED_RAW_FREQ] = 0
-    else:
-        util = 0
-        for j in range(m):
-            ua, ue = pd_cpu_util(P[P[20] + (d) * P[22] + j], S, P)
-            u = cpu_util_cfs(ua, ue, max_cap)
-            if u > util:
-                util = u
-            if use_rb:
-                if j == j_self:
-                    b = ramp_boost_flat(ocs + j * wcs, ue, ua, S)
-                else:
-                    b = S[ocs + j * wcs + CS_RAMP_BOOST]
-                if b > boost:
-                    boost = b
-        next_f = get_next_freq_flat(d, ops, util, max_cap, boost, S, P)
-    if S[ops + PS_NEED_FREQ_UPDATE]:
-        S[ops + PS_NEED_FREQ_UPDATE] = 0
-        if S[ops + PS_NEXT_FREQ] == next_f:
-            return next_f
-    elif S[ops + PS_NEXT_FREQ] == next_f:
-        return next_f
-    S[ops + PS_NEXT_FREQ] = next_f
-    S[ops + PS_LAST_FREQ_UPDATE] = now
-    return next_f
+    """``schedutil.sugov_update`` (no iowait, ``went_idle`` False: the simulator sets the flag
+    when the CPU idles) from CPU ``c`` (``j_self`` in its domain ``d`` of ``m`` CPUs): the
+    domain's rows of the per-CPU state (slot 9) and its policy state (slot 12) are passed in
+    place, each CPU's ``util_avg``/``util_est`` (``pd_cpu_util``) gathered into the scratch rows
+    ``SC_PD_UTIL`` / ``SC_PD_UE``, the OPP frequencies and EM costs (static slots 3, 16) as
+    views. Returns the policy's next_freq."""
+    oK = S[S_CONFIG]
+    wcs = S[S_SU_CPU_W2]
+    ocs = S[S_SU_CPU] + d * S[S_SU_CPU_W] * wcs
+    ops = S[S_SU_POLICY] + d * S[S_SU_POLICY_W]
+    osu = S[S_SCRATCH] + SC_PD_UTIL * S[S_SCRATCH_W]
+    ose = S[S_SCRATCH] + SC_PD_UE * S[S_SCRATCH_W]
+    for j in range(m):
+        ua, ue = pd_cpu_util(P[P[P_PD_CPUS] + (d) * P[P_PD_CPUS_W] + j], S, P)
+        S[osu + j] = ua
+        S[ose + j] = ue
+    nopp = P[P[P_PD_NOPP] + d]
+    of = P[P_PD_FREQ] + d * P[P_PD_FREQ_W]
+    oc = P[P_PD_COST] + d * P[P_PD_COST_W]
+    fmax = P[of + nopp - 1]
+    return sugov_update(S[ocs:ocs + m * wcs].reshape((m, wcs)), S[ops:ops + S[S_SU_POLICY_W]], j_self, now, False, False,
+                        S[osu:osu + m], S[ose:ose + m], P[P[P_CPU_CAP] + c], fmax, P[of:of + nopp], P[of], fmax,
+                        P[P[P_MODEL_PARAMS] + M_SU_ERA], S[oK + K_RATE_LIMIT_NS], S[oK + K_TICK_NS], False,
+                        S[oK + K_RAMP_BOOST] != 0, P[oc:oc + nopp])
 
 
-@njit(cache=True, _nrt=False)
+@sim_kernel
 def schedfreq_update(c, now, S, P, O):
     """schedfreq at a scheduler update of CPU ``c``: its CFS and RT capacity requests (``cpu_util``
     and the rt runqueue's util_avg, normalised to the CPU's own capacity as
     ``update_capacity_of`` does), then the policy's throttled request."""
-    d = P[P[0] + c]
-    m = P[P[24] + d]
+    d = P[P[P_CPU_PD] + c]
+    m = P[P[P_PD_NCPU] + d]
     j_self = 0
     for j in range(m):
-        if P[P[20] + (d) * P[22] + j] == c:
+        if P[P[P_PD_CPUS] + (d) * P[P_PD_CPUS_W] + j] == c:
             j_self = j
-    o = S[60] + d * S[62]
-    pol = S[o:o + S[62]]                        # the domain's legacy-governor policy state (slot 15)
-    nopp = P[P[8] + d]
-    of = P[12] + d * P[14]
+    o = S[S_GOV_POLICY] + d * S[S_GOV_POLICY_W]
+    pol = S[o:o + S[S_GOV_POLICY_W]]                        # the domain's legacy-governor policy state (slot 15)
+    nopp = P[P[P_PD_NOPP] + d]
+    of = P[P_PD_FREQ] + d * P[P_PD_FREQ_W]
     freqs = P[of:of + nopp]                     # its OPP frequencies (static slot 3)
-    throttle = P[P[76] + M_SF_THROTTLE_NS]
+    throttle = P[P[P_MODEL_PARAMS] + M_SF_THROTTLE_NS]
     if schedfreq_pending(now, throttle, pol) >= 0:
         request_opp(d, opp_of_freq(d, pol[SF_CUR], P), now, S, P, O)
-    cap = P[P[4] + c]
+    cap = P[P[P_CPU_CAP] + c]
     cfs = cpu_util(c, S, P) * 1024 // cap
-    rt = S[S[28] + (c) * S[30] + SA_UTIL_AVG] * 1024 // cap
+    rt = S[S[S_RT_PELT] + (c) * S[S_RT_PELT_W] + SA_UTIL_AVG] * 1024 // cap
     if rt > 1024:
         rt = 1024
-    w = S[67]
-    o = S[64] + d * S[66] * w
-    f = schedfreq_request(now, j_self, cfs, rt, 0, freqs, P[P[76] + M_SF_MARGIN], throttle,
+    w = S[S_GOV_CPU_W2]
+    o = S[S_GOV_CPU] + d * S[S_GOV_CPU_W] * w
+    f = schedfreq_request(now, j_self, cfs, rt, 0, freqs, P[P[P_MODEL_PARAMS] + M_SF_MARGIN], throttle,
                           S[o:o + m * w].reshape((m, w)), pol)
     if f >= 0:
         request_opp(d, opp_of_freq(d, f, P), now, S, P, O)
     # a request latched by the throttle is applied when it expires (the frequency thread)
-    S[S[16] + (d) * P_NFIELDS + P_NEXT_SAMPLE] = pol[SF_THROTTLE_END] if pol[SF_REQUESTED] != pol[SF_CUR] else INF_TIME
+    S[S[S_DOMAINS] + (d) * P_NFIELDS + P_NEXT_SAMPLE] = pol[SF_THROTTLE_END] if pol[SF_REQUESTED] != pol[SF_CUR] else INF_TIME
 
 
-@njit(cache=True, _nrt=False)
+@sim_kernel
 def governor_sample(d, now, S, P, O):
     """Governor timer of perf domain ``d``: ondemand's sample, interactive's timer (both re-armed),
     or the end of schedfreq's throttle."""
-    oK = S[4]
-    oPD = S[16]
+    oK = S[S_CONFIG]
+    oPD = S[S_DOMAINS]
     gov = S[oK + K_GOV]
-    m = P[P[24] + d]
-    o = S[60] + d * S[62]
-    pol = S[o:o + S[62]]
-    nopp = P[P[8] + d]
-    of = P[12] + d * P[14]
+    m = P[P[P_PD_NCPU] + d]
+    o = S[S_GOV_POLICY] + d * S[S_GOV_POLICY_W]
+    pol = S[o:o + S[S_GOV_POLICY_W]]
+    nopp = P[P[P_PD_NOPP] + d]
+    of = P[P_PD_FREQ] + d * P[P_PD_FREQ_W]
     freqs = P[of:of + nopp]
     if gov == GOV_SCHEDFREQ:
         S[oPD + (d) * P_NFIELDS + P_NEXT_SAMPLE] = INF_TIME
-        if schedfreq_pending(now, P[P[76] + M_SF_THROTTLE_NS], pol) >= 0:
+        if schedfreq_pending(now, P[P[P_MODEL_PARAMS] + M_SF_THROTTLE_NS], pol) >= 0:
             request_opp(d, opp_of_freq(d, pol[SF_CUR], P), now, S, P, O)
         return
     for j in range(m):
-        sync_cpu(P[P[20] + (d) * P[22] + j], now, S, P)
+        sync_cpu(P[P[P_PD_CPUS] + (d) * P[P_PD_CPUS_W] + j], now, S, P)
     cur = freqs[S[oPD + (d) * P_NFIELDS + P_OPP]]      # policy->cur
-    w = S[67]
-    o = S[64] + d * S[66] * w
+    w = S[S_GOV_CPU_W2]
+    o = S[S_GOV_CPU] + d * S[S_GOV_CPU_W] * w
     cst = S[o:o + m * w].reshape((m, w))
-    mp = P[P[76]:P[76] + P[77]]                 # model parameters (static slot 19)
+    mp = P[P[P_MODEL_PARAMS]:P[P_MODEL_PARAMS] + P[P_MODEL_PARAMS_N]]                 # model parameters (static slot 19)
     if gov == GOV_ONDEMAND:
-        o = S[52] + SC_PD_UTIL * S[54]
+        o = S[S_SCRATCH] + SC_PD_UTIL * S[S_SCRATCH_W]
         idle = S[o:o + m]
         for j in range(m):
-            idle[j] = (now - S[S[12] + (P[P[20] + (d) * P[22] + j]) * C_NFIELDS + C_BUSY_NS]) // 1000
+            idle[j] = (now - S[S[S_CPUS] + (P[P[P_PD_CPUS] + (d) * P[P_PD_CPUS_W] + j]) * C_NFIELDS + C_BUSY_NS]) // 1000
         pol[OD_CUR] = cur
         f = ondemand_step(now, idle, freqs, mp[M_OD_SAMPLING_US], mp[M_OD_UP_THRESHOLD], mp[M_OD_DOWN_FACTOR],
                           cst, pol)
@@ -462,7 +393,7 @@ def governor_sample(d, now, S, P, O):
     elif gov == GOV_INTERACTIVE:
         pol[IA_CUR] = cur
         for j in range(m):
-            interactive_account(S[S[12] + (P[P[20] + (d) * P[22] + j]) * C_NFIELDS + C_BUSY_NS], cur, cst[j])
+            interactive_account(S[S[S_CPUS] + (P[P[P_PD_CPUS] + (d) * P[P_PD_CPUS_W] + j]) * C_NFIELDS + C_BUSY_NS], cur, cst[j])
         hs = mp[M_IA_HISPEED_KHZ] if mp[M_IA_HISPEED_KHZ] > 0 else freqs[nopp - 1]
         f = interactive_step(now, freqs, mp[M_IA_GO_HISPEED], hs, mp[M_IA_TARGET_LOAD], mp[M_IA_MIN_SAMPLE_US],
                              mp[M_IA_ABOVE_HS_DELAY_US], cst, pol)

@@ -1,20 +1,13 @@
 """Runqueue mechanics of the simulator (numba): clocks, PELT plumbing, enqueue/dequeue, pick, switch.
 
-The loop's data are three flat ``int64`` arrays (layout and slot views in ``sim_views.py``,
-column names in ``sim_state.py``): ``S`` the mutable state (slots: 0 globals, 1 run
-configuration, 2 tasks, 3 CPUs, 4 perf domains, 5/6/7 task / cfs_rq / rt_rq PELT, 8 timers,
-9 schedutil per-CPU state, 10/11 busy / idle residency, 12 schedutil policy state,
-13 scratch, 14 idle statistics, 15/16 legacy-governor policy / per-CPU state, 17/18 the heap of
-sleeping tasks by wake-up time and each task's position in it, 19 each runqueue's queued
-tasks), ``P`` the static data (0 cpu -> domain,
-1 CPU capacity, 2/3/4 OPP count / frequencies / capacities, 5/6 domain CPUs, 7/8 idle
-states, 9/10 PELT configuration and decay table, 11 program, 12 affinity masks, 13/14/15
-EM arrays, 16 EM cost per OPP, 17/18 LLC / core ids, 19 model parameters, 20 frequency scale
-per domain and OPP) and ``O`` the
-output buffers (0 events, 1 activations, 2 EAS decisions, 3 counters). Every field on the
-event path is read with flat offsets (``S[S[4*slot] + row * width + column]``), never through
-views, which cost ~30 ns each; so the PELT updates are done here on the flat state with the
-arithmetic of the ``pelt`` kernels (``pelt_flat``).
+The loop's data are three flat ``int64`` arrays: ``S`` the mutable state, ``P`` the static
+data and ``O`` the output buffers, their slots declared once by name in ``sim_layout.py``
+(``S_TASKS``, ``S_TASK_PELT``, ``P_PD_FREQ``, ``O_EVENTS``...; column names of each table in
+``sim_state.py``). Every field on the event path is read with flat offsets
+(``S[S[S_TASK_PELT] + p * S[S_TASK_PELT_W] + SA_UTIL_AVG]``), never through views, which cost
+~30 ns each; the PELT updates slice the signal in place and call the ``pelt`` kernels
+themselves (``pelt_flat``), after a check on the flat state that skips the updates that would
+change nothing.
 
 Two indexes (``sim_index``) keep the loop from scanning every task: a binary heap of the
 sleeping tasks ordered by (wake-up time, task index) gives the next wake-up, and each
@@ -37,7 +30,7 @@ dequeue, context switch and tick, against the runqueue's PELT clock
 ``idle_lost_time``). A task migrating at wake-up is detached from its old cfs_rq
 (``remove_entity_load_avg``) and attached to the new one (``attach_entity_load_avg``).
 
-Inlining: numba compiles each njit function into its own library, and a call from one to
+Inlining (the flags come from ``_jit.py``): numba compiles each njit function into its own library, and a call from one to
 another stays a call (the arrays passed as 7 words each) unless the callee is inlined. The
 small helpers on the event path (here, and in ``sim_models``, ``sim_eas``, ``sim_index``,
 ``sim_loop``) are compiled with ``forceinline=True`` (LLVM ``alwaysinline``, done on the
@@ -50,12 +43,18 @@ set only on helpers whose own callees are small.
 """
 from __future__ import annotations
 
-from numba import njit
+from ._jit import sim_helper, sim_inline, sim_kernel
 
-from .pelt import (CFG_DELTA_SCALING, CFG_DIVIDER_MODE, CFG_LOAD_AVG_MAX, CFG_RUNNABLE_SCALED,
-                   CFG_WEIGHT_IN_SUM, CFG_ZERO_IF_UNLOADED, SA_LAST_UPDATE, SA_LOAD_AVG, SA_LOAD_SUM,
-                   SA_PERIOD_CONTRIB, SA_RUNNABLE_AVG, SA_RUNNABLE_SUM, SA_UTIL_AVG, SA_UTIL_SUM,
-                   _decay_shifted, clock_pelt_advance, idle_lost_time)
+from .sim_layout import (O_ACTIVATIONS, O_COUNTERS, O_EVENTS, P_CPU_CAP, P_CPU_PD, P_FREQ_SCALE,
+                         P_FREQ_SCALE_W, P_IDLE_NSTATES, P_IDLE_RESID, P_IDLE_RESID_W, P_PD_CAP, P_PD_CAP_W,
+                         P_PELT_CFG, P_PELT_YN, P_PELT_YN_N, P_PROG, P_PROG_W, S_CFS_PELT, S_CFS_PELT_W,
+                         S_CONFIG, S_CPUS, S_DOMAINS, S_GLOBALS, S_RES_BUSY, S_RES_BUSY_W, S_RES_IDLE,
+                         S_RES_IDLE_W, S_RQ_TASKS, S_RQ_TASKS_W, S_RT_PELT, S_RT_PELT_W, S_TASKS, S_TASK_PELT,
+                         S_TASK_PELT_W, S_WAKE_HEAP)
+
+from .pelt import (CFG_LOAD_AVG_MAX, CFG_SIZE, CFG_WEIGHT_IN_SUM, SA_LAST_UPDATE, SA_LOAD_AVG, SA_PERIOD_CONTRIB,
+                   SA_SIZE, SA_UTIL_AVG, SA_UTIL_SUM, clock_pelt_advance, idle_lost_time, pelt_divider,
+                   update_load_avg, update_load_sum)
 from .sim_state import *  # noqa: F401,F403  (column indices)
 from .sim_state import (A_SIZE, A_CDUR, A_CPERIOD, A_CPU, A_END, A_PERF, A_PHASE, A_PHASE_LOOP, A_RUN,
                         A_SLACK, A_START, A_TASK, A_WULAT, C_BUSY_NS, C_CLOCK_PELT, C_CLOCK_TASK, C_CURR,
@@ -75,12 +74,12 @@ from .util_est import UE_V6_12, task_util_est_clear_flag, task_util_est_value, u
 NICE_0_LOAD = 1024
 
 
-@njit(cache=True, _nrt=False, forceinline=True)
+@sim_helper
 def emit(O, t, kind, cpu, a, b, c, d, e):
     """Append one event to the output buffer (slot 0, rows of E_SIZE; count in slot 3)."""
-    nc = O[12] + N_EV
+    nc = O[O_COUNTERS] + N_EV
     n = O[nc]
-    r = O[0] + n * E_SIZE
+    r = O[O_EVENTS] + n * E_SIZE
     O[r + E_TIME] = t
     O[r + E_KIND] = kind
     O[r + E_CPU] = cpu
@@ -92,58 +91,58 @@ def emit(O, t, kind, cpu, a, b, c, d, e):
     O[nc] = n + 1
 
 
-@njit(cache=True, _nrt=False, forceinline=True)
+@sim_helper
 def cap_now(c, S, P):
     """Capacity of CPU ``c`` at its perf domain's current OPP."""
-    d = P[P[0] + c]
-    return P[P[16] + (d) * P[18] + S[S[16] + (d) * P_NFIELDS + P_OPP]]
+    d = P[P[P_CPU_PD] + c]
+    return P[P[P_PD_CAP] + (d) * P[P_PD_CAP_W] + S[S[S_DOMAINS] + (d) * P_NFIELDS + P_OPP]]
 
 
-@njit(cache=True, _nrt=False, forceinline=True)
+@sim_helper
 def freq_scale(c, S, P):
     """``arch_scale_freq_capacity``: current / max frequency, in 1/1024."""
-    d = P[P[0] + c]
-    return P[P[80] + d * P[82] + S[S[16] + (d) * P_NFIELDS + P_OPP]]     # (f << 10) // f_max, static slot 20
+    d = P[P[P_CPU_PD] + c]
+    return P[P[P_FREQ_SCALE] + d * P[P_FREQ_SCALE_W] + S[S[S_DOMAINS] + (d) * P_NFIELDS + P_OPP]]     # (f << 10) // f_max, static slot 20
 
 
-@njit(cache=True, _nrt=False, forceinline=True)
+@sim_helper
 def acct(c, now, S, P):
     """Residency accounting of CPU ``c`` up to ``now`` (busy per OPP, idle per state)."""
-    oCP = S[12]
+    oCP = S[S_CPUS]
     dt = now - S[oCP + (c) * C_NFIELDS + C_LAST_ACCT]
     if dt > 0:
         if S[oCP + (c) * C_NFIELDS + C_IDLE_STATE] >= 0:
-            S[S[44] + (c) * S[46] + S[oCP + (c) * C_NFIELDS + C_IDLE_STATE]] += dt
+            S[S[S_RES_IDLE] + (c) * S[S_RES_IDLE_W] + S[oCP + (c) * C_NFIELDS + C_IDLE_STATE]] += dt
         else:
-            S[S[40] + (c) * S[42] + S[S[16] + (P[P[0] + c]) * P_NFIELDS + P_OPP]] += dt
+            S[S[S_RES_BUSY] + (c) * S[S_RES_BUSY_W] + S[S[S_DOMAINS] + (P[P[P_CPU_PD] + c]) * P_NFIELDS + P_OPP]] += dt
             S[oCP + (c) * C_NFIELDS + C_BUSY_NS] += dt
     S[oCP + (c) * C_NFIELDS + C_LAST_ACCT] = now
 
 
-@njit(cache=True, _nrt=False, forceinline=True)
+@sim_helper
 def pelt_now(c, S):
     """``rq_clock_pelt(rq)`` (``rq_clock_task`` with <= v5.0 invariance)."""
-    oCP = S[12]
-    if S[S[4] + K_DELTA_SCALING]:
+    oCP = S[S_CPUS]
+    if S[S[S_CONFIG] + K_DELTA_SCALING]:
         return S[oCP + (c) * C_NFIELDS + C_CLOCK_TASK]
     return S[oCP + (c) * C_NFIELDS + C_CLOCK_PELT] - S[oCP + (c) * C_NFIELDS + C_LOST_IDLE]
 
 
-@njit(cache=True, _nrt=False, forceinline=True)
+@sim_helper
 def rq_clock(c, now, S, P):
     """``update_rq_clock``: advance the task clock and the PELT clock of CPU ``c`` to ``now``."""
-    oCP = S[12]
+    oCP = S[S_CPUS]
     delta = now - S[oCP + (c) * C_NFIELDS + C_CLOCK_TASK]
     if delta <= 0:
         return
     if S[oCP + (c) * C_NFIELDS + C_CURR] < 0:
         S[oCP + (c) * C_NFIELDS + C_CLOCK_PELT] = now
     else:
-        S[oCP + (c) * C_NFIELDS + C_CLOCK_PELT] = clock_pelt_advance(S[oCP + (c) * C_NFIELDS + C_CLOCK_PELT], delta, P[P[4] + c], freq_scale(c, S, P))
+        S[oCP + (c) * C_NFIELDS + C_CLOCK_PELT] = clock_pelt_advance(S[oCP + (c) * C_NFIELDS + C_CLOCK_PELT], delta, P[P[P_CPU_CAP] + c], freq_scale(c, S, P))
     S[oCP + (c) * C_NFIELDS + C_CLOCK_TASK] = now
 
 
-@njit(cache=True, _nrt=False, inline='always')
+@sim_inline
 def update_rq_avgs(c, now, S, P):
     """Bring CPU ``c``'s clocks and its cfs_rq / rt_rq PELT signals to ``now``.
 
@@ -151,208 +150,134 @@ def update_rq_avgs(c, now, S, P):
     PELT time by the call that set the clock (``update_load_sum`` returns early for a delta
     under 1024 ns), so the call is skipped before any array view is made.
     """
-    oCP = S[12]
+    oCP = S[S_CPUS]
     if now - S[oCP + (c) * C_NFIELDS + C_CLOCK_TASK] <= 0:
         return
     rq_clock(c, now, S, P)
-    oTK = S[8]
+    oTK = S[S_TASKS]
     t = pelt_now(c, S)
     sf = freq_scale(c, S, P)
-    sc = P[P[4] + c]
+    sc = P[P[P_CPU_CAP] + c]
     curr = S[oCP + (c) * C_NFIELDS + C_CURR]
     nr = S[oCP + (c) * C_NFIELDS + C_NR_CFS]
     cfs_running = 1 if curr >= 0 and S[oTK + (curr) * T_NFIELDS + T_POLICY] == POLICY_CFS else 0
     # update_load_sum(cfs_rq, t, nr * NICE_0_LOAD, nr, cfs_running) + update_load_avg(.., 1, 1)
-    pelt_flat(S, S[24] + c * S[26], t, nr * NICE_0_LOAD, nr, cfs_running, sf, sc, 1, 1, P)
+    pelt_flat(S, S[S_CFS_PELT] + c * S[S_CFS_PELT_W], t, nr * NICE_0_LOAD, nr, cfs_running, sf, sc, 1, 1, P)
     rt_running = 1 if curr >= 0 and S[oTK + (curr) * T_NFIELDS + T_POLICY] == POLICY_FIFO else 0
-    pelt_flat(S, S[28] + c * S[30], t, rt_running, rt_running, rt_running, sf, sc, 1, 1, P)
+    pelt_flat(S, S[S_RT_PELT] + c * S[S_RT_PELT_W], t, rt_running, rt_running, rt_running, sf, sc, 1, 1, P)
 
 
-@njit(cache=True, _nrt=False, inline='always')
+@sim_inline
 def pelt_flat(S, o, now, load, runnable, running, scale_freq, scale_cpu, w_load, w_runnable, P):
-    """``pelt.update_load_sum`` then, when a period was crossed, ``pelt.update_load_avg(sa, w_load,
-    w_runnable)`` on the signal at ``S[o:o + SA_SIZE]`` (``___update_load_sum``,
-    ``accumulate_sum``, ``___update_load_avg``), fused on locals as ``pelt.update_signal`` does;
-    the configuration and the decay table are read from the static slots 9 and 10. With
-    ``load = runnable = weight * on_rq`` (or ``on_rq`` unless the weight is in the sums) and
-    ``w_load = w_runnable = weight`` it is ``pelt.update_signal``. Returns the crossed periods."""
+    """The PELT update of the signal at ``S[o:o + SA_SIZE]`` with the models' own kernels:
+    ``pelt.update_load_sum`` (``___update_load_sum`` + ``accumulate_sum``) then, when a period
+    was crossed, ``pelt.update_load_avg(sa, w_load, w_runnable)`` (``___update_load_avg``); the
+    configuration and the decay table are the static slots 9 and 10. With ``load = runnable =
+    weight * on_rq`` (or ``on_rq`` unless the weight is in the sums) and ``w_load = w_runnable
+    = weight`` it is ``pelt.update_signal``. Returns the crossed periods.
+
+    An update less than 1024 ns after the last one changes nothing (``update_load_sum``
+    returns 0 without writing): it returns before any view is made."""
     delta = now - S[o + SA_LAST_UPDATE]
-    if delta < 0:
-        S[o + SA_LAST_UPDATE] = now
+    if 0 <= delta < 1024:
         return 0
-    delta >>= 10
-    if delta == 0:
-        return 0
-    S[o + SA_LAST_UPDATE] += delta << 10
-    ocfg = P[36]
-    if P[ocfg + CFG_ZERO_IF_UNLOADED] and load == 0:
-        runnable = 0
-        running = 0
-    lam = P[ocfg + CFG_LOAD_AVG_MAX]
-    load_sum = S[o + SA_LOAD_SUM]
-    runnable_sum = S[o + SA_RUNNABLE_SUM]
-    util_sum = S[o + SA_UTIL_SUM]
-    pc = S[o + SA_PERIOD_CONTRIB]
-    contrib = delta
-    delta += pc
-    periods = delta >> 10
-    if load == 0 and runnable == 0 and running == 0 and load_sum == 0 and runnable_sum == 0 and util_sum == 0:
-        # a signal at zero that gets nothing (an rt_rq without rt tasks): the sums stay 0,
-        # only the period position moves and the averages are 0 after a crossing
-        if periods:
-            delta &= 1023
-            S[o + SA_LOAD_AVG] = 0
-            S[o + SA_RUNNABLE_AVG] = 0
-            S[o + SA_UTIL_AVG] = 0
-        S[o + SA_PERIOD_CONTRIB] = delta
-        return periods
+    ocfg = P[P_PELT_CFG]
+    cfg = P[ocfg:ocfg + CFG_SIZE]
+    sa = S[o:o + SA_SIZE]
+    periods = update_load_sum(sa, now, load, runnable, running, scale_freq, scale_cpu, cfg, P[P[P_PELT_YN]:P[P_PELT_YN] + P[P_PELT_YN_N]])
     if periods:
-        # decay_load() of the three sums and __accumulate_pelt_segments(), sharing y^periods
-        period = P[41]
-        delta &= 1023
-        if periods > period * 63:
-            load_sum = 0
-            runnable_sum = 0
-            util_sum = 0
-            contrib = lam - 1024 + delta
-        else:
-            sh = periods >> (5 if period == 32 else (4 if period == 16 else 3))
-            mul = P[P[40] + (periods & (period - 1))]
-            load_sum = _decay_shifted(load_sum >> sh, mul)
-            runnable_sum = _decay_shifted(runnable_sum >> sh, mul)
-            util_sum = _decay_shifted(util_sum >> sh, mul)
-            contrib = (_decay_shifted((1024 - pc) >> sh, mul) + lam - _decay_shifted(lam >> sh, mul) - 1024
-                       + delta)
-    pc = delta
-    runnable_scaled = P[ocfg + CFG_RUNNABLE_SCALED]
-    if P[ocfg + CFG_DELTA_SCALING]:
-        contrib = (contrib * scale_freq) >> 10
-        if load:
-            load_sum += load * contrib
-        if runnable:
-            runnable_sum += runnable * contrib
-        if running:
-            util_sum += contrib * scale_cpu
-    else:
-        if load:
-            load_sum += load * contrib
-        if runnable:
-            if runnable_scaled:
-                runnable_sum += (runnable * contrib) << 10
-            else:
-                runnable_sum += runnable * contrib
-        if running:
-            util_sum += contrib << 10
-    S[o + SA_LOAD_SUM] = load_sum
-    S[o + SA_RUNNABLE_SUM] = runnable_sum
-    S[o + SA_UTIL_SUM] = util_sum
-    S[o + SA_PERIOD_CONTRIB] = pc
-    if periods:
-        divider = lam if P[ocfg + CFG_DIVIDER_MODE] == 0 else lam - 1024 + pc
-        if P[ocfg + CFG_WEIGHT_IN_SUM]:
-            S[o + SA_LOAD_AVG] = load_sum // divider
-            S[o + SA_RUNNABLE_AVG] = runnable_sum // divider
-        else:
-            S[o + SA_LOAD_AVG] = (w_load * load_sum) // divider
-            if runnable_scaled:
-                S[o + SA_RUNNABLE_AVG] = runnable_sum // divider
-            else:
-                S[o + SA_RUNNABLE_AVG] = (w_runnable * runnable_sum) // divider
-        S[o + SA_UTIL_AVG] = util_sum // divider
+        update_load_avg(sa, w_load, w_runnable, cfg)
     return periods
 
 
-@njit(cache=True, _nrt=False, forceinline=True)
+@sim_helper
 def update_task_avg(p, now, S, P, O):
     """``update_load_avg`` of a CFS task on its runqueue (the rq must be up to date)."""
     if update_task_signal(p, S, P):
         emit_task_util(p, now, S, O)
 
 
-@njit(cache=True, _nrt=False, forceinline=True)
+@sim_helper
 def emit_task_util(p, now, S, O):
-    if S[S[4] + K_MODEL_EVENTS]:
-        oTK = S[8]
-        o = S[20] + p * S[22]
+    if S[S[S_CONFIG] + K_MODEL_EVENTS]:
+        oTK = S[S_TASKS]
+        o = S[S_TASK_PELT] + p * S[S_TASK_PELT_W]
         emit(O, now, EV_TASK_UTIL, S[oTK + (p) * T_NFIELDS + T_CPU], p, S[o + SA_UTIL_AVG], S[oTK + (p) * T_NFIELDS + T_UE_EWMA], S[oTK + (p) * T_NFIELDS + T_UE_ENQ],
              S[o + SA_LOAD_AVG])
 
 
-@njit(cache=True, _nrt=False, inline='always')
+@sim_inline
 def update_task_signal(p, S, P):
     """The PELT/util_est-flag part of ``update_load_avg``; False for non-CFS tasks."""
-    oTK = S[8]
+    oTK = S[S_TASKS]
     if S[oTK + (p) * T_NFIELDS + T_POLICY] != POLICY_CFS:
         return False
     c = S[oTK + (p) * T_NFIELDS + T_CPU]
     on_rq = 1 if S[oTK + (p) * T_NFIELDS + T_STATE] == TS_RUNNABLE or S[oTK + (p) * T_NFIELDS + T_STATE] == TS_RUNNING else 0
     running = 1 if S[oTK + (p) * T_NFIELDS + T_STATE] == TS_RUNNING else 0
-    o = S[20] + p * S[22]
+    o = S[S_TASK_PELT] + p * S[S_TASK_PELT_W]
     t = pelt_now(c, S)
     if 0 <= t - S[o + SA_LAST_UPDATE] < 1024:
         return True         # update_signal would return 0 without touching the signal
     # pelt.update_signal(sa, t, on_rq, running, NICE_0_LOAD, ..)
-    load = NICE_0_LOAD * on_rq if P[P[36] + CFG_WEIGHT_IN_SUM] else on_rq
-    if pelt_flat(S, o, t, load, load, running, freq_scale(c, S, P), P[P[4] + c], NICE_0_LOAD, NICE_0_LOAD, P) \
-            and S[S[4] + K_UTIL_EST]:         # no util_est (off, or before v4.17): no flag to clear
-        ewma, enq = task_util_est_clear_flag(S[oTK + (p) * T_NFIELDS + T_UE_EWMA], S[oTK + (p) * T_NFIELDS + T_UE_ENQ], S[S[4] + K_UE_ERA])
+    load = NICE_0_LOAD * on_rq if P[P[P_PELT_CFG] + CFG_WEIGHT_IN_SUM] else on_rq
+    if pelt_flat(S, o, t, load, load, running, freq_scale(c, S, P), P[P[P_CPU_CAP] + c], NICE_0_LOAD, NICE_0_LOAD, P) \
+            and S[S[S_CONFIG] + K_UTIL_EST]:         # no util_est (off, or before v4.17): no flag to clear
+        ewma, enq = task_util_est_clear_flag(S[oTK + (p) * T_NFIELDS + T_UE_EWMA], S[oTK + (p) * T_NFIELDS + T_UE_ENQ], S[S[S_CONFIG] + K_UE_ERA])
         S[oTK + (p) * T_NFIELDS + T_UE_EWMA] = ewma
         S[oTK + (p) * T_NFIELDS + T_UE_ENQ] = enq
     return True
 
 
-@njit(cache=True, _nrt=False, forceinline=True)
+@sim_helper
 def emit_cpu_util(c, now, S, P, O):
-    if S[S[4] + K_MODEL_EVENTS]:
-        oCP = S[12]
-        emit(O, now, EV_CPU_UTIL, c, S[S[24] + (c) * S[26] + SA_UTIL_AVG], S[oCP + (c) * C_NFIELDS + C_UE_SUM], cap_now(c, S, P),
-             S[oCP + (c) * C_NFIELDS + C_NR_CFS] + S[oCP + (c) * C_NFIELDS + C_NR_RT], S[S[28] + (c) * S[30] + SA_UTIL_AVG])
+    if S[S[S_CONFIG] + K_MODEL_EVENTS]:
+        oCP = S[S_CPUS]
+        emit(O, now, EV_CPU_UTIL, c, S[S[S_CFS_PELT] + (c) * S[S_CFS_PELT_W] + SA_UTIL_AVG], S[oCP + (c) * C_NFIELDS + C_UE_SUM], cap_now(c, S, P),
+             S[oCP + (c) * C_NFIELDS + C_NR_CFS] + S[oCP + (c) * C_NFIELDS + C_NR_RT], S[S[S_RT_PELT] + (c) * S[S_RT_PELT_W] + SA_UTIL_AVG])
 
 
-@njit(cache=True, _nrt=False, forceinline=True)
+@sim_helper
 def task_util_est(p, S):
     """``_task_util_est(p)`` (0 when util_est is off)."""
-    if not S[S[4] + K_UTIL_EST]:
+    if not S[S[S_CONFIG] + K_UTIL_EST]:
         return 0
-    oTK = S[8]
-    return task_util_est_value(S[oTK + (p) * T_NFIELDS + T_UE_EWMA], S[oTK + (p) * T_NFIELDS + T_UE_ENQ], S[S[4] + K_UE_ERA])
+    oTK = S[S_TASKS]
+    return task_util_est_value(S[oTK + (p) * T_NFIELDS + T_UE_EWMA], S[oTK + (p) * T_NFIELDS + T_UE_ENQ], S[S[S_CONFIG] + K_UE_ERA])
 
 
-@njit(cache=True, _nrt=False)
+@sim_kernel
 def task_util_for_placement(p, S):
     """``task_util_est(p)``: ``max(util_avg, _task_util_est)``."""
-    u = S[S[20] + (p) * S[22] + SA_UTIL_AVG]
+    u = S[S[S_TASK_PELT] + (p) * S[S_TASK_PELT_W] + SA_UTIL_AVG]
     e = task_util_est(p, S)
     return u if u > e else e
 
 
-@njit(cache=True, _nrt=False)
+@sim_kernel
 def detach_task_avg(p, c, S, P):
     """``remove_entity_load_avg``: take a migrating task's util out of its old cfs_rq."""
-    o = S[24] + c * S[26]
-    r = S[S[20] + (p) * S[22] + SA_UTIL_AVG]
+    o = S[S_CFS_PELT] + c * S[S_CFS_PELT_W]
+    r = S[S[S_TASK_PELT] + (p) * S[S_TASK_PELT_W] + SA_UTIL_AVG]
     S[o + SA_UTIL_AVG] = S[o + SA_UTIL_AVG] - r if S[o + SA_UTIL_AVG] > r else 0
     s = r * pelt_divider_flat(S, o, P)
     S[o + SA_UTIL_SUM] = S[o + SA_UTIL_SUM] - s if S[o + SA_UTIL_SUM] > s else 0
-    lo = S[o + SA_UTIL_AVG] * (P[P[36] + CFG_LOAD_AVG_MAX] - 1024)
+    lo = S[o + SA_UTIL_AVG] * (P[P[P_PELT_CFG] + CFG_LOAD_AVG_MAX] - 1024)
     if S[o + SA_UTIL_SUM] < lo:
         S[o + SA_UTIL_SUM] = lo
 
 
-@njit(cache=True, _nrt=False)
+@sim_kernel
 def pelt_divider_flat(S, o, P):
     """``pelt.pelt_divider`` (``get_pelt_divider``) of the signal at ``S[o:]``."""
-    ocfg = P[36]
-    if P[ocfg + CFG_DIVIDER_MODE] == 0:
-        return P[ocfg + CFG_LOAD_AVG_MAX]
-    return P[ocfg + CFG_LOAD_AVG_MAX] - 1024 + S[o + SA_PERIOD_CONTRIB]
+    return pelt_divider(S[o:o + SA_SIZE], P[P[P_PELT_CFG]:P[P_PELT_CFG] + CFG_SIZE])
 
 
-@njit(cache=True, _nrt=False)
+@sim_kernel
 def attach_task_avg(p, c, S, P):
     """``attach_entity_load_avg``: align the task to its new cfs_rq's PELT window and add it."""
-    oc = S[24] + c * S[26]
-    ot = S[20] + p * S[22]
+    oc = S[S_CFS_PELT] + c * S[S_CFS_PELT_W]
+    ot = S[S_TASK_PELT] + p * S[S_TASK_PELT_W]
     S[ot + SA_LAST_UPDATE] = S[oc + SA_LAST_UPDATE]
     S[ot + SA_PERIOD_CONTRIB] = S[oc + SA_PERIOD_CONTRIB]
     S[ot + SA_UTIL_SUM] = S[ot + SA_UTIL_AVG] * pelt_divider_flat(S, ot, P)
@@ -360,11 +285,11 @@ def attach_task_avg(p, c, S, P):
     S[oc + SA_UTIL_SUM] += S[ot + SA_UTIL_SUM]
 
 
-@njit(cache=True, _nrt=False, forceinline=True)
+@sim_helper
 def update_min_vruntime(c, S):
     """``update_min_vruntime``: monotonic, follows the smallest of curr and the queued tasks."""
-    oTK = S[8]
-    oCP = S[12]
+    oTK = S[S_TASKS]
+    oCP = S[S_CPUS]
     lo = INF_TIME
     nr = S[oCP + c * C_NFIELDS + C_NR_CFS]
     if nr == 0:
@@ -376,7 +301,7 @@ def update_min_vruntime(c, S):
         if S[oTK + (cur) * T_NFIELDS + T_VRUNTIME] > S[oCP + (c) * C_NFIELDS + C_MIN_VRUNTIME]:
             S[oCP + (c) * C_NFIELDS + C_MIN_VRUNTIME] = S[oTK + (cur) * T_NFIELDS + T_VRUNTIME]
         return
-    ol = S[76] + c * S[78]
+    ol = S[S_RQ_TASKS] + c * S[S_RQ_TASKS_W]
     for i in range(1, S[ol] + 1):
         p = S[ol + i]
         if S[oTK + (p) * T_NFIELDS + T_POLICY] == POLICY_CFS:
@@ -386,11 +311,11 @@ def update_min_vruntime(c, S):
         S[oCP + (c) * C_NFIELDS + C_MIN_VRUNTIME] = lo
 
 
-@njit(cache=True, _nrt=False, inline='always')
+@sim_inline
 def update_curr(c, now, S, P):
     """``update_curr``: charge the running task for the time since ``exec_start``."""
-    oCP = S[12]
-    oTK = S[8]
+    oCP = S[S_CPUS]
+    oTK = S[S_TASKS]
     p = S[oCP + (c) * C_NFIELDS + C_CURR]
     if p < 0:
         return
@@ -403,7 +328,7 @@ def update_curr(c, now, S, P):
         S[oTK + (p) * T_NFIELDS + T_VRUNTIME] += dt
     if S[oTK + (p) * T_NFIELDS + T_FRESH]:
         return
-    op = P[P[44] + (S[oTK + (p) * T_NFIELDS + T_PC]) * P[46] + 0]
+    op = P[P[P_PROG] + (S[oTK + (p) * T_NFIELDS + T_PC]) * P[P_PROG_W] + 0]
     if op == OP_RUN:
         done = dt * cap_now(c, S, P)
         if done > S[oTK + (p) * T_NFIELDS + T_REM]:
@@ -414,13 +339,13 @@ def update_curr(c, now, S, P):
         S[oTK + (p) * T_NFIELDS + T_ACT_PERF] += dt * cap_now(c, S, P)
 
 
-@njit(cache=True, _nrt=False, inline='always')
+@sim_inline
 def op_boundary(p, c, now, S, P):
     """When the running task ``p`` reaches the end of its current run/runtime event."""
-    oTK = S[8]
+    oTK = S[S_TASKS]
     if S[oTK + (p) * T_NFIELDS + T_FRESH]:
         return now
-    op = P[P[44] + (S[oTK + (p) * T_NFIELDS + T_PC]) * P[46] + 0]
+    op = P[P[P_PROG] + (S[oTK + (p) * T_NFIELDS + T_PC]) * P[P_PROG_W] + 0]
     if op == OP_RUN:
         cap = cap_now(c, S, P)
         return now + (S[oTK + (p) * T_NFIELDS + T_REM] + cap - 1) // cap
@@ -431,14 +356,14 @@ def op_boundary(p, c, now, S, P):
     return now
 
 
-@njit(cache=True, _nrt=False, forceinline=True)
+@sim_helper
 def refresh_next_event(c, now, S, P):
-    oCP = S[12]
+    oCP = S[S_CPUS]
     p = S[oCP + (c) * C_NFIELDS + C_CURR]
     S[oCP + (c) * C_NFIELDS + C_NEXT_EVENT] = INF_TIME if p < 0 else op_boundary(p, c, now, S, P)
 
 
-@njit(cache=True, _nrt=False)
+@sim_kernel
 def sync_cpu(c, now, S, P):
     """Bring CPU ``c`` fully to ``now``: residency, running task's progress, clocks and rq signals."""
     acct(c, now, S, P)
@@ -446,41 +371,44 @@ def sync_cpu(c, now, S, P):
     update_rq_avgs(c, now, S, P)
 
 
-@njit(cache=True, _nrt=False, inline='always')
+@sim_inline
 def enqueue(p, c, now, S, P, O):
     """``enqueue_task``: put task ``p`` (waking or new) on CPU ``c``'s runqueue."""
-    oTK = S[8]
-    oCP = S[12]
-    oK = S[4]
-    oG = S[0]
+    oTK = S[S_TASKS]
+    oCP = S[S_CPUS]
+    oK = S[S_CONFIG]
+    oG = S[S_GLOBALS]
     migrated = S[oTK + (p) * T_NFIELDS + T_CPU] != c
     S[oTK + (p) * T_NFIELDS + T_CPU] = c
-    S[oTK + (p) * T_NFIELDS + T_STATE] = TS_RUNNABLE
     heap_remove(p, S)
     rq_add(p, c, S)
     S[oG + G_ENQ_SEQ] += 1
     S[oTK + (p) * T_NFIELDS + T_ENQ_SEQ] = S[oG + G_ENQ_SEQ]
     if S[oTK + (p) * T_NFIELDS + T_POLICY] == POLICY_FIFO:
+        S[oTK + (p) * T_NFIELDS + T_STATE] = TS_RUNNABLE
         S[oCP + (c) * C_NFIELDS + C_NR_RT] += 1
         return
+    # enqueue_entity: update_load_avg(cfs_rq, se, UPDATE_TG | DO_ATTACH) while se->on_rq is
+    # still 0 (the sleeping segment only decays; a migrated task is attached, not aged)
+    if migrated:
+        attach_task_avg(p, c, S, P)
+    update_task_avg(p, now, S, P, O)
     # place_entity(): sleeper credit of half a latency period
     floor = S[oCP + (c) * C_NFIELDS + C_MIN_VRUNTIME] - (S[oK + K_LATENCY_NS] >> 1)
     if S[oTK + (p) * T_NFIELDS + T_VRUNTIME] < floor:
         S[oTK + (p) * T_NFIELDS + T_VRUNTIME] = floor
-    if migrated:
-        attach_task_avg(p, c, S, P)
-    update_task_avg(p, now, S, P, O)
+    S[oTK + (p) * T_NFIELDS + T_STATE] = TS_RUNNABLE     # se->on_rq = 1
     S[oCP + (c) * C_NFIELDS + C_NR_CFS] += 1
     est = task_util_est(p, S)
     S[oCP + (c) * C_NFIELDS + C_UE_SUM] += est
     S[oTK + (p) * T_NFIELDS + T_UE_CPU] = c
 
 
-@njit(cache=True, _nrt=False, inline='always')
+@sim_inline
 def dequeue_sleep(p, now, S, P, O):
     """``dequeue_task(.., DEQUEUE_SLEEP)`` of the running task ``p`` (rq already synced)."""
-    oTK = S[8]
-    oCP = S[12]
+    oTK = S[S_TASKS]
+    oCP = S[S_CPUS]
     c = S[oTK + (p) * T_NFIELDS + T_CPU]
     rq_del(p, c, S)
     heap_push(p, S)             # its wake-up time is set (advance)
@@ -493,42 +421,42 @@ def dequeue_sleep(p, now, S, P, O):
         est = task_util_est(p, S)
         S[oCP + (ue_cpu) * C_NFIELDS + C_UE_SUM] = S[oCP + (ue_cpu) * C_NFIELDS + C_UE_SUM] - est if S[oCP + (ue_cpu) * C_NFIELDS + C_UE_SUM] > est else 0
         S[oTK + (p) * T_NFIELDS + T_UE_CPU] = -1
-    o = S[20] + p * S[22]
+    o = S[S_TASK_PELT] + p * S[S_TASK_PELT_W]
     # v6.12+: util_est_update() before dequeue_entities(), i.e. before the last update below
-    early = S[S[4] + K_UTIL_EST] and S[S[4] + K_UE_ERA] >= UE_V6_12
+    early = S[S[S_CONFIG] + K_UTIL_EST] and S[S[S_CONFIG] + K_UE_ERA] >= UE_V6_12
     if early:
         ewma, enq = util_est_update(S[oTK + (p) * T_NFIELDS + T_UE_EWMA], S[oTK + (p) * T_NFIELDS + T_UE_ENQ],
-                                    S[o + SA_UTIL_AVG], S[o + 6], P[P[4] + c], S[S[4] + K_UE_ERA])
+                                    S[o + SA_UTIL_AVG], S[o + 6], P[P[P_CPU_CAP] + c], S[S[S_CONFIG] + K_UE_ERA])
         S[oTK + (p) * T_NFIELDS + T_UE_EWMA] = ewma
         S[oTK + (p) * T_NFIELDS + T_UE_ENQ] = enq
     update_task_signal(p, S, P)   # last update while running
     S[oTK + (p) * T_NFIELDS + T_STATE] = TS_SLEEPING
     S[oCP + (c) * C_NFIELDS + C_NR_CFS] -= 1
-    if not S[S[4] + K_UTIL_EST] or early:     # util_est off (or before v4.17), or already updated above
+    if not S[S[S_CONFIG] + K_UTIL_EST] or early:   # util_est off (or before v4.17), or already updated above
         emit_task_util(p, now, S, O)
         return
     ewma, enq = util_est_update(S[oTK + (p) * T_NFIELDS + T_UE_EWMA], S[oTK + (p) * T_NFIELDS + T_UE_ENQ], S[o + SA_UTIL_AVG],
-                                S[o + 6], P[P[4] + c], S[S[4] + K_UE_ERA])
+                                S[o + 6], P[P[P_CPU_CAP] + c], S[S[S_CONFIG] + K_UE_ERA])
     S[oTK + (p) * T_NFIELDS + T_UE_EWMA] = ewma
     S[oTK + (p) * T_NFIELDS + T_UE_ENQ] = enq
     emit_task_util(p, now, S, O)
 
 
-@njit(cache=True, _nrt=False, inline='always')
+@sim_inline
 def pick_next(c, S):
     """``pick_next_task``: highest rt priority (FIFO order), else the CFS task of least vruntime."""
-    oTK = S[8]
+    oTK = S[S_TASKS]
     best = -1
-    nr = S[S[12] + c * C_NFIELDS + C_NR_CFS] + S[S[12] + c * C_NFIELDS + C_NR_RT]
+    nr = S[S[S_CPUS] + c * C_NFIELDS + C_NR_CFS] + S[S[S_CPUS] + c * C_NFIELDS + C_NR_RT]
     if nr == 0:
         return best
-    cur = S[S[12] + c * C_NFIELDS + C_CURR]
+    cur = S[S[S_CPUS] + c * C_NFIELDS + C_CURR]
     if nr == 1 and cur >= 0 and S[oTK + (cur) * T_NFIELDS + T_CPU] == c and S[oTK + (cur) * T_NFIELDS + T_STATE] == TS_RUNNING:
         return cur          # the running task is the only one queued here
     best_prio = -1
     best_seq = 0
     best_v = 0
-    ol = S[76] + c * S[78]
+    ol = S[S_RQ_TASKS] + c * S[S_RQ_TASKS_W]
     for i in range(1, S[ol] + 1):
         p = S[ol + i]
         st = S[oTK + (p) * T_NFIELDS + T_STATE]
@@ -545,7 +473,7 @@ def pick_next(c, S):
     return best
 
 
-@njit(cache=True, _nrt=False, inline='always')
+@sim_inline
 def choose_idle_state(c, now, S, P):
     """Idle state of a CPU going idle: the deepest one whose target residency fits the time to the
     next timer armed on this CPU (the earliest wake-up of a task that last ran here).
@@ -553,14 +481,14 @@ def choose_idle_state(c, now, S, P):
     That wake-up is found by a walk of the wake-up heap that skips every subtree whose root
     wakes no earlier than the best found so far (a node never wakes before its parent), with
     no stack: down to the left child, else on to the next subtree to the right."""
-    oTK = S[8]
-    d = P[P[0] + c]
-    n = P[P[32] + d]
+    oTK = S[S_TASKS]
+    d = P[P[P_CPU_PD] + c]
+    n = P[P[P_IDLE_NSTATES] + d]
     if n <= 1:
         return 0
     nxt = INF_TIME
-    oh = S[68]
-    nh = S[S[0] + G_HEAP_N]          # the sleeping tasks
+    oh = S[S_WAKE_HEAP]
+    nh = S[S[S_GLOBALS] + G_HEAP_N]          # the sleeping tasks
     i = 0
     while True:
         if i < nh:
@@ -580,17 +508,17 @@ def choose_idle_state(c, now, S, P):
     budget = nxt - now
     st = 0
     for i in range(n):
-        if P[P[28] + (d) * P[30] + i] <= budget:
+        if P[P[P_IDLE_RESID] + (d) * P[P_IDLE_RESID_W] + i] <= budget:
             st = i
     return st
 
 
-@njit(cache=True, _nrt=False, inline='always')
+@sim_inline
 def switch_to(c, nxt, prev_state, now, S, P, O):
     """Context switch on CPU ``c`` to ``nxt`` (-1: idle) from the current task, emitting the events."""
-    oCP = S[12]
-    oTK = S[8]
-    oK = S[4]
+    oCP = S[S_CPUS]
+    oTK = S[S_TASKS]
+    oK = S[S_CONFIG]
     prev = S[oCP + (c) * C_NFIELDS + C_CURR]
     if prev == nxt:
         return
@@ -616,8 +544,8 @@ def switch_to(c, nxt, prev_state, now, S, P, O):
     else:
         if not S[oK + K_DELTA_SCALING]:      # update_idle_rq_clock_pelt (v5.1+; the rq is synced)
             S[oCP + (c) * C_NFIELDS + C_LOST_IDLE] += idle_lost_time(
-                S[S[24] + c * S[26] + SA_UTIL_SUM] + S[S[28] + c * S[30] + SA_UTIL_SUM],
-                S[oCP + (c) * C_NFIELDS + C_CLOCK_TASK], S[oCP + (c) * C_NFIELDS + C_CLOCK_PELT], P[P[36] + CFG_LOAD_AVG_MAX])
+                S[S[S_CFS_PELT] + c * S[S_CFS_PELT_W] + SA_UTIL_SUM] + S[S[S_RT_PELT] + c * S[S_RT_PELT_W] + SA_UTIL_SUM],
+                S[oCP + (c) * C_NFIELDS + C_CLOCK_TASK], S[oCP + (c) * C_NFIELDS + C_CLOCK_PELT], P[P[P_PELT_CFG] + CFG_LOAD_AVG_MAX])
             S[oCP + (c) * C_NFIELDS + C_CLOCK_PELT] = S[oCP + (c) * C_NFIELDS + C_CLOCK_TASK]
         st = choose_idle_state(c, now, S, P)
         S[oCP + (c) * C_NFIELDS + C_IDLE_STATE] = st
@@ -627,29 +555,31 @@ def switch_to(c, nxt, prev_state, now, S, P, O):
     S[oCP + (c) * C_NFIELDS + C_NEED_RESCHED] = 0
 
 
-@njit(cache=True, _nrt=False)
+@sim_kernel
 def schedule(c, prev_state, now, S, P, O):
     """``__schedule`` on CPU ``c`` (rq synced): pick the next task and switch if it differs."""
-    oCP = S[12]
+    oCP = S[S_CPUS]
     nxt = pick_next(c, S)
     prev = S[oCP + (c) * C_NFIELDS + C_CURR]
     if nxt == prev:
         S[oCP + (c) * C_NFIELDS + C_NEED_RESCHED] = 0
         return
-    if prev >= 0 and S[S[8] + (prev) * T_NFIELDS + T_STATE] == TS_RUNNING and S[S[8] + (prev) * T_NFIELDS + T_POLICY] == POLICY_CFS:
-        update_task_avg(prev, now, S, P, O)      # put_prev_entity
+    # put_prev_entity / set_next_entity: each signal is brought to ``now`` in the state it had
+    # up to now (prev running, nxt waiting on the runqueue), before cfs_rq->curr changes
+    if prev >= 0 and S[S[S_TASKS] + (prev) * T_NFIELDS + T_STATE] == TS_RUNNING and S[S[S_TASKS] + (prev) * T_NFIELDS + T_POLICY] == POLICY_CFS:
+        update_task_avg(prev, now, S, P, O)      # put_prev_entity: update_load_avg while running
+    if nxt >= 0 and S[S[S_TASKS] + (nxt) * T_NFIELDS + T_POLICY] == POLICY_CFS:
+        update_task_avg(nxt, now, S, P, O)       # set_next_entity: update_load_avg while still queued
     switch_to(c, nxt, prev_state, now, S, P, O)
     update_min_vruntime(c, S)
-    if nxt >= 0 and S[S[8] + (nxt) * T_NFIELDS + T_POLICY] == POLICY_CFS:
-        update_task_avg(nxt, now, S, P, O)       # set_next_entity
     update_rq_avgs(c, now, S, P)
 
 
-@njit(cache=True, _nrt=False)
+@sim_kernel
 def sched_slice(c, S):
     """``sched_slice``: the period (latency, stretched past ``sched_nr_latency``) shared equally."""
-    oK = S[4]
-    nr = S[S[12] + (c) * C_NFIELDS + C_NR_CFS]
+    oK = S[S_CONFIG]
+    nr = S[S[S_CPUS] + (c) * C_NFIELDS + C_NR_CFS]
     if nr <= 0:
         nr = 1
     period = S[oK + K_LATENCY_NS]
@@ -658,13 +588,13 @@ def sched_slice(c, S):
     return period // nr
 
 
-@njit(cache=True, _nrt=False, forceinline=True)
+@sim_helper
 def log_activation(p, now, S, O):
     """One rt-app log row for the phase iteration of task ``p`` ending at ``now``."""
-    ot = S[8] + p * T_NFIELDS
-    nc = O[12] + N_ACT
+    ot = S[S_TASKS] + p * T_NFIELDS
+    nc = O[O_COUNTERS] + N_ACT
     n = O[nc]
-    r = O[4] + n * A_SIZE
+    r = O[O_ACTIVATIONS] + n * A_SIZE
     O[r + A_TASK] = p
     O[r + A_PHASE] = S[ot + T_PHASE]
     O[r + A_PHASE_LOOP] = S[ot + T_PHASE_ACT]

@@ -8,12 +8,12 @@ table (measured 4x slower on the 4 KiB-page output map, one TLB miss after anoth
 """
 from __future__ import annotations
 
-from numba import njit
+from ._jit import kernel
 
 __all__ = ["split_rows_by_kind"]
 
 
-@njit(cache=True)
+@kernel
 def split_rows_by_kind(ev, kind_col, start, out):
     """Scatter the rows of ``ev`` (n x w) into ``out`` (w x n) grouped by kind: the rows of
     kind ``k``, in their order, fill columns ``start[k]:start[k + 1]`` of ``out``.

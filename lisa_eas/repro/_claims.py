@@ -191,7 +191,7 @@ class ExperimentResult:
 
     def to_text(self) -> str:
         """Human-readable report: title, side-by-side table, checks, notes."""
-        from ..cli._output import format_table
+        from .._text import format_table
 
         out = [f"== {self.name}: {self.title}", ""]
         out.append(format_table(self.columns, [[r.get(c) for c in self.columns] for r in self.rows]))

@@ -160,7 +160,10 @@ def simulate(platform, workload, *, config: SimConfig | None = None):
     t0 = time.perf_counter()
     raw = run_loop(S, P, O, margin)
     wall = time.perf_counter() - t0
-    frames = raw_to_frames(raw, compiled, plat, model_events=config.model_events)
+    summary = config.outputs == "summary"
+    t1 = time.perf_counter()
+    frames = raw_to_frames(raw, compiled, plat, model_events=config.model_events, summary=summary)
+    output_wall = time.perf_counter() - t1
     approx = list(compiled.approximations)
     if raw.wake_cap_wakeups:
         approx.append(f"{raw.wake_cap_wakeups} wake-up(s) of a task that did not fit its previous CPU: at era "
@@ -177,5 +180,8 @@ def simulate(platform, workload, *, config: SimConfig | None = None):
         "approximations": approx, "energy": energy, "t_end_s": raw.t_end / 1e9,
         "threads": [th.comm for th in compiled.threads], "sim_wall_s": wall,
         "sim_events": int(len(raw.events)), "wake_cap_wakeups": raw.wake_cap_wakeups,
+        "output_wall_s": output_wall,
     }
+    if summary:
+        meta["residency"] = {"busy_ns_per_opp": raw.res_busy.tolist(), "idle_ns_per_state": raw.res_idle.tolist()}
     return Trace.from_dataframes(frames, meta)

@@ -13,6 +13,8 @@ __all__ = ["GOVERNORS", "PLACEMENTS", "SIS_MODES", "SimConfig"]
 
 PLACEMENTS = ("eas", "eas-v5.0", "no-eas")
 SIS_MODES = ("util", "prop")
+#: what ``simulate`` returns: every table, or the rt-app log and the metadata (sweeps)
+OUTPUTS = ("full", "summary")
 GOVERNORS = ("schedutil", "performance", "powersave", "ondemand", "interactive", "schedfreq")
 
 #: Tunables each governor accepts, with their defaults (kernel / AOSP defaults).
@@ -83,6 +85,11 @@ class SimConfig:
         Use util_est (UTIL_EST sched feature).
     pelt_halflife_ms : int
         PELT half-life (32 mainline; 16 or 8 on some Android kernels).
+    outputs : {"full", "summary"}
+        ``"full"`` (default): every event table. ``"summary"``, for sweeps: the rt-app log
+        (``lisa_sim_rtapp_log``) and the metadata only (energy per CPU / domain, busy and idle
+        residencies in ``metadata["residency"]``); no per-event tables are built and no
+        model-only events are written (``model_events`` is ignored).
     """
 
     placement: str = "eas"
@@ -103,10 +110,13 @@ class SimConfig:
     model_events: bool = True
     util_est: bool = True
     pelt_halflife_ms: int = 32
+    outputs: str = "full"
 
     def __post_init__(self):
         if self.placement not in PLACEMENTS:
             raise ModelError(f"SimConfig.placement {self.placement!r} is not one of {', '.join(PLACEMENTS)}")
+        if self.outputs not in OUTPUTS:
+            raise ModelError(f"SimConfig.outputs {self.outputs!r} is not one of {', '.join(OUTPUTS)}")
         if self.sis not in SIS_MODES:
             raise ModelError(f"SimConfig.sis {self.sis!r} is not one of {', '.join(SIS_MODES)}")
         if self.governor not in GOVERNORS:

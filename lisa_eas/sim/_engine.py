@@ -15,6 +15,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .._kernels import sim_layout as L
 from ..energy_model import EnergyModel
 from ..errors import ModelError
 from ..platform import Platform
@@ -45,79 +46,155 @@ def _cfs_factor(nr_cpus: int) -> int:
 
 
 def build_run(platform: Platform, compiled: CompiledWorkload, config: SimConfig, t_end_ns: int):
-    """The (S, P, O) tuples of a run, initial state included."""
-    from .._kernels import sim_state as ss
+    """The (S, P, O) arrays of a run, initial state included.
+
+    In steps: the platform's tables (``_platform_tables``), the energy model's arrays
+    (``_energy_arrays``), the model parameters (``_model_params``) and PELT configuration make
+    the static data ``P``; the run configuration ``K`` (``_run_config``); the initial tasks
+    with their PELT signals (``_initial_tasks``), CPUs and perf domains (``_initial_domains``)
+    and the other state tables make ``S``; then the output buffers ``O``. Each array is packed
+    in the slot ``sim_layout`` declares for it.
+    """
     from .._kernels import sim_models as sm
+    from .._kernels import sim_state as ss
     from .._kernels.schedutil import CS_SIZE, PS_SIZE
     from ..models.pelt import pelt_config, pelt_tables
 
+    if not platform.perf_domains:      # the same check (and message) as ``lisa_eas.simulate``
+        raise ModelError(f"platform {platform.name!r} has no perf domains (no OPPs); the simulator needs them")
+    nc = platform.nr_cpus
+    era = config.era_tuple
+    pt = _platform_tables(platform)
+    nd, kmax, mmax, smax = pt["nd"], pt["kmax"], pt["mmax"], pt["smax"]
+    em = _energy_arrays(platform, config, nd, kmax)
+    mp = _model_params(platform, config, em["em_mode"], pt["cpu_capmax"])
+    cfg = pelt_config(config.era if era >= (4, 11) else "v4.11", config.pelt_halflife_ms, config.util_est)
+    yn_inv, _ = pelt_tables(config.pelt_halflife_ms)
+    pd_freq, pd_nopp = pt["pd_freq"], pt["pd_nopp"]
+    # arch_scale_freq_capacity per domain and OPP: current / max frequency in 1/1024
+    freq_scale = np.array([[(int(pd_freq[d, k]) << 10) // int(pd_freq[d, pd_nopp[d] - 1]) for k in range(kmax)]
+                           for d in range(nd)], np.int64).reshape(nd, kmax)
+    llc_id = platform.llc_ids()
+    P = dict(CPU_PD=pt["cpu_pd"], CPU_CAP=pt["cpu_capmax"], PD_NOPP=pd_nopp, PD_FREQ=pd_freq, PD_CAP=pt["pd_cap"],
+             PD_CPUS=pt["pd_cpus"], PD_NCPU=pt["pd_ncpu"], IDLE_RESID=pt["idle_resid"],
+             IDLE_NSTATES=pt["idle_nstates"], PELT_CFG=cfg, PELT_YN=np.asarray(yn_inv, np.int64),
+             PROG=compiled.prog, MASKS=compiled.masks, EM_PD_INFO=em["pd_info"], EM_PD_CPUS=em["pd_cpus"],
+             EM_STATES=em["em_states"], PD_COST=em["pd_cost"], LLC_ID=llc_id,
+             CORE_ID=np.arange(nc, dtype=np.int64), MODEL_PARAMS=mp, FREQ_SCALE=freq_scale)
+    K = _run_config(config, nc, cfg)
+
+    nt = compiled.nr_threads
+    G = np.zeros(ss.G_NFIELDS, np.int64)
+    G[ss.G_T_END] = t_end_ns
+    G[ss.G_NEXT_LB] = K[ss.K_LB_NS]
+    G[ss.G_WAKE_DIRTY] = 1
+    TK, tsa, csa, rsa = _initial_tasks(compiled, config, cfg, pt["cpu_capmax"], nc)
+    CP = np.zeros((nc, ss.C_NFIELDS), np.int64)
+    CP[:, ss.C_CURR] = -1
+    CP[:, ss.C_NEXT_TICK] = ss.INF_TIME
+    CP[:, ss.C_NEXT_EVENT] = ss.INF_TIME
+    PD = _initial_domains(config, K, pd_nopp)
+    gov_cs = np.zeros((nd, mmax, CS_SIZE), np.int64)
+    gov_ps = np.zeros((nd, PS_SIZE), np.int64)
+    for d in range(nd):
+        gov_ps[d, 1] = pd_freq[d, PD[d, ss.P_OPP]]     # next_freq = the current frequency
+    idle_stats = np.zeros((nc, 3), np.int64)
+    idle_stats[:, sm.AI_AVG_IDLE] = 2 * 500_000
+    idle_stats[:, sm.AI_NR_SCAN] = np.bincount(llc_id)[llc_id]      # sd_llc_size: scan the whole LLC at first
+    gov_pol, gov_cpu = _governor_state(config, PD, pd_freq, pt["pd_ncpu"], mmax)
+    # the loop's indexes, built by the loop itself from the task table (G_WAKE_DIRTY): the heap of
+    # sleeping tasks by wake-up time, each task's position in it, each runqueue's queued tasks
+    S = pack_slots(L.S_SLOTS, dict(
+        GLOBALS=G, CONFIG=K, TASKS=TK, CPUS=CP, DOMAINS=PD, TASK_PELT=tsa, CFS_PELT=csa, RT_PELT=rsa,
+        TIMERS=np.zeros((max(compiled.nr_timer_slots, 1), 2), np.int64), SU_CPU=gov_cs,
+        RES_BUSY=np.zeros((nc, kmax), np.int64), RES_IDLE=np.zeros((nc, smax), np.int64), SU_POLICY=gov_ps,
+        SCRATCH=np.zeros((sm.SC_ROWS, max(nc, mmax, 8)), np.int64), IDLE_STATS=idle_stats, GOV_POLICY=gov_pol,
+        GOV_CPU=gov_cpu, WAKE_HEAP=np.zeros(max(nt, 1), np.int64), HEAP_POS=np.full(max(nt, 1), -1, np.int64),
+        RQ_TASKS=np.zeros((nc, nt + 1), np.int64)))
+    margin = _MARGIN_BASE + 32 * (nc + nt)
+    O = pack_slots(L.O_SLOTS, dict(
+        EVENTS=np.zeros((max(_EV_CAP, 4 * margin), ss.E_SIZE), np.int64),
+        ACTIVATIONS=np.zeros((max(4096, 4 * (nt + 1)), ss.A_SIZE), np.int64),
+        EAS_LOG=np.zeros((max(4096, 4 * (nt + 1)), ss.D_IN_CPUS + ss.D_IN_PER_CPU * nc), np.int64),
+        COUNTERS=np.zeros(ss.N_SIZE, np.int64)))
+    return S, pack_slots(L.P_SLOTS, P), O, margin
+
+
+def _platform_tables(platform: Platform) -> dict:
+    """Per-CPU and per-perf-domain tables of the platform (OPPs, capacities, CPUs, idle states)."""
     nc = platform.nr_cpus
     pds = platform.perf_domains
-    if not pds:      # the same check (and message) as ``lisa_eas.simulate``
-        raise ModelError(f"platform {platform.name!r} has no perf domains (no OPPs); the simulator needs them")
     nd = len(pds)
-    era = config.era_tuple
     kmax = max(len(d.opps) for d in pds)
     mmax = max(len(d.cpus) for d in pds)
     smax = max(max(len(d.idle_states), 1) for d in pds)
-    cpu_pd = np.zeros(nc, np.int64)
-    cpu_capmax = np.zeros(nc, np.int64)
-    pd_nopp = np.zeros(nd, np.int64)
-    pd_freq = np.zeros((nd, kmax), np.int64)
-    pd_cap = np.zeros((nd, kmax), np.int64)
-    pd_cpus = np.full((nd, mmax), -1, np.int64)
-    pd_ncpu = np.zeros(nd, np.int64)
-    idle_resid = np.zeros((nd, smax), np.int64)
-    idle_nstates = np.ones(nd, np.int64)
+    t = dict(nd=nd, kmax=kmax, mmax=mmax, smax=smax,
+             cpu_pd=np.zeros(nc, np.int64), cpu_capmax=np.zeros(nc, np.int64), pd_nopp=np.zeros(nd, np.int64),
+             pd_freq=np.zeros((nd, kmax), np.int64), pd_cap=np.zeros((nd, kmax), np.int64),
+             pd_cpus=np.full((nd, mmax), -1, np.int64), pd_ncpu=np.zeros(nd, np.int64),
+             idle_resid=np.zeros((nd, smax), np.int64), idle_nstates=np.ones(nd, np.int64))
     for d, pd in enumerate(pds):
         n = len(pd.opps)
-        pd_nopp[d] = n
-        pd_freq[d, :n] = [o.freq_khz for o in pd.opps]
-        pd_freq[d, n:] = pd.opps[-1].freq_khz
-        pd_cap[d, :n] = [o.capacity for o in pd.opps]
-        pd_cap[d, n:] = pd.opps[-1].capacity
+        t["pd_nopp"][d] = n
+        t["pd_freq"][d, :n] = [o.freq_khz for o in pd.opps]
+        t["pd_freq"][d, n:] = pd.opps[-1].freq_khz
+        t["pd_cap"][d, :n] = [o.capacity for o in pd.opps]
+        t["pd_cap"][d, n:] = pd.opps[-1].capacity
         cpus = sorted(pd.cpus)
-        pd_cpus[d, :len(cpus)] = cpus
-        pd_ncpu[d] = len(cpus)
+        t["pd_cpus"][d, :len(cpus)] = cpus
+        t["pd_ncpu"][d] = len(cpus)
         for c in cpus:
-            cpu_pd[c] = d
-            cpu_capmax[c] = pd.cpu_capacity_max
+            t["cpu_pd"][c] = d
+            t["cpu_capmax"][c] = pd.cpu_capacity_max
         if pd.idle_states:
-            idle_nstates[d] = len(pd.idle_states)
+            t["idle_nstates"][d] = len(pd.idle_states)
             for i, st in enumerate(pd.idle_states):
-                idle_resid[d, i] = int(st.min_residency_us or 0) * 1000
-    # energy model arrays (EAS placement and ramp boost)
+                t["idle_resid"][d, i] = int(st.min_residency_us or 0) * 1000
+    return t
+
+
+def _energy_arrays(platform: Platform, config: SimConfig, nd: int, kmax: int) -> dict:
+    """The energy model's arrays for ``eas.feec`` and the ramp boost (zeros when not needed)."""
     need_em = config.placement != "no-eas" or (config.governor == "schedutil" and config.tunable("ramp_boost"))
     pd_cost = np.zeros((nd, kmax), np.int64)
-    if need_em:
-        try:
-            em = EnergyModel.from_platform(platform, config.era)
-        except Exception as exc:
-            raise ModelError(f"placement {config.placement!r} needs the energy model of platform "
-                             f"{platform.name!r}, which cannot be built: {exc}; use placement='no-eas'") from exc
-        arr = em.arrays()
-        pd_info, eas_pd_cpus, em_states, em_mode = arr["pd_info"], arr["pd_cpus"], arr["em_states"], arr["em_mode"]
-        for d, dom in enumerate(em.domains):
-            pd_cost[d, :dom.nr_states] = dom.cost
-    else:
-        pd_info = np.zeros((1, 6), np.int64)
-        eas_pd_cpus = np.zeros(1, np.int64)
-        em_states = np.zeros((1, 4), np.int64)
-        em_mode = 0
-    from .._kernels import eas as keas, sis as ksis, schedutil as ksu
-    if config.placement == "eas-v5.0":
-        eas_era = keas.EAS_V5_0
-    elif era >= (6, 0):
-        eas_era = keas.EAS_V6_0
-    else:
-        eas_era = keas.EAS_V5_4
-    su_era = ksu.SU_V5_0 if era < (5, 14) else (ksu.SU_V5_14 if era < (6, 8) else ksu.SU_V6_8)
+    if not need_em:
+        return dict(pd_info=np.zeros((1, 6), np.int64), pd_cpus=np.zeros(1, np.int64),
+                    em_states=np.zeros((1, 4), np.int64), em_mode=0, pd_cost=pd_cost)
+    try:
+        em = EnergyModel.from_platform(platform, config.era)
+    except Exception as exc:
+        raise ModelError(f"placement {config.placement!r} needs the energy model of platform "
+                         f"{platform.name!r}, which cannot be built: {exc}; use placement='no-eas'") from exc
+    arr = em.arrays()
+    for d, dom in enumerate(em.domains):
+        pd_cost[d, :dom.nr_states] = dom.cost
+    return dict(pd_info=arr["pd_info"], pd_cpus=arr["pd_cpus"], em_states=arr["em_states"], em_mode=arr["em_mode"],
+                pd_cost=pd_cost)
+
+
+def _model_params(platform: Platform, config: SimConfig, em_mode: int, cpu_capmax) -> np.ndarray:
+    """The decision models' era codes and tunables (``sim_models.M_*``)."""
+    from .._era import select_era
+    from .._kernels import sis as ksis
+    from .._kernels import sim_models as sm
+    from ..models.eas import EAS_ERAS
+    from ..models.schedutil import SCHEDUTIL_ERAS
+
+    def row(version, eras, what):
+        """The kernel era code the models use for ``version``: the index of its row in the
+        models' era table (``lisa_eas.models``), the first row for an older version."""
+        return eras.index(select_era(max(version, eras[0]), eras, what))
+
+    era = config.era_tuple
     mp = np.zeros(sm.M_SIZE, np.int64)
     mp[sm.M_EM_MODE] = em_mode
-    mp[sm.M_EAS_ERA] = eas_era
-    mp[sm.M_EAS_OVERUTIL_ERA] = keas.EAS_V5_0 if era < (5, 4) else keas.EAS_V5_4
+    # placement "eas-v5.0" is the v5.0 find_energy_efficient_cpu whatever the era; "eas" is
+    # the v5.4 form or a later one, by era
+    mp[sm.M_EAS_ERA] = (EAS_ERAS.index((5, 0)) if config.placement == "eas-v5.0"
+                        else row(max(era, (5, 4)), EAS_ERAS, "the EAS wake-up"))
+    mp[sm.M_EAS_OVERUTIL_ERA] = row(era, EAS_ERAS, "cpu_overutilized")
     mp[sm.M_SIS_MODE] = ksis.SIS_V4 if era < (5, 12) else ksis.SIS_V5_12
-    mp[sm.M_SU_ERA] = su_era
+    mp[sm.M_SU_ERA] = row(era, SCHEDUTIL_ERAS, "schedutil")
     mp[sm.M_IMBALANCE_PCT] = platform.imbalance_pct
     mp[sm.M_LLC_WEIGHT] = platform.llc_weight
     mp[sm.M_SIS_SCAN_COST] = config.sis_scan_cost_ns
@@ -141,18 +218,13 @@ def build_run(platform: Platform, compiled: CompiledWorkload, config: SimConfig,
     elif config.governor == "schedfreq":
         mp[sm.M_SF_MARGIN] = config.tunable("capacity_margin")
         mp[sm.M_SF_THROTTLE_NS] = config.tunable("throttle_us") * 1000
-    llc_id = platform.llc_ids()
-    core_id = np.arange(nc, dtype=np.int64)
-    cfg = pelt_config(config.era if era >= (4, 11) else "v4.11", config.pelt_halflife_ms, config.util_est)
-    yn_inv, _ = pelt_tables(config.pelt_halflife_ms)
-    # arch_scale_freq_capacity per domain and OPP: current / max frequency in 1/1024
-    freq_scale = np.array([[(int(pd_freq[d, k]) << 10) // int(pd_freq[d, pd_nopp[d] - 1]) for k in range(kmax)]
-                           for d in range(nd)], np.int64).reshape(nd, kmax)
-    P = (cpu_pd, cpu_capmax, pd_nopp, pd_freq, pd_cap, pd_cpus, pd_ncpu, idle_resid, idle_nstates,
-         cfg, np.asarray(yn_inv, np.int64), compiled.prog, compiled.masks, pd_info, eas_pd_cpus, em_states,
-         pd_cost, llc_id, core_id, mp, freq_scale)
+    return mp
 
-    # ----------------------------------------------------------------- configuration vector
+
+def _run_config(config: SimConfig, nc: int, cfg) -> np.ndarray:
+    """The run configuration vector ``K`` (``sim_state.K_*``)."""
+    from .._kernels import sim_state as ss
+    from .._kernels.pelt import CFG_UTIL_EST_ERA
     factor = _cfs_factor(nc)
     K = np.zeros(ss.K_SIZE, np.int64)
     K[ss.K_TICK_NS] = 1_000_000_000 // config.tick_hz
@@ -167,30 +239,34 @@ def build_run(platform: Platform, compiled: CompiledWorkload, config: SimConfig,
                    "interactive": ss.GOV_INTERACTIVE, "schedfreq": ss.GOV_SCHEDFREQ}[config.governor]
     K[ss.K_RATE_LIMIT_NS] = config.tunable("rate_limit_us") * 1000 if config.governor == "schedutil" else 0
     K[ss.K_TRANS_LAT_NS] = config.transition_latency_us * 1000
-    K[ss.K_MODEL_EVENTS] = int(config.model_events)
+    K[ss.K_MODEL_EVENTS] = int(config.model_events and config.outputs == "full")
     K[ss.K_DELTA_SCALING] = int(cfg[0])
-    from .._kernels.pelt import CFG_UTIL_EST_ERA
     K[ss.K_UE_ERA] = max(int(cfg[CFG_UTIL_EST_ERA]), 0)
     K[ss.K_UTIL_EST] = int(cfg[CFG_UTIL_EST_ERA] >= 0)
     K[ss.K_RAMP_BOOST] = config.tunable("ramp_boost") if config.governor == "schedutil" else 0
     K[ss.K_SAMPLE_NS] = (config.tunable("sampling_rate_us") * 1000 if config.governor == "ondemand" else
                          config.tunable("timer_rate_us") * 1000 if config.governor == "interactive" else 0)
     K[ss.K_NR_CPUS] = nc
+    return K
 
-    # ----------------------------------------------------------------- initial state
+
+def _initial_tasks(compiled: CompiledWorkload, config: SimConfig, cfg, cpu_capmax, nc: int):
+    """The task table and the task / cfs_rq / rt_rq PELT signals at t = 0: each thread asleep on
+    its first allowed CPU until its start, each CFS task with the util_avg of
+    ``post_init_entity_util_avg`` attached to that CPU's cfs_rq."""
+    from .._kernels import sim_state as ss
+    from .._kernels.pelt import CFG_DIVIDER_MODE, CFG_LOAD_AVG_MAX, SA_SIZE, SA_UTIL_AVG, SA_UTIL_SUM
     nt = compiled.nr_threads
-    G = np.zeros(ss.G_NFIELDS, np.int64)
-    G[ss.G_T_END] = t_end_ns
-    G[ss.G_NEXT_LB] = K[ss.K_LB_NS]
-    G[ss.G_WAKE_DIRTY] = 1
     TK = np.zeros((nt, ss.T_NFIELDS), np.int64)
     rng = np.random.default_rng(config.seed)
     jitter = (rng.integers(0, config.start_jitter_us + 1, size=nt) * 1000) if config.start_jitter_us else np.zeros(nt, np.int64)
-    tsa = np.zeros((nt, 8), np.int64)
-    csa = np.zeros((nc, 8), np.int64)
-    rsa = np.zeros((nc, 8), np.int64)
-    from .._kernels.pelt import CFG_LOAD_AVG_MAX
-    divider = int(cfg[CFG_LOAD_AVG_MAX]) - 1024
+    tsa = np.zeros((nt, SA_SIZE), np.int64)
+    csa = np.zeros((nc, SA_SIZE), np.int64)
+    rsa = np.zeros((nc, SA_SIZE), np.int64)
+    # the sums of a signal at period_contrib 0: util_sum = util_avg * divider, the divider
+    # being LOAD_AVG_MAX up to v4.11 (post_init_entity_util_avg) and LOAD_AVG_MAX - 1024 +
+    # period_contrib from v4.12 (attach_entity_load_avg)
+    divider = int(cfg[CFG_LOAD_AVG_MAX]) - (1024 if cfg[CFG_DIVIDER_MODE] else 0)
     for t in range(nt):
         mask = compiled.masks[compiled.mask0[t]]
         allowed = np.flatnonzero(mask)
@@ -206,47 +282,25 @@ def build_run(platform: Platform, compiled: CompiledWorkload, config: SimConfig,
         TK[t, ss.T_TIMER_DUE] = -1
         if compiled.policy0[t] == ss.POLICY_CFS:
             # post_init_entity_util_avg() on an idle runqueue: half the CPU's spare capacity
-            u = int(cpu_capmax[cpu] - csa[cpu, 7]) // 2
-            tsa[t, 7] = u
-            tsa[t, 3] = u * divider
-            csa[cpu, 7] += u
-            csa[cpu, 3] += u * divider
-    CP = np.zeros((nc, ss.C_NFIELDS), np.int64)
-    CP[:, ss.C_CURR] = -1
-    CP[:, ss.C_NEXT_TICK] = ss.INF_TIME
-    CP[:, ss.C_NEXT_EVENT] = ss.INF_TIME
-    PD = np.zeros((nd, ss.P_NFIELDS), np.int64)
+            u = int(cpu_capmax[cpu] - csa[cpu, SA_UTIL_AVG]) // 2
+            tsa[t, SA_UTIL_AVG] = u
+            tsa[t, SA_UTIL_SUM] = u * divider
+            csa[cpu, SA_UTIL_AVG] += u
+            csa[cpu, SA_UTIL_SUM] += u * divider
+    return TK, tsa, csa, rsa
+
+
+def _initial_domains(config: SimConfig, K, pd_nopp) -> np.ndarray:
+    """The perf-domain table at t = 0 (lowest OPP, the top one under performance)."""
+    from .._kernels import sim_state as ss
+    PD = np.zeros((len(pd_nopp), ss.P_NFIELDS), np.int64)
     if config.governor == "performance":
         PD[:, ss.P_OPP] = pd_nopp - 1
     PD[:, ss.P_PENDING_OPP] = -1
     PD[:, ss.P_PENDING_AT] = ss.INF_TIME
     PD[:, ss.P_NEXT_SAMPLE] = K[ss.K_SAMPLE_NS] if K[ss.K_SAMPLE_NS] > 0 else ss.INF_TIME
     PD[:, ss.P_REQ_OPP] = PD[:, ss.P_OPP]
-    timers = np.zeros((max(compiled.nr_timer_slots, 1), 2), np.int64)
-    gov_cs = np.zeros((nd, mmax, CS_SIZE), np.int64)
-    gov_ps = np.zeros((nd, PS_SIZE), np.int64)
-    for d in range(nd):
-        gov_ps[d, 1] = pd_freq[d, PD[d, ss.P_OPP]]     # next_freq = the current frequency
-    res_busy = np.zeros((nc, kmax), np.int64)
-    res_idle = np.zeros((nc, smax), np.int64)
-    scratch = np.zeros((sm.SC_ROWS, max(nc, mmax, 8)), np.int64)
-    idle_stats = np.zeros((nc, 3), np.int64)
-    idle_stats[:, sm.AI_AVG_IDLE] = 2 * 500_000
-    idle_stats[:, sm.AI_NR_SCAN] = np.bincount(llc_id)[llc_id]      # sd_llc_size: scan the whole LLC at first
-    gov_pol, gov_cpu = _governor_state(config, PD, pd_freq, pd_ncpu, mmax)
-    # the loop's indexes, built by the loop itself from the task table (G_WAKE_DIRTY): the heap of
-    # sleeping tasks by wake-up time, each task's position in it, each runqueue's queued tasks
-    wake_heap = np.zeros(max(nt, 1), np.int64)
-    heap_pos = np.full(max(nt, 1), -1, np.int64)
-    rq_tasks = np.zeros((nc, nt + 1), np.int64)
-    S = pack([G, K, TK, CP, PD, tsa, csa, rsa, timers, gov_cs, res_busy, res_idle, gov_ps, scratch, idle_stats,
-              gov_pol, gov_cpu, wake_heap, heap_pos, rq_tasks])
-    margin = _MARGIN_BASE + 32 * (nc + nt)
-    O = pack([np.zeros((max(_EV_CAP, 4 * margin), ss.E_SIZE), np.int64),
-              np.zeros((max(4096, 4 * (nt + 1)), ss.A_SIZE), np.int64),
-              np.zeros((max(4096, 4 * (nt + 1)), ss.D_IN_CPUS + ss.D_IN_PER_CPU * nc), np.int64),
-              np.zeros(ss.N_SIZE, np.int64)])
-    return S, pack(list(P)), O, margin
+    return PD
 
 
 def _governor_state(config: SimConfig, PD, pd_freq, pd_ncpu, mmax):
@@ -287,6 +341,14 @@ def pack(arrays) -> np.ndarray:
     return flat
 
 
+def pack_slots(slots, arrays: dict) -> np.ndarray:
+    """Pack ``arrays`` (slot name -> array) in the order ``slots`` (``sim_layout``) declares."""
+    names = [name for name, _ in slots]
+    if set(arrays) != set(names):
+        raise ValueError(f"slots {sorted(set(names) ^ set(arrays))} are missing or undeclared")
+    return pack([arrays[name] for name in names])
+
+
 def view(flat: np.ndarray, k: int) -> np.ndarray:
     """Slot ``k`` of a packed array as an array of its original shape (a view)."""
     o = int(flat[4 * k])
@@ -298,9 +360,9 @@ def view(flat: np.ndarray, k: int) -> np.ndarray:
 def initial_events(S, P, O):
     """The state at t = 0 as events: every CPU idle in state 0, every domain at its OPP."""
     from .._kernels import sim_state as ss
-    ev, cnt = view(O, 0), view(O, 3)
-    CP, PD = view(S, 3), view(S, 4)
-    cpu_pd, pd_freq = view(P, 0), view(P, 3)
+    ev, cnt = view(O, L.O_EVENTS // 4), view(O, L.O_COUNTERS // 4)
+    CP, PD = view(S, L.S_CPUS // 4), view(S, L.S_DOMAINS // 4)
+    cpu_pd, pd_freq = view(P, L.P_CPU_PD // 4), view(P, L.P_PD_FREQ // 4)
     n = 0
     for c in range(CP.shape[0]):
         ev[n, :] = (0, ss.EV_FREQ, c, pd_freq[cpu_pd[c], PD[cpu_pd[c], ss.P_OPP]], 0, 0, 0, 0)
@@ -431,7 +493,7 @@ def run_loop(S, P, O, margin, loop=None) -> RawRun:
     if loop is None:
         from .._kernels.sim_loop import sim_run as loop
     initial_events(S, P, O)
-    G = view(S, 0)
+    G = view(S, L.S_GLOBALS // 4)
     nt = int(S[4 * 2 + 1])
     out = _Output(O, (margin + 1, nt + 2, nt + 2))
     first = True
@@ -459,6 +521,6 @@ def run_loop(S, P, O, margin, loop=None) -> RawRun:
             if not out.windows():
                 raise AssertionError("output layout too small")     # cannot happen: need rows reserved
     events, activations, eas = out.tables()
-    return RawRun(events=events, activations=activations, eas=eas, res_busy=view(S, 10).copy(),
-                  res_idle=view(S, 11).copy(), t_end=int(G[ss.G_NOW]), iterations=int(G[ss.G_ITER]),
+    return RawRun(events=events, activations=activations, eas=eas, res_busy=view(S, L.S_RES_BUSY // 4).copy(),
+                  res_idle=view(S, L.S_RES_IDLE // 4).copy(), t_end=int(G[ss.G_NOW]), iterations=int(G[ss.G_ITER]),
                   wake_cap_wakeups=int(G[ss.G_WAKE_CAP]))

@@ -39,8 +39,10 @@ def _frame(t_ns, fields: dict, cpu, pid, comm) -> pd.DataFrame:
     return df
 
 
-def raw_to_frames(raw, compiled, platform, *, model_events: bool = True) -> dict[str, pd.DataFrame]:
-    """The DataFrames of a run (see the module docstring for the events)."""
+def raw_to_frames(raw, compiled, platform, *, model_events: bool = True,
+                  summary: bool = False) -> dict[str, pd.DataFrame]:
+    """The DataFrames of a run (see the module docstring for the events); with ``summary``,
+    only the rt-app log (``SimConfig(outputs="summary")``)."""
     from .._kernels import sim_state as ss
 
     nt = compiled.nr_threads
@@ -74,6 +76,8 @@ def raw_to_frames(raw, compiled, platform, *, model_events: bool = True) -> dict
     def no_task(n):
         return pd.Categorical.from_codes(np.full(n, code_of[nt], np.int32), dtype=comm_dtype, validate=False)
 
+    if summary:
+        return {"lisa_sim_rtapp_log": _rtapp_frames(raw, compiled, comm_of, pid_of)["lisa_sim_rtapp_log"]}
     rows_of = _rows_by_kind(raw.events, ss.E_KIND)
     frames: dict[str, pd.DataFrame] = {}
 

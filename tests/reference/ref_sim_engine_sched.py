@@ -206,23 +206,35 @@ class Scheduler:
         return min(cfs, key=lambda p: p.vruntime) if cfs else None
 
     def enqueue(self, p, c, now):
+        """``enqueue_task`` -> ``enqueue_task_fair`` -> ``enqueue_entity`` (v5.4 fair.c), in the
+        kernel's order: ``update_load_avg(cfs_rq, se, UPDATE_TG | DO_ATTACH)`` first, while
+        ``se->on_rq`` is still 0 (the time since the last update was spent asleep: decay only;
+        a task that changed CPU has ``last_update_time == 0`` and is attached instead of aged),
+        then ``place_entity``, ``account_entity_enqueue`` and ``se->on_rq = 1``. rt tasks:
+        ``enqueue_task_rt`` (no PELT entity)."""
         migrated = p.cpu != c.idx
         p.cpu = c.idx
-        p.state = RUNNABLE
         self.enq_seq += 1
         p.enq_seq = self.enq_seq
         if p.policy == FIFO:
+            p.state = RUNNABLE
             c.nr_rt += 1
             return
-        p.vruntime = max(p.vruntime, c.min_vruntime - (self.prm.latency_ns >> 1))   # place_entity
         if migrated:
-            self.attach_avg(p, c)
-        self.update_task_avg(p, now)
+            self.attach_avg(p, c)                        # DO_ATTACH
+        self.update_task_avg(p, now)                     # update_load_avg, still off the rq
+        p.vruntime = max(p.vruntime, c.min_vruntime - (self.prm.latency_ns >> 1))   # place_entity
+        p.state = RUNNABLE                               # se->on_rq = 1
         c.nr_cfs += 1
         c.ue_sum += self.task_util_est(p)
         p.ue_cpu = c.idx
 
     def dequeue_sleep(self, p, now):
+        """``dequeue_task_fair(.., DEQUEUE_SLEEP)`` of the running task: ``dequeue_entity``
+        calls ``update_load_avg`` while ``se->on_rq`` is 1 and the task is ``cfs_rq->curr``
+        (its last segment was spent running), then ``se->on_rq = 0``; ``util_est_dequeue``
+        removes the estimate from the cfs_rq sum and, for a task going to sleep, runs
+        ``util_est_update`` on the freshly updated util_avg."""
         c = self.cpus[p.cpu]
         if p.policy == FIFO:
             c.nr_rt -= 1
@@ -298,17 +310,22 @@ class Scheduler:
         c.need_resched = False
 
     def schedule(self, c, prev_state, now):
+        """``__schedule`` -> ``pick_next_task_fair`` (v5.4 fair.c). ``put_prev_entity`` calls
+        ``update_load_avg`` while ``prev`` is still ``cfs_rq->curr`` (its last segment was spent
+        running); ``set_next_entity`` calls it for ``nxt`` while it is still queued, before
+        ``cfs_rq->curr = se`` (its last segment was spent waiting: runnable, not running). Only
+        then does ``context_switch`` (:meth:`switch_to`) change who runs."""
         nxt = self.pick_next(c)
         prev = c.curr
         if nxt is prev:
             c.need_resched = False
             return
         if prev is not None and prev.state == RUNNING and prev.policy == CFS:
-            self.update_task_avg(prev, now)              # put_prev_entity
+            self.update_task_avg(prev, now)              # put_prev_entity: update_load_avg, prev running
+        if nxt is not None and nxt.policy == CFS:
+            self.update_task_avg(nxt, now)               # set_next_entity: update_load_avg, nxt queued
         self.switch_to(c, nxt, prev_state, now)
         self.update_min_vruntime(c)
-        if nxt is not None and nxt.policy == CFS:
-            self.update_task_avg(nxt, now)               # set_next_entity
         self.update_rq(c, now)
 
     def log_activation(self, p, now):
@@ -477,6 +494,10 @@ class Scheduler:
         c.avg_idle = min(c.avg_idle, 2 * MIGRATION_COST_NS)
 
     def wake_up(self, p, now):
+        """``try_to_wake_up``: ``select_task_rq_fair`` (the signal synced while the task is still
+        asleep, standing for ``sync_entity_load_avg``), ``migrate_task_rq_fair`` ->
+        ``remove_entity_load_avg`` when the CPU changes, then ``ttwu_do_activate`` ->
+        :meth:`enqueue` and ``check_preempt_curr``."""
         prev = self.cpus[p.cpu]
         self.sync_cpu(prev, now)
         if p.policy == CFS:
@@ -500,7 +521,10 @@ class Scheduler:
         self.emit_cpu_util(c, now)
 
     def move_queued(self, p, src, dst, now, reason, preempt):
-        """Move a queued (or running on ``src``) task to ``dst``."""
+        """Move a queued (or running on ``src``) task to ``dst``: ``detach_task`` ->
+        ``deactivate_task`` (``dequeue_entity``: ``update_load_avg`` in the state the task had,
+        runnable or running, then ``detach_entity_load_avg``), ``attach_task`` ->
+        ``activate_task`` (``attach_entity_load_avg`` on the new cfs_rq)."""
         running = src.curr is p
         if p.policy == CFS:
             est = self.task_util_est(p)
@@ -599,6 +623,8 @@ class Scheduler:
 
     # ================================================================== periodic and op events
     def tick(self, c, now):
+        """``scheduler_tick`` -> ``task_tick_fair`` -> ``entity_tick``: ``update_curr``,
+        ``update_load_avg`` of the running task (running), ``check_preempt_tick``."""
         self.sync_cpu(c, now)
         p = c.curr
         if p is None:

@@ -1,6 +1,14 @@
-"""Plain-Python reference engine of the simulator (twin of ``lisa_eas/_kernels/sim_loop.py``).
+"""The simulator's own numba source run by the Python interpreter (NOT an independent twin).
 
-The reference engine is the simulator's algorithm executed by the Python interpreter with no
+What this is, honestly: the same code as ``lisa_eas/_kernels/sim_loop.py`` and the kernels it
+calls, executed without numba. It cannot see an algorithm error (it shares every line of the
+algorithm with the engine); it catches what compilation changes: overflow, typing, numba
+semantics. The independent checks of the simulator are ``ref_sim_engine.py`` (written
+separately, each step naming its kernel function; ``tests/test_sim_reference_engine.py``) and
+``tests/test_sim_pelt_timeline.py`` (the PELT signals against the models on timelines rebuilt
+from the trace).
+
+It is the simulator's algorithm executed by the Python interpreter with no
 numba at all: every ``@njit`` function the event loop reaches (the loop itself, the runqueue
 mechanics and the issue-3 model kernels it calls) is rebuilt from its Python source
 (``dispatcher.py_func``) with its globals rebound so that each call goes to the

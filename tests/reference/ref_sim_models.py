@@ -1,4 +1,4 @@
-"""Plain-Python twins of ``lisa_eas/_kernels/sim_models.py`` (calls into the issue-3 model kernels (EAS, SIS, schedutil, ondemand)).
+"""Interpreted runs of ``lisa_eas/_kernels/sim_models.py`` (calls into the issue-3 model kernels (EAS, SIS, schedutil, ondemand)): its numba source without numba, not an independent twin.
 
 Built like the reference engine (``ref_sim_loop.py``): the module's ``@njit`` functions run
 from their Python source with every call rebound to interpreted twins. The engines built

@@ -1,0 +1,75 @@
+"""Benchmark of the summary output mode (``SimConfig(outputs="summary")``) for sweeps.
+
+The bench workload of ``bench_sim.py`` (50 periodic tasks, 16 ms, 5 %, 30 s simulated on
+HiKey960, EAS, schedutil), run end to end through ``lisa_eas.simulate`` with the full output
+and with the summary output, in this process. Prints ONE JSON line: for each mode the
+simulated seconds per wall second (process CPU time, best of ``REPEAT``), and for the summary
+mode the measured breakdown: building the run (``build_run``), the event loop (``run_loop``,
+events still written to its buffers), the output stage (the rt-app log table), and the rest
+(workload compilation, energy, Trace); with what each target (400x, 1000x) leaves for the
+whole run and what the loop alone reaches.
+"""
+from __future__ import annotations
+
+import json
+import time
+
+from lisa_eas.platform import load_platform
+from lisa_eas.rtapp import periodic, task, workload
+from lisa_eas.sim import SimConfig, simulate
+from lisa_eas.sim._compile import compile_workload
+from lisa_eas.sim._engine import build_run, run_loop
+
+SIM_S = 30.0
+REPEAT = 3
+
+
+def _best(fn):
+    best = float("inf")
+    out = None
+    for _ in range(REPEAT):
+        t0 = time.process_time()
+        out = fn()
+        best = min(best, time.process_time() - t0)
+    return best, out
+
+
+def main() -> int:
+    plat = load_platform("hikey960")
+    wl = workload([task(f"t{i}", periodic(duty_cycle_pct=5, period_ms=16, duration_s=SIM_S)) for i in range(50)],
+                  calibration=20)
+    full, summ = SimConfig(), SimConfig(outputs="summary")
+    simulate(plat, wl, config=summ)           # compile / warm up
+    t_full, _ = _best(lambda: simulate(plat, wl, config=full))
+    t_sum, tr = _best(lambda: simulate(plat, wl, config=summ))
+    compiled = compile_workload(wl, plat.nr_cpus)
+    t_compile, _ = _best(lambda: compile_workload(wl, plat.nr_cpus))
+    t_build, (S, P, O, margin) = _best(lambda: build_run(plat, compiled, summ, int(SIM_S * 1e9)))
+
+    def loop():
+        S, P, O, margin = build_run(plat, compiled, summ, int(SIM_S * 1e9))
+        t0 = time.process_time()
+        run_loop(S, P, O, margin)
+        return time.process_time() - t0
+    t_loop = min(loop() for _ in range(REPEAT))
+    t_out = tr.metadata["output_wall_s"]
+    out = {
+        "benchmark": "sim_summary", "workload": "EAS RFC energy: 50 tasks, 16 ms, 5 %", "platform": "hikey960",
+        "sim_s": SIM_S,
+        "full_cpu_s": round(t_full, 4), "full_x_realtime": round(SIM_S / t_full, 1),
+        "summary_cpu_s": round(t_sum, 4), "summary_x_realtime": round(SIM_S / t_sum, 1),
+        "summary_vs_full": round(t_full / t_sum, 2),
+        "breakdown_s": {"compile_workload": round(t_compile, 4), "build_run": round(t_build, 4),
+                        "run_loop": round(t_loop, 4), "output_rtapp_log_wall": round(t_out, 4),
+                        "rest": round(max(t_sum - t_compile - t_build - t_loop - t_out, 0.0), 4)},
+        "loop_alone_x_realtime": round(SIM_S / t_loop, 1),
+        "budget_s_for_400x": round(SIM_S / 400, 4), "budget_s_for_1000x": round(SIM_S / 1000, 4),
+        "targets_met": {"400x": SIM_S / t_sum >= 400, "1000x": SIM_S / t_sum >= 1000},
+        "rtapp_log_rows": len(tr.df("lisa_sim_rtapp_log")), "energy_total": tr.metadata["energy"]["total"],
+    }
+    print(json.dumps(out))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
