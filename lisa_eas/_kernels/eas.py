@@ -6,10 +6,13 @@ Follows ``kernel/sched/fair.c``: ``cpu_util_next()`` (``cpu_util(cpu, p, dst, 0)
 ``fits_capacity()``, and ``em_cpu_energy()`` (``em_pd_energy()`` before v5.9) from
 ``include/linux/energy_model.h``.
 
-Eras (``EAS_*``): v5.0 (every candidate costed over all perf domains, 1/16-of-prev-energy
-margin), v5.4 (eb92692b2544 "Speed-up energy-aware wake-ups": per-domain base + delta,
-margin 1/16 of prev delta + base), v6.0 (no margin, task busy time counted once; the
-current form without uclamp). CPU utilization is CFS only (no RT/DL/IRQ, no uclamp, no
+Eras (``EAS_*``, rows ``eas-*`` of the era ledger ``lisa_eas._era.ERA_LEDGER``): v5.0 (every
+candidate costed over all perf domains, 1/16-of-prev-energy margin), v5.4 (eb92692b2544
+"Speed-up energy-aware wake-ups": per-domain base + unsigned deltas, margin 1/16 of prev
+delta + base), v5.14 (base only for domains with a candidate, prev out of the max-spare race,
+early return, busy time with the task's whole util), v6.0 (no margin, task busy time counted
+once, the max-spare CPU always costed), v6.2 (costed only when it has more spare capacity
+than prev; the current form without uclamp). CPU utilization is CFS only (no RT/DL/IRQ, no uclamp, no
 runnable boosting); every CPU is in the ``sd_asym_cpucapacity`` span and online.
 
 Platform arrays (from ``EnergyModel.arrays()``): ``pd_info`` int64[n_pd, 6] with columns
@@ -23,11 +26,15 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-EAS_V5_0 = 0
-EAS_V5_4 = 1
-EAS_V6_0 = 2
+EAS_V5_0 = 0      # ledger eas-v5.0
+EAS_V5_4 = 1      # ledger eas-v5.4 (v5.4 - v5.13)
+EAS_V6_0 = 2      # ledger eas-v6.0 (v6.0 - v6.1: the max-spare CPU is always costed)
+EAS_V5_14 = 3     # ledger eas-v5.14 (v5.14 - v5.19)
+EAS_V6_2 = 4      # ledger eas-v6.2 (v6.2+: max_spare_cap > prev_spare_cap)
 
-NO_ENERGY = np.iinfo(np.int64).max     # the kernel's ULONG_MAX "not computed"
+NO_ENERGY = np.iinfo(np.int64).max     # "not computed" in the ``energies`` output
+ULONG_MAX = np.int64(-1)               # the kernel's ULONG_MAX in int64 bits (unsigned emulation)
+SIGN_BIT = np.int64(-(2 ** 63))
 
 PD_CPU_START = 0
 PD_CPU_END = 1
@@ -201,12 +208,36 @@ def feec_v50(pd_info, pd_cpus, em_states, em_mode, cap_orig, cap_of, util_avg, u
     return prev_cpu
 
 
+@njit(cache=True, inline="always")
+def _ult(a, b):
+    """``a < b`` of two ``unsigned long`` held in int64 bits."""
+    return (a ^ SIGN_BIT) < (b ^ SIGN_BIT)
+
+
+@njit(cache=True, inline="always")
+def _lsr4(a):
+    """``a >> 4`` of an ``unsigned long`` held in int64 bits (logical shift)."""
+    return (a >> 4) & 0x0FFFFFFFFFFFFFFF
+
+
+@njit(cache=True, inline="always")
+def _store_delta(v):
+    """An ``unsigned long`` delta for the ``energies`` output: ULONG_MAX -> NO_ENERGY, else its bits
+    as a signed value (a wrapped negative delta shows as negative)."""
+    return NO_ENERGY if v == ULONG_MAX else v
+
+
 @njit(cache=True)
 def feec_v54(pd_info, pd_cpus, em_states, em_mode, cap_orig, cap_of, util_avg, util_est, task_util,
              task_ue, prev_cpu, allowed, work, energies):
-    """v5.4 (eb92692b2544) ``find_energy_efficient_cpu()``; ``energies`` gets (prev_delta, best_delta, base)."""
-    prev_delta = NO_ENERGY
-    best_delta = NO_ENERGY
+    """v5.4 (eb92692b2544) ``find_energy_efficient_cpu()``; ``energies`` gets (prev_delta, best_delta, base).
+
+    Ledger eas-v5.4: the deltas are ``unsigned long`` (a negative delta wraps to a huge value,
+    so it never beats a computed one), and the max-spare CPU is not re-costed when it is
+    prev (4892f51ad54d).
+    """
+    prev_delta = ULONG_MAX
+    best_delta = ULONG_MAX
     base_energy = 0
     best_cpu = prev_cpu
     for pd in range(pd_info.shape[0]):
@@ -227,24 +258,121 @@ def feec_v54(pd_info, pd_cpus, em_states, em_mode, cap_orig, cap_of, util_avg, u
             if cpu == prev_cpu:
                 prev_delta = _pd_energy_v5(pd_info, pd_cpus, em_states, em_mode, pd, prev_cpu, prev_cpu,
                                            util_avg, util_est, task_util, task_ue, cap_orig, work) - base_pd
-                if prev_delta < best_delta:
+                if _ult(prev_delta, best_delta):
                     best_delta = prev_delta
             spare = cap - util
             if spare > max_spare:
                 max_spare = spare
                 msc = cpu
-        if msc >= 0:
+        if msc >= 0 and msc != prev_cpu:
             cur = _pd_energy_v5(pd_info, pd_cpus, em_states, em_mode, pd, prev_cpu, msc, util_avg, util_est,
                                 task_util, task_ue, cap_orig, work) - base_pd
-            if cur < best_delta:
+            if _ult(cur, best_delta):
                 best_delta = cur
                 best_cpu = msc
-    energies[0] = prev_delta
-    energies[1] = best_delta
+    energies[0] = _store_delta(prev_delta)
+    energies[1] = _store_delta(best_delta)
     energies[2] = base_energy
-    if prev_delta == NO_ENERGY:
+    if prev_delta == ULONG_MAX:
         return best_cpu
-    if (prev_delta - best_delta) > ((prev_delta + base_energy) >> 4):
+    if _ult(_lsr4(prev_delta + base_energy), prev_delta - best_delta):
+        return best_cpu
+    return prev_cpu
+
+
+@njit(cache=True, inline="always")
+def _pd_energy_v514(pd_info, pd_cpus, em_states, em_mode, pd, task_cpu, dst_cpu, util_avg, util_est,
+                    task_util, task_ue, cap_orig, work):
+    """v5.14 - v5.19 ``compute_energy(p, dst_cpu, pd)`` (0372e1cf70c2): the destination's busy
+    time is ``cpu_util_next(cpu, p, -1) + task_util_est(p)``, its frequency util
+    ``cpu_util_next(cpu, p, dst_cpu)`` (CFS only, no uclamp)."""
+    scale = pd_info[pd, PD_SCALE_CPU]
+    max_util = 0
+    sum_util = 0
+    tue = task_util if task_util > task_ue else task_ue
+    for j in range(pd_info[pd, PD_CPU_START], pd_info[pd, PD_CPU_END]):
+        cpu = pd_cpus[j]
+        u_freq = cpu_util_next(cpu, task_cpu, dst_cpu, util_avg, util_est, task_util, task_ue, cap_orig)
+        work[1] += 1
+        u_run = u_freq
+        if cpu == dst_cpu:
+            u_run = cpu_util_next(cpu, task_cpu, -1, util_avg, util_est, task_util, task_ue, cap_orig) + tue
+            work[1] += 1
+        if u_run > scale:          # effective_cpu_util(ENERGY_UTIL): max when util >= max
+            u_run = scale
+        if u_freq > scale:
+            u_freq = scale
+        sum_util += u_run
+        if u_freq > max_util:
+            max_util = u_freq
+    work[0] += 1
+    return em_cpu_energy(pd_info, em_states, em_mode, pd, max_util, sum_util, scale)
+
+
+@njit(cache=True)
+def feec_v514(pd_info, pd_cpus, em_states, em_mode, cap_orig, cap_of, util_avg, util_est, task_util,
+              task_ue, prev_cpu, allowed, work, energies):
+    """v5.14 - v5.19 ``find_energy_efficient_cpu()`` (ledger eas-v5.14: 8d4c97c105ca, 619e090c8e40).
+
+    The base energy is computed only for perf domains with a candidate; prev is kept out of
+    the max-spare race; a delta below the domain's base returns prev at once. Margin 1/16 of
+    (prev delta + base) as in v5.4. ``energies`` gets (prev_delta, best_delta, base).
+    """
+    prev_delta = ULONG_MAX
+    best_delta = ULONG_MAX
+    base_energy = 0
+    best_cpu = prev_cpu
+    for pd in range(pd_info.shape[0]):
+        max_spare = 0
+        msc = -1
+        compute_prev = False
+        for j in range(pd_info[pd, PD_CPU_START], pd_info[pd, PD_CPU_END]):
+            cpu = pd_cpus[j]
+            if not allowed[cpu]:
+                continue
+            util = cpu_util_next(cpu, prev_cpu, cpu, util_avg, util_est, task_util, task_ue, cap_orig)
+            work[1] += 1
+            cap = cap_of[cpu]
+            spare = cap - util if cap > util else 0        # lsub_positive
+            if not fits_capacity(util, cap):
+                continue
+            if cpu == prev_cpu:
+                compute_prev = True
+            elif spare > max_spare:
+                max_spare = spare
+                msc = cpu
+        if msc < 0 and not compute_prev:
+            continue
+        base_pd = _pd_energy_v514(pd_info, pd_cpus, em_states, em_mode, pd, prev_cpu, -1, util_avg, util_est,
+                                  task_util, task_ue, cap_orig, work)
+        base_energy += base_pd
+        if compute_prev:
+            e = _pd_energy_v514(pd_info, pd_cpus, em_states, em_mode, pd, prev_cpu, prev_cpu, util_avg,
+                                util_est, task_util, task_ue, cap_orig, work)
+            if e < base_pd:
+                energies[0] = _store_delta(prev_delta)
+                energies[1] = _store_delta(best_delta)
+                energies[2] = base_energy
+                return prev_cpu
+            prev_delta = e - base_pd
+            if _ult(prev_delta, best_delta):
+                best_delta = prev_delta
+        if msc >= 0:
+            e = _pd_energy_v514(pd_info, pd_cpus, em_states, em_mode, pd, prev_cpu, msc, util_avg, util_est,
+                                task_util, task_ue, cap_orig, work)
+            if e < base_pd:
+                energies[0] = _store_delta(prev_delta)
+                energies[1] = _store_delta(best_delta)
+                energies[2] = base_energy
+                return prev_cpu
+            cur = e - base_pd
+            if _ult(cur, best_delta):
+                best_delta = cur
+                best_cpu = msc
+    energies[0] = _store_delta(prev_delta)
+    energies[1] = _store_delta(best_delta)
+    energies[2] = base_energy
+    if prev_delta == ULONG_MAX or _ult(_lsr4(prev_delta + base_energy), prev_delta - best_delta):
         return best_cpu
     return prev_cpu
 
@@ -280,8 +408,12 @@ def _compute_energy_v60(pd_info, pd_cpus, em_states, em_mode, pd, task_cpu, dst_
 
 @njit(cache=True)
 def feec_v60(pd_info, pd_cpus, em_states, em_mode, cap_orig, cap_of, util_avg, util_est, task_util,
-             task_ue, prev_cpu, allowed, work, energies):
-    """6.x ``find_energy_efficient_cpu()`` (b812fc9768e0, 3e8c6c9aac42; current loop without uclamp)."""
+             task_ue, prev_cpu, allowed, work, energies, spare_filter=True):
+    """6.x ``find_energy_efficient_cpu()`` (b812fc9768e0, 3e8c6c9aac42; current loop without uclamp).
+
+    ``spare_filter``: v6.2+ costs the max-spare CPU only when its spare capacity exceeds prev's
+    (ledger eas-v6.2); v6.0/v6.1 always cost it (ledger eas-v6.0).
+    """
     target = prev_cpu
     prev_delta = NO_ENERGY
     best_delta = NO_ENERGY
@@ -344,7 +476,7 @@ def feec_v60(pd_info, pd_cpus, em_states, em_mode, cap_orig, cap_of, util_avg, u
             prev_delta = e - base
             if prev_delta < best_delta:
                 best_delta = prev_delta
-        if msc >= 0 and max_spare > prev_spare:
+        if msc >= 0 and (max_spare > prev_spare or not spare_filter):
             if max_fits < best_fits:
                 continue
             e = _compute_energy_v60(pd_info, pd_cpus, em_states, em_mode, pd, prev_cpu, msc, util_avg, util_est,
@@ -389,8 +521,11 @@ def feec(era, pd_info, pd_cpus, em_states, em_mode, cap_orig, cap_of, util_avg, 
     if era == EAS_V5_4:
         return feec_v54(pd_info, pd_cpus, em_states, em_mode, cap_orig, cap_of, util_avg, util_est, task_util,
                         task_ue, prev_cpu, allowed, work, energies)
+    if era == EAS_V5_14:
+        return feec_v514(pd_info, pd_cpus, em_states, em_mode, cap_orig, cap_of, util_avg, util_est, task_util,
+                         task_ue, prev_cpu, allowed, work, energies)
     return feec_v60(pd_info, pd_cpus, em_states, em_mode, cap_orig, cap_of, util_avg, util_est, task_util,
-                    task_ue, prev_cpu, allowed, work, energies)
+                    task_ue, prev_cpu, allowed, work, energies, era != EAS_V6_0)
 
 
 @njit(cache=True)

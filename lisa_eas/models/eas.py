@@ -9,6 +9,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .._era import eras_of, parse_kernel_version
 from ..energy_model import EnergyModel
 from ..errors import ModelError
 from ..platform import Platform, load_platform
@@ -16,9 +17,20 @@ from ._validate import cpu_index, era_of, int_array, util_array
 
 __all__ = ["EAS_ERAS", "EasDecisions", "cpu_overutilized", "find_energy_efficient_cpu"]
 
-#: Kernel versions where the EAS wake-up changed: v5.0 (first mainline EAS, O(n^2)),
-#: v5.4 (eb92692b2544, O(n) per-domain deltas), v6.0 (no margin; task busy time separate).
-EAS_ERAS: tuple[tuple[int, int], ...] = ((5, 0), (5, 4), (6, 0))
+#: Kernel versions where the EAS wake-up changed (rows ``eas-*`` of the era ledger): v5.0 (first
+#: mainline EAS, O(n^2)), v5.4 (eb92692b2544, O(n) per-domain unsigned deltas), v5.14 (base only
+#: for domains with a candidate, prev out of the max-spare race, early return), v6.0 (no margin;
+#: task busy time separate), v6.2 (max-spare CPU costed only with more spare capacity than prev).
+EAS_ERAS: tuple[tuple[int, int], ...] = eras_of("eas")
+
+
+def eas_kernel_era(version) -> int:
+    """The ``lisa_eas._kernels.eas`` era code (``EAS_*``) of kernel ``version``."""
+    from .._kernels import eas as ke
+
+    v = era_of(version, EAS_ERAS, "the mainline EAS wake-up")
+    return {(5, 0): ke.EAS_V5_0, (5, 4): ke.EAS_V5_4, (5, 14): ke.EAS_V5_14, (6, 0): ke.EAS_V6_0,
+            (6, 2): ke.EAS_V6_2}[v]
 
 
 @dataclass(frozen=True)
@@ -40,7 +52,7 @@ class EasDecisions:
     cpu_util_computations : ndarray of int
         Number of ``cpu_util_next`` computations.
     era : str
-        The modeled era (``"v5.0"``, ``"v5.4"`` or ``"v6.0"``).
+        The modeled era (``"v5.0"``, ``"v5.4"``, ``"v5.14"``, ``"v6.0"`` or ``"v6.2"``).
     """
 
     cpu: np.ndarray
@@ -90,7 +102,10 @@ def find_energy_efficient_cpu(platform, util_avg, task_util, prev_cpu, *, util_e
     util_est : array like ``util_avg``, optional
         CPUs' ``util_est.enqueued`` (default 0).
     task_util_est : int or array, optional
-        ``_task_util_est(p)`` (default 0).
+        ``_task_util_est(p)`` (default 0). Before v5.13 the kernel returns it with the
+        ``UTIL_AVG_UNCHANGED`` flag (bit 0) set (ledger util_est-v4.17), so the model sets that
+        bit: ``task_util_est(p)`` is then never 0 and the "no utilization, stay on prev"
+        early exit cannot happen in those kernels.
     allowed : bool array like ``util_avg``, optional
         ``p->cpus_ptr`` (default all CPUs).
     capacity : array of int, optional
@@ -152,12 +167,14 @@ def find_energy_efficient_cpu(platform, util_avg, task_util, prev_cpu, *, util_e
         cap_of = util_array(capacity, "capacity")
         if cap_of.shape != (n_cpus,):
             raise ModelError(f"capacity must have one value per CPU ({n_cpus}), got shape {cap_of.shape}")
-    code = EAS_ERAS.index(v)
+    code = eas_kernel_era(era)
+    if parse_kernel_version(era) < (5, 13):
+        tue = tue | 1                     # _task_util_est() | UTIL_AVG_UNCHANGED (ledger util_est-v4.17)
     if isinstance(overutilized, str):
         if overutilized != "auto":
             raise ModelError(f"overutilized must be a bool, an array of bools or 'auto', got {overutilized!r}")
         cpu_util = np.minimum(np.maximum(ua, ue), cap_orig[None, :])
-        if code == 0:
+        if v < (5, 4):
             ou = (cap_of[None, :] * 1024 < cpu_util * 1280).any(axis=1)
         else:
             ou = ~(cpu_util * 1280 < cap_of[None, :] * 1024).all(axis=1)
@@ -185,4 +202,4 @@ def cpu_overutilized(util, capacity, era="v5.4") -> bool:
     v = era_of(era, EAS_ERAS, "cpu_overutilized")
     u = int(util_array(util, "util", ndim=(0,)))
     c = int(util_array(capacity, "capacity", ndim=(0,)))
-    return bool(ke.cpu_overutilized(u, c, EAS_ERAS.index(v)))
+    return bool(ke.cpu_overutilized(u, c, ke.EAS_V5_0 if v < (5, 4) else ke.EAS_V5_4))
