@@ -118,6 +118,9 @@ ERA_LEDGER: tuple[EraChange, ...] = (
     EraChange("eas-v6.2", "eas", (6, 2), "sched/fair: Check if prev_cpu has highest spare cap in feec()",
               "find_energy_efficient_cpu", "the max-spare CPU is costed only when its spare capacity "
               "exceeds prev's (max_spare_cap > prev_spare_cap); util_fits_cpu()", "audit"),
+    EraChange("eas-v6.5", "eas", (6, 5), "7d0583cf9ec7 sched/fair, cpufreq: Introduce 'runnable boosting'",
+              "eenv_pd_max_util, cpu_util", "the OPP estimate uses cpu_util(cpu, p, dst, 1): util_avg raised to "
+              "runnable_avg", "recalled"),
     # ------------------------------------------------------------------ Energy Model
     EraChange("em-v5.0", "em", (5, 0), "27871f7a8a34 PM: Introduce an Energy Model management framework",
               "em_pd_energy", "cost = fmax * power / freq (mW); freq = 1.25 fmax max_util / scale_cpu"),
@@ -163,6 +166,9 @@ ERA_LEDGER: tuple[EraChange, ...] = (
     EraChange("schedutil-v5.16", "schedutil", (5, 16), "1f39fa0dccff cpufreq: Introducing CPUFREQ_RELATION_E",
               "cpufreq_driver_resolve_freq", "RELATION_LE: inefficient OPPs skipped; the efficient OPP may "
               "lie above policy->max"),
+    EraChange("schedutil-v6.5", "schedutil", (6, 5), "7d0583cf9ec7 sched/fair, cpufreq: Introduce 'runnable "
+              "boosting'", "sugov_get_util, cpu_util_cfs_boost", "the CPU's CFS util is max(util_avg, runnable_avg, "
+              "util_est)", "recalled"),
     EraChange("schedutil-v6.8", "schedutil", (6, 8), "9c0b4bb7f630", "sugov_effective_cpu_perf",
               "headroom applied with the uclamp/DL/IRQ floor, clamped to the CPU capacity"),
     EraChange("schedutil-v6.9", "schedutil", (6, 9), "(cpufreq_is_in_limits)", "cpufreq_table_find_index_l",

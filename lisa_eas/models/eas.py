@@ -30,7 +30,7 @@ def eas_kernel_era(version) -> int:
 
     v = era_of(version, EAS_ERAS, "the mainline EAS wake-up")
     return {(5, 0): ke.EAS_V5_0, (5, 4): ke.EAS_V5_4, (5, 14): ke.EAS_V5_14, (6, 0): ke.EAS_V6_0,
-            (6, 2): ke.EAS_V6_2}[v]
+            (6, 2): ke.EAS_V6_2, (6, 5): ke.EAS_V6_2}[v]
 
 
 @dataclass(frozen=True)
@@ -85,7 +85,8 @@ def _energy_model(platform, era, energy_model):
 
 def find_energy_efficient_cpu(platform, util_avg, task_util, prev_cpu, *, util_est=None, task_util_est=None,
                               allowed=None, capacity=None, overutilized=False, era="v5.4",
-                              energy_model: EnergyModel | None = None) -> EasDecisions:
+                              energy_model: EnergyModel | None = None, util_rt=None, util_dl=None, bw_dl=None,
+                              util_irq=None, thermal_pressure=None, runnable_avg=None) -> EasDecisions:
     """Model the EAS wake-up decision of ``era`` for one or many wake-ups.
 
     Parameters
@@ -115,6 +116,23 @@ def find_energy_efficient_cpu(platform, util_avg, task_util, prev_cpu, *, util_e
         ``cpu_overutilized`` rule.
     era : str
         Kernel version, e.g. "v5.0", "v5.4", "v6.6".
+    util_rt, util_dl, bw_dl, util_irq : array like ``util_avg``, optional
+        Each CPU's ``cpu_util_rt``, ``cpu_util_dl``, ``cpu_bw_dl`` and ``cpu_util_irq`` (default
+        absent): the energy estimate then uses ``effective_cpu_util()`` (v5.0 ENERGY_UTIL for
+        both OPP and busy time; v5.4 - v6.7 FREQUENCY_UTIL for the OPP, with the DL bandwidth;
+        v6.8 the ``sugov_effective_cpu_perf`` floor ``irq + bw_dl``), and v6.x scales the task's
+        busy time by prev's IRQ pressure. ``capacity_of`` stays the ``capacity`` input (give
+        ``arch_scale_cpu_capacity`` minus the RT/DL/IRQ/thermal averages, as the kernel's
+        ``scale_rt_capacity`` does). Modelled as with CONFIG_UCLAMP_TASK=y and no clamps: a
+        runnable RT task does not force the maximum.
+    thermal_pressure : array like ``util_avg``, optional
+        ``arch_scale_thermal_pressure(cpu)`` (``hw_pressure`` from v6.10): from v5.14 the EM
+        caps the OPP at the capacity left (``allowed_cpu_cap``, ledger em-v5.14), from v6.0 the
+        energy environment also caps max util and the busy time (``cpu_thermal_cap``).
+        Ignored before v5.14.
+    runnable_avg : array like ``util_avg``, optional
+        Each CPU's ``cfs_rq->avg.runnable_avg``; from v6.5 (runnable boosting, ledger eas-v6.5)
+        the OPP estimate uses ``max(util_avg, runnable_avg)``. Ignored before v6.5.
 
     Returns
     -------
@@ -168,6 +186,28 @@ def find_energy_efficient_cpu(platform, util_avg, task_util, prev_cpu, *, util_e
         if cap_of.shape != (n_cpus,):
             raise ModelError(f"capacity must have one value per CPU ({n_cpus}), got shape {cap_of.shape}")
     code = eas_kernel_era(era)
+    full = parse_kernel_version(era)
+    extra = None
+    inputs = {"util_rt": util_rt, "util_dl": util_dl, "bw_dl": bw_dl, "util_irq": util_irq,
+              "thermal_pressure": thermal_pressure, "runnable_avg": runnable_avg}
+    if any(v_ is not None for v_ in inputs.values()):
+        extra = np.zeros((n, ke.X_SIZE, n_cpus), dtype=np.int64)
+        rows = {"util_rt": ke.X_RT, "util_dl": ke.X_DL, "bw_dl": ke.X_BW_DL, "util_irq": ke.X_IRQ,
+                "thermal_pressure": ke.X_THERMAL, "runnable_avg": ke.X_RUNNABLE}
+        for name, value in inputs.items():
+            if value is None:
+                continue
+            if name == "thermal_pressure" and full < (5, 14):
+                continue                        # the EM has no allowed_cpu_cap before v5.14
+            if name == "runnable_avg" and full < (6, 5):
+                continue                        # no runnable boosting before v6.5 (ledger eas-v6.5)
+            extra[:, rows[name], :] = per_cpu(value, name, 0)
+        th = extra[:, ke.X_THERMAL, :]
+        if (th >= cap_orig[None, :]).any():
+            i, c = (int(x) for x in np.argwhere(th >= cap_orig[None, :])[0])
+            raise ModelError(f"thermal_pressure[{i}, {c}] = {th[i, c]} leaves no capacity on CPU {c} "
+                             f"(capacity {cap_orig[c]}); it must be below the CPU's capacity")
+        extra = np.ascontiguousarray(extra)
     if parse_kernel_version(era) < (5, 13):
         tue = tue | 1                     # _task_util_est() | UTIL_AVG_UNCHANGED (ledger util_est-v4.17)
     if isinstance(overutilized, str):
@@ -185,8 +225,12 @@ def find_energy_efficient_cpu(platform, util_avg, task_util, prev_cpu, *, util_e
     out_cpu = np.empty(n, dtype=np.int64)
     out_energy = np.empty((n, 3), dtype=np.int64)
     out_work = np.empty((n, 2), dtype=np.int64)
-    ke.feec_batch(code, arr["pd_info"], arr["pd_cpus"], arr["em_states"], arr["em_mode"], cap_orig, cap_of, ua, ue,
-                  tu, tue, prev, allowed_arr, ou, out_cpu, out_energy, out_work)
+    if extra is None:
+        ke.feec_batch(code, arr["pd_info"], arr["pd_cpus"], arr["em_states"], arr["em_mode"], cap_orig, cap_of, ua,
+                      ue, tu, tue, prev, allowed_arr, ou, out_cpu, out_energy, out_work)
+    else:
+        ke.feec_batch(code, arr["pd_info"], arr["pd_cpus"], arr["em_states"], arr["em_mode"], cap_orig, cap_of, ua,
+                      ue, tu, tue, prev, allowed_arr, ou, out_cpu, out_energy, out_work, extra)
     none = out_energy == ke.NO_ENERGY
     energies = out_energy.astype(np.float64)
     energies[none] = np.nan

@@ -186,7 +186,7 @@ def schedutil_next_freq(util: int, freqs_khz, *, capacity: int = 1024, era="v6.9
 def schedutil_run(times_ns, util_avg, freqs_khz, *, util_est=None, cpu=None, capacity: int = 1024, era="v6.9",
                   rate_limit_us: int = 1000, iowait=None, went_idle=None, ramp_boost: bool = False, costs=None,
                   tick_ns: int = 4_000_000, fmin: int | None = None, fmax: int | None = None,
-                  inefficient=None, util_rt=None) -> np.ndarray:
+                  inefficient=None, util_rt=None, runnable_avg=None) -> np.ndarray:
     """Drive one schedutil policy through a sequence of ``cpufreq_update_util()`` calls.
 
     Parameters
@@ -212,6 +212,10 @@ def schedutil_run(times_ns, util_avg, freqs_khz, *, util_est=None, cpu=None, cap
     util_rt : array of int like ``util_avg``, optional
         Each CPU's RT utilization (``rq->avg_rt.util_avg``), added after
         ``max(util_avg, util_est)`` as ``effective_cpu_util()`` does (default none).
+    runnable_avg : array of int like ``util_avg``, optional
+        Each CPU's ``cfs_rq->avg.runnable_avg``: from v6.5 (runnable boosting, ledger
+        schedutil-v6.5) the CFS utilization is ``max(util_avg, runnable_avg, util_est)``.
+        Ignored before v6.5; not combined with the RFC ramp boost (a v5.4-era patch).
 
     Returns
     -------
@@ -262,6 +266,16 @@ def schedutil_run(times_ns, util_avg, freqs_khz, *, util_est=None, cpu=None, cap
     tick = int_scalar(tick_ns, "tick_ns", lo=1)
     lo = int(f[0]) if fmin is None else int_scalar(fmin, "fmin", lo=0)
     hi = int(f[-1]) if fmax is None else int_scalar(fmax, "fmax", lo=lo)
+    if runnable_avg is not None:
+        ra = int_array(runnable_avg, "runnable_avg", ndim=(1, 2), lo=0, hi=1024)
+        ra = ra[:, None] if ra.ndim == 1 else ra
+        if ra.shape != ua.shape:
+            raise ModelError(f"runnable_avg must have the shape of util_avg {ua.shape}, got {ra.shape}")
+        if v >= (6, 5):
+            if ramp_boost:
+                raise ModelError("runnable_avg (runnable boosting, v6.5+) cannot be combined with ramp_boost=True "
+                                 "(the RFC ramp boost is a v5.4-era patch); drop one of them")
+            ua = np.ascontiguousarray(np.maximum(ua, ra))     # cpu_util_cfs_boost()
     rt = None
     if util_rt is not None:
         rt = int_array(util_rt, "util_rt", ndim=(1, 2), lo=0, hi=1024)
