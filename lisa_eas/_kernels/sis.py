@@ -9,7 +9,7 @@ the SIS_PROP depth in ``select_idle_cpu()`` (v4.x-v5.11 and v5.12+ forms; remove
 Modes (rows ``sis-*`` of the era ledger ``lisa_eas._era.ERA_LEDGER``): ``SIS_V4_0`` (up to
 v5.5: target, prev, recent, whole-LLC idle-core search, ``select_idle_cpu`` over the LLC span
 from target with ``if (!--nr)`` counted before the affinity test, ``select_idle_smt(target)``),
-``SIS_V4`` (v5.6 - v5.11: the same over LLC & ``p->cpus_ptr``, 60588bfa223f), ``SIS_V5_12``
+``SIS_V4`` (v5.6 - v5.11: the same over LLC & ``p->cpus_ptr``, 60588bfa223f), ``SIS_V5_12_14``
 (v5.12 - v5.14 merged loop starting at target, idle cores searched in the same loop,
 ``select_idle_smt(prev)`` before it) and ``SIS_V5_15`` (v5.15+: the merged loop starts at
 target + 1, 56498cfb045d). ``if (!--nr)`` and ``if (--nr <= 0)`` stop alike for nr >= 1.
@@ -22,10 +22,13 @@ from numba import njit
 
 from .eas import fits_capacity
 
-SIS_V4 = 0        # ledger sis-v5.6 (v5.6 - v5.11)
-SIS_V5_15 = 1     # ledger sis-v5.15 (v5.15+: merged loop from target + 1)
-SIS_V5_12 = 2     # ledger sis-v5.12 (v5.12 - v5.14: merged loop from target)
-SIS_V4_0 = 3      # ledger sis-v4.0 (up to v5.5: depth spent on CPUs the task may not use)
+SIS_V4 = 0          # ledger sis-v5.6 (v5.6 - v5.11)
+SIS_V5_15 = 1       # ledger sis-v5.15 (v5.15+: merged loop from target + 1)
+SIS_V5_12_14 = 2    # ledger sis-v5.12 (v5.12 - v5.14: merged loop from target)
+SIS_V4_0 = 3        # ledger sis-v4.0 (up to v5.5: depth spent on CPUs the task may not use)
+#: The simulator's name for "the merged loop" (lisa_eas/sim/_engine.py maps every era >= v5.12
+#: to it). It is the v5.15+ form (from target + 1); v5.12 - v5.14 need SIS_V5_12_14.
+SIS_V5_12 = SIS_V5_15
 
 PATH_TARGET = 0
 PATH_PREV = 1

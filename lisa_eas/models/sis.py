@@ -33,7 +33,7 @@ def sis_kernel_mode(version) -> int:
     if v < (5, 12):
         return ks.SIS_V4
     if v < (5, 15):
-        return ks.SIS_V5_12
+        return ks.SIS_V5_12_14
     return ks.SIS_V5_15
 #: Names of the rules that chose the CPU (``SisDecisions.path``).
 SIS_PATHS = ("target", "prev", "recent_used_cpu", "idle_core", "idle_cpu", "idle_smt", "fallback_target",
