@@ -11,9 +11,6 @@ from __future__ import annotations
 import pathlib
 import re
 
-import numpy as np
-import pytest
-
 from lisa_eas._era import ERA_LEDGER, eras_of, ledger_row
 from lisa_eas.models import (find_energy_efficient_cpu, pelt_config, pelt_timeline, schedutil_next_freq,
                              schedutil_run, schedutil_tables, select_idle_sibling)

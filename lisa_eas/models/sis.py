@@ -15,10 +15,11 @@ from ._validate import cpu_index, era_of, int_array, int_scalar
 
 __all__ = ["SIS_ERAS", "SIS_PATHS", "SisDecisions", "select_idle_sibling", "sis_prop_nr", "sis_util_nr_scan"]
 
-#: v4.x loop order (< v5.12; depth counted on disallowed CPUs before v5.6), the asymmetric-capacity scan (v5.7+, b7a331615d25) taken after the
+#: Rows ``sis-*`` of the era ledger: v4.x loop order (< v5.12; depth counted on disallowed CPUs
+#: before v5.6), the asymmetric-capacity scan (v5.7+, b7a331615d25) taken after the
 #: target/prev/recent checks with ``asym_fits_capacity`` (v5.10+, b4c9c9f15649), the merged
-#: idle-core/idle-CPU loop (v5.12+, from target + 1 in v5.15+), SIS_PROP on wake_avg_idle (v5.14+), SIS_UTIL (v6.0+;
-#: SIS_PROP removed in v6.7).
+#: idle-core/idle-CPU loop (v5.12+, from target + 1 in v5.15+), SIS_PROP on wake_avg_idle
+#: (v5.14+), SIS_UTIL (v6.0+; SIS_PROP removed in v6.7).
 SIS_ERAS: tuple[tuple[int, int], ...] = eras_of("sis")
 
 
