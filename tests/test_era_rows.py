@@ -62,6 +62,17 @@ def test_pelt_v4_11_tables_are_the_kernels():
     assert pelt_config("v4.12")[kp.CFG_OLD_UPDATE] == 0
 
 
+def test_pelt_v5_7_runnable_avg_without_weight():
+    """kernel/sched/pelt.c v5.6 ___update_load_avg: runnable_load_avg = runnable_weight *
+    runnable_load_sum / divider; v5.7 (9f68395333ad): runnable_sum accrues runnable << 10 and
+    runnable_avg = runnable_sum / divider. A weight-335 task runs 0 to 1.5 ms: contrib 1442
+    (test above), divider 47742 - 1024 + 440 = 47158. v5.6: 335 * 1442 / 47158 = 10;
+    v5.7: (1442 << 10) / 47158 = 31."""
+    t = [0, 1_500_000]
+    assert pelt_timeline(t, [2, 0], era="v5.6", weight=335).runnable_avg.iloc[-1] == 10
+    assert pelt_timeline(t, [2, 0], era="v5.7", weight=335).runnable_avg.iloc[-1] == 31
+
+
 # --------------------------------------------------------------------------------- util_est
 
 
@@ -306,6 +317,7 @@ PINNED = {
     "schedutil-v6.9": test_schedutil_efficient_opp_above_policy_max_until_v6_9,
     "ondemand-v5.16": test_ondemand_relation_ce_from_v5_16,
     "pelt-v4.11": test_pelt_v4_11_tables_are_the_kernels,
+    "pelt-v5.7": test_pelt_v5_7_runnable_avg_without_weight,
     "util_est-v4.17": test_feec_zero_util_early_exit_only_from_v5_13,
     "schedutil-v5.14": test_schedutil_map_util_perf_rounds_differently_from_v5_14,
 }
@@ -332,7 +344,7 @@ COVERED_ELSEWHERE = {
 }
 
 #: Rows without a discriminating before/after test yet (the remaining work of issue 17 §3).
-NOT_YET_PINNED = {"pelt-v4.15", "pelt-v5.7", "eas-v5.0", "em-v5.15", "sis-v4.0", "sis-v5.7",
+NOT_YET_PINNED = {"pelt-v4.15", "eas-v5.0", "em-v5.15", "sis-v4.0", "sis-v5.7",
                   "sis-v5.12", "sis-v5.14", "sis-v6.7", "ondemand-v4.14"}
 
 
