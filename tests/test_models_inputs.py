@@ -99,3 +99,40 @@ def test_schedutil_runnable_boosting_from_v6_5():
     assert schedutil_run([0], [100], f, capacity=cap, era="v6.4", runnable_avg=[400]).tolist() == [500000]
     with pytest.raises(ModelError, match="runnable_avg"):
         schedutil_run([0], [100], f, capacity=cap, era="v6.5", runnable_avg=[400, 1])
+
+
+@pytest.mark.parametrize("era", ["v5.0", "v5.4", "v5.14", "v6.1", "v6.2", "v6.6", "v6.8", "v6.9"])
+def test_inputs_kernel_matches_twin(era):
+    """The numba kernel with RT/DL/IRQ, thermal pressure and runnable_avg against ref_eas, which
+    applies them with its own era rules and its own Energy Model."""
+    from lisa_eas import load_platform
+    from reference import ref_eas
+
+    plat = load_platform("hikey960")
+    n_cpus = plat.nr_cpus
+    cap = [0] * n_cpus
+    for pd in plat.perf_domains:
+        for c in pd.cpus:
+            cap[c] = pd.cpu_capacity_max
+    rng = np.random.default_rng(abs(hash(era)) % 2**32)
+    n = 150
+    ua = rng.integers(0, 500, (n, n_cpus))
+    ue = rng.integers(0, 500, (n, n_cpus)) * rng.integers(0, 2, (n, n_cpus))
+    tu = rng.integers(0, 400, n)
+    tue = rng.integers(0, 400, n)
+    prev = rng.integers(0, n_cpus, n)
+    xs = {"rt": rng.integers(0, 300, (n, n_cpus)), "dl": rng.integers(0, 100, (n, n_cpus)),
+          "bw_dl": rng.integers(0, 60, (n, n_cpus)), "irq": rng.integers(0, 80, (n, n_cpus)),
+          "thermal": rng.integers(0, 300, (n, n_cpus)), "runnable": rng.integers(0, 900, (n, n_cpus))}
+    r = find_energy_efficient_cpu(plat, ua, tu, prev, util_est=ue, task_util_est=tue, era=era, util_rt=xs["rt"],
+                                  util_dl=xs["dl"], bw_dl=xs["bw_dl"], util_irq=xs["irq"],
+                                  thermal_pressure=xs["thermal"], runnable_avg=xs["runnable"])
+    version = tuple(int(v) for v in era[1:].split("."))
+    for i in range(n):
+        cpu, energies, evals, calls = ref_eas.feec_version(
+            version, plat, ua[i], ue[i], int(tu[i]), int(tue[i]), int(prev[i]), [True] * n_cpus, cap,
+            inputs={k: v[i] for k, v in xs.items()})
+        assert r.cpu[i] == cpu, i
+        for g, e in zip((r.prev_energy[i], r.best_energy[i]), energies[:2]):
+            assert (np.isnan(g) and e is None) or g == e, i
+        assert r.pd_evaluations[i] == evals, i

@@ -99,6 +99,56 @@ class Wakeup:
         est = self.util_est[cpu] + (self.task_ue if dst == cpu else 0)
         return min(max(util, est), self.cap_orig[cpu])
 
+    # ------------------------------------------------ optional inputs (self.x: dict of per-CPU lists)
+    x = None
+
+    def xv(self, key, cpu):
+        return self.x[key][cpu] if self.x and key in self.x else 0
+
+    def energy_util(self, cpu, u, scale):
+        """effective_cpu_util(cpu, u, ENERGY_UTIL, NULL): cfs + rt + dl, irq-scaled, max at scale."""
+        irq = self.xv("irq", cpu)
+        if irq >= scale:
+            return scale
+        util = u + self.xv("rt", cpu)
+        if util + self.xv("dl", cpu) >= scale:
+            return scale
+        util += self.xv("dl", cpu)
+        return min(scale, irq + util * (scale - irq) // scale)
+
+    def freq_util(self, cpu, u, scale):
+        """effective_cpu_util(cpu, u, FREQUENCY_UTIL, p), uclamp built in, no clamps."""
+        irq = self.xv("irq", cpu)
+        if irq >= scale:
+            return scale
+        util = u + self.xv("rt", cpu)
+        if util + self.xv("dl", cpu) >= scale:
+            return scale
+        return min(scale, irq + util * (scale - irq) // scale + self.xv("bw_dl", cpu))
+
+    def perf_util_v68(self, cpu, u, scale):
+        """v6.8 sugov_effective_cpu_perf(effective_cpu_util(cpu, u, &min, &max))."""
+        irq = self.xv("irq", cpu)
+        if irq >= scale:
+            return scale
+        util = u + self.xv("rt", cpu) + self.xv("dl", cpu)
+        util = scale if util >= scale else irq + util * (scale - irq) // scale
+        return max(irq + self.xv("bw_dl", cpu), min(scale, util + (util >> 2)))
+
+    def thermal_cap(self, pd):
+        return pd.scale_cpu - self.xv("thermal", min(pd.cpus))
+
+    def cpu_util_boost(self, cpu, dst):
+        """v6.5 cpu_util(cpu, p, dst, 1): util_avg raised to runnable_avg first."""
+        self.util_calls += 1
+        util = max(self.util_avg[cpu], self.xv("runnable", cpu))
+        if self.prev == cpu and dst != cpu:
+            util = max(util - self.task_util, 0)
+        elif self.prev != cpu and dst == cpu:
+            util += self.task_util
+        est = self.util_est[cpu] + (self.task_ue if dst == cpu else 0)
+        return min(max(util, est), self.cap_orig[cpu])
+
     def pd_energy(self, pd, max_util, sum_util, cap=None):
         self.pd_evals += 1
         return pd.cpu_energy(max_util, sum_util, cap)
@@ -107,7 +157,7 @@ class Wakeup:
     def compute_energy_v50(self, dst):
         energy = 0
         for pd in self.pds:
-            utils = [min(self.cpu_util_next(c, dst), pd.scale_cpu) for c in sorted(pd.cpus)]
+            utils = [self.energy_util(c, self.cpu_util_next(c, dst), pd.scale_cpu) for c in sorted(pd.cpus)]
             energy += self.pd_energy(pd, max(utils), sum(utils))
         return energy
 
@@ -142,8 +192,9 @@ class Wakeup:
 
     # ---------------------------------------------------------------- v5.4
     def compute_energy_v54(self, dst, pd):
-        utils = [min(self.cpu_util_next(c, dst), pd.scale_cpu) for c in sorted(pd.cpus)]
-        return self.pd_energy(pd, max(utils), sum(utils))
+        raw = [(c, self.cpu_util_next(c, dst)) for c in sorted(pd.cpus)]
+        busy = sum(self.energy_util(c, u, pd.scale_cpu) for c, u in raw)
+        return self.pd_energy(pd, max(self.freq_util(c, u, pd.scale_cpu) for c, u in raw), busy)
 
     def feec_v54_unsigned(self):
         """v5.4 fair.c: unsigned long deltas; ``max_spare_cap_cpu != prev_cpu`` (4892f51ad54d)."""
@@ -186,9 +237,9 @@ class Wakeup:
             u_run = u_freq
             if c == dst:
                 u_run = self.cpu_util_next(c, -1) + max(self.task_util, self.task_ue)
-            sum_util += min(u_run, pd.scale_cpu)
-            max_util = max(max_util, min(u_freq, pd.scale_cpu))
-        return self.pd_energy(pd, max_util, sum_util)
+            sum_util += self.energy_util(c, u_run, pd.scale_cpu)
+            max_util = max(max_util, self.freq_util(c, u_freq, pd.scale_cpu))
+        return self.pd_energy(pd, max_util, sum_util, self.thermal_cap(pd))
 
     def feec_v514(self):
         """v5.14 fair.c find_energy_efficient_cpu() (8d4c97c105ca, 619e090c8e40)."""
@@ -267,9 +318,11 @@ class Wakeup:
     def compute_energy_v60(self, pd, dst, pd_busy, task_busy, pd_cap, cpu_cap, headroom_here):
         max_util = 0
         for c in sorted(pd.cpus):
-            u = min(self.cpu_util_next(c, dst), pd.scale_cpu)
+            u = self.cpu_util_boost(c, dst) if self.x else self.cpu_util_next(c, dst)
             if headroom_here:                      # sugov_effective_cpu_perf (v6.8+)
-                u = min(u + (u >> 2), pd.scale_cpu)
+                u = self.perf_util_v68(c, u, pd.scale_cpu)
+            else:
+                u = self.freq_util(c, u, pd.scale_cpu)
             max_util = max(max_util, u)
         max_util = min(max_util, cpu_cap)
         busy = pd_busy if dst < 0 else min(pd_cap, pd_busy + task_busy)
@@ -283,10 +336,12 @@ class Wakeup:
         best_cpu = self.prev
         base_energy = 0
         task_busy = max(self.task_util, self.task_ue)
+        pmax, irq = self.cap_orig[self.prev], self.xv("irq", self.prev)
+        task_busy = pmax if irq >= pmax else task_busy * (pmax - irq) // pmax     # scale_irq_capacity
         headroom_here = tuple(self.em.era) >= (6, 8)
         for pd in self.pds:
             cpus = sorted(pd.cpus)
-            cpu_cap = pd.scale_cpu
+            cpu_cap = self.thermal_cap(pd)                   # cpu_thermal_cap
             pd_cap = cpu_cap * len(cpus)
             prev_spare = max_spare = -1
             msc = -1
@@ -306,7 +361,7 @@ class Wakeup:
                     max_spare, msc, max_fits = spare, cpu, fits
             if msc < 0 and prev_spare < 0:
                 continue
-            pd_busy = min(pd_cap, sum(min(self.cpu_util_next(c, -1), cpu_cap) for c in cpus))
+            pd_busy = min(pd_cap, sum(self.energy_util(c, self.cpu_util_next(c, -1), pd.scale_cpu) for c in cpus))
             base = self.compute_energy_v60(pd, -1, pd_busy, task_busy, pd_cap, cpu_cap, headroom_here)
             base_energy += base
             if prev_spare > -1:
@@ -353,12 +408,22 @@ def feec(era, em, util_avg, util_est, task_util, task_ue, prev_cpu, allowed, cap
 
 
 def feec_version(version, platform, util_avg, util_est, task_util, task_ue, prev_cpu, allowed, cap_of,
-                 overutilized=False):
-    """find_energy_efficient_cpu() of kernel ``version`` with this twin's own EM and era rules."""
+                 overutilized=False, inputs=None):
+    """find_energy_efficient_cpu() of kernel ``version`` with this twin's own EM and era rules.
+
+    ``inputs``: optional per-CPU lists "rt", "dl", "bw_dl", "irq", "thermal", "runnable"; thermal
+    pressure only exists for the EM from v5.14, runnable boosting from v6.5."""
     if version < (5, 13):
         task_ue |= 1        # _task_util_est() | UTIL_AVG_UNCHANGED (v5.0 - v5.12 fair.c)
     em = TwinEM(platform, version)
     w = Wakeup(em, util_avg, util_est, task_util, task_ue, prev_cpu, allowed, cap_of)
+    if inputs:
+        x = {k: [int(v) for v in vals] for k, vals in inputs.items()}
+        if version < (5, 14):
+            x.pop("thermal", None)
+        if version < (6, 5):
+            x.pop("runnable", None)
+        w.x = x
     if overutilized:
         return -1, (None, None, 0), 0, 0
     if max(task_util, task_ue) == 0:      # task_util_est(p) == 0
