@@ -168,7 +168,7 @@ def bench_sis():
     oc, orr = np.empty(n, np.int64), np.empty((n, 2), np.int64)
 
     def run():
-        ks.sis_batch(ks.SIS_V5_12, True, idle, allowed, target, prev, recent, hic, nr, llc, core, False, oc, orr)
+        ks.sis_batch(ks.SIS_V5_15, True, idle, allowed, target, prev, recent, hic, nr, llc, core, False, oc, orr)
 
     run()
     t = best_of(run) / n

@@ -1,11 +1,13 @@
-"""Kernel versions ("eras") that select which variant of an algorithm a model follows."""
+"""Kernel versions ("eras") that select which variant of an algorithm a model follows, and the
+era ledger: one row per behaviour change the models follow (:data:`ERA_LEDGER`)."""
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 
 from .errors import ModelError
 
-__all__ = ["parse_kernel_version", "select_era"]
+__all__ = ["ERA_LEDGER", "EraChange", "era_ledger", "eras_of", "ledger_row", "parse_kernel_version", "select_era"]
 
 _VERSION_RE = re.compile(r"^v?(\d+)\.(\d+)(?:[.\-].*)?$")
 
@@ -34,3 +36,176 @@ def select_era(version: str | tuple[int, int], eras: tuple[tuple[int, int], ...]
         first = "v%d.%d" % eras[0]
         raise ModelError(f"{what} does not exist before {first}; got era {version!r}")
     return chosen
+
+
+@dataclass(frozen=True)
+class EraChange:
+    """One behaviour change a model follows: from kernel ``version`` on, ``function`` does ``change``.
+
+    ``key`` (e.g. ``"pelt-v4.13"``) is what the code cites at each era switch. ``commit`` is
+    the mainline commit (abbreviated hash and subject); ``source`` says how the row was
+    established: ``"read"`` (the kernel source of the versions around it was read side by
+    side), ``"audit"`` (from the fidelity audit's reading of the sources) or ``"recalled"``
+    (the commit is recalled, the behaviour checked by the audit's oracle).
+    """
+
+    key: str
+    area: str
+    version: tuple[int, int]
+    commit: str
+    function: str
+    change: str
+    source: str = "audit"
+
+    @property
+    def version_name(self) -> str:
+        return "v%d.%d" % self.version
+
+
+#: Every behaviour change the models follow, oldest first within each area. The models'
+#: ``*_ERAS`` tuples are derived from it (:func:`eras_of`); each era switch in the code cites a key.
+ERA_LEDGER: tuple[EraChange, ...] = (
+    # ------------------------------------------------------------------ PELT
+    EraChange("pelt-v4.11", "pelt", (4, 11), "(earliest modelled)", "__update_load_avg",
+              "old update: finish the current period, decay over periods + 1, add the "
+              "runnable_avg_yN_sum / __accumulated_sum_N32 table sum, each part scaled by its own "
+              "cap_scale; divider LOAD_AVG_MAX; last_update_time = now (sub-1024-ns remainder dropped)"),
+    EraChange("pelt-v4.12", "pelt", (4, 12), "a481db34b9be sched/fair: Optimize ___update_sched_avg()",
+              "accumulate_sum", "three-segment accrual (__accumulate_pelt_segments), last_update_time "
+              "advanced by whole 1024-ns units; divider still LOAD_AVG_MAX"),
+    EraChange("pelt-v4.13", "pelt", (4, 13), "625ed2bf049d sched/cfs: Make util/load_avg more stable",
+              "___update_load_avg", "divider LOAD_AVG_MAX - 1024 + period_contrib"),
+    EraChange("pelt-v4.15", "pelt", (4, 15), "1ea6c46a23f1 sched/fair: Propagate an effective runnable_load_avg",
+              "___update_load_sum", "load/runnable accrue 0/1 and the weight multiplies in the average; "
+              "running and runnable forced to 0 when not loaded", "recalled"),
+    EraChange("pelt-v5.1", "pelt", (5, 1), "23127296889f sched/fair: Update scale invariance of PELT",
+              "update_rq_clock_pelt", "scale invariance moves from the contribution to the rq's PELT clock, "
+              "with lost_idle_time when the rq was saturated"),
+    EraChange("pelt-v5.7", "pelt", (5, 7), "9f68395333ad sched/pelt: Add a new runnable average signal",
+              "___update_load_sum", "runnable_avg (runnable << 10, no weight) replaces runnable_load_avg",
+              "recalled"),
+    # ------------------------------------------------------------------ util_est
+    EraChange("util_est-v4.17", "util_est", (4, 17), "7f65ea42eb00 sched/fair: Add util_est on top of PELT",
+              "util_est_dequeue, _task_util_est", "EWMA w = 1/4 at dequeue, skipped within a 1 % margin; "
+              "UTIL_AVG_UNCHANGED is the LSB of enqueued and _task_util_est() returns "
+              "max(ewma, enqueued) | UTIL_AVG_UNCHANGED (checked in v5.0, v5.4, v5.12), so sums and "
+              "task_util_est(p) carry the flag and task_util_est(p) is never 0"),
+    EraChange("util_est-v5.1", "util_est", (5, 1), "10a35e6812aa", "util_est_dequeue",
+              "no update when the task's util exceeds the CPU capacity", "recalled"),
+    EraChange("util_est-v5.5", "util_est", (5, 5), "b8c96361402a sched/fair/util_est: Implement faster ramp-up "
+              "EWMA on utilization increases", "util_est_dequeue", "ewma = enqueued when it increases"),
+    EraChange("util_est-v5.13", "util_est", (5, 13), "68d7a190682a, b89997aa88f0 (last_enqueued_diff)",
+              "util_est_update, _task_util_est", "flag moves to the MSB and is masked by _task_util_est(); "
+              "enqueued stored inside the margin when it moved by >= UTIL_EST_MARGIN (5.12.y has this as a "
+              "stable backport)"),
+    EraChange("util_est-v6.8", "util_est", (6, 8), "50181c0cff31", "util_est_update",
+              "one field (the EWMA), fast-up always, snap inside the margin, skip when the task waited"),
+    EraChange("util_est-v6.12", "util_est", (6, 12), "sched/fair: Fix util_est (P. Zijlstra, delayed-dequeue "
+              "series, LKML 20240727105028; mainline hash not pinned)", "dequeue_task_fair, util_est_update",
+              "util_est_update() runs before dequeue_entities(): the sample is the util_avg of the task's "
+              "previous PELT update, not the one computed at this dequeue (measured on 6.18 with the "
+              "kernel-signals collector)", "recalled"),
+    # ------------------------------------------------------------------ EAS
+    EraChange("eas-v5.0", "eas", (5, 0), "732cd75b8c92 sched/fair: Select an energy-efficient CPU on task "
+              "wake-up", "find_energy_efficient_cpu, compute_energy", "each candidate costed over every perf "
+              "domain; prev wins unless the best saves more than 1/16 of prev's system energy"),
+    EraChange("eas-v5.4", "eas", (5, 4), "eb92692b2544 sched/fair: Speed-up energy-aware wake-ups; "
+              "4892f51ad54d (prev not re-costed as max-spare)", "find_energy_efficient_cpu",
+              "per-domain base energy and deltas (unsigned long: a negative delta wraps and never wins); "
+              "margin 1/16 of prev delta + base; the max-spare CPU is costed only when it is not prev"),
+    EraChange("eas-v5.14", "eas", (5, 14), "8d4c97c105ca, 619e090c8e40, 0372e1cf70c2",
+              "find_energy_efficient_cpu, compute_energy", "base energy only for domains with a candidate; "
+              "prev out of the max-spare race; a delta below the base returns prev at once; the "
+              "destination's busy time is cpu_util_next(cpu, p, -1) + task_util_est(p)"),
+    EraChange("eas-v6.0", "eas", (6, 0), "b812fc9768e0, 3e8c6c9aac42 (energy env)",
+              "find_energy_efficient_cpu, eenv_pd_busy_time, eenv_pd_max_util", "no margin; the task's "
+              "busy time counted once per domain; the max-spare CPU always costed"),
+    EraChange("eas-v6.2", "eas", (6, 2), "sched/fair: Check if prev_cpu has highest spare cap in feec()",
+              "find_energy_efficient_cpu", "the max-spare CPU is costed only when its spare capacity "
+              "exceeds prev's (max_spare_cap > prev_spare_cap); util_fits_cpu()", "audit"),
+    EraChange("eas-v6.5", "eas", (6, 5), "7d0583cf9ec7 sched/fair, cpufreq: Introduce 'runnable boosting'",
+              "eenv_pd_max_util, cpu_util", "the OPP estimate uses cpu_util(cpu, p, dst, 1): util_avg raised to "
+              "runnable_avg", "recalled"),
+    # ------------------------------------------------------------------ Energy Model
+    EraChange("em-v5.0", "em", (5, 0), "27871f7a8a34 PM: Introduce an Energy Model management framework",
+              "em_pd_energy", "cost = fmax * power / freq (mW); freq = 1.25 fmax max_util / scale_cpu"),
+    EraChange("em-v5.14", "em", (5, 14), "(map_util_perf)", "em_cpu_energy",
+              "max_util = min(map_util_perf(max_util), allowed_cpu_cap)"),
+    EraChange("em-v5.15", "em", (5, 15), "(em_scale_power)", "em_create_perf_table", "power x1000 before cost"),
+    EraChange("em-v5.16", "em", (5, 16), "(EM_PERF_DOMAIN_SKIP_INEFFICIENCIES)", "em_compute_costs, "
+              "em_cpu_energy", "inefficient states flagged and skipped (on by default as soon as cpufreq "
+              "accepts an inefficient frequency)"),
+    EraChange("em-v6.0", "em", (6, 0), "ae6ccaa65038 PM: EM: convert power field to micro-Watts precision",
+              "_get_power", "power in integer uW, no x1000 scaling (v5.19 is still mW x1000)"),
+    EraChange("em-v6.8", "em", (6, 8), "9c0b4bb7f630 sched/cpufreq: Rework schedutil governor performance "
+              "estimation", "em_cpu_energy", "no headroom in the EM; max_util = min(max_util, allowed_cpu_cap)"),
+    EraChange("em-v6.9", "em", (6, 9), "(EM performance field)", "em_cpu_energy",
+              "performance = scale_cpu freq / fmax; cost = 10 power / performance; E = cost * sum_util"),
+    # ------------------------------------------------------------------ select_idle_sibling
+    EraChange("sis-v4.0", "sis", (4, 0), "(earliest modelled)", "select_idle_cpu",
+              "scan of the LLC span from target with if (!--nr) before the affinity test: depth is spent on "
+              "CPUs the task may not use"),
+    EraChange("sis-v5.6", "sis", (5, 6), "60588bfa223f sched/fair: Optimize select_idle_cpu", "select_idle_cpu",
+              "the scan walks LLC & p->cpus_ptr, so depth is spent only on allowed CPUs", "recalled"),
+    EraChange("sis-v5.7", "sis", (5, 7), "b7a331615d25", "select_idle_capacity",
+              "asymmetric-capacity systems scan all CPUs by capacity"),
+    EraChange("sis-v5.10", "sis", (5, 10), "b4c9c9f15649", "select_idle_sibling",
+              "asym: target, prev, recent_used_cpu first when idle and the task fits them"),
+    EraChange("sis-v5.12", "sis", (5, 12), "9fe1f127b913 sched/fair: Merge select_idle_core/cpu()",
+              "select_idle_cpu", "idle cores searched in the same loop as idle CPUs; the loop starts at target"),
+    EraChange("sis-v5.14", "sis", (5, 14), "(SIS_PROP on wake_avg_idle)", "select_idle_cpu",
+              "SIS_PROP depth from this_rq()->wake_avg_idle, no /512"),
+    EraChange("sis-v5.15", "sis", (5, 15), "56498cfb045d; 89aafd67f28c (recent_used_cpu = prev)",
+              "select_idle_cpu", "the LLC scan starts at target + 1"),
+    EraChange("sis-v6.0", "sis", (6, 0), "70fb5ccf2ebb sched/fair: Introduce SIS_UTIL", "update_idle_cpu_scan",
+              "SIS_UTIL depth from the LLC's utilization"),
+    EraChange("sis-v6.7", "sis", (6, 7), "984ffb6a4366", "select_idle_cpu", "SIS_PROP removed"),
+    # ------------------------------------------------------------------ schedutil
+    EraChange("schedutil-v5.0", "schedutil", (5, 0), "(earliest modelled)", "get_next_freq",
+              "map_util_freq: (fmax + fmax/4) util / max; RELATION_L; on a busy hold cached_raw_freq = 0"),
+    EraChange("schedutil-v5.11", "schedutil", (5, 11), "0070ea296239 cpufreq: schedutil: restore cached freq "
+              "when next freq is unchanged", "sugov_update_single", "on a busy hold cached_raw_freq is "
+              "restored to its previous value (5.10.y carries it as a stable backport)", "recalled"),
+    EraChange("schedutil-v5.14", "schedutil", (5, 14), "(map_util_perf)", "get_next_freq",
+              "util += util/4; freq = fmax util / max"),
+    EraChange("schedutil-v5.16", "schedutil", (5, 16), "1f39fa0dccff cpufreq: Introducing CPUFREQ_RELATION_E",
+              "cpufreq_driver_resolve_freq", "RELATION_LE: inefficient OPPs skipped; the efficient OPP may "
+              "lie above policy->max"),
+    EraChange("schedutil-v6.5", "schedutil", (6, 5), "7d0583cf9ec7 sched/fair, cpufreq: Introduce 'runnable "
+              "boosting'", "sugov_get_util, cpu_util_cfs_boost", "the CPU's CFS util is max(util_avg, runnable_avg, "
+              "util_est)", "recalled"),
+    EraChange("schedutil-v6.8", "schedutil", (6, 8), "9c0b4bb7f630", "sugov_effective_cpu_perf",
+              "headroom applied with the uclamp/DL/IRQ floor, clamped to the CPU capacity"),
+    EraChange("schedutil-v6.9", "schedutil", (6, 9), "(cpufreq_is_in_limits)", "cpufreq_table_find_index_l",
+              "an efficient OPP outside [policy->min, policy->max] is dropped: the search is redone "
+              "without efficiencies"),
+    # ------------------------------------------------------------------ ondemand
+    EraChange("ondemand-v4.14", "ondemand", (4, 14), "(earliest modelled)", "od_update",
+              "freq_next = min + load (max - min) / 100, RELATION_C"),
+    EraChange("ondemand-v5.16", "ondemand", (5, 16), "1f39fa0dccff cpufreq: Introducing CPUFREQ_RELATION_E",
+              "od_update", "RELATION_CE: the closest efficient OPP"),
+)
+
+
+def ledger_row(key: str) -> EraChange:
+    """The ledger row ``key`` (``KeyError`` naming the known keys otherwise)."""
+    for row in ERA_LEDGER:
+        if row.key == key:
+            return row
+    raise KeyError(f"no era ledger row {key!r}; rows: {[r.key for r in ERA_LEDGER]}")
+
+
+def eras_of(area: str) -> tuple[tuple[int, int], ...]:
+    """The kernel versions (ascending) where ``area`` changed, from :data:`ERA_LEDGER`."""
+    out = tuple(sorted({r.version for r in ERA_LEDGER if r.area == area}))
+    if not out:
+        raise ModelError(f"no era ledger area {area!r}; areas: {sorted({r.area for r in ERA_LEDGER})}")
+    return out
+
+
+def era_ledger():
+    """The era ledger as a DataFrame (one row per behaviour change)."""
+    import pandas as pd
+
+    return pd.DataFrame([{"key": r.key, "area": r.area, "version": r.version_name, "commit": r.commit,
+                          "function": r.function, "change": r.change, "source": r.source} for r in ERA_LEDGER])

@@ -19,7 +19,8 @@ v5.15   ``em_scale_power``: power x1000 before computing cost (64-bit)
 v5.16   states whose cost is not below the next higher efficient state's are
         flagged INEFFICIENT and skipped when the domain sets
         ``EM_PERF_DOMAIN_SKIP_INEFFICIENCIES``
-v5.19   power in integer uW (``_get_power`` divides by 1e6), no x1000 scaling
+v6.0    power in integer uW (``_get_power`` divides by 1e6), no x1000 scaling
+        (ae6ccaa65038; v5.19 still divides by 1e9 and scales x1000)
 v6.8    headroom no longer applied here (callers apply it);
         ``max_util = min(max_util, allowed_cpu_cap)``
 v6.9    ``performance = scale_cpu * freq / fmax``, ``cost = 10 * power /
@@ -38,14 +39,15 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ._era import parse_kernel_version, select_era
+from ._era import eras_of, parse_kernel_version, select_era
 from .errors import ModelError, PlatformError
 from .platform import PerfDomain, Platform, load_platform
 
 __all__ = ["EM_ERAS", "EnergyModel", "PerfDomainEnergyModel"]
 
-#: Kernel versions at which the energy model's construction or use changed.
-EM_ERAS: tuple[tuple[int, int], ...] = ((5, 0), (5, 14), (5, 15), (5, 16), (5, 19), (6, 8), (6, 9))
+#: Kernel versions at which the energy model's construction or use changed (rows ``em-*`` of the
+#: era ledger ``lisa_eas._era.ERA_LEDGER``).
+EM_ERAS: tuple[tuple[int, int], ...] = eras_of("em")
 
 
 @dataclass(frozen=True)
@@ -258,7 +260,7 @@ def _build_domain(pd: PerfDomain, era, power_column, skip_ineff, plat_name) -> P
         raw.append(float(val))
     freqs = np.array(pd.freqs_khz, dtype=np.int64)
     fmax = int(freqs[-1])
-    uses_uw = era >= (5, 19) and pd.power_source == "kernel_em" and col == "power_mw"
+    uses_uw = era >= (6, 0) and pd.power_source == "kernel_em" and col == "power_mw"     # ledger em-v6.0
     if uses_uw:
         # _get_power() stores truncated uW; the files keep uW / 1000.
         power = np.array([int(round(p * 1000)) for p in raw], dtype=np.int64)
@@ -267,7 +269,7 @@ def _build_domain(pd: PerfDomain, era, power_column, skip_ineff, plat_name) -> P
         power = np.array([math.floor(p) for p in raw], dtype=np.int64)
         unit = _unit(pd)
         if era >= (5, 15):
-            # em_scale_power() (5.15-5.18); kept for non-uW sources from 5.19 on.
+            # em_scale_power() (5.15-5.19, ledger em-v5.15); kept for non-uW sources from 6.0 on.
             power = power * 1000
             unit = "uW" if unit == "mW" else f"{unit} x1000"
     scale_cpu = pd.cpu_capacity_max

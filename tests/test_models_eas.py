@@ -13,7 +13,9 @@ from lisa_eas.models.eas import cpu_overutilized
 from lisa_eas.platform import platform_from_dict
 from reference import ref_eas
 
-ERAS = {"v5.0": "v5.0", "v5.4": "v5.4", "v6.6": "v6.0", "v6.9": "v6.0"}
+#: Eras checked against the twin, each as the twin's own version tuple (its own era rules and EM).
+ERAS = {"v5.0": (5, 0), "v5.4": (5, 4), "v5.12": (5, 12), "v5.14": (5, 14), "v5.16": (5, 16), "v5.19": (5, 19),
+        "v6.0": (6, 0), "v6.1": (6, 1), "v6.2": (6, 2), "v6.6": (6, 6), "v6.8": (6, 8), "v6.9": (6, 9)}
 
 
 def test_juno_small_task_leaves_big_prev_for_little():
@@ -76,20 +78,22 @@ def test_overutilized_and_zero_task_util():
     assert cpu_overutilized(800, 1000, "v5.4") is True      # fits_capacity is strict
 
 
-def _twin_batch(era_label, em, ua, ue, tu, tue, prev, allowed, cap):
+def _twin_batch(version, platform, ua, ue, tu, tue, prev, allowed, cap):
     out = []
     for i in range(len(tu)):
-        out.append(ref_eas.feec(era_label, em, ua[i], ue[i], int(tu[i]), int(tue[i]), int(prev[i]),
+        out.append(ref_eas.feec(version, platform, ua[i], ue[i], int(tu[i]), int(tue[i]), int(prev[i]),
                                 allowed[i], cap))
     return out
 
 
 def _compare(board, era, ua, ue, tu, tue, prev, allowed):
-    em = EnergyModel.from_platform(board, era)
-    r = find_energy_efficient_cpu(board, ua, tu, prev, util_est=ue, task_util_est=tue, allowed=allowed,
-                                  era=era, energy_model=em)
-    cap = list(em.arrays()["cap_orig"])
-    twin = _twin_batch(ERAS[era], em, ua, ue, tu, tue, prev, allowed, cap)
+    platform = load_platform(board)
+    r = find_energy_efficient_cpu(board, ua, tu, prev, util_est=ue, task_util_est=tue, allowed=allowed, era=era)
+    cap = [0] * platform.nr_cpus
+    for pd in platform.perf_domains:
+        for c in pd.cpus:
+            cap[c] = pd.cpu_capacity_max
+    twin = _twin_batch(ERAS[era], platform, ua, ue, tu, tue, prev, allowed, cap)
     for i, (cpu, energies, evals, calls) in enumerate(twin):
         assert r.cpu[i] == cpu
         got = (r.prev_energy[i], r.best_energy[i])
@@ -137,9 +141,11 @@ def test_v50_and_v54_decide_alike():
     v5.4 lets prev_cpu compete for its domain's max spare capacity, so a sibling of prev is no
     longer costed. With prev alone (allowed) in its domain, and outside the fits-capacity
     equality edge (util*1280 == cap*1024, allowed by v5.0, not by v5.4), decisions are equal;
-    and whenever both eras migrate out of prev's domain they pick the same CPU."""
+    and whenever both eras migrate out of prev's domain they pick the same CPU. (Boards whose
+    EM cost rises with frequency: on pixel3's table a v5.4 delta can be negative, and the
+    kernel's unsigned long delta then never wins, see test_era_rows.)"""
     rng = np.random.default_rng(7)
-    for board in ("hikey960", "juno_r0", "pixel3"):
+    for board in ("hikey960", "juno_r0"):
         plat = load_platform(board)
         n_cpus = plat.nr_cpus
         dom = np.zeros(n_cpus, dtype=int)
@@ -199,9 +205,10 @@ def test_work_v50_quadratic_v54_linear_in_perf_domains():
     n = np.array(sizes, dtype=float)
     # one CPU per domain, every CPU fits: v5.0 costs each of the n candidates (prev, and the
     # max-spare CPU of every other domain) over all n domains -> n^2; v5.4 costs each domain
-    # once without the task and once with it on its max-spare CPU, plus prev once -> 2n + 1
+    # once without the task and once with it on its only CPU; prev's domain's only CPU is prev,
+    # which is costed once as prev and not again as the max-spare CPU (4892f51ad54d) -> 2n
     assert np.array_equal(e50, n * n)
-    assert np.array_equal(e54, 2 * n + 1)
+    assert np.array_equal(e54, 2 * n)
     slope50 = np.polyfit(np.log(n), np.log(e50), 1)[0]
     slope54 = np.polyfit(np.log(n), np.log(e54), 1)[0]
     print(f"\nperf-domain evaluations per wake-up, n = {sizes}: v5.0 {e50.round(1).tolist()} "

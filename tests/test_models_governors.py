@@ -71,6 +71,13 @@ def test_kernels_match_twin(data):
     want = ref_governors.ondemand(grid.tolist(), busy.tolist(), int(grid[0]), t_end, F, od.sampling_rate_us,
                                   od.up_threshold, od.sampling_down_factor)
     assert list(zip(got.index, got.freq_khz, got.load)) == want
+    # v5.16+: RELATION_CE over the OPPs an EM cost table leaves efficient (some costs drawn flat or falling)
+    costs = sorted(data.draw(st.lists(st.integers(1, 100), min_size=len(F), max_size=len(F))))
+    costs = [c if not data.draw(st.booleans()) else costs[-1] - c for c in costs]
+    got = ondemand(grid, busy, F, od, t_end=t_end, era="v5.16", costs=costs)
+    want = ref_governors.ondemand(grid.tolist(), busy.tolist(), int(grid[0]), t_end, F, od.sampling_rate_us,
+                                  od.up_threshold, od.sampling_down_factor, (5, 16), costs)
+    assert list(zip(got.index, got.freq_khz, got.load)) == want
     it = InteractiveTunables(hispeed_freq=data.draw(st.sampled_from([0, 1100000])),
                              target_load=data.draw(st.integers(50, 95)),
                              go_hispeed_load=data.draw(st.integers(60, 99)))

@@ -121,7 +121,7 @@ def _twin_era(cfg, yn):
             "util_est": int(cfg[kp.CFG_UTIL_EST_ERA])}
 
 
-ERAS = ["v4.11", "v4.12", "v4.14", "v4.17", "v5.0", "v5.4", "v5.10", "v5.15", "v6.1", "v6.9"]
+ERAS = ["v4.11", "v4.12", "v4.13", "v4.14", "v4.17", "v5.0", "v5.4", "v5.10", "v5.15", "v6.1", "v6.9"]
 
 
 @settings(max_examples=300, deadline=None)
@@ -141,10 +141,10 @@ def test_timeline_kernel_matches_twin(data):
     ra = data.draw(st.integers(0, 1024))
     df = pelt_timeline(ts, states, cpu_capacity=cap, freq_scale=fs, era=era, weight=weight, halflife=halflife,
                        util_avg=ua, load_avg=la, runnable_avg=ra)
-    cfg = pelt_config(era, halflife)
-    yn, _ = pelt_tables(halflife)
+    yn, lam = pelt_tables(halflife)
+    version = tuple(int(x) for x in era[1:].split("."))
     want = ref_pelt.pelt_timeline(ts.tolist(), states.tolist(), cap.tolist(), fs.tolist(), weight,
-                                  [ua, la, ra, 0, 0], _twin_era(cfg, yn), yn)
+                                  [ua, la, ra, 0, 0], ref_pelt.era_flags(version, lam), yn)
     got = [tuple(int(x) for x in row) for row in df.to_numpy()]
     assert got == [tuple(int(x) for x in r) for r in want]
 

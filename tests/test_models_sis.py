@@ -96,8 +96,8 @@ def _random_case(rng, n_cpus, smt):
     return idle, allowed
 
 
-@pytest.mark.parametrize("era, feature", [("v5.4", "prop"), ("v5.10", "none"), ("v5.15", "prop"),
-                                          ("v6.1", "util"), ("v6.8", "util")])
+@pytest.mark.parametrize("era, feature", [("v5.4", "prop"), ("v5.10", "none"), ("v5.12", "prop"), ("v5.14", "none"),
+                                          ("v5.15", "prop"), ("v6.1", "util"), ("v6.8", "util")])
 @pytest.mark.parametrize("smt", [False, True])
 def test_kernel_matches_twin_random(era, feature, smt):
     from lisa_eas._kernels import sis as ks
@@ -120,13 +120,13 @@ def test_kernel_matches_twin_random(era, feature, smt):
         kw = dict(avg_idle_ns=rng.integers(0, 200_000, n), avg_scan_cost_ns=rng.integers(0, 20_000, n))
     r = select_idle_sibling(idle, target, prev, recent_used_cpu=recent, allowed=allowed, era=era, feature=feature,
                             llc_id=llc, core_id=core, has_idle_core=hic, **kw)
-    mode = 0 if era in ("v5.4", "v5.10") else 1
+    mode = tuple(int(x) for x in era[1:].split("."))          # the twin's own era handling
     for i in range(n):
         if feature == "util":
             nr, util_mode = int(kw["nr_idle_scan"][i]), True
         elif feature == "prop":
             nr = ref_sis.prop_nr(int(kw["avg_idle_ns"][i]), int(kw["avg_scan_cost_ns"][i]), 8,
-                                 1 if era == "v5.15" else 0)
+                                 1 if mode >= (5, 14) else 0)
             util_mode = False
         else:
             nr, util_mode = ks.INT_MAX, False

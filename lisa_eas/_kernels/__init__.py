@@ -37,13 +37,15 @@ Modules and entry points
     ``em_cpu_energy(pd_info, em_states, em_mode, pd, max_util, sum_util, allowed_cap)``;
     ``cpu_util_next``, ``fits_capacity``, ``cpu_overutilized(util, cap, era)``,
     ``rd_overutilized``. Platform arrays from ``EnergyModel.arrays()``; eras ``EAS_V5_0``,
-    ``EAS_V5_4``, ``EAS_V6_0``.
+    ``EAS_V5_4``, ``EAS_V5_14``, ``EAS_V6_0``, ``EAS_V6_2``; optional ``extra`` (``X_*`` rows: RT/DL/IRQ,
+    thermal pressure, runnable_avg).
 ``sis`` (fair.c select_idle_sibling / select_idle_cpu / update_idle_cpu_scan)
     ``sis_util_nr_idle_scan(sum_util, llc_weight, imbalance_pct)``;
     ``sis_prop_nr(avg_idle, avg_scan_cost, span_weight, era)``;
     ``select_idle_sibling(mode, util_mode, idle, allowed, target, prev, recent,
     has_idle_core, nr_param, llc_id, core_id, smt, result) -> cpu`` (``result`` int64[2] gets
-    (path, runqueues scanned)); ``sis_batch(...)``. Modes ``SIS_V4``, ``SIS_V5_12``.
+    (path, runqueues scanned)); ``sis_batch(...)``. Modes ``SIS_V4_0``, ``SIS_V4``, ``SIS_V5_12_14``, ``SIS_V5_15``
+    (``SIS_V5_12`` is the simulator's alias of ``SIS_V5_15``).
     Asymmetric capacity (v5.7+): ``select_idle_capacity(idle, allowed, capacity, task_util,
     target, result)``; ``select_idle_sibling_asym(mode, idle, allowed, capacity, task_util,
     target, prev, recent, llc_id, result)``; ``sis_asym_batch(...)``. Modes ``ASYM_V5_7``,
@@ -60,7 +62,8 @@ Modules and entry points
     ``sugov_update(cs_all, ps, cpu, time, iowait, went_idle, util_avg, util_est, max_cap,
     freq_ref, freqs, fmin, fmax, era, rate_limit_ns, tick_ns, use_iowait, use_ramp_boost,
     costs) -> next_freq`` (one ``cpufreq_update_util`` call; policy state int64[PS_SIZE]);
-    ``sugov_run(...)`` over a sequence. Eras ``SU_V5_0``, ``SU_V5_14``, ``SU_V6_8``.
+    ``sugov_run(...)`` over a sequence. Formula eras ``SU_V5_0``, ``SU_V5_14``, ``SU_V6_8``;
+    flags ``ineff`` (RELATION_LE, v5.16), ``limits_check`` (v6.9), ``restore_cached`` (v5.11), ``util_rt``.
 ``governors`` (cpufreq_ondemand.c + cpufreq_governor.c, AOSP cpufreq_interactive.c,
 cpufreq_sched.c)
     ``ondemand_run``, ``interactive_run``, ``schedfreq_run`` over a busy timeline or request

@@ -6,11 +6,16 @@ Follows ``kernel/sched/fair.c``: ``cpu_util_next()`` (``cpu_util(cpu, p, dst, 0)
 ``fits_capacity()``, and ``em_cpu_energy()`` (``em_pd_energy()`` before v5.9) from
 ``include/linux/energy_model.h``.
 
-Eras (``EAS_*``): v5.0 (every candidate costed over all perf domains, 1/16-of-prev-energy
-margin), v5.4 (eb92692b2544 "Speed-up energy-aware wake-ups": per-domain base + delta,
-margin 1/16 of prev delta + base), v6.0 (no margin, task busy time counted once; the
-current form without uclamp). CPU utilization is CFS only (no RT/DL/IRQ, no uclamp, no
-runnable boosting); every CPU is in the ``sd_asym_cpucapacity`` span and online.
+Eras (``EAS_*``, rows ``eas-*`` of the era ledger ``lisa_eas._era.ERA_LEDGER``): v5.0 (every
+candidate costed over all perf domains, 1/16-of-prev-energy margin), v5.4 (eb92692b2544
+"Speed-up energy-aware wake-ups": per-domain base + unsigned deltas, margin 1/16 of prev
+delta + base), v5.14 (base only for domains with a candidate, prev out of the max-spare race,
+early return, busy time with the task's whole util), v6.0 (no margin, task busy time counted
+once, the max-spare CPU always costed), v6.2 (costed only when it has more spare capacity
+than prev; the current form without uclamp). CPU utilization is CFS only unless the optional ``extra``
+inputs give RT/DL/IRQ utilization, thermal pressure and runnable_avg (runnable boosting,
+v6.5+); no uclamp (CONFIG_UCLAMP_TASK=y without clamps); every CPU is in the
+``sd_asym_cpucapacity`` span and online.
 
 Platform arrays (from ``EnergyModel.arrays()``): ``pd_info`` int64[n_pd, 6] with columns
 (cpu_start, cpu_end, state_start, state_end, scale_cpu, skip_inefficient) in the kernel's
@@ -23,11 +28,15 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-EAS_V5_0 = 0
-EAS_V5_4 = 1
-EAS_V6_0 = 2
+EAS_V5_0 = 0      # ledger eas-v5.0
+EAS_V5_4 = 1      # ledger eas-v5.4 (v5.4 - v5.13)
+EAS_V6_0 = 2      # ledger eas-v6.0 (v6.0 - v6.1: the max-spare CPU is always costed)
+EAS_V5_14 = 3     # ledger eas-v5.14 (v5.14 - v5.19)
+EAS_V6_2 = 4      # ledger eas-v6.2 (v6.2+: max_spare_cap > prev_spare_cap)
 
-NO_ENERGY = np.iinfo(np.int64).max     # the kernel's ULONG_MAX "not computed"
+NO_ENERGY = np.iinfo(np.int64).max     # "not computed" in the ``energies`` output
+ULONG_MAX = np.int64(-1)               # the kernel's ULONG_MAX in int64 bits (unsigned emulation)
+SIGN_BIT = np.int64(-(2 ** 63))
 
 PD_CPU_START = 0
 PD_CPU_END = 1
@@ -40,6 +49,15 @@ ST_FREQ = 0
 ST_COST = 1
 ST_PERF = 2
 ST_INEFF = 3
+
+# optional per-CPU inputs of one wake-up (``extra`` int64[X_SIZE, n_cpus], or None: CFS only)
+X_RT = 0          # cpu_util_rt(rq)
+X_DL = 1          # cpu_util_dl(rq)
+X_BW_DL = 2       # cpu_bw_dl(rq)
+X_IRQ = 3         # cpu_util_irq(rq)
+X_THERMAL = 4     # arch_scale_thermal_pressure(cpu) (hw pressure from v6.10)
+X_RUNNABLE = 5    # cfs_rq->avg.runnable_avg (runnable boosting, v6.5+; 0 before)
+X_SIZE = 6
 
 
 @njit(cache=True, inline="always")
@@ -127,8 +145,98 @@ def cpu_util_next(cpu, task_cpu, dst_cpu, util_avg, util_est, task_util, task_ue
 
 
 @njit(cache=True, inline="always")
+def _energy_util(extra, cpu, u, scale):
+    """``effective_cpu_util(cpu, u, ENERGY_UTIL, NULL)`` (v5.0 ``schedutil_energy_util``; v6.8
+    ``effective_cpu_util(cpu, u, NULL, NULL)`` computes the same): CFS + RT + DL, IRQ-scaled."""
+    if extra is None:
+        return u if u < scale else scale
+    irq = extra[X_IRQ, cpu]
+    if irq >= scale:
+        return scale
+    util = u + extra[X_RT, cpu]
+    dl = extra[X_DL, cpu]
+    if util + dl >= scale:
+        return scale
+    util += dl
+    util = irq + util * (scale - irq) // scale
+    return util if util < scale else scale
+
+
+@njit(cache=True, inline="always")
+def _freq_util(extra, cpu, u, scale):
+    """``effective_cpu_util(cpu, u, FREQUENCY_UTIL, p)`` (v5.3 - v6.7) with CONFIG_UCLAMP_TASK=y and
+    no clamps: CFS + RT, max when + DL reaches the capacity, IRQ-scaled, + DL bandwidth."""
+    if extra is None:
+        return u if u < scale else scale
+    irq = extra[X_IRQ, cpu]
+    if irq >= scale:
+        return scale
+    util = u + extra[X_RT, cpu]
+    if util + extra[X_DL, cpu] >= scale:
+        return scale
+    util = irq + util * (scale - irq) // scale
+    util += extra[X_BW_DL, cpu]
+    return util if util < scale else scale
+
+
+@njit(cache=True, inline="always")
+def _perf_util_v68(extra, cpu, u, scale):
+    """v6.8+ ``effective_cpu_util(cpu, u, &min, &max)`` then ``sugov_effective_cpu_perf()``:
+    ``max(irq + bw_dl, min(1.25 * util, max))`` (no clamps)."""
+    if extra is None:
+        if u > scale:
+            u = scale
+        u = u + (u >> 2)
+        return u if u < scale else scale
+    irq = extra[X_IRQ, cpu]
+    if irq >= scale:
+        return scale
+    lo = irq + extra[X_BW_DL, cpu]
+    util = u + extra[X_RT, cpu] + extra[X_DL, cpu]
+    if util >= scale:
+        util = scale
+    else:
+        util = irq + util * (scale - irq) // scale
+    util = util + (util >> 2)
+    if util > scale:
+        util = scale
+    return lo if lo > util else util
+
+
+@njit(cache=True, inline="always")
+def _thermal_cap(extra, cpu, scale):
+    """``arch_scale_cpu_capacity(cpu) - arch_scale_thermal_pressure(cpu)`` (v5.14+ EM cap)."""
+    if extra is None:
+        return scale
+    return scale - extra[X_THERMAL, cpu]
+
+
+@njit(cache=True, inline="always")
+def cpu_util_boost(extra, cpu, task_cpu, dst_cpu, util_avg, util_est, task_util, task_ue, cap_orig):
+    """v6.5+ ``cpu_util(cpu, p, dst_cpu, 1)``: util_avg raised to runnable_avg before the task's
+    contribution moves (runnable boosting); without ``extra`` it is ``cpu_util_next``."""
+    util = util_avg[cpu]
+    if extra is not None:
+        r = extra[X_RUNNABLE, cpu]
+        if r > util:
+            util = r
+    if task_cpu == cpu and dst_cpu != cpu:
+        util = util - task_util if util > task_util else 0
+    elif task_cpu != cpu and dst_cpu == cpu:
+        util += task_util
+    est = util_est[cpu]
+    if dst_cpu == cpu:
+        est += task_ue
+    if est > util:
+        util = est
+    return util if util < cap_orig[cpu] else cap_orig[cpu]
+
+
+@njit(cache=True, inline="always")
 def _pd_energy_v5(pd_info, pd_cpus, em_states, em_mode, pd, task_cpu, dst_cpu, util_avg, util_est,
-                  task_util, task_ue, cap_orig, work):
+                  task_util, task_ue, cap_orig, work, extra=None, freq_max=True):
+    """v5.0 / v5.4 ``compute_energy()`` of one domain: busy time ENERGY_UTIL, OPP from the max of
+    FREQUENCY_UTIL (v5.4, ``freq_max``) or of ENERGY_UTIL (v5.0 ``schedutil_energy_util``)."""
     scale = pd_info[pd, PD_SCALE_CPU]
     max_util = 0
     sum_util = 0
@@ -136,29 +244,29 @@ def _pd_energy_v5(pd_info, pd_cpus, em_states, em_mode, pd, task_cpu, dst_cpu, u
         cpu = pd_cpus[j]
         u = cpu_util_next(cpu, task_cpu, dst_cpu, util_avg, util_est, task_util, task_ue, cap_orig)
         work[1] += 1
-        if u > scale:           # schedutil_{energy,cpu}_util(): min(max, util) with CFS only
-            u = scale
-        sum_util += u
-        if u > max_util:
-            max_util = u
+        e = _energy_util(extra, cpu, u, scale)
+        sum_util += e
+        f = _freq_util(extra, cpu, u, scale) if freq_max else e
+        if f > max_util:
+            max_util = f
     work[0] += 1
     return em_cpu_energy(pd_info, em_states, em_mode, pd, max_util, sum_util, scale)
 
 
 @njit(cache=True)
 def compute_energy_v50(pd_info, pd_cpus, em_states, em_mode, task_cpu, dst_cpu, util_avg, util_est,
-                       task_util, task_ue, cap_orig, work):
+                       task_util, task_ue, cap_orig, work, extra=None):
     """v5.0 ``compute_energy(p, dst_cpu, head)``: system energy, every perf domain."""
     energy = 0
     for pd in range(pd_info.shape[0]):
         energy += _pd_energy_v5(pd_info, pd_cpus, em_states, em_mode, pd, task_cpu, dst_cpu, util_avg,
-                                util_est, task_util, task_ue, cap_orig, work)
+                                util_est, task_util, task_ue, cap_orig, work, extra, False)
     return energy
 
 
 @njit(cache=True)
 def feec_v50(pd_info, pd_cpus, em_states, em_mode, cap_orig, cap_of, util_avg, util_est, task_util,
-             task_ue, prev_cpu, allowed, work, energies):
+             task_ue, prev_cpu, allowed, work, energies, extra=None):
     """v5.0 ``find_energy_efficient_cpu()``; ``energies`` gets (prev, best, 0)."""
     prev_energy = NO_ENERGY
     best_energy = NO_ENERGY
@@ -177,7 +285,7 @@ def feec_v50(pd_info, pd_cpus, em_states, em_mode, cap_orig, cap_of, util_avg, u
                 continue
             if cpu == prev_cpu:
                 prev_energy = compute_energy_v50(pd_info, pd_cpus, em_states, em_mode, prev_cpu, prev_cpu,
-                                                 util_avg, util_est, task_util, task_ue, cap_orig, work)
+                                                 util_avg, util_est, task_util, task_ue, cap_orig, work, extra)
                 if prev_energy < best_energy:
                     best_energy = prev_energy
                 continue
@@ -187,7 +295,7 @@ def feec_v50(pd_info, pd_cpus, em_states, em_mode, cap_orig, cap_of, util_avg, u
                 msc = cpu
         if msc >= 0:
             e = compute_energy_v50(pd_info, pd_cpus, em_states, em_mode, prev_cpu, msc, util_avg, util_est,
-                                   task_util, task_ue, cap_orig, work)
+                                   task_util, task_ue, cap_orig, work, extra)
             if e < best_energy:
                 best_energy = e
                 best_cpu = msc
@@ -201,17 +309,41 @@ def feec_v50(pd_info, pd_cpus, em_states, em_mode, cap_orig, cap_of, util_avg, u
     return prev_cpu
 
 
+@njit(cache=True, inline="always")
+def _ult(a, b):
+    """``a < b`` of two ``unsigned long`` held in int64 bits."""
+    return (a ^ SIGN_BIT) < (b ^ SIGN_BIT)
+
+
+@njit(cache=True, inline="always")
+def _lsr4(a):
+    """``a >> 4`` of an ``unsigned long`` held in int64 bits (logical shift)."""
+    return (a >> 4) & 0x0FFFFFFFFFFFFFFF
+
+
+@njit(cache=True, inline="always")
+def _store_delta(v):
+    """An ``unsigned long`` delta for the ``energies`` output: ULONG_MAX -> NO_ENERGY, else its bits
+    as a signed value (a wrapped negative delta shows as negative)."""
+    return NO_ENERGY if v == ULONG_MAX else v
+
+
 @njit(cache=True)
 def feec_v54(pd_info, pd_cpus, em_states, em_mode, cap_orig, cap_of, util_avg, util_est, task_util,
-             task_ue, prev_cpu, allowed, work, energies):
-    """v5.4 (eb92692b2544) ``find_energy_efficient_cpu()``; ``energies`` gets (prev_delta, best_delta, base)."""
-    prev_delta = NO_ENERGY
-    best_delta = NO_ENERGY
+             task_ue, prev_cpu, allowed, work, energies, extra=None):
+    """v5.4 (eb92692b2544) ``find_energy_efficient_cpu()``; ``energies`` gets (prev_delta, best_delta, base).
+
+    Ledger eas-v5.4: the deltas are ``unsigned long`` (a negative delta wraps to a huge value,
+    so it never beats a computed one), and the max-spare CPU is not re-costed when it is
+    prev (4892f51ad54d).
+    """
+    prev_delta = ULONG_MAX
+    best_delta = ULONG_MAX
     base_energy = 0
     best_cpu = prev_cpu
     for pd in range(pd_info.shape[0]):
         base_pd = _pd_energy_v5(pd_info, pd_cpus, em_states, em_mode, pd, prev_cpu, -1, util_avg, util_est,
-                                task_util, task_ue, cap_orig, work)
+                                task_util, task_ue, cap_orig, work, extra)
         base_energy += base_pd
         max_spare = 0
         msc = -1
@@ -226,45 +358,142 @@ def feec_v54(pd_info, pd_cpus, em_states, em_mode, cap_orig, cap_of, util_avg, u
                 continue
             if cpu == prev_cpu:
                 prev_delta = _pd_energy_v5(pd_info, pd_cpus, em_states, em_mode, pd, prev_cpu, prev_cpu,
-                                           util_avg, util_est, task_util, task_ue, cap_orig, work) - base_pd
-                if prev_delta < best_delta:
+                                           util_avg, util_est, task_util, task_ue, cap_orig, work, extra) - base_pd
+                if _ult(prev_delta, best_delta):
                     best_delta = prev_delta
             spare = cap - util
             if spare > max_spare:
                 max_spare = spare
                 msc = cpu
-        if msc >= 0:
+        if msc >= 0 and msc != prev_cpu:
             cur = _pd_energy_v5(pd_info, pd_cpus, em_states, em_mode, pd, prev_cpu, msc, util_avg, util_est,
-                                task_util, task_ue, cap_orig, work) - base_pd
-            if cur < best_delta:
+                                task_util, task_ue, cap_orig, work, extra) - base_pd
+            if _ult(cur, best_delta):
                 best_delta = cur
                 best_cpu = msc
-    energies[0] = prev_delta
-    energies[1] = best_delta
+    energies[0] = _store_delta(prev_delta)
+    energies[1] = _store_delta(best_delta)
     energies[2] = base_energy
-    if prev_delta == NO_ENERGY:
+    if prev_delta == ULONG_MAX:
         return best_cpu
-    if (prev_delta - best_delta) > ((prev_delta + base_energy) >> 4):
+    if _ult(_lsr4(prev_delta + base_energy), prev_delta - best_delta):
+        return best_cpu
+    return prev_cpu
+
+
+@njit(cache=True, inline="always")
+def _pd_energy_v514(pd_info, pd_cpus, em_states, em_mode, pd, task_cpu, dst_cpu, util_avg, util_est,
+                    task_util, task_ue, cap_orig, work, extra=None):
+    """v5.14 - v5.19 ``compute_energy(p, dst_cpu, pd)`` (0372e1cf70c2): the destination's busy
+    time is ``cpu_util_next(cpu, p, -1) + task_util_est(p)``, its frequency util
+    ``cpu_util_next(cpu, p, dst_cpu)`` (CFS only, no uclamp)."""
+    scale = pd_info[pd, PD_SCALE_CPU]
+    max_util = 0
+    sum_util = 0
+    tue = task_util if task_util > task_ue else task_ue
+    for j in range(pd_info[pd, PD_CPU_START], pd_info[pd, PD_CPU_END]):
+        cpu = pd_cpus[j]
+        u_freq = cpu_util_next(cpu, task_cpu, dst_cpu, util_avg, util_est, task_util, task_ue, cap_orig)
+        work[1] += 1
+        u_run = u_freq
+        if cpu == dst_cpu:
+            u_run = cpu_util_next(cpu, task_cpu, -1, util_avg, util_est, task_util, task_ue, cap_orig) + tue
+            work[1] += 1
+        u_run = _energy_util(extra, cpu, u_run, scale)
+        u_freq = _freq_util(extra, cpu, u_freq, scale)
+        sum_util += u_run
+        if u_freq > max_util:
+            max_util = u_freq
+    work[0] += 1
+    # allowed_cpu_cap: capacity minus thermal pressure of the domain's first CPU (ledger em-v5.14)
+    cap = _thermal_cap(extra, pd_cpus[pd_info[pd, PD_CPU_START]], scale)
+    return em_cpu_energy(pd_info, em_states, em_mode, pd, max_util, sum_util, cap)
+
+
+@njit(cache=True)
+def feec_v514(pd_info, pd_cpus, em_states, em_mode, cap_orig, cap_of, util_avg, util_est, task_util,
+              task_ue, prev_cpu, allowed, work, energies, extra=None):
+    """v5.14 - v5.19 ``find_energy_efficient_cpu()`` (ledger eas-v5.14: 8d4c97c105ca, 619e090c8e40).
+
+    The base energy is computed only for perf domains with a candidate; prev is kept out of
+    the max-spare race; a delta below the domain's base returns prev at once. Margin 1/16 of
+    (prev delta + base) as in v5.4. ``energies`` gets (prev_delta, best_delta, base).
+    """
+    prev_delta = ULONG_MAX
+    best_delta = ULONG_MAX
+    base_energy = 0
+    best_cpu = prev_cpu
+    for pd in range(pd_info.shape[0]):
+        max_spare = 0
+        msc = -1
+        compute_prev = False
+        for j in range(pd_info[pd, PD_CPU_START], pd_info[pd, PD_CPU_END]):
+            cpu = pd_cpus[j]
+            if not allowed[cpu]:
+                continue
+            util = cpu_util_next(cpu, prev_cpu, cpu, util_avg, util_est, task_util, task_ue, cap_orig)
+            work[1] += 1
+            cap = cap_of[cpu]
+            spare = cap - util if cap > util else 0        # lsub_positive
+            if not fits_capacity(util, cap):
+                continue
+            if cpu == prev_cpu:
+                compute_prev = True
+            elif spare > max_spare:
+                max_spare = spare
+                msc = cpu
+        if msc < 0 and not compute_prev:
+            continue
+        base_pd = _pd_energy_v514(pd_info, pd_cpus, em_states, em_mode, pd, prev_cpu, -1, util_avg, util_est,
+                                  task_util, task_ue, cap_orig, work, extra)
+        base_energy += base_pd
+        if compute_prev:
+            e = _pd_energy_v514(pd_info, pd_cpus, em_states, em_mode, pd, prev_cpu, prev_cpu, util_avg,
+                                util_est, task_util, task_ue, cap_orig, work, extra)
+            if e < base_pd:
+                energies[0] = _store_delta(prev_delta)
+                energies[1] = _store_delta(best_delta)
+                energies[2] = base_energy
+                return prev_cpu
+            prev_delta = e - base_pd
+            if _ult(prev_delta, best_delta):
+                best_delta = prev_delta
+        if msc >= 0:
+            e = _pd_energy_v514(pd_info, pd_cpus, em_states, em_mode, pd, prev_cpu, msc, util_avg, util_est,
+                                task_util, task_ue, cap_orig, work, extra)
+            if e < base_pd:
+                energies[0] = _store_delta(prev_delta)
+                energies[1] = _store_delta(best_delta)
+                energies[2] = base_energy
+                return prev_cpu
+            cur = e - base_pd
+            if _ult(cur, best_delta):
+                best_delta = cur
+                best_cpu = msc
+    energies[0] = _store_delta(prev_delta)
+    energies[1] = _store_delta(best_delta)
+    energies[2] = base_energy
+    if prev_delta == ULONG_MAX or _ult(_lsr4(prev_delta + base_energy), prev_delta - best_delta):
         return best_cpu
     return prev_cpu
 
 
 @njit(cache=True)
 def _compute_energy_v60(pd_info, pd_cpus, em_states, em_mode, pd, task_cpu, dst_cpu, util_avg, util_est,
-                        task_util, task_ue, cap_orig, pd_busy, task_busy, pd_cap, cpu_cap, work):
-    """6.x ``compute_energy()`` with ``eenv_pd_max_util()`` (CFS only, no uclamp)."""
+                        task_util, task_ue, cap_orig, pd_busy, task_busy, pd_cap, cpu_cap, work, extra=None):
+    """6.x ``compute_energy()`` with ``eenv_pd_max_util()`` (no uclamp): ``cpu_util(cpu, p, dst, 1)``
+    (runnable boosting from v6.5 when ``extra`` has runnable_avg), FREQUENCY_UTIL (v6.8+: the
+    ``sugov_effective_cpu_perf`` headroom), capped at the thermal-capped ``cpu_cap``."""
     scale = pd_info[pd, PD_SCALE_CPU]
     max_util = 0
     for j in range(pd_info[pd, PD_CPU_START], pd_info[pd, PD_CPU_END]):
         cpu = pd_cpus[j]
-        u = cpu_util_next(cpu, task_cpu, dst_cpu, util_avg, util_est, task_util, task_ue, cap_orig)
+        u = cpu_util_boost(extra, cpu, task_cpu, dst_cpu, util_avg, util_est, task_util, task_ue, cap_orig)
         work[1] += 1
-        if u > scale:
-            u = scale
         if em_mode >= 2:        # v6.8+: sugov_effective_cpu_perf() adds the headroom here
-            u = u + (u >> 2)
-            if u > scale:
-                u = scale
+            u = _perf_util_v68(extra, cpu, u, scale)
+        else:
+            u = _freq_util(extra, cpu, u, scale)
         if u > max_util:
             max_util = u
     if max_util > cpu_cap:
@@ -280,8 +509,12 @@ def _compute_energy_v60(pd_info, pd_cpus, em_states, em_mode, pd, task_cpu, dst_
 
 @njit(cache=True)
 def feec_v60(pd_info, pd_cpus, em_states, em_mode, cap_orig, cap_of, util_avg, util_est, task_util,
-             task_ue, prev_cpu, allowed, work, energies):
-    """6.x ``find_energy_efficient_cpu()`` (b812fc9768e0, 3e8c6c9aac42; current loop without uclamp)."""
+             task_ue, prev_cpu, allowed, work, energies, spare_filter=True, extra=None):
+    """6.x ``find_energy_efficient_cpu()`` (b812fc9768e0, 3e8c6c9aac42; current loop without uclamp).
+
+    ``spare_filter``: v6.2+ costs the max-spare CPU only when its spare capacity exceeds prev's
+    (ledger eas-v6.2); v6.0/v6.1 always cost it (ledger eas-v6.0).
+    """
     target = prev_cpu
     prev_delta = NO_ENERGY
     best_delta = NO_ENERGY
@@ -289,11 +522,16 @@ def feec_v60(pd_info, pd_cpus, em_states, em_mode, cap_orig, cap_of, util_avg, u
     best_fits = -1
     best_cpu = prev_cpu
     base_energy = 0
-    task_busy = task_util if task_util > task_ue else task_ue     # eenv_task_busy_time(), no IRQ
+    task_busy = task_util if task_util > task_ue else task_ue     # eenv_task_busy_time()
+    if extra is not None:
+        pmax = cap_orig[prev_cpu]
+        irq = extra[X_IRQ, prev_cpu]
+        task_busy = pmax if irq >= pmax else task_busy * (pmax - irq) // pmax    # scale_irq_capacity
     for pd in range(pd_info.shape[0]):
         c0 = pd_info[pd, PD_CPU_START]
         c1 = pd_info[pd, PD_CPU_END]
-        cpu_cap = pd_info[pd, PD_SCALE_CPU]
+        scale = pd_info[pd, PD_SCALE_CPU]
+        cpu_cap = _thermal_cap(extra, pd_cpus[c0], scale)          # cpu_thermal_cap
         pd_cap = cpu_cap * (c1 - c0)
         prev_spare = -1
         max_spare = -1
@@ -324,18 +562,16 @@ def feec_v60(pd_info, pd_cpus, em_states, em_mode, cap_orig, cap_of, util_avg, u
             cpu = pd_cpus[j]
             u = cpu_util_next(cpu, prev_cpu, -1, util_avg, util_est, task_util, task_ue, cap_orig)
             work[1] += 1
-            if u > cpu_cap:
-                u = cpu_cap
-            pd_busy += u
+            pd_busy += _energy_util(extra, cpu, u, scale)
         if pd_busy > pd_cap:
             pd_busy = pd_cap
         base = _compute_energy_v60(pd_info, pd_cpus, em_states, em_mode, pd, prev_cpu, -1, util_avg, util_est,
-                                   task_util, task_ue, cap_orig, pd_busy, task_busy, pd_cap, cpu_cap, work)
+                                   task_util, task_ue, cap_orig, pd_busy, task_busy, pd_cap, cpu_cap, work, extra)
         base_energy += base
         if prev_spare > -1:
             e = _compute_energy_v60(pd_info, pd_cpus, em_states, em_mode, pd, prev_cpu, prev_cpu, util_avg,
                                     util_est, task_util, task_ue, cap_orig, pd_busy, task_busy, pd_cap, cpu_cap,
-                                    work)
+                                    work, extra)
             if e < base:
                 energies[0] = prev_delta
                 energies[1] = best_delta
@@ -344,11 +580,11 @@ def feec_v60(pd_info, pd_cpus, em_states, em_mode, cap_orig, cap_of, util_avg, u
             prev_delta = e - base
             if prev_delta < best_delta:
                 best_delta = prev_delta
-        if msc >= 0 and max_spare > prev_spare:
+        if msc >= 0 and (max_spare > prev_spare or not spare_filter):
             if max_fits < best_fits:
                 continue
             e = _compute_energy_v60(pd_info, pd_cpus, em_states, em_mode, pd, prev_cpu, msc, util_avg, util_est,
-                                    task_util, task_ue, cap_orig, pd_busy, task_busy, pd_cap, cpu_cap, work)
+                                    task_util, task_ue, cap_orig, pd_busy, task_busy, pd_cap, cpu_cap, work, extra)
             if e < base:
                 energies[0] = prev_delta
                 energies[1] = best_delta
@@ -370,8 +606,11 @@ def feec_v60(pd_info, pd_cpus, em_states, em_mode, cap_orig, cap_of, util_avg, u
 
 @njit(cache=True)
 def feec(era, pd_info, pd_cpus, em_states, em_mode, cap_orig, cap_of, util_avg, util_est, task_util,
-         task_ue, prev_cpu, allowed, overutilized, work, energies):
+         task_ue, prev_cpu, allowed, overutilized, work, energies, extra=None):
     """One wake-up. Returns the CPU (-1: EAS not used because the root domain is overutilized).
+
+    ``extra`` (optional int64[X_SIZE, n_cpus]): RT/DL/IRQ utilization, thermal pressure and
+    runnable_avg per CPU (``X_*`` rows); None is CFS only.
 
     ``work`` (int64[2]) accumulates (perf-domain energy evaluations, CPU-util computations);
     ``energies`` (int64[3]) receives the compared energies (NO_ENERGY when not computed).
@@ -385,22 +624,32 @@ def feec(era, pd_info, pd_cpus, em_states, em_mode, cap_orig, cap_of, util_avg, 
         return prev_cpu
     if era == EAS_V5_0:
         return feec_v50(pd_info, pd_cpus, em_states, em_mode, cap_orig, cap_of, util_avg, util_est, task_util,
-                        task_ue, prev_cpu, allowed, work, energies)
+                        task_ue, prev_cpu, allowed, work, energies, extra)
     if era == EAS_V5_4:
         return feec_v54(pd_info, pd_cpus, em_states, em_mode, cap_orig, cap_of, util_avg, util_est, task_util,
-                        task_ue, prev_cpu, allowed, work, energies)
+                        task_ue, prev_cpu, allowed, work, energies, extra)
+    if era == EAS_V5_14:
+        return feec_v514(pd_info, pd_cpus, em_states, em_mode, cap_orig, cap_of, util_avg, util_est, task_util,
+                         task_ue, prev_cpu, allowed, work, energies, extra)
     return feec_v60(pd_info, pd_cpus, em_states, em_mode, cap_orig, cap_of, util_avg, util_est, task_util,
-                    task_ue, prev_cpu, allowed, work, energies)
+                    task_ue, prev_cpu, allowed, work, energies, era != EAS_V6_0, extra)
 
 
 @njit(cache=True)
 def feec_batch(era, pd_info, pd_cpus, em_states, em_mode, cap_orig, cap_of, util_avg, util_est, task_util,
-               task_ue, prev_cpu, allowed, overutilized, out_cpu, out_energy, out_work):
-    """Many wake-ups: row ``i`` of the per-CPU arrays is wake-up ``i``. Fills the ``out_*`` arrays."""
+               task_ue, prev_cpu, allowed, overutilized, out_cpu, out_energy, out_work, extra=None):
+    """Many wake-ups: row ``i`` of the per-CPU arrays is wake-up ``i``. Fills the ``out_*`` arrays.
+
+    ``extra``: optional int64[n, X_SIZE, n_cpus]."""
     for i in range(util_avg.shape[0]):
         out_work[i, 0] = 0
         out_work[i, 1] = 0
-        out_cpu[i] = feec(era, pd_info, pd_cpus, em_states, em_mode, cap_orig, cap_of, util_avg[i], util_est[i],
-                          task_util[i], task_ue[i], prev_cpu[i], allowed[i], overutilized[i], out_work[i],
-                          out_energy[i])
+        if extra is None:
+            out_cpu[i] = feec(era, pd_info, pd_cpus, em_states, em_mode, cap_orig, cap_of, util_avg[i],
+                              util_est[i], task_util[i], task_ue[i], prev_cpu[i], allowed[i], overutilized[i],
+                              out_work[i], out_energy[i])
+        else:
+            out_cpu[i] = feec(era, pd_info, pd_cpus, em_states, em_mode, cap_orig, cap_of, util_avg[i],
+                              util_est[i], task_util[i], task_ue[i], prev_cpu[i], allowed[i], overutilized[i],
+                              out_work[i], out_energy[i], extra[i])
     return out_cpu

@@ -2,7 +2,8 @@
 
 * ondemand: ``dbs_update()`` (``drivers/cpufreq/cpufreq_governor.c``) and ``od_update()`` /
   ``od_dbs_update()`` (``cpufreq_ondemand.c``, v4.14+ form, powersave_bias 0,
-  ignore_nice_load 0), frequency resolved with RELATION_C (closest, ties to the lower).
+  ignore_nice_load 0), frequency resolved with RELATION_C (closest, ties to the lower; from
+  v5.16 RELATION_CE, the closest efficient OPP).
 * interactive: ``cpufreq_interactive_timer()`` and ``choose_freq()`` (AOSP
   ``drivers/cpufreq/cpufreq_interactive.c``), single target load, no boostpulse, timers of all
   CPUs aligned, no timer_slack deferral.
@@ -119,6 +120,30 @@ def relation_c(freqs, target):
 
 
 @njit(cache=True)
+def relation_ce(freqs, ineff, target):
+    """``cpufreq_table_find_index_ac()`` with efficiencies (RELATION_CE, v5.16+, ledger
+    ondemand-v5.16): :func:`relation_c` over the OPPs not flagged in ``ineff``."""
+    best = -1
+    for i in range(freqs.shape[0]):
+        if ineff[i]:
+            continue
+        f = freqs[i]
+        if f == target:
+            return f
+        if f < target:
+            best = i
+            continue
+        if best == -1:
+            return f
+        if target - freqs[best] > f - target:
+            return f
+        return freqs[best]
+    if best == -1:
+        return relation_c(freqs, target)
+    return freqs[best]
+
+
+@njit(cache=True)
 def ondemand_init(now_ns, idle_us, fmin, cpu_st, pol_st):
     """Governor start (``od_start``): idle time stamps of each policy CPU, policy at ``fmin``.
 
@@ -135,8 +160,12 @@ def ondemand_init(now_ns, idle_us, fmin, cpu_st, pol_st):
 
 
 @njit(cache=True)
-def ondemand_step(now_ns, idle_us, freqs, sampling_rate_us, up_threshold, sampling_down_factor, cpu_st, pol_st):
+def ondemand_step(now_ns, idle_us, freqs, sampling_rate_us, up_threshold, sampling_down_factor, cpu_st, pol_st,
+                  ineff=None):
     """One ondemand sample (``dbs_update`` + ``od_update``) at ``now_ns``; returns the new frequency.
+
+    ``ineff`` (v5.16+): per-OPP inefficiency flags; the frequency is then resolved with
+    RELATION_CE (closest efficient OPP). None: RELATION_C.
 
     ``pol_st[OD_CUR]`` is ``policy->cur`` on entry (the caller may set it to the frequency in
     effect) and the chosen frequency on return; the next sample is due
@@ -172,7 +201,10 @@ def ondemand_step(now_ns, idle_us, freqs, sampling_rate_us, up_threshold, sampli
         pol_st[OD_CUR] = fmax
     else:
         pol_st[OD_RATE_MULT] = 1
-        pol_st[OD_CUR] = relation_c(freqs, fmin + max_load * (fmax - fmin) // 100)
+        if ineff is None:
+            pol_st[OD_CUR] = relation_c(freqs, fmin + max_load * (fmax - fmin) // 100)
+        else:
+            pol_st[OD_CUR] = relation_ce(freqs, ineff, fmin + max_load * (fmax - fmin) // 100)
     pol_st[OD_LOAD] = max_load
     return pol_st[OD_CUR]
 
@@ -186,7 +218,7 @@ def _idle_us(grid, busy, cum, t, out):
 
 @njit(cache=True)
 def ondemand_run(grid, busy, t_start, t_end, freqs, sampling_rate_us, up_threshold, sampling_down_factor,
-                 out_t, out_f, out_load):
+                 out_t, out_f, out_load, ineff=None):
     """ondemand samples from ``t_start`` to ``t_end``; returns the number of samples written.
 
     The policy starts at the lowest frequency. ``out_f[i]`` is the frequency set at sample i.
@@ -207,7 +239,7 @@ def ondemand_run(grid, busy, t_start, t_end, freqs, sampling_rate_us, up_thresho
             break
         _idle_us(grid, busy, cum, t, idle)
         out_f[n] = ondemand_step(t, idle, freqs, sampling_rate_us, up_threshold, sampling_down_factor, cpu_st,
-                                 pol_st)
+                                 pol_st, ineff)
         out_t[n] = t
         out_load[n] = pol_st[OD_LOAD]
         n += 1

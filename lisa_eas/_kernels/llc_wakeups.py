@@ -35,7 +35,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from .sis import PATH_IDLE_CPU, PATH_RECENT, SIS_V5_12, select_idle_sibling, sis_prop_nr, sis_util_nr_idle_scan
+from .sis import PATH_IDLE_CPU, PATH_RECENT, SIS_V5_15, select_idle_sibling, sis_prop_nr, sis_util_nr_idle_scan
 
 # params (int64 array)
 P_SIM_NS = 0
@@ -208,7 +208,7 @@ def llc_wakeups(util_mode, n_cpus, run_ns, tail_ns, wake_ptr, wake_idx, init_cpu
                     nr = nr_idle_scan
                 else:
                     nr = sis_prop_nr(wake_avg_idle[c], avg_scan_cost, n_cpus, 1)
-                cpu = select_idle_sibling(SIS_V5_12, util_mode, idle, allowed, target, p, recent[w], False, nr,
+                cpu = select_idle_sibling(SIS_V5_15, util_mode, idle, allowed, target, p, recent[w], False, nr,
                                           llc_id, core_id, False, res)
                 path = res[0]
                 scanned = res[1]

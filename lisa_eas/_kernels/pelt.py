@@ -36,7 +36,11 @@ CFG_ZERO_IF_UNLOADED = 3   # 1: "if (!load) runnable = running = 0" (v4.15+)
 CFG_RUNNABLE_SCALED = 4    # 1: runnable_sum += runnable*contrib << 10, avg without weight (v5.7+)
 CFG_LOAD_AVG_MAX = 5
 CFG_UTIL_EST_ERA = 6       # util_est era code (see util_est.py), -1: no util_est (< v4.17)
-CFG_SIZE = 7
+CFG_OLD_UPDATE = 7         # 1: v4.11 ``__update_load_avg`` (ledger pelt-v4.12: replaced by accumulate_sum)
+CFG_MAX_N = 8              # LOAD_AVG_MAX_N of the v4.11 tables (345 for a 32-period half-life)
+CFG_SIZE = 9
+# With CFG_OLD_UPDATE the v4.11 tables follow the CFG_SIZE slots of the configuration array:
+# ``runnable_avg_yN_sum[0..P]`` (P + 1 values, P = len(yn_inv)), then ``__accumulated_sum_N32``.
 
 # timeline states
 SLEEPING = 0
@@ -123,8 +127,86 @@ def accumulate_sum(sa, delta, load, runnable, running, scale_freq, scale_cpu, cf
 
 
 @njit(cache=True)
+def runnable_contrib_v411(n, cfg, yn_inv):
+    """v4.11 ``__compute_runnable_contrib(n)``: ``sum_{i=1..n} 1024 y^i`` from the kernel's tables."""
+    period = yn_inv.shape[0]
+    if n <= period:
+        return cfg[CFG_SIZE + n]
+    if n >= cfg[CFG_MAX_N]:
+        return cfg[CFG_LOAD_AVG_MAX]
+    c = cfg[CFG_SIZE + period + 1 + n // period]
+    n = n % period
+    return decay_load(c, n, yn_inv) + cfg[CFG_SIZE + n]
+
+
+@njit(cache=True)
+def update_signal_v411(sa, now, load, runnable, running, scale_freq, scale_cpu, cfg, yn_inv):
+    """v4.11 ``__update_load_avg()`` (replaced by ``accumulate_sum`` in v4.12, a481db34b9be).
+
+    Finishes the current period, decays over ``periods + 1``, adds the table sum of the
+    full periods and the remainder, each scaled with its own ``cap_scale``; the divider is
+    ``LOAD_AVG_MAX``; ``last_update_time = now`` (the sub-1024-ns remainder is dropped).
+    ``load`` is the weight (0 when not on the rq); ``runnable`` stands in for the cfs_rq's
+    ``runnable_load_sum`` (a task has none in v4.11). Returns 1 when a period boundary was
+    crossed (the averages were recomputed), else 0.
+    """
+    delta = now - sa[SA_LAST_UPDATE]
+    if delta < 0:
+        sa[SA_LAST_UPDATE] = now
+        return 0
+    delta >>= 10
+    if delta == 0:
+        return 0
+    sa[SA_LAST_UPDATE] = now
+    lam = cfg[CFG_LOAD_AVG_MAX]
+    delta_w = sa[SA_PERIOD_CONTRIB]
+    decayed = 0
+    if delta + delta_w >= 1024:
+        decayed = 1
+        sa[SA_PERIOD_CONTRIB] = 0
+        delta_w = 1024 - delta_w
+        sdw = (delta_w * scale_freq) >> SCHED_CAPACITY_SHIFT
+        if load:
+            sa[SA_LOAD_SUM] += load * sdw
+        if runnable:
+            sa[SA_RUNNABLE_SUM] += runnable * sdw
+        if running:
+            sa[SA_UTIL_SUM] += sdw * scale_cpu
+        delta -= delta_w
+        periods = delta // 1024
+        delta = delta % 1024
+        sa[SA_LOAD_SUM] = decay_load(sa[SA_LOAD_SUM], periods + 1, yn_inv)
+        sa[SA_RUNNABLE_SUM] = decay_load(sa[SA_RUNNABLE_SUM], periods + 1, yn_inv)
+        sa[SA_UTIL_SUM] = decay_load(sa[SA_UTIL_SUM], periods + 1, yn_inv)
+        contrib = (runnable_contrib_v411(periods, cfg, yn_inv) * scale_freq) >> SCHED_CAPACITY_SHIFT
+        if load:
+            sa[SA_LOAD_SUM] += load * contrib
+        if runnable:
+            sa[SA_RUNNABLE_SUM] += runnable * contrib
+        if running:
+            sa[SA_UTIL_SUM] += contrib * scale_cpu
+    scaled = (delta * scale_freq) >> SCHED_CAPACITY_SHIFT
+    if load:
+        sa[SA_LOAD_SUM] += load * scaled
+    if runnable:
+        sa[SA_RUNNABLE_SUM] += runnable * scaled
+    if running:
+        sa[SA_UTIL_SUM] += scaled * scale_cpu
+    sa[SA_PERIOD_CONTRIB] += delta
+    if decayed:
+        sa[SA_LOAD_AVG] = sa[SA_LOAD_SUM] // lam
+        sa[SA_RUNNABLE_AVG] = sa[SA_RUNNABLE_SUM] // lam
+        sa[SA_UTIL_AVG] = sa[SA_UTIL_SUM] // lam
+    return decayed
+
+
+@njit(cache=True)
 def update_load_sum(sa, now, load, runnable, running, scale_freq, scale_cpu, cfg, yn_inv):
-    """``___update_load_sum()``; ``now`` in ns. Returns the number of crossed periods (0: no avg change)."""
+    """``___update_load_sum()``; ``now`` in ns. Returns the number of crossed periods (0: no avg change).
+
+    For v4.11 (``CFG_OLD_UPDATE``) this is the whole ``__update_load_avg`` (sums and averages)."""
+    if cfg[CFG_OLD_UPDATE]:
+        return update_signal_v411(sa, now, load, runnable, running, scale_freq, scale_cpu, cfg, yn_inv)
     delta = now - sa[SA_LAST_UPDATE]
     if delta < 0:
         sa[SA_LAST_UPDATE] = now
@@ -141,7 +223,7 @@ def update_load_sum(sa, now, load, runnable, running, scale_freq, scale_cpu, cfg
 
 @njit(cache=True)
 def pelt_divider(sa, cfg):
-    """``get_pelt_divider()`` (``LOAD_AVG_MAX`` up to v4.11)."""
+    """``get_pelt_divider()`` (``LOAD_AVG_MAX`` up to v4.12, ledger pelt-v4.13)."""
     if cfg[CFG_DIVIDER_MODE] == 0:
         return cfg[CFG_LOAD_AVG_MAX]
     return cfg[CFG_LOAD_AVG_MAX] - 1024 + sa[SA_PERIOD_CONTRIB]
@@ -169,8 +251,13 @@ def update_signal(sa, now, on_rq, running, weight, scale_freq, scale_cpu, cfg, y
 
     ``___update_load_sum`` + ``accumulate_sum`` + ``___update_load_avg`` fused on local
     variables (same arithmetic as the separate kernels above). Returns the number of crossed
-    periods (``*_avg`` were recomputed iff > 0).
+    periods (``*_avg`` were recomputed iff > 0). v4.11 (``CFG_OLD_UPDATE``, ledger pelt-v4.11)
+    runs :func:`update_signal_v411`.
     """
+    if cfg[CFG_OLD_UPDATE]:
+        return update_signal_v411(sa, now, weight * on_rq if cfg[CFG_WEIGHT_IN_SUM] else on_rq,
+                                  weight * on_rq if cfg[CFG_WEIGHT_IN_SUM] else on_rq, running, scale_freq,
+                                  scale_cpu, cfg, yn_inv)
     delta = now - sa[SA_LAST_UPDATE]
     if delta < 0:
         sa[SA_LAST_UPDATE] = now

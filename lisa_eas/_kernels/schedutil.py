@@ -4,13 +4,16 @@ Follows ``kernel/sched/cpufreq_schedutil.c``: ``get_next_freq()``, ``sugov_shoul
 ``sugov_update_next_freq()``, ``sugov_iowait_boost()``, ``sugov_iowait_reset()``,
 ``sugov_iowait_apply()``, ``sugov_cpu_is_busy()``, ``sugov_update_single()``,
 ``sugov_next_freq_shared()``; ``schedutil_cpu_util()``/``effective_cpu_util()`` from
-``kernel/sched/fair.c``/``core.c``; ``cpufreq_driver_resolve_freq()`` (RELATION_L).
+``kernel/sched/fair.c``/``core.c``; ``cpufreq_driver_resolve_freq()`` (RELATION_L; RELATION_LE
+skipping inefficient OPPs from v5.16).
 Ramp boost follows "[RFC PATCH v3 0/6] sched/cpufreq: Make schedutil energy aware"
 (D. Raillard, Oct 2019): ``em_pd_get_higher_freq()`` and ``sugov_cpu_ramp_boost_update()``.
 
 Eras (``SU_*``): 0 = < v5.14 (``map_util_freq``: ``(f + f/4) * util / max``),
 1 = v5.14 - v6.7 (``map_util_perf``: ``util += util/4``; ``f * util / max``),
 2 = v6.8+ (headroom inside ``sugov_effective_cpu_perf``, clamped to the CPU capacity).
+The other era rows (``schedutil-*`` of the era ledger) are flags of :func:`sugov_update`:
+``restore_cached`` (v5.11), ``ineff`` (v5.16), ``limits_check`` (v6.9).
 """
 from __future__ import annotations
 
@@ -148,6 +151,49 @@ def resolve_freq(freqs, target, fmin, fmax):
 
 
 @njit(cache=True)
+def _find_index_al(freqs, ineff, target, efficiencies):
+    """``cpufreq_table_find_index_al()``: the first (efficient) entry >= target, else the last one seen."""
+    best = -1
+    for i in range(freqs.shape[0]):
+        if efficiencies and ineff[i]:
+            continue
+        if freqs[i] >= target:
+            return i
+        best = i
+    return best
+
+
+@njit(cache=True)
+def resolve_freq_le(freqs, ineff, target, fmin, fmax, limits_check):
+    """``cpufreq_driver_resolve_freq()`` with ``CPUFREQ_RELATION_LE`` (v5.16+, ledger schedutil-v5.16):
+    clamp to [fmin, fmax], then the lowest *efficient* table frequency >= target (``ineff[i]``
+    flags the OPPs the Energy Model marked inefficient). Up to v6.8 the efficient OPP may lie
+    above ``fmax``; from v6.9 (``limits_check``, ledger schedutil-v6.9) a result outside
+    [fmin, fmax] is dropped and the search redone without efficiencies."""
+    if target > fmax:
+        target = fmax
+    if target < fmin:
+        target = fmin
+    idx = _find_index_al(freqs, ineff, target, True)
+    if limits_check and (idx < 0 or freqs[idx] > fmax or freqs[idx] < fmin):
+        idx = _find_index_al(freqs, ineff, target, False)
+    if idx < 0:
+        idx = _find_index_al(freqs, ineff, target, False)
+    return freqs[idx]
+
+
+@njit(cache=True)
+def cpu_util_cfs_rt(util_avg, util_est, util_rt, scale):
+    """The CPU utilization schedutil reads without DL/IRQ: ``max(util_avg, util_est) + util_rt``
+    (``cpu_util_cfs()`` then ``effective_cpu_util()`` adds RT), capped at ``scale``."""
+    u = util_avg if util_avg > util_est else util_est
+    if u > scale:
+        u = scale
+    u += util_rt
+    return u if u < scale else scale
+
+
+@njit(cache=True)
 def em_pd_get_higher_freq(freqs, costs, min_freq, cost_margin):
     """RFC v3 ``em_pd_get_higher_freq()``: highest OPP whose cost is within the margin."""
     max_cost = 0
@@ -176,15 +222,22 @@ def raw_next_freq(util, max_cap, freq_ref, era):
 
 
 @njit(cache=True)
-def get_next_freq(ps, util, max_cap, freq_ref, freqs, fmin, fmax, era, boost, costs):
-    """``get_next_freq(sg_policy, util, max)`` (+ RFC ramp boost when ``boost >= 0``)."""
+def get_next_freq(ps, util, max_cap, freq_ref, freqs, fmin, fmax, era, boost, costs, ineff=None,
+                  limits_check=False):
+    """``get_next_freq(sg_policy, util, max)`` (+ RFC ramp boost when ``boost >= 0``).
+
+    ``ineff`` (v5.16+): per-OPP inefficiency flags, resolved with RELATION_LE
+    (:func:`resolve_freq_le`); None resolves with RELATION_L (before v5.16, or no EM).
+    """
     f = raw_next_freq(util, max_cap, freq_ref, era)
     if boost >= 0:
         f = em_pd_get_higher_freq(freqs, costs, f, boost)
     if f == ps[PS_CACHED_RAW_FREQ] and not ps[PS_NEED_FREQ_UPDATE]:
         return ps[PS_NEXT_FREQ]
     ps[PS_CACHED_RAW_FREQ] = f
-    return resolve_freq(freqs, f, fmin, fmax)
+    if ineff is None:
+        return resolve_freq(freqs, f, fmin, fmax)
+    return resolve_freq_le(freqs, ineff, f, fmin, fmax, limits_check)
 
 
 @njit(cache=True)
@@ -253,12 +306,18 @@ def cpu_util_cfs(util_avg, util_est, scale):
 
 @njit(cache=True)
 def sugov_update(cs_all, ps, cpu, time, iowait, went_idle, util_avg, util_est, max_cap, freq_ref, freqs, fmin,
-                 fmax, era, rate_limit_ns, tick_ns, use_iowait, use_ramp_boost, costs):
+                 fmax, era, rate_limit_ns, tick_ns, use_iowait, use_ramp_boost, costs, ineff=None,
+                 limits_check=False, restore_cached=False, util_rt=None):
     """One ``cpufreq_update_util()`` call from ``cpu`` of the policy; returns the policy's next_freq.
 
     ``cs_all`` int64[m, CS_SIZE] per-CPU state; ``ps`` int64[PS_SIZE]; ``util_avg``/``util_est``
     int64[m] are the CPUs' root cfs_rq signals now. One CPU in the policy: ``sugov_update_single``
     (with the busy hold); more: ``sugov_update_shared`` (max over CPUs).
+
+    ``ineff``/``limits_check``: see :func:`get_next_freq`. ``restore_cached`` (v5.11+, ledger
+    schedutil-v5.11): a busy hold restores ``cached_raw_freq`` instead of zeroing it.
+    ``util_rt`` (int64[m], optional): RT utilization, added after ``max(util_avg, util_est)``;
+    the ramp boost reads the CFS signals only.
     """
     m = cs_all.shape[0]
     cs = cs_all[cpu]
@@ -275,19 +334,27 @@ def sugov_update(cs_all, ps, cpu, time, iowait, went_idle, util_avg, util_est, m
         if not ps[PS_NEED_FREQ_UPDATE]:
             busy = cs[CS_WENT_IDLE] == 0
             cs[CS_WENT_IDLE] = 0
-        util = cpu_util_cfs(util_avg[0], util_est[0], max_cap)
+        if util_rt is None:
+            util = cpu_util_cfs(util_avg[0], util_est[0], max_cap)
+        else:
+            util = cpu_util_cfs_rt(util_avg[0], util_est[0], util_rt[0], max_cap)
         if use_ramp_boost:
             boost = ramp_boost_update(cs, util_est[0], util_avg[0])
         if use_iowait:
             util = iowait_apply(cs, time, util, max_cap, tick_ns)
-        next_f = get_next_freq(ps, util, max_cap, freq_ref, freqs, fmin, fmax, era, boost, costs)
+        cached = ps[PS_CACHED_RAW_FREQ]
+        next_f = get_next_freq(ps, util, max_cap, freq_ref, freqs, fmin, fmax, era, boost, costs, ineff,
+                               limits_check)
         if busy and next_f < ps[PS_NEXT_FREQ]:
             next_f = ps[PS_NEXT_FREQ]
-            ps[PS_CACHED_RAW_FREQ] = 0
+            ps[PS_CACHED_RAW_FREQ] = cached if restore_cached else 0
     else:
         util = 0
         for j in range(m):
-            u = cpu_util_cfs(util_avg[j], util_est[j], max_cap)
+            if util_rt is None:
+                u = cpu_util_cfs(util_avg[j], util_est[j], max_cap)
+            else:
+                u = cpu_util_cfs_rt(util_avg[j], util_est[j], util_rt[j], max_cap)
             if use_iowait:
                 u = iowait_apply(cs_all[j], time, u, max_cap, tick_ns)
             if u > util:
@@ -299,7 +366,8 @@ def sugov_update(cs_all, ps, cpu, time, iowait, went_idle, util_avg, util_est, m
                     b = cs_all[j, CS_RAMP_BOOST]
                 if b > boost:
                     boost = b
-        next_f = get_next_freq(ps, util, max_cap, freq_ref, freqs, fmin, fmax, era, boost, costs)
+        next_f = get_next_freq(ps, util, max_cap, freq_ref, freqs, fmin, fmax, era, boost, costs, ineff,
+                               limits_check)
     if ps[PS_NEED_FREQ_UPDATE]:
         ps[PS_NEED_FREQ_UPDATE] = 0
         if ps[PS_NEXT_FREQ] == next_f:
@@ -313,14 +381,22 @@ def sugov_update(cs_all, ps, cpu, time, iowait, went_idle, util_avg, util_est, m
 
 @njit(cache=True)
 def sugov_run(times, cpu, iowait, went_idle, util_avg, util_est, max_cap, freq_ref, freqs, fmin, fmax, era,
-              rate_limit_ns, tick_ns, use_iowait, use_ramp_boost, costs, out_freq):
-    """Drive one policy through ``n`` update events (``util_avg``/``util_est`` are int64[n, m])."""
+              rate_limit_ns, tick_ns, use_iowait, use_ramp_boost, costs, out_freq, ineff=None, limits_check=False,
+              restore_cached=False, util_rt=None):
+    """Drive one policy through ``n`` update events (``util_avg``/``util_est``/``util_rt`` are int64[n, m])."""
     m = util_avg.shape[1]
     cs_all = np.zeros((m, CS_SIZE), np.int64)
     ps = np.zeros(PS_SIZE, np.int64)
     ps[PS_LAST_FREQ_UPDATE] = -(np.int64(1) << 62)     # the first call may always update
     for i in range(times.shape[0]):
-        out_freq[i] = sugov_update(cs_all, ps, cpu[i], times[i], iowait[i], went_idle[i], util_avg[i],
-                                   util_est[i], max_cap, freq_ref, freqs, fmin, fmax, era, rate_limit_ns,
-                                   tick_ns, use_iowait, use_ramp_boost, costs)
+        if util_rt is None:
+            out_freq[i] = sugov_update(cs_all, ps, cpu[i], times[i], iowait[i], went_idle[i], util_avg[i],
+                                       util_est[i], max_cap, freq_ref, freqs, fmin, fmax, era, rate_limit_ns,
+                                       tick_ns, use_iowait, use_ramp_boost, costs, ineff, limits_check,
+                                       restore_cached)
+        else:
+            out_freq[i] = sugov_update(cs_all, ps, cpu[i], times[i], iowait[i], went_idle[i], util_avg[i],
+                                       util_est[i], max_cap, freq_ref, freqs, fmin, fmax, era, rate_limit_ns,
+                                       tick_ns, use_iowait, use_ramp_boost, costs, ineff, limits_check,
+                                       restore_cached, util_rt[i])
     return out_freq

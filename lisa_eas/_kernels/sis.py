@@ -6,10 +6,13 @@ the SIS_PROP depth in ``select_idle_cpu()`` (v4.x-v5.11 and v5.12+ forms; remove
 (target, prev, ``recent_used_cpu``); and the asymmetric-capacity path (v5.7+,
 ``select_idle_sibling_asym``). No SCHED_IDLE tasks, no clusters, no per-CPU-kthread shortcut.
 
-Modes: ``SIS_V4`` (v4.x-v5.11 order: target, prev, recent, whole-LLC idle-core search,
-``select_idle_cpu`` starting at target with ``if (!--nr)``, ``select_idle_smt(target)``) and
-``SIS_V5_12`` (v5.12+ merged loop starting at target + 1, ``if (--nr <= 0)``, idle cores
-searched in the same loop, ``select_idle_smt(prev)`` before it).
+Modes (rows ``sis-*`` of the era ledger ``lisa_eas._era.ERA_LEDGER``): ``SIS_V4_0`` (up to
+v5.5: target, prev, recent, whole-LLC idle-core search, ``select_idle_cpu`` over the LLC span
+from target with ``if (!--nr)`` counted before the affinity test, ``select_idle_smt(target)``),
+``SIS_V4`` (v5.6 - v5.11: the same over LLC & ``p->cpus_ptr``, 60588bfa223f), ``SIS_V5_12_14``
+(v5.12 - v5.14 merged loop starting at target, idle cores searched in the same loop,
+``select_idle_smt(prev)`` before it) and ``SIS_V5_15`` (v5.15+: the merged loop starts at
+target + 1, 56498cfb045d). ``if (!--nr)`` and ``if (--nr <= 0)`` stop alike for nr >= 1.
 Return paths (``PATH_*``) say which rule chose the CPU.
 """
 from __future__ import annotations
@@ -19,8 +22,13 @@ from numba import njit
 
 from .eas import fits_capacity
 
-SIS_V4 = 0
-SIS_V5_12 = 1
+SIS_V4 = 0          # ledger sis-v5.6 (v5.6 - v5.11)
+SIS_V5_15 = 1       # ledger sis-v5.15 (v5.15+: merged loop from target + 1)
+SIS_V5_12_14 = 2    # ledger sis-v5.12 (v5.12 - v5.14: merged loop from target)
+SIS_V4_0 = 3        # ledger sis-v4.0 (up to v5.5: depth spent on CPUs the task may not use)
+#: The simulator's name for "the merged loop" (lisa_eas/sim/_engine.py maps every era >= v5.12
+#: to it). It is the v5.15+ form (from target + 1); v5.12 - v5.14 need SIS_V5_12_14.
+SIS_V5_12 = SIS_V5_15
 
 PATH_TARGET = 0
 PATH_PREV = 1
@@ -94,7 +102,7 @@ def select_idle_sibling(mode, util_mode, idle, allowed, target, prev, recent, ha
     if need_mask:
         for c in range(n_cpus):
             avail[c] = 1 if (llc_id[c] == llc_t and allowed[c]) else 0
-    if mode == SIS_V4:
+    if mode == SIS_V4 or mode == SIS_V4_0:
         if need_mask:
             for k in range(n_cpus):
                 core = (target + k) % n_cpus
@@ -114,11 +122,15 @@ def select_idle_sibling(mode, util_mode, idle, allowed, target, prev, recent, ha
         nr = nr_param if not util_mode else nr_param + 1
         for k in range(n_cpus):
             cpu = (target + k) % n_cpus
-            if llc_id[cpu] != llc_t or not allowed[cpu]:
+            if llc_id[cpu] != llc_t:
+                continue
+            if mode == SIS_V4 and not allowed[cpu]:
                 continue
             nr -= 1
             if nr == 0:
                 break
+            if not allowed[cpu]:          # SIS_V4_0: the depth was spent on a disallowed CPU
+                continue
             scanned += 1
             if idle[cpu]:
                 result[0] = PATH_IDLE_CPU
@@ -135,7 +147,7 @@ def select_idle_sibling(mode, util_mode, idle, allowed, target, prev, recent, ha
                             return s
         result[0] = PATH_FALLBACK
         return target
-    # v5.12+
+    # v5.12+ (SIS_V5_12, SIS_V5_15)
     if smt and not has_idle_core and llc_id[prev] == llc_t:
         for s in range(n_cpus):       # select_idle_smt(p, sd, prev)
             if core_id[s] == core_id[prev] and llc_id[s] == llc_id[prev] and s != prev and allowed[s]:
@@ -153,8 +165,9 @@ def select_idle_sibling(mode, util_mode, idle, allowed, target, prev, recent, ha
     else:
         nr = INT_MAX if use_core else nr_param
     idle_cpu = -1
+    start = target + 1 if mode == SIS_V5_15 else target
     for k in range(n_cpus):
-        cpu = (target + 1 + k) % n_cpus
+        cpu = (start + k) % n_cpus
         if use_core:
             if not avail[cpu]:
                 continue

@@ -67,10 +67,18 @@ def task_util_est_clear_flag(ewma, enqueued, era):
 
 @njit(cache=True)
 def task_util_est_value(ewma, enqueued, era):
-    """``_task_util_est(p)`` (the estimate without util_avg), flag bit removed."""
+    """``_task_util_est(p)`` (the estimate without util_avg) as the era's kernel returns it.
+
+    v4.17 - v5.12 (ledger util_est-v4.17): ``max(ewma, enqueued) | UTIL_AVG_UNCHANGED``, the
+    LSB flag kept, so the value is odd and never 0. v5.13+ (ledger util_est-v5.13): the MSB
+    flag masked off ``enqueued``; v6.8+: ``ewma`` without the flag.
+    """
     flag = util_est_flag(era)
     if era >= UE_V6_8:
         return ewma & ~flag
+    if era < UE_V5_13:
+        e = ewma if ewma > enqueued else enqueued
+        return e | FLAG_LSB
     e = enqueued & ~flag
     return ewma if ewma > e else e
 

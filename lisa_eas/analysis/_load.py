@@ -285,11 +285,10 @@ def df_overutilized(trace, *, platform=None, era: str = "v5.4") -> pd.DataFrame:
             raise ModelError("df_overutilized: the trace has no overutilized events; pass the platform to "
                              "derive it from the CPUs' utilization")
         from .._era import parse_kernel_version
-        from .._kernels.eas import cpu_overutilized
-        from ..models.eas import EAS_ERAS
+        from .._kernels.eas import EAS_V5_0, EAS_V5_4, cpu_overutilized
 
         v_era = parse_kernel_version(era)
-        code = max(i for i, e in enumerate(EAS_ERAS) if e <= v_era[:2]) if v_era[:2] >= EAS_ERAS[0] else 0
+        code = EAS_V5_0 if v_era[:2] < (5, 4) else EAS_V5_4       # fits_capacity() from v5.4
         cu = df_cpu_util(trace, platform=platform, era=era)
         piv = cu.pivot_table(index=cu.index, columns="cpu", values="util", aggfunc="last").ffill().fillna(0)
         caps = [platform.cpu_capacity(int(c)) for c in piv.columns]

@@ -6,7 +6,8 @@ compiles on first use and is cached on disk.
 
 * PELT / util_est: :func:`pelt_timeline`, :func:`resample_signal`, :func:`pelt_config`,
   :func:`pelt_tables`;
-* EAS wake-up: :func:`find_energy_efficient_cpu` (eras v5.0, v5.4, v6.0+), :func:`cpu_overutilized`;
+* EAS wake-up: :func:`find_energy_efficient_cpu` (eras v5.0, v5.4, v5.14, v6.0, v6.2, v6.5), :func:`cpu_overutilized`;
+* the era ledger: :data:`ERA_LEDGER`, :func:`era_ledger` (one row per modelled behaviour change);
 * idle-CPU search: :func:`select_idle_sibling`, :func:`sis_util_nr_scan`, :func:`sis_prop_nr`;
 * schedutil: :func:`schedutil_next_freq`, :func:`schedutil_run`, :func:`effective_cpu_util`, :func:`effective_cpu_perf`,
   :func:`em_pd_get_higher_freq` (ramp boost), :func:`schedutil_tables`;
@@ -18,6 +19,9 @@ from __future__ import annotations
 from .._lazy import lazy_exports
 
 _EXPORTS = {
+    "ERA_LEDGER": "lisa_eas._era",
+    "era_ledger": "lisa_eas._era",
+    "opp_inefficient": "lisa_eas.models.schedutil",
     "EAS_ERAS": "lisa_eas.models.eas",
     "EasDecisions": "lisa_eas.models.eas",
     "PELT_ERAS": "lisa_eas.models.pelt",

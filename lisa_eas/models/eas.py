@@ -9,6 +9,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .._era import eras_of, parse_kernel_version
 from ..energy_model import EnergyModel
 from ..errors import ModelError
 from ..platform import Platform, load_platform
@@ -16,9 +17,20 @@ from ._validate import cpu_index, era_of, int_array, util_array
 
 __all__ = ["EAS_ERAS", "EasDecisions", "cpu_overutilized", "find_energy_efficient_cpu"]
 
-#: Kernel versions where the EAS wake-up changed: v5.0 (first mainline EAS, O(n^2)),
-#: v5.4 (eb92692b2544, O(n) per-domain deltas), v6.0 (no margin; task busy time separate).
-EAS_ERAS: tuple[tuple[int, int], ...] = ((5, 0), (5, 4), (6, 0))
+#: Kernel versions where the EAS wake-up changed (rows ``eas-*`` of the era ledger): v5.0 (first
+#: mainline EAS, O(n^2)), v5.4 (eb92692b2544, O(n) per-domain unsigned deltas), v5.14 (base only
+#: for domains with a candidate, prev out of the max-spare race, early return), v6.0 (no margin;
+#: task busy time separate), v6.2 (max-spare CPU costed only with more spare capacity than prev).
+EAS_ERAS: tuple[tuple[int, int], ...] = eras_of("eas")
+
+
+def eas_kernel_era(version) -> int:
+    """The ``lisa_eas._kernels.eas`` era code (``EAS_*``) of kernel ``version``."""
+    from .._kernels import eas as ke
+
+    v = era_of(version, EAS_ERAS, "the mainline EAS wake-up")
+    return {(5, 0): ke.EAS_V5_0, (5, 4): ke.EAS_V5_4, (5, 14): ke.EAS_V5_14, (6, 0): ke.EAS_V6_0,
+            (6, 2): ke.EAS_V6_2, (6, 5): ke.EAS_V6_2}[v]
 
 
 @dataclass(frozen=True)
@@ -40,7 +52,7 @@ class EasDecisions:
     cpu_util_computations : ndarray of int
         Number of ``cpu_util_next`` computations.
     era : str
-        The modeled era (``"v5.0"``, ``"v5.4"`` or ``"v6.0"``).
+        The modeled era (``"v5.0"``, ``"v5.4"``, ``"v5.14"``, ``"v6.0"`` or ``"v6.2"``).
     """
 
     cpu: np.ndarray
@@ -73,7 +85,8 @@ def _energy_model(platform, era, energy_model):
 
 def find_energy_efficient_cpu(platform, util_avg, task_util, prev_cpu, *, util_est=None, task_util_est=None,
                               allowed=None, capacity=None, overutilized=False, era="v5.4",
-                              energy_model: EnergyModel | None = None) -> EasDecisions:
+                              energy_model: EnergyModel | None = None, util_rt=None, util_dl=None, bw_dl=None,
+                              util_irq=None, thermal_pressure=None, runnable_avg=None) -> EasDecisions:
     """Model the EAS wake-up decision of ``era`` for one or many wake-ups.
 
     Parameters
@@ -90,7 +103,10 @@ def find_energy_efficient_cpu(platform, util_avg, task_util, prev_cpu, *, util_e
     util_est : array like ``util_avg``, optional
         CPUs' ``util_est.enqueued`` (default 0).
     task_util_est : int or array, optional
-        ``_task_util_est(p)`` (default 0).
+        ``_task_util_est(p)`` (default 0). Before v5.13 the kernel returns it with the
+        ``UTIL_AVG_UNCHANGED`` flag (bit 0) set (ledger util_est-v4.17), so the model sets that
+        bit: ``task_util_est(p)`` is then never 0 and the "no utilization, stay on prev"
+        early exit cannot happen in those kernels.
     allowed : bool array like ``util_avg``, optional
         ``p->cpus_ptr`` (default all CPUs).
     capacity : array of int, optional
@@ -100,6 +116,23 @@ def find_energy_efficient_cpu(platform, util_avg, task_util, prev_cpu, *, util_e
         ``cpu_overutilized`` rule.
     era : str
         Kernel version, e.g. "v5.0", "v5.4", "v6.6".
+    util_rt, util_dl, bw_dl, util_irq : array like ``util_avg``, optional
+        Each CPU's ``cpu_util_rt``, ``cpu_util_dl``, ``cpu_bw_dl`` and ``cpu_util_irq`` (default
+        absent): the energy estimate then uses ``effective_cpu_util()`` (v5.0 ENERGY_UTIL for
+        both OPP and busy time; v5.4 - v6.7 FREQUENCY_UTIL for the OPP, with the DL bandwidth;
+        v6.8 the ``sugov_effective_cpu_perf`` floor ``irq + bw_dl``), and v6.x scales the task's
+        busy time by prev's IRQ pressure. ``capacity_of`` stays the ``capacity`` input (give
+        ``arch_scale_cpu_capacity`` minus the RT/DL/IRQ/thermal averages, as the kernel's
+        ``scale_rt_capacity`` does). Modelled as with CONFIG_UCLAMP_TASK=y and no clamps: a
+        runnable RT task does not force the maximum.
+    thermal_pressure : array like ``util_avg``, optional
+        ``arch_scale_thermal_pressure(cpu)`` (``hw_pressure`` from v6.10): from v5.14 the EM
+        caps the OPP at the capacity left (``allowed_cpu_cap``, ledger em-v5.14), from v6.0 the
+        energy environment also caps max util and the busy time (``cpu_thermal_cap``).
+        Ignored before v5.14.
+    runnable_avg : array like ``util_avg``, optional
+        Each CPU's ``cfs_rq->avg.runnable_avg``; from v6.5 (runnable boosting, ledger eas-v6.5)
+        the OPP estimate uses ``max(util_avg, runnable_avg)``. Ignored before v6.5.
 
     Returns
     -------
@@ -152,12 +185,36 @@ def find_energy_efficient_cpu(platform, util_avg, task_util, prev_cpu, *, util_e
         cap_of = util_array(capacity, "capacity")
         if cap_of.shape != (n_cpus,):
             raise ModelError(f"capacity must have one value per CPU ({n_cpus}), got shape {cap_of.shape}")
-    code = EAS_ERAS.index(v)
+    code = eas_kernel_era(era)
+    full = parse_kernel_version(era)
+    extra = None
+    inputs = {"util_rt": util_rt, "util_dl": util_dl, "bw_dl": bw_dl, "util_irq": util_irq,
+              "thermal_pressure": thermal_pressure, "runnable_avg": runnable_avg}
+    if any(v_ is not None for v_ in inputs.values()):
+        extra = np.zeros((n, ke.X_SIZE, n_cpus), dtype=np.int64)
+        rows = {"util_rt": ke.X_RT, "util_dl": ke.X_DL, "bw_dl": ke.X_BW_DL, "util_irq": ke.X_IRQ,
+                "thermal_pressure": ke.X_THERMAL, "runnable_avg": ke.X_RUNNABLE}
+        for name, value in inputs.items():
+            if value is None:
+                continue
+            if name == "thermal_pressure" and full < (5, 14):
+                continue                        # the EM has no allowed_cpu_cap before v5.14
+            if name == "runnable_avg" and full < (6, 5):
+                continue                        # no runnable boosting before v6.5 (ledger eas-v6.5)
+            extra[:, rows[name], :] = per_cpu(value, name, 0)
+        th = extra[:, ke.X_THERMAL, :]
+        if (th >= cap_orig[None, :]).any():
+            i, c = (int(x) for x in np.argwhere(th >= cap_orig[None, :])[0])
+            raise ModelError(f"thermal_pressure[{i}, {c}] = {th[i, c]} leaves no capacity on CPU {c} "
+                             f"(capacity {cap_orig[c]}); it must be below the CPU's capacity")
+        extra = np.ascontiguousarray(extra)
+    if parse_kernel_version(era) < (5, 13):
+        tue = tue | 1                     # _task_util_est() | UTIL_AVG_UNCHANGED (ledger util_est-v4.17)
     if isinstance(overutilized, str):
         if overutilized != "auto":
             raise ModelError(f"overutilized must be a bool, an array of bools or 'auto', got {overutilized!r}")
         cpu_util = np.minimum(np.maximum(ua, ue), cap_orig[None, :])
-        if code == 0:
+        if v < (5, 4):
             ou = (cap_of[None, :] * 1024 < cpu_util * 1280).any(axis=1)
         else:
             ou = ~(cpu_util * 1280 < cap_of[None, :] * 1024).all(axis=1)
@@ -168,8 +225,12 @@ def find_energy_efficient_cpu(platform, util_avg, task_util, prev_cpu, *, util_e
     out_cpu = np.empty(n, dtype=np.int64)
     out_energy = np.empty((n, 3), dtype=np.int64)
     out_work = np.empty((n, 2), dtype=np.int64)
-    ke.feec_batch(code, arr["pd_info"], arr["pd_cpus"], arr["em_states"], arr["em_mode"], cap_orig, cap_of, ua, ue,
-                  tu, tue, prev, allowed_arr, ou, out_cpu, out_energy, out_work)
+    if extra is None:
+        ke.feec_batch(code, arr["pd_info"], arr["pd_cpus"], arr["em_states"], arr["em_mode"], cap_orig, cap_of, ua,
+                      ue, tu, tue, prev, allowed_arr, ou, out_cpu, out_energy, out_work)
+    else:
+        ke.feec_batch(code, arr["pd_info"], arr["pd_cpus"], arr["em_states"], arr["em_mode"], cap_orig, cap_of, ua,
+                      ue, tu, tue, prev, allowed_arr, ou, out_cpu, out_energy, out_work, extra)
     none = out_energy == ke.NO_ENERGY
     energies = out_energy.astype(np.float64)
     energies[none] = np.nan
@@ -185,4 +246,4 @@ def cpu_overutilized(util, capacity, era="v5.4") -> bool:
     v = era_of(era, EAS_ERAS, "cpu_overutilized")
     u = int(util_array(util, "util", ndim=(0,)))
     c = int(util_array(capacity, "capacity", ndim=(0,)))
-    return bool(ke.cpu_overutilized(u, c, EAS_ERAS.index(v)))
+    return bool(ke.cpu_overutilized(u, c, ke.EAS_V5_0 if v < (5, 4) else ke.EAS_V5_4))

@@ -12,8 +12,9 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from .._era import eras_of
 from ..errors import ModelError
-from ._validate import int_array, int_scalar, sorted_times
+from ._validate import era_of, int_array, int_scalar, sorted_times
 
 __all__ = ["InteractiveTunables", "OndemandTunables", "SchedfreqTunables", "interactive", "ondemand",
            "performance", "powersave", "schedfreq"]
@@ -73,7 +74,8 @@ def _timeline(grid_ns, busy, freqs_khz):
 
 
 def ondemand(grid_ns, busy, freqs_khz, tunables: OndemandTunables = OndemandTunables(), *,
-             t_start: int | None = None, t_end: int | None = None) -> pd.DataFrame:
+             t_start: int | None = None, t_end: int | None = None, era: str = "v5.15", costs=None,
+             inefficient=None) -> pd.DataFrame:
     """ondemand's samples over a busy timeline.
 
     Parameters
@@ -84,6 +86,11 @@ def ondemand(grid_ns, busy, freqs_khz, tunables: OndemandTunables = OndemandTuna
         Whether each policy CPU is busy in ``[grid_ns[k], grid_ns[k+1])``.
     freqs_khz : array of int
         The policy's OPP table, ascending.
+    era : str
+        Kernel version. From v5.16 (ledger ondemand-v5.16) ``od_update`` resolves with
+        RELATION_CE and skips the OPPs the Energy Model flags inefficient, given by
+        ``inefficient`` (one flag per OPP) or derived from the EM ``costs`` per OPP; without
+        either no OPP is skipped (a kernel without an EM).
 
     Returns
     -------
@@ -100,7 +107,14 @@ def ondemand(grid_ns, busy, freqs_khz, tunables: OndemandTunables = OndemandTuna
     sdf = int_scalar(tunables.sampling_down_factor, "sampling_down_factor", lo=1, hi=100000)
     cap = (t1 - t0) // (sr * 1000) + 2
     out_t, out_f, out_l = (np.empty(cap, dtype=np.int64) for _ in range(3))
-    n = ondemand_run(grid, b, t0, t1, f, sr, up, sdf, out_t, out_f, out_l)
+    from .schedutil import _ineff
+
+    v = era_of(era, eras_of("ondemand"), "the ondemand model")
+    ineff = _ineff(v, f, costs, inefficient)
+    if ineff is None:
+        n = ondemand_run(grid, b, t0, t1, f, sr, up, sdf, out_t, out_f, out_l)
+    else:
+        n = ondemand_run(grid, b, t0, t1, f, sr, up, sdf, out_t, out_f, out_l, ineff)
     return pd.DataFrame({"freq_khz": out_f[:n], "load": out_l[:n]}, index=pd.Index(out_t[:n], name="time_ns"))
 
 

@@ -11,15 +11,17 @@ from functools import lru_cache
 import numpy as np
 import pandas as pd
 
+from .._era import eras_of
 from ..errors import ModelError
 from ._validate import era_of, int_array, int_scalar, sorted_times
 
 __all__ = ["PELT_ERAS", "UTIL_EST_ERAS", "pelt_config", "pelt_tables", "pelt_timeline", "resample_signal"]
 
-#: Kernel versions where PELT's arithmetic changed (see :func:`pelt_config`).
-PELT_ERAS: tuple[tuple[int, int], ...] = ((4, 11), (4, 12), (4, 15), (5, 1), (5, 7))
-#: Kernel versions where util_est changed (see :mod:`lisa_eas._kernels.util_est`).
-UTIL_EST_ERAS: tuple[tuple[int, int], ...] = ((4, 17), (5, 1), (5, 5), (5, 13), (6, 8), (6, 12))
+#: Kernel versions where PELT's arithmetic changed (see :func:`pelt_config`; rows ``pelt-*`` of
+#: :data:`lisa_eas._era.ERA_LEDGER`).
+PELT_ERAS: tuple[tuple[int, int], ...] = eras_of("pelt")
+#: Kernel versions where util_est changed (see :mod:`lisa_eas._kernels.util_est`; rows ``util_est-*``).
+UTIL_EST_ERAS: tuple[tuple[int, int], ...] = eras_of("util_est")
 
 _STATES = {"sleeping": 0, "sleep": 0, "runnable": 1, "running": 2, "run": 2, "detached": 3}
 
@@ -49,15 +51,46 @@ def pelt_tables(halflife: int = 32) -> tuple[np.ndarray, int]:
     return yn, mx
 
 
+@lru_cache(maxsize=8)
+def pelt_tables_v411(halflife: int = 32) -> tuple[np.ndarray, np.ndarray, int]:
+    """v4.11's ``runnable_avg_yN_sum``, ``__accumulated_sum_N32`` and ``LOAD_AVG_MAX_N``.
+
+    The integer generator of the v4.11 tables: ``sum[n] = ((sum[n-1] + 1024) * yN_inv[1]) >> 32``,
+    ``acc[k] = acc[k-1] / 2 + sum[P]`` (one half-life per step) and ``LOAD_AVG_MAX_N`` the
+    number of periods after which the sum is ``LOAD_AVG_MAX``. For 32 this gives the kernel's
+    1002, 1982, 2941, ..., 23371; 23371, 35056, ..., 46719 and 345.
+    """
+    yn, _ = pelt_tables(halflife)
+    y_inv = int(((1 << 32) - 1) * math.pow(0.5, 1.0 / halflife))
+    sums = [0]
+    for _ in range(halflife):
+        sums.append(((sums[-1] + 1024) * y_inv) >> 32)
+    mx, last, updates = 1024, 0, 0
+    while True:
+        mx = ((mx * y_inv) >> 32) + 1024
+        updates += 1
+        if mx == last:
+            break
+        last = mx
+    max_n = updates - 2           # 345 for 32, as the kernel's table header states
+    acc = [0]
+    for _ in range(max_n // halflife + 1):
+        acc.append(acc[-1] // 2 + sums[halflife])
+    return np.array(sums, dtype=np.int64), np.array(acc, dtype=np.int64), max_n
+
+
 def pelt_config(era="v6.9", halflife: int = 32, util_est: bool = True) -> np.ndarray:
     """The kernel configuration array (``lisa_eas._kernels.pelt.CFG_*``) for ``era``.
 
     ======  ============================================================================
-    era     PELT arithmetic
+    era     PELT arithmetic (ledger rows ``pelt-*``)
     ======  ============================================================================
-    v4.11   three-segment accrual; invariance on the contribution (freq on all sums,
-            CPU capacity on util_sum); ``load_sum += weight*contrib``; divider LOAD_AVG_MAX
-    v4.12   divider ``LOAD_AVG_MAX - 1024 + period_contrib``
+    v4.11   old ``__update_load_avg``: finish the period, decay over ``periods + 1``, add
+            the table sum, each part ``cap_scale``-d on its own; ``last_update_time = now``;
+            invariance on the contribution (freq on all sums, CPU capacity on util_sum);
+            ``load_sum += weight*contrib``; divider LOAD_AVG_MAX
+    v4.12   three-segment ``accumulate_sum``, divider still LOAD_AVG_MAX
+    v4.13   divider ``LOAD_AVG_MAX - 1024 + period_contrib``
     v4.15   load/runnable accrue 0/1, the weight multiplies in the average; running and
             runnable forced to 0 when not loaded
     v5.1    scale invariance moves to the rq's PELT clock (``update_rq_clock_pelt``), with
@@ -69,13 +102,23 @@ def pelt_config(era="v6.9", halflife: int = 32, util_est: bool = True) -> np.nda
 
     v = era_of(era, PELT_ERAS, "the PELT model")
     _, lam = pelt_tables(halflife)
-    cfg = np.zeros(kp.CFG_SIZE, dtype=np.int64)
-    cfg[kp.CFG_DELTA_SCALING] = int(v < (5, 1))
-    cfg[kp.CFG_DIVIDER_MODE] = int(v >= (4, 12))
-    cfg[kp.CFG_WEIGHT_IN_SUM] = int(v < (4, 15))
-    cfg[kp.CFG_ZERO_IF_UNLOADED] = int(v >= (4, 15))
-    cfg[kp.CFG_RUNNABLE_SCALED] = int(v >= (5, 7))
+    old = v < (4, 12)                                     # ledger pelt-v4.12
+    extra = 0
+    if old:
+        sums, acc, max_n = pelt_tables_v411(halflife)
+        extra = sums.size + acc.size
+    cfg = np.zeros(kp.CFG_SIZE + extra, dtype=np.int64)
+    cfg[kp.CFG_DELTA_SCALING] = int(v < (5, 1))           # ledger pelt-v5.1
+    cfg[kp.CFG_DIVIDER_MODE] = int(v >= (4, 13))          # ledger pelt-v4.13
+    cfg[kp.CFG_WEIGHT_IN_SUM] = int(v < (4, 15))          # ledger pelt-v4.15
+    cfg[kp.CFG_ZERO_IF_UNLOADED] = int(v >= (4, 15))      # ledger pelt-v4.15
+    cfg[kp.CFG_RUNNABLE_SCALED] = int(v >= (5, 7))        # ledger pelt-v5.7
     cfg[kp.CFG_LOAD_AVG_MAX] = lam
+    cfg[kp.CFG_OLD_UPDATE] = int(old)
+    if old:
+        cfg[kp.CFG_MAX_N] = max_n
+        cfg[kp.CFG_SIZE:kp.CFG_SIZE + sums.size] = sums
+        cfg[kp.CFG_SIZE + sums.size:] = acc
     from .._era import parse_kernel_version
 
     full = parse_kernel_version(era)

@@ -6,16 +6,53 @@ from __future__ import annotations
 
 import numpy as np
 
+from .._era import eras_of
 from ..energy_model import EnergyModel
 from ..errors import ModelError
 from ._validate import era_of, int_array, int_scalar, sorted_times
 
-__all__ = ["SCHEDUTIL_ERAS", "effective_cpu_perf", "effective_cpu_util", "em_pd_get_higher_freq", "schedutil_next_freq",
-           "schedutil_run", "schedutil_tables"]
+__all__ = ["SCHEDUTIL_ERAS", "effective_cpu_perf", "effective_cpu_util", "em_pd_get_higher_freq", "opp_inefficient",
+           "schedutil_next_freq", "schedutil_run", "schedutil_tables"]
 
-#: v5.0 (``map_util_freq`` with the 1.25 inside), v5.14 (``map_util_perf``), v6.8 (headroom in
-#: ``sugov_effective_cpu_perf``, clamped to the capacity).
-SCHEDUTIL_ERAS: tuple[tuple[int, int], ...] = ((5, 0), (5, 14), (6, 8))
+#: Rows ``schedutil-*`` of the era ledger: v5.0 (``map_util_freq`` with the 1.25 inside), v5.11
+#: (a busy hold restores ``cached_raw_freq``), v5.14 (``map_util_perf``), v5.16 (RELATION_LE: the
+#: EM's inefficient OPPs skipped), v6.8 (headroom in ``sugov_effective_cpu_perf``, clamped to the
+#: capacity), v6.9 (an efficient OPP outside the policy limits is dropped).
+SCHEDUTIL_ERAS: tuple[tuple[int, int], ...] = eras_of("schedutil")
+
+
+def _formula(v) -> int:
+    from .._kernels import schedutil as ks
+
+    return ks.SU_V5_0 if v < (5, 14) else (ks.SU_V5_14 if v < (6, 8) else ks.SU_V6_8)
+
+
+def opp_inefficient(costs) -> np.ndarray:
+    """Which OPPs ``em_compute_costs()`` (v5.16+) flags inefficient: walking down from the top,
+    a state whose cost is not below the last efficient (higher) state's cost."""
+    c = int_array(costs, "costs", lo=0)
+    out = np.zeros(c.size, dtype=np.int64)
+    prev = None
+    for i in range(c.size - 1, -1, -1):
+        if prev is not None and c[i] >= prev:
+            out[i] = 1
+        else:
+            prev = int(c[i])
+    return out
+
+
+def _ineff(v, f, costs, inefficient):
+    """The per-OPP inefficiency flags cpufreq uses in era ``v`` (None: RELATION_L)."""
+    if v < (5, 16):                          # ledger schedutil-v5.16
+        return None
+    if inefficient is not None:
+        a = int_array(np.asarray(inefficient).astype(np.int64), "inefficient", lo=0, hi=1)
+        if a.shape != f.shape:
+            raise ModelError(f"inefficient must have one flag per OPP ({f.size}), got shape {a.shape}")
+        return np.ascontiguousarray(a)
+    if costs is not None:
+        return opp_inefficient(costs)
+    return None
 
 
 def _freqs(freqs_khz, name="freqs_khz") -> np.ndarray:
@@ -96,7 +133,8 @@ def em_pd_get_higher_freq(freqs_khz, costs, min_freq: int, cost_margin: int) -> 
 
 
 def schedutil_next_freq(util: int, freqs_khz, *, capacity: int = 1024, era="v6.9", fmin: int | None = None,
-                        fmax: int | None = None, ramp_boost: int | None = None, costs=None) -> int:
+                        fmax: int | None = None, ramp_boost: int | None = None, costs=None,
+                        inefficient=None) -> int:
     """The frequency ``get_next_freq()`` resolves for ``util`` (stateless; frequency invariant).
 
     Parameters
@@ -111,6 +149,12 @@ def schedutil_next_freq(util: int, freqs_khz, *, capacity: int = 1024, era="v6.9
         ``policy->min`` / ``policy->max`` (default the table's ends).
     ramp_boost : int, optional
         RFC v3 ramp boost (capacity units) used as the EM cost margin; needs ``costs``.
+    costs : array of int, optional
+        The EM cost of each OPP. From v5.16 cpufreq resolves with RELATION_LE and skips the
+        OPPs the EM flags inefficient, derived from these costs (:func:`opp_inefficient`).
+    inefficient : bool array, optional
+        The inefficiency flags themselves (v5.16+; overrides ``costs``). Without either, no
+        OPP is skipped (a kernel without an EM).
     """
     from .._kernels import schedutil as ks
 
@@ -132,12 +176,17 @@ def schedutil_next_freq(util: int, freqs_khz, *, capacity: int = 1024, era="v6.9
             raise ModelError(f"costs must have one value per OPP ({f.size}), got shape {c.shape}")
     ps = np.zeros(ks.PS_SIZE, dtype=np.int64)
     ps[ks.PS_CACHED_RAW_FREQ] = -1
-    return int(ks.get_next_freq(ps, util, capacity, int(f[-1]), f, lo, hi, SCHEDUTIL_ERAS.index(v), boost, c))
+    ineff = _ineff(v, f, costs, inefficient)
+    if ineff is None:
+        return int(ks.get_next_freq(ps, util, capacity, int(f[-1]), f, lo, hi, _formula(v), boost, c))
+    return int(ks.get_next_freq(ps, util, capacity, int(f[-1]), f, lo, hi, _formula(v), boost, c, ineff,
+                                v >= (6, 9)))
 
 
 def schedutil_run(times_ns, util_avg, freqs_khz, *, util_est=None, cpu=None, capacity: int = 1024, era="v6.9",
                   rate_limit_us: int = 1000, iowait=None, went_idle=None, ramp_boost: bool = False, costs=None,
-                  tick_ns: int = 4_000_000, fmin: int | None = None, fmax: int | None = None) -> np.ndarray:
+                  tick_ns: int = 4_000_000, fmin: int | None = None, fmax: int | None = None,
+                  inefficient=None, util_rt=None, runnable_avg=None) -> np.ndarray:
     """Drive one schedutil policy through a sequence of ``cpufreq_update_util()`` calls.
 
     Parameters
@@ -158,6 +207,15 @@ def schedutil_run(times_ns, util_avg, freqs_khz, *, util_est=None, cpu=None, cap
         frequency from dropping when it did not). Default: True (no hold).
     ramp_boost : bool
         Apply the RFC v3 ramp boost (needs ``costs``, the EM cost per OPP).
+    costs, inefficient : array, optional
+        As in :func:`schedutil_next_freq` (v5.16+ skips inefficient OPPs).
+    util_rt : array of int like ``util_avg``, optional
+        Each CPU's RT utilization (``rq->avg_rt.util_avg``), added after
+        ``max(util_avg, util_est)`` as ``effective_cpu_util()`` does (default none).
+    runnable_avg : array of int like ``util_avg``, optional
+        Each CPU's ``cfs_rq->avg.runnable_avg``: from v6.5 (runnable boosting, ledger
+        schedutil-v6.5) the CFS utilization is ``max(util_avg, runnable_avg, util_est)``.
+        Ignored before v6.5; not combined with the RFC ramp boost (a v5.4-era patch).
 
     Returns
     -------
@@ -208,7 +266,24 @@ def schedutil_run(times_ns, util_avg, freqs_khz, *, util_est=None, cpu=None, cap
     tick = int_scalar(tick_ns, "tick_ns", lo=1)
     lo = int(f[0]) if fmin is None else int_scalar(fmin, "fmin", lo=0)
     hi = int(f[-1]) if fmax is None else int_scalar(fmax, "fmax", lo=lo)
+    if runnable_avg is not None:
+        ra = int_array(runnable_avg, "runnable_avg", ndim=(1, 2), lo=0, hi=1024)
+        ra = ra[:, None] if ra.ndim == 1 else ra
+        if ra.shape != ua.shape:
+            raise ModelError(f"runnable_avg must have the shape of util_avg {ua.shape}, got {ra.shape}")
+        if v >= (6, 5):
+            if ramp_boost:
+                raise ModelError("runnable_avg (runnable boosting, v6.5+) cannot be combined with ramp_boost=True "
+                                 "(the RFC ramp boost is a v5.4-era patch); drop one of them")
+            ua = np.ascontiguousarray(np.maximum(ua, ra))     # cpu_util_cfs_boost()
+    rt = None
+    if util_rt is not None:
+        rt = int_array(util_rt, "util_rt", ndim=(1, 2), lo=0, hi=1024)
+        rt = np.ascontiguousarray(rt[:, None] if rt.ndim == 1 else rt)
+        if rt.shape != ua.shape:
+            raise ModelError(f"util_rt must have the shape of util_avg {ua.shape}, got {rt.shape}")
+    ineff = _ineff(v, f, costs, inefficient)
     out = np.empty(n, dtype=np.int64)
-    ks.sugov_run(t, cpu_arr, io, wi, ua, ue, capacity, int(f[-1]), f, lo, hi, SCHEDUTIL_ERAS.index(v), rate, tick,
-                 iowait is not None, bool(ramp_boost), c, out)
+    ks.sugov_run(t, cpu_arr, io, wi, ua, ue, capacity, int(f[-1]), f, lo, hi, _formula(v), rate, tick,
+                 iowait is not None, bool(ramp_boost), c, out, ineff, v >= (6, 9), v >= (5, 11), rt)
     return out

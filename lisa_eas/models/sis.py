@@ -9,16 +9,33 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .._era import eras_of
 from ..errors import ModelError
 from ._validate import cpu_index, era_of, int_array, int_scalar
 
 __all__ = ["SIS_ERAS", "SIS_PATHS", "SisDecisions", "select_idle_sibling", "sis_prop_nr", "sis_util_nr_scan"]
 
-#: v4.x loop order (< v5.12), the asymmetric-capacity scan (v5.7+, b7a331615d25) taken after the
+#: Rows ``sis-*`` of the era ledger: v4.x loop order (< v5.12; depth counted on disallowed CPUs
+#: before v5.6), the asymmetric-capacity scan (v5.7+, b7a331615d25) taken after the
 #: target/prev/recent checks with ``asym_fits_capacity`` (v5.10+, b4c9c9f15649), the merged
-#: idle-core/idle-CPU loop (v5.12+), SIS_PROP on wake_avg_idle (v5.14+), SIS_UTIL (v6.0+;
-#: SIS_PROP removed in v6.7).
-SIS_ERAS: tuple[tuple[int, int], ...] = ((4, 0), (5, 7), (5, 10), (5, 12), (5, 14), (6, 0), (6, 7))
+#: idle-core/idle-CPU loop (v5.12+, from target + 1 in v5.15+), SIS_PROP on wake_avg_idle
+#: (v5.14+), SIS_UTIL (v6.0+; SIS_PROP removed in v6.7).
+SIS_ERAS: tuple[tuple[int, int], ...] = eras_of("sis")
+
+
+def sis_kernel_mode(version) -> int:
+    """The ``lisa_eas._kernels.sis`` loop mode (``SIS_*``) of kernel ``version`` (ledger rows
+    sis-v4.0, sis-v5.6, sis-v5.12, sis-v5.15)."""
+    from .._kernels import sis as ks
+
+    v = era_of(version, SIS_ERAS, "select_idle_sibling")
+    if v < (5, 6):
+        return ks.SIS_V4_0
+    if v < (5, 12):
+        return ks.SIS_V4
+    if v < (5, 15):
+        return ks.SIS_V5_12_14
+    return ks.SIS_V5_15
 #: Names of the rules that chose the CPU (``SisDecisions.path``).
 SIS_PATHS = ("target", "prev", "recent_used_cpu", "idle_core", "idle_cpu", "idle_smt", "fallback_target",
              "idle_capacity", "best_capacity")
@@ -239,7 +256,7 @@ def select_idle_sibling(idle, target, prev, *, recent_used_cpu=-1, allowed=None,
         util_mode = False
     else:
         raise ModelError(f"feature must be 'util', 'prop' or 'none', got {feature!r}")
-    mode = ks.SIS_V4 if v < (5, 12) else ks.SIS_V5_12
+    mode = sis_kernel_mode(era)
     out_cpu = np.empty(n, dtype=np.int64)
     out_res = np.empty((n, 2), dtype=np.int64)
     ks.sis_batch(mode, util_mode, idle_arr, allowed_arr, tgt, prv, rec, hic, nr, llc, core, smt, out_cpu, out_res)

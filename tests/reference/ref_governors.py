@@ -47,7 +47,18 @@ def rel_c(freqs, target):
     return hi if target - lo > hi - target else lo
 
 
-def ondemand(grid, busy, t_start, t_end, freqs, sampling_rate_us, up_threshold, sdf):
+def ondemand(grid, busy, t_start, t_end, freqs, sampling_rate_us, up_threshold, sdf, version=(5, 15), costs=None):
+    """``version`` >= (5, 16): od_update() resolves with CPUFREQ_RELATION_CE, the closest of the
+    OPPs the EM left efficient (em_compute_costs(): cost below every higher efficient cost)."""
+    if version >= (5, 16) and costs:
+        keep, last = [], None
+        for f, c in sorted(zip(freqs, costs), reverse=True):
+            if last is None or c < last:
+                keep.append(f)
+                last = c
+        pick = sorted(keep)
+    else:
+        pick = freqs
     m = len(busy[0])
     cur, rate_mult = freqs[0], 1
     prev_update = [t_start // 1000] * m
@@ -83,7 +94,7 @@ def ondemand(grid, busy, t_start, t_end, freqs, sampling_rate_us, up_threshold, 
             cur = freqs[-1]
         else:
             rate_mult = 1
-            cur = rel_c(freqs, freqs[0] + max_load * (freqs[-1] - freqs[0]) // 100)
+            cur = rel_c(pick, freqs[0] + max_load * (freqs[-1] - freqs[0]) // 100)
         out.append((t, cur, max_load))
 
 

@@ -61,6 +61,96 @@ def accumulate_sum(sa, delta, load, runnable, running, scale_freq, scale_cpu, er
     return periods
 
 
+def v411_tables(yn_inv, load_avg_max):
+    """v4.11's runnable_avg_yN_sum (sum_{i=1..n} 1024 y^i, n <= P), __accumulated_sum_N32 (one
+    entry per half-life) and LOAD_AVG_MAX_N, regenerated: each step adds 1024 then decays by
+    y with the kernel's integer multiply; a half-life halves. For P = 32 the kernel's header
+    reads 1002, 1982, 2941, ..., 23371 / 23371, 35056, ..., 46719 / 345."""
+    period = len(yn_inv)
+    y1 = int(yn_inv[1])
+    sums = [0]
+    for _ in range(period):
+        sums.append(((sums[-1] + 1024) * y1) >> 32)
+    # LOAD_AVG_MAX_N: the periods after which the series has converged to LOAD_AVG_MAX
+    mx, n = 0, 0
+    while mx != load_avg_max:
+        mx = ((mx * y1) >> 32) + 1024
+        n += 1
+    max_n = n - 2          # the generator reports 345 for P = 32: two below this count
+    acc = [0]
+    while len(acc) < max_n // period + 2:
+        acc.append(acc[-1] // 2 + sums[period])
+    return sums, acc, max_n
+
+
+def update_v411(sa, now, load, running, scale_freq, scale_cpu, era, yn_inv):
+    """v4.11 kernel/sched/fair.c __update_load_avg(): complete the open period, decay the sums
+    over periods + 1, add the table sum of the whole periods, then the remainder, each part
+    cap_scale()d on its own; last_update_time = now; divide by LOAD_AVG_MAX."""
+    lam = era["load_avg_max"]
+    sums, acc, max_n = v411_tables(yn_inv, lam)
+    period = len(yn_inv)
+    delta = now - sa.last_update_time
+    if delta < 0:
+        sa.last_update_time = now
+        return 0
+    delta >>= 10
+    if not delta:
+        return 0
+    sa.last_update_time = now
+    decayed = 0
+    if delta + sa.period_contrib >= 1024:
+        decayed = 1
+        dw = 1024 - sa.period_contrib
+        sa.period_contrib = 0
+        s = dw * scale_freq >> 10
+        sa.load_sum += load * s
+        sa.runnable_sum += load * s
+        if running:
+            sa.util_sum += s * scale_cpu
+        delta -= dw
+        periods, delta = delta // 1024, delta % 1024
+        sa.load_sum = decay_load(sa.load_sum, periods + 1, yn_inv)
+        sa.runnable_sum = decay_load(sa.runnable_sum, periods + 1, yn_inv)
+        sa.util_sum = decay_load(sa.util_sum, periods + 1, yn_inv)
+        if periods <= period:
+            c = sums[periods]
+        elif periods >= max_n:
+            c = lam
+        else:
+            c = decay_load(acc[periods // period], periods % period, yn_inv) + sums[periods % period]
+        c = c * scale_freq >> 10
+        sa.load_sum += load * c
+        sa.runnable_sum += load * c
+        if running:
+            sa.util_sum += c * scale_cpu
+    s = delta * scale_freq >> 10
+    sa.load_sum += load * s
+    sa.runnable_sum += load * s
+    if running:
+        sa.util_sum += s * scale_cpu
+    sa.period_contrib += delta
+    if decayed:
+        sa.load_avg = sa.load_sum // lam
+        sa.runnable_avg = sa.runnable_sum // lam
+        sa.util_avg = sa.util_sum // lam
+    return decayed
+
+
+def era_flags(version, load_avg_max=47742, util_est=True):
+    """This twin's PELT rules for kernel ``version`` ((major, minor)), from the kernel history:
+    v4.11 old __update_load_avg; v4.12 accumulate_sum (a481db34b9be) still dividing by
+    LOAD_AVG_MAX; v4.13 divider LOAD_AVG_MAX - 1024 + period_contrib (625ed2bf049d); v4.15
+    0/1 load with the weight in the average, running/runnable zeroed when not loaded; v5.1
+    invariance on the rq's PELT clock (23127296889f); v5.7 runnable_avg << 10 (9f68395333ad)."""
+    from .ref_util_est import era_code
+
+    return {"old_update": version < (4, 12), "divider_mode": int(version >= (4, 13)),
+            "delta_scaling": version < (5, 1), "weight_in_sum": version < (4, 15),
+            "zero_if_unloaded": version >= (4, 15), "runnable_scaled": version >= (5, 7),
+            "load_avg_max": load_avg_max, "util_est": era_code(version) if util_est else -1}
+
+
 def update_load_sum(sa, now, load, runnable, running, scale_freq, scale_cpu, era, yn_inv):
     delta = now - sa.last_update_time
     if delta < 0:
@@ -129,9 +219,14 @@ def pelt_timeline(ts, states, scale_cpu, scale_freq, weight, init, era, yn_inv):
         on_rq = 1 if prev in (1, 2) else 0
         running = 1 if prev == 2 else 0
         load = weight * on_rq if era["weight_in_sum"] else on_rq
-        periods = update_load_sum(sa, now, load, load, running, scale_freq[k - 1], scale_cpu[k - 1], era, yn_inv)
+        if era.get("old_update"):
+            periods = update_v411(sa, now, load, running, scale_freq[k - 1], scale_cpu[k - 1], era, yn_inv)
+        else:
+            periods = update_load_sum(sa, now, load, load, running, scale_freq[k - 1], scale_cpu[k - 1], era,
+                                      yn_inv)
         if periods:
-            update_load_avg(sa, weight, era)
+            if not era.get("old_update"):
+                update_load_avg(sa, weight, era)
             if ue_era >= 0:
                 ewma, enq = clear_flag(ewma, enq, ue_era)
         if prev in (1, 2) and cur in (0, 3):

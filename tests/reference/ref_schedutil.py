@@ -30,6 +30,32 @@ def resolve(freqs, target, fmin, fmax):
     return freqs[-1]
 
 
+def inefficient_flags(costs):
+    """v5.16 kernel/power/energy_model.c em_compute_costs(): from the top state down, a state
+    whose cost is >= the cost of the last efficient state above it is INEFFICIENT; cpufreq
+    flags the same frequencies (em_cpufreq_update_efficiencies)."""
+    flags = [False] * len(costs)
+    prev = None
+    for i in range(len(costs) - 1, -1, -1):
+        if prev is not None and costs[i] >= prev:
+            flags[i] = True
+        else:
+            prev = costs[i]
+    return flags
+
+
+def resolve_le(freqs, ineff, target, fmin, fmax, limits):
+    """v5.16 cpufreq_driver_resolve_freq(.., RELATION_LE): clamp, then the first efficient
+    frequency >= target (else the last efficient one); v6.9: a result outside the limits
+    is redone without efficiencies."""
+    target = min(max(target, fmin), fmax)
+    eff = [f for f, bad in zip(freqs, ineff) if not bad]
+    pick = next((f for f in eff if f >= target), eff[-1] if eff else None)
+    if pick is None or (limits and not fmin <= pick <= fmax):
+        pick = resolve(freqs, target, fmin, fmax)
+    return pick
+
+
 def higher_freq(freqs, costs, min_freq, margin):
     max_cost = 0
     for f, c in zip(freqs, costs):
@@ -101,6 +127,15 @@ class Policy:
         self.last_freq_update = -(1 << 62)
         self.next_freq = 0
         self.cached_raw = 0
+        # ``era``: a kernel version (major, minor), or the legacy formula code 0/1/2 (v5.0, v5.14,
+        # v6.8 formulas with the v5.0-v5.10 hold and RELATION_L)
+        if isinstance(era, tuple):
+            self.era = 0 if era < (5, 14) else (1 if era < (6, 8) else 2)
+            self.restore_cached = era >= (5, 11)          # 0070ea296239
+            self.ineff = inefficient_flags(self.costs) if era >= (5, 16) and any(self.costs) else None
+            self.limits = era >= (6, 9)
+        else:
+            self.restore_cached, self.ineff, self.limits = False, None, False
 
     def get_next_freq(self, util, boost):
         f = map_freq(util, self.max_cap, self.freqs[-1], self.era)
@@ -109,6 +144,8 @@ class Policy:
         if f == self.cached_raw:
             return self.next_freq
         self.cached_raw = f
+        if self.ineff is not None:
+            return resolve_le(self.freqs, self.ineff, f, self.fmin, self.fmax, self.limits)
         return resolve(self.freqs, f, self.fmin, self.fmax)
 
     def update(self, cpu, time, io, went_idle, ua, ue):
@@ -129,10 +166,11 @@ class Policy:
                 boost = c.ramp_update(ue[0], ua[0])
             if self.use_io:
                 util = c.iowait_apply(time, util, self.max_cap, self.tick)
+            cached = self.cached_raw
             nf = self.get_next_freq(util, boost)
             if busy and nf < self.next_freq:
                 nf = self.next_freq
-                self.cached_raw = 0
+                self.cached_raw = cached if self.restore_cached else 0
         else:
             util = 0
             for j, cj in enumerate(self.cpus):

@@ -62,12 +62,16 @@ class Sis:
                         idle = False
                 if idle:
                     return core, 3
-        cpus = {c for c in self.llc_span(target) if self.allowed[c]}
+        # v5.6+ (60588bfa223f) walks LLC & p->cpus_ptr; v5.4 fair.c walks the whole LLC span and
+        # tests the affinity after ``if (!--nr)``, so disallowed CPUs use up depth
+        cpus = {c for c in self.llc_span(target) if self.allowed[c] or not self.masked}
         nr = nr + 1 if util_mode else nr
         for cpu in wrap(cpus, target, self.n):
             nr -= 1
             if nr == 0:
                 break
+            if not self.allowed[cpu]:
+                continue
             self.scanned += 1
             if self.idle[cpu]:
                 return cpu, 4
@@ -103,7 +107,8 @@ class Sis:
             nr = INT_MAX
         cpus = {c for c in self.llc_span(target) if self.allowed[c]}
         idle_cpu = -1
-        for cpu in wrap(cpus, target + 1, self.n):
+        # v5.12-v5.14 fair.c: for_each_cpu_wrap(cpu, cpus, target); v5.15 (56498cfb045d): target + 1
+        for cpu in wrap(cpus, target + 1 if self.from_next else target, self.n):
             if use_core:
                 idle = True
                 for c in self.siblings(cpu):
@@ -134,8 +139,15 @@ class Sis:
 
 def select_idle_sibling(mode, util_mode, idle, allowed, target, prev, recent, has_idle_core, nr, llc_id, core_id,
                         smt):
+    """``mode``: a kernel version (major, minor), or 0 (the v5.6-v5.11 loop) / 1 (the v5.15+ loop)."""
     s = Sis(idle, allowed, llc_id, core_id, smt)
-    fn = s.v4 if mode == 0 else s.v512
+    if isinstance(mode, tuple):
+        version = mode
+    else:
+        version = (5, 6) if mode == 0 else (5, 15)
+    s.masked = version >= (5, 6)
+    s.from_next = version >= (5, 15)
+    fn = s.v4 if version < (5, 12) else s.v512
     cpu, path = fn(target, prev, recent, has_idle_core, nr, util_mode)
     return cpu, path, s.scanned
 

@@ -25,9 +25,31 @@ def clear_flag(ewma, enqueued, era):
 
 
 def task_util_est(ewma, enqueued, era):
+    """_task_util_est(p). v5.0/v5.4/v5.12 fair.c: ``max(ue.ewma, ue.enqueued) | UTIL_AVG_UNCHANGED``
+    (the LSB flag is kept, so never 0); v5.13 fair.c: ``max(ue.ewma, ue.enqueued &
+    ~UTIL_AVG_UNCHANGED)`` (flag at bit 31); v6.8: ``ewma & ~UTIL_AVG_UNCHANGED``."""
     if era >= 4:
         return ewma & ~_flag(era)
+    if era < 3:
+        return max(ewma, enqueued) | 0x1
     return max(ewma, enqueued & ~_flag(era))
+
+
+def era_code(version):
+    """This twin's util_est rule for kernel ``version`` (a (major, minor) tuple), -1 before util_est:
+    0 v4.17 (7f65ea42eb00), 1 v5.1 (capacity skip), 2 v5.5 (fast ramp-up, b8c96361402a),
+    3 v5.13 (MSB flag, last_enqueued_diff: 68d7a190682a, b89997aa88f0), 4 v6.8 (50181c0cff31)."""
+    if version < (4, 17):
+        return -1
+    if version < (5, 1):
+        return 0
+    if version < (5, 5):
+        return 1
+    if version < (5, 13):
+        return 2
+    if version < (6, 8):
+        return 3
+    return 4
 
 
 def _dequeue_v4_17(ewma, enq, util, runnable, cap, fastup, cap_skip):

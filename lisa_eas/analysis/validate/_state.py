@@ -187,10 +187,10 @@ def rebuild_wakeups(trace, platform, *, era: str = "v5.4", pelt_era: str | None 
             break
     else:
         from ...models.eas import EAS_ERAS
-        from ..._kernels.eas import rd_overutilized
+        from ..._kernels.eas import EAS_V5_0, EAS_V5_4, rd_overutilized
         from ..._era import select_era
 
-        code = EAS_ERAS.index(select_era(era, EAS_ERAS, "overutilized"))
+        code = EAS_V5_0 if select_era(era, EAS_ERAS, "overutilized") < (5, 4) else EAS_V5_4
         cap = np.array([platform.cpu_capacity(c) for c in range(n_cpus)], np.int64)
         cpu_util = np.minimum(np.maximum(ua, ue), cap[None, :])
         ou = np.array([rd_overutilized(cpu_util[i], cap, code) for i in range(n)], dtype=np.int64)
