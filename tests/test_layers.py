@@ -23,7 +23,7 @@ RANK = {
     "models": 3,
     "sim": 4, "trace": 4, "target": 4,
     "analysis": 5,
-    "repro": 6, "plot": 6,
+    "repro": 6, "plot": 6, "suite": 6,
     "cli": 7,
     "lisa_eas": 8,         # the package's own __init__ (lazy re-exports)
 }
