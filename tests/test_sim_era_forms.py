@@ -94,3 +94,41 @@ def test_schedutil_v5_16_never_sets_an_inefficient_opp():
     old, new = run("v5.15"), run("v5.16")
     assert A7_INEFFICIENT <= set(old)
     assert not A7_INEFFICIENT & set(new) and new[700000] > 0
+
+
+def test_schedutil_adds_rt_after_the_util_est_max():
+    # HiKey960 CPU 4 (big policy of CPUs 4-7, capacity 1024; the other three never run
+    # anything, so the policy's utilization is CPU 4's). A FIFO task runs 20 ms at the start and
+    # exits; its rt_rq utilization then decays while a CFS periodic task runs. sugov_get_util()
+    # (v5.4): util = cpu_util_cfs() = max(util_avg, util_est.enqueued), then
+    # schedutil_cpu_util() adds cpu_util_rt(): min(max(ua, ue) + rt, 1024); get_next_freq():
+    # (fmax + fmax/4) * util / 1024, then the lowest OPP at or above it. At each tick of CPU 4
+    # (the model's cpu_util row follows the tick's cpufreq_update_util with the same inputs)
+    # the frequency set must be that one, and on some ticks max(ua + rt, ue) (the order the
+    # simulator used before) asks for another OPP.
+    plat = load_platform("hikey960")
+    big = [o.freq_khz for o in plat.domain_of(4).opps]
+    fmax = big[-1]
+
+    def opp(util):
+        raw = (fmax + (fmax >> 2)) * min(util, 1024) // 1024
+        return next((f for f in big if f >= raw), fmax)
+
+    wl = workload([task("cfs", periodic(duty_cycle_pct=30, period_ms=16, duration_s=0.4), cpus=[4]),
+                   task("rt", [Phase(name="r", events=(RunTime(20_000),), loop=1)], cpus=[4],
+                        policy="SCHED_FIFO", priority=10)], calibration=20)
+    tr = simulate(plat, wl, config=SimConfig(governor="schedutil", placement="no-eas", era="v5.4", duration_s=0.4,
+                                             transition_latency_us=0, governor_tunables={"rate_limit_us": 0}))
+    u = tr.df("lisa_sim_cpu_util")
+    f = tr.df("cpu_frequency")
+    f = f[f["cpu_id"] == 4]
+    fts, fval = f["__ts"].to_numpy(), f["state"].to_numpy()
+    per_t = u.groupby("__ts")["cpu"].transform("size")
+    rows = u[(u["cpu"] == 4) & (per_t == 1) & (u["__ts"] > 40 * MS) & (u["nr_running"] <= 1)]
+    checked = differ = 0
+    for ts, ua, ue, rt in zip(rows["__ts"], rows["util_avg"], rows["util_est_enqueued"], rows["rt_util_avg"]):
+        cur = int(fval[np.searchsorted(fts, ts, side="right") - 1])
+        assert cur == opp(min(max(ua, ue), 1024) + rt), (ts, ua, ue, rt, cur)
+        checked += 1
+        differ += opp(max(ua + rt, ue)) != cur
+    assert checked > 20 and differ > 0
