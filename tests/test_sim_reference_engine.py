@@ -139,6 +139,13 @@ CASES = {
                                         1.0),
     # the benchmark workload
     "hikey960-bench": ("hikey960", "bench", SimConfig(), 0.3),
+    # era forms: v5.0 feec at v5.2; v5.14 feec with RELATION_LE schedutil (tc2's inefficient
+    # OPPs) and RT tasks; ondemand RELATION_CE; v6.2 feec with the v6.8 formula and v6.9 limits
+    "tc2-eas-v5.2": ("tc2", "mixed", SimConfig(era="v5.2"), 0.2),
+    "tc2-eas-v5.16-schedutil": ("tc2", "mixed", SimConfig(era="v5.16"), 0.25),
+    "pixel3-ondemand-v5.16": ("pixel3", "mixed", SimConfig(governor="ondemand", era="v5.16"), 0.25),
+    "hikey960-eas-v6.9-rampboost": ("hikey960", "mixed", SimConfig(era="v6.9", governor_tunables={"ramp_boost": 1}),
+                                    0.2),
 }
 SLOW_CASES = {
     "hikey960-bench-long": ("hikey960", "bench", SimConfig(), 5.0),

@@ -62,6 +62,7 @@ P_SLOTS = (
     ("CORE_ID", "core id per CPU"),
     ("MODEL_PARAMS", "model parameters (sim_models M_*)"),
     ("FREQ_SCALE", "arch_scale_freq_capacity per domain and OPP"),
+    ("PD_INEFF", "OPPs the EM flags inefficient per domain (v5.16+ cpufreq; zeros: none)"),
 )
 
 #: slots of the output buffers ``O``

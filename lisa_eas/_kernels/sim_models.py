@@ -10,8 +10,9 @@ kernels take and calls them; no decision logic is re-implemented here:
   runqueue's ``avg_idle`` and a fixed per-runqueue scan cost);
 * overutilized: ``eas.cpu_overutilized``;
 * frequency: ``schedutil.sugov_update`` (with or without the RFC ramp boost; the rt
-  runqueue enters through ``schedutil.effective_cpu_util``; ``sugov_update_flat`` gathers the
-  inputs and passes the state in place) and ``governors.schedfreq_request``
+  runqueue's utilization is passed apart and added after ``max(util_avg, util_est)`` as
+  ``effective_cpu_util`` does; RELATION_LE over the EM's inefficient OPPs from v5.16;
+  ``sugov_update_flat`` gathers the inputs and passes the state in place) and ``governors.schedfreq_request``
   / ``schedfreq_pending`` at each scheduler update (``cpufreq_update_util`` points), and the
   timer-driven ``governors.ondemand_step`` / ``interactive_account`` + ``interactive_step``
   on each sampling timer, over per-policy governor state kept in the state array;
@@ -23,7 +24,7 @@ from ._jit import sim_helper, sim_inline, sim_kernel, sim_nrt
 
 from .sim_layout import (P_CORE_ID, P_CORE_ID_N, P_CPU_CAP, P_CPU_PD, P_CPU_PD_N, P_LLC_ID, P_LLC_ID_N,
                          P_MASKS, P_MASKS_W, P_MODEL_PARAMS, P_MODEL_PARAMS_N, P_PD_COST, P_PD_COST_W,
-                         P_PD_CPUS, P_PD_CPUS_W, P_PD_FREQ, P_PD_FREQ_W, P_PD_NCPU, P_PD_NOPP, S_CFS_PELT,
+                         P_PD_CPUS, P_PD_CPUS_W, P_PD_FREQ, P_PD_FREQ_W, P_PD_INEFF, P_PD_INEFF_W, P_PD_NCPU, P_PD_NOPP, S_CFS_PELT,
                          S_CFS_PELT_W, S_CONFIG, S_CPUS, S_DOMAINS, S_GLOBALS, S_GOV_CPU, S_GOV_CPU_W,
                          S_GOV_CPU_W2, S_GOV_POLICY, S_GOV_POLICY_W, S_IDLE_STATS, S_IDLE_STATS_W, S_RT_PELT,
                          S_RT_PELT_W, S_SCRATCH, S_SCRATCH_W, S_SU_CPU, S_SU_CPU_W, S_SU_CPU_W2, S_SU_POLICY,
@@ -37,7 +38,7 @@ from .governors import (IA_CUR, OD_CUR, OD_RATE_MULT, SF_CUR, SF_REQUESTED, SF_T
                         schedfreq_request)
 from .pelt import SA_UTIL_AVG
 from .schedutil import (CS_LAST_UPDATE, CS_WENT_IDLE, FREQUENCY_UTIL, PS_LAST_FREQ_UPDATE, PS_NEED_FREQ_UPDATE,
-                        PS_NEXT_FREQ, effective_cpu_util, sugov_update)
+                        PS_NEXT_FREQ, sugov_update)
 from .sim_sched import emit, sync_cpu, refresh_next_event, task_util_for_placement
 from .sim_state import (C_BUSY_NS, C_CURR, C_NR_CFS, C_NR_RT, C_UE_SUM, EV_FREQ, EV_OVERUTIL, G_OVERUTIL, G_WAKE_CAP,
                         GOV_INTERACTIVE, GOV_ONDEMAND, GOV_SCHEDFREQ, GOV_SCHEDUTIL, INF_TIME, K_GOV,
@@ -68,7 +69,9 @@ M_SF_THROTTLE_NS = 17
 M_ASYM_MODE = 18          # sis.ASYM_* on an asymmetric-capacity platform at era v5.7+, else -1
 M_WAKE_CAP = 19           # 1: asymmetric platform at v4.9-v5.6, count the wake_cap() wake-ups (G_WAKE_CAP)
 M_MAX_CAP = 20            # the largest capacity_orig (rd->max_cpu_capacity)
-M_SIZE = 21
+M_SU_LIMITS_CHECK = 21    # 1: v6.9+ schedutil drops an efficient OPP outside the policy limits
+M_SU_RESTORE_CACHED = 22  # 1: v5.11+ a schedutil busy hold restores cached_raw_freq
+M_SIZE = 23
 
 # governor state: slot 15 per policy int64[nd, GOV_POL_WIDTH], slot 16 per policy CPU
 # int64[nd, max CPUs per domain, GOV_CPU_WIDTH] (column layouts in ``governors``)
@@ -86,7 +89,8 @@ SC_ENERGY = 6
 SC_RESULT = 7
 SC_PD_UTIL = 8
 SC_PD_UE = 9
-SC_ROWS = 10
+SC_PD_RT = 10
+SC_ROWS = 11
 
 # state slot 14: per-CPU idle statistics
 AI_AVG_IDLE = 0
@@ -283,14 +287,19 @@ def governor_update(c, now, S, P, O):
 
 @sim_helper
 def pd_cpu_util(cj, S, P):
-    """The (util_avg, util_est) pair ``schedutil.sugov_update`` gets for CPU ``cj``:
-    ``effective_cpu_util(cfs util_avg, rt util_avg, FREQUENCY_UTIL)`` (the CPU's capacity when
-    an rt task is runnable) and the cfs_rq's ``util_est.enqueued`` (0 with an rt task runnable)."""
-    rt_runnable = S[S[S_CPUS] + (cj) * C_NFIELDS + C_NR_RT] > 0
-    ua = effective_cpu_util(S[S[S_CFS_PELT] + (cj) * S[S_CFS_PELT_W] + SA_UTIL_AVG], S[S[S_RT_PELT] + (cj) * S[S_RT_PELT_W] + SA_UTIL_AVG], 0, 0, 0,
-                            P[P[P_CPU_CAP] + cj], FREQUENCY_UTIL, rt_runnable)
-    ue = S[S[S_CPUS] + (cj) * C_NFIELDS + C_UE_SUM] if not rt_runnable else 0
-    return ua, ue
+    """The (util_avg, util_est, util_rt) triple ``schedutil.sugov_update`` gets for CPU ``cj``:
+    the root cfs_rq's util_avg and ``util_est.enqueued`` as they are (``cpu_util_cfs()`` takes
+    their max; the ramp boost reads them alone) and the RT utilization that
+    ``effective_cpu_util()`` adds after that max (``max(cfs, util_est) + rt``, kernel order, in
+    ``schedutil.cpu_util_cfs_rt``). With an rt task runnable the kernel asks for the CPU's
+    capacity (``rt_rq_is_runnable()``: return max up to v6.7, the floor ``*min = max`` from
+    v6.8, no uclamp): the RT term is then the capacity, which saturates the sum in every era."""
+    cap = P[P[P_CPU_CAP] + cj]
+    ua = S[S[S_CFS_PELT] + (cj) * S[S_CFS_PELT_W] + SA_UTIL_AVG]
+    ue = S[S[S_CPUS] + (cj) * C_NFIELDS + C_UE_SUM]
+    if S[S[S_CPUS] + (cj) * C_NFIELDS + C_NR_RT] > 0:
+        return ua, ue, cap
+    return ua, ue, S[S[S_RT_PELT] + (cj) * S[S_RT_PELT_W] + SA_UTIL_AVG]
 
 
 @sim_inline
@@ -298,27 +307,35 @@ def sugov_update_flat(c, d, m, j_self, now, S, P):
     """``schedutil.sugov_update`` (no iowait, ``went_idle`` False: the simulator sets the flag
     when the CPU idles) from CPU ``c`` (``j_self`` in its domain ``d`` of ``m`` CPUs): the
     domain's rows of the per-CPU state (slot 9) and its policy state (slot 12) are passed in
-    place, each CPU's ``util_avg``/``util_est`` (``pd_cpu_util``) gathered into the scratch rows
-    ``SC_PD_UTIL`` / ``SC_PD_UE``, the OPP frequencies and EM costs (static slots 3, 16) as
-    views. Returns the policy's next_freq."""
+    place, each CPU's CFS ``util_avg`` / ``util_est`` and RT utilization (``pd_cpu_util``)
+    gathered into the scratch rows ``SC_PD_UTIL`` / ``SC_PD_UE`` / ``SC_PD_RT``, the OPP
+    frequencies, EM costs and inefficiency flags (static slots 3, 16, 21) as views. The
+    frequency is resolved with RELATION_LE over the flags (all zero before v5.16 or without
+    an EM, which is RELATION_L exactly), the v6.9 limits check and the v5.11 cached-frequency
+    restore as the era's model parameters say. Returns the policy's next_freq."""
     oK = S[S_CONFIG]
     wcs = S[S_SU_CPU_W2]
     ocs = S[S_SU_CPU] + d * S[S_SU_CPU_W] * wcs
     ops = S[S_SU_POLICY] + d * S[S_SU_POLICY_W]
     osu = S[S_SCRATCH] + SC_PD_UTIL * S[S_SCRATCH_W]
     ose = S[S_SCRATCH] + SC_PD_UE * S[S_SCRATCH_W]
+    osr = S[S_SCRATCH] + SC_PD_RT * S[S_SCRATCH_W]
     for j in range(m):
-        ua, ue = pd_cpu_util(P[P[P_PD_CPUS] + (d) * P[P_PD_CPUS_W] + j], S, P)
+        ua, ue, ur = pd_cpu_util(P[P[P_PD_CPUS] + (d) * P[P_PD_CPUS_W] + j], S, P)
         S[osu + j] = ua
         S[ose + j] = ue
+        S[osr + j] = ur
     nopp = P[P[P_PD_NOPP] + d]
     of = P[P_PD_FREQ] + d * P[P_PD_FREQ_W]
     oc = P[P_PD_COST] + d * P[P_PD_COST_W]
+    oi = P[P_PD_INEFF] + d * P[P_PD_INEFF_W]
     fmax = P[of + nopp - 1]
+    mp = P[P_MODEL_PARAMS]
     return sugov_update(S[ocs:ocs + m * wcs].reshape((m, wcs)), S[ops:ops + S[S_SU_POLICY_W]], j_self, now, False, False,
                         S[osu:osu + m], S[ose:ose + m], P[P[P_CPU_CAP] + c], fmax, P[of:of + nopp], P[of], fmax,
-                        P[P[P_MODEL_PARAMS] + M_SU_ERA], S[oK + K_RATE_LIMIT_NS], S[oK + K_TICK_NS], False,
-                        S[oK + K_RAMP_BOOST] != 0, P[oc:oc + nopp])
+                        P[mp + M_SU_ERA], S[oK + K_RATE_LIMIT_NS], S[oK + K_TICK_NS], False,
+                        S[oK + K_RAMP_BOOST] != 0, P[oc:oc + nopp], P[oi:oi + nopp], P[mp + M_SU_LIMITS_CHECK] != 0,
+                        P[mp + M_SU_RESTORE_CACHED] != 0, S[osr:osr + m])
 
 
 @sim_kernel
@@ -386,8 +403,11 @@ def governor_sample(d, now, S, P, O):
         for j in range(m):
             idle[j] = (now - S[S[S_CPUS] + (P[P[P_PD_CPUS] + (d) * P[P_PD_CPUS_W] + j]) * C_NFIELDS + C_BUSY_NS]) // 1000
         pol[OD_CUR] = cur
+        # RELATION_CE over the EM's inefficiency flags (static slot 21; all zero before v5.16 or
+        # without an EM, which is RELATION_C exactly)
+        oi = P[P_PD_INEFF] + d * P[P_PD_INEFF_W]
         f = ondemand_step(now, idle, freqs, mp[M_OD_SAMPLING_US], mp[M_OD_UP_THRESHOLD], mp[M_OD_DOWN_FACTOR],
-                          cst, pol)
+                          cst, pol, P[oi:oi + nopp])
         request_opp(d, opp_of_freq(d, f, P), now, S, P, O)
         S[oPD + (d) * P_NFIELDS + P_NEXT_SAMPLE] = now + mp[M_OD_SAMPLING_US] * pol[OD_RATE_MULT] * 1000
     elif gov == GOV_INTERACTIVE:

@@ -26,9 +26,6 @@ SIS_V4 = 0          # ledger sis-v5.6 (v5.6 - v5.11)
 SIS_V5_15 = 1       # ledger sis-v5.15 (v5.15+: merged loop from target + 1)
 SIS_V5_12_14 = 2    # ledger sis-v5.12 (v5.12 - v5.14: merged loop from target)
 SIS_V4_0 = 3        # ledger sis-v4.0 (up to v5.5: depth spent on CPUs the task may not use)
-#: The simulator's name for "the merged loop" (lisa_eas/sim/_engine.py maps every era >= v5.12
-#: to it). It is the v5.15+ form (from target + 1); v5.12 - v5.14 need SIS_V5_12_14.
-SIS_V5_12 = SIS_V5_15
 
 PATH_TARGET = 0
 PATH_PREV = 1
@@ -147,7 +144,7 @@ def select_idle_sibling(mode, util_mode, idle, allowed, target, prev, recent, ha
                             return s
         result[0] = PATH_FALLBACK
         return target
-    # v5.12+ (SIS_V5_12, SIS_V5_15)
+    # v5.12+ (SIS_V5_12_14, SIS_V5_15)
     if smt and not has_idle_core and llc_id[prev] == llc_t:
         for s in range(n_cpus):       # select_idle_smt(p, sd, prev)
             if core_id[s] == core_id[prev] and llc_id[s] == llc_id[prev] and s != prev and allowed[s]:

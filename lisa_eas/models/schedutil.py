@@ -27,6 +27,13 @@ def _formula(v) -> int:
     return ks.SU_V5_0 if v < (5, 14) else (ks.SU_V5_14 if v < (6, 8) else ks.SU_V6_8)
 
 
+def schedutil_kernel_era(version) -> int:
+    """The ``lisa_eas._kernels.schedutil`` formula code (``SU_*``) of kernel ``version`` (the
+    other schedutil era rows are flags of ``sugov_update``: ``restore_cached`` v5.11+,
+    ``ineff`` v5.16+, ``limits_check`` v6.9+)."""
+    return _formula(era_of(version, SCHEDUTIL_ERAS, "schedutil's frequency formula"))
+
+
 def opp_inefficient(costs) -> np.ndarray:
     """Which OPPs ``em_compute_costs()`` (v5.16+) flags inefficient: walking down from the top,
     a state whose cost is not below the last efficient (higher) state's cost."""

@@ -18,8 +18,9 @@ Scheduling model
   sleeper credit of half ``sched_latency``, wake-up preemption past ``wakeup_granularity``,
   tick preemption after ``sched_slice`` (tunables scaled by ``1 + log2(min(nr_cpus, 8))``).
   SCHED_FIFO runs above CFS (highest priority first, FIFO among equals, no throttling).
-* **Wake-up placement** of CFS tasks: ``find_energy_efficient_cpu`` (issue-3 kernel, v5.0,
-  v5.4 or 6.x form by ``placement``/``era``) while the root domain is not overutilized, else
+* **Wake-up placement** of CFS tasks: ``find_energy_efficient_cpu`` (issue-3 kernel; the
+  v5.0, v5.4, v5.14, v6.0 or v6.2 form of ``era`` as ``models.eas.eas_kernel_era`` maps it,
+  the v5.4 form before v5.0, the v5.0 form with ``placement="eas-v5.0"``) while the root domain is not overutilized, else
   ``select_idle_sibling`` (target = the task's previous CPU; no wake_affine): on the LLC with
   the SIS_UTIL or SIS_PROP depth, or, from v5.7 on a platform whose CPUs differ in capacity
   (every bundled board), its asymmetric-capacity form: from v5.10 target/prev when idle and
@@ -45,7 +46,10 @@ Scheduling model
   (``post_init_entity_util_avg``); the blocked utilization of remote idle CPUs is as fresh
   as the last load-balance pass, as in the kernel.
 * **Frequency**: one governor per perf domain: schedutil (issue-3 ``sugov_update``, rate
-  limit, busy hold, optional RFC ramp boost; an rt runqueue asks for the top OPP);
+  limit, busy hold, optional RFC ramp boost on the CFS signals; the rt runqueue's util_avg
+  added after ``max(util_avg, util_est)``, a runnable rt task asks for the top OPP; the
+  era's formula, v5.11 cached-frequency restore, v5.16 RELATION_LE over the Energy Model's
+  inefficient OPPs, v6.9 limits check; ondemand resolves with RELATION_CE from v5.16);
   schedfreq (``cpufreq_sched``: at each scheduler update the CPU's CFS request
   ``cpu_util`` and RT request (the rt runqueue's util_avg, standing for the kernel's
   ``rt_avg``), both normalised to the CPU's capacity, margined x1.25, max over the policy,

@@ -43,12 +43,13 @@ class SimConfig:
     Parameters
     ----------
     placement : {"eas", "eas-v5.0", "no-eas"}
-        Wake-up placement of CFS tasks. ``"eas"``: ``find_energy_efficient_cpu`` in its
-        v5.4 form (its 6.x form when ``era`` >= v6.0) while the root domain is not
+        Wake-up placement of CFS tasks. ``"eas"``: ``find_energy_efficient_cpu`` in the
+        form of ``era`` (v5.0, v5.4, v5.14, v6.0, v6.2; the v5.4 form before v5.0) while the root domain is not
         overutilized, else the idle-CPU search; ``"eas-v5.0"``: the original v5.0 search;
         ``"no-eas"``: the idle-CPU search always (the "without EAS" baseline).
     era : str
-        Kernel version whose PELT, util_est, energy-model and schedutil arithmetic to use.
+        Kernel version whose PELT, util_est, energy-model, EAS, select_idle_sibling,
+        schedutil and ondemand forms to use (the era ledger's rows, as the models map them).
     sis : {"util", "prop"}
         Depth rule of ``select_idle_cpu``: SIS_UTIL or SIS_PROP.
     governor : {"schedutil", "performance", "powersave", "ondemand", "interactive", "schedfreq"}

@@ -17,7 +17,7 @@ import numpy as np
 
 from .._kernels import sim_layout as L
 from ..energy_model import EnergyModel
-from ..errors import ModelError
+from ..errors import LisaEasError, ModelError
 from ..platform import Platform
 from ._compile import CompiledWorkload
 from ._config import SimConfig
@@ -80,7 +80,8 @@ def build_run(platform: Platform, compiled: CompiledWorkload, config: SimConfig,
              IDLE_NSTATES=pt["idle_nstates"], PELT_CFG=cfg, PELT_YN=np.asarray(yn_inv, np.int64),
              PROG=compiled.prog, MASKS=compiled.masks, EM_PD_INFO=em["pd_info"], EM_PD_CPUS=em["pd_cpus"],
              EM_STATES=em["em_states"], PD_COST=em["pd_cost"], LLC_ID=llc_id,
-             CORE_ID=np.arange(nc, dtype=np.int64), MODEL_PARAMS=mp, FREQ_SCALE=freq_scale)
+             CORE_ID=np.arange(nc, dtype=np.int64), MODEL_PARAMS=mp, FREQ_SCALE=freq_scale,
+             PD_INEFF=_inefficient_opps(platform, config, em["pd_cost"], pd_nopp))
     K = _run_config(config, nc, cfg)
 
     nt = compiled.nr_threads
@@ -172,29 +173,53 @@ def _energy_arrays(platform: Platform, config: SimConfig, nd: int, kmax: int) ->
                 pd_cost=pd_cost)
 
 
+def _inefficient_opps(platform: Platform, config: SimConfig, pd_cost, pd_nopp) -> np.ndarray:
+    """The OPPs cpufreq skips as inefficient, per perf domain (int64[nd, kmax], 1: skipped).
+
+    From v5.16 (ledger schedutil-v5.16, ondemand-v5.16) the Energy Model flags the OPPs whose
+    cost is not below a faster one's (``em_compute_costs``, :func:`lisa_eas.models.schedutil.
+    opp_inefficient`) and schedutil (RELATION_LE) and ondemand (RELATION_CE) skip them. The EM
+    is the driver's, registered whether EAS runs or not; a platform without one (or an era
+    before v5.16, or another governor) has no flags, which resolves exactly as RELATION_L / C."""
+    from ..models.schedutil import opp_inefficient
+    out = np.zeros(pd_cost.shape, np.int64)
+    if config.era_tuple < (5, 16) or config.governor not in ("schedutil", "ondemand"):
+        return out
+    try:
+        em = EnergyModel.from_platform(platform, config.era)
+    except LisaEasError:       # no EM for this platform: cpufreq has no inefficiency flags
+        return out
+    for d, dom in enumerate(em.domains):
+        if d < out.shape[0] and dom.nr_states == int(pd_nopp[d]):
+            out[d, :dom.nr_states] = opp_inefficient(np.asarray(dom.cost, np.int64))
+    return out
+
+
 def _model_params(platform: Platform, config: SimConfig, em_mode: int, cpu_capmax) -> np.ndarray:
-    """The decision models' era codes and tunables (``sim_models.M_*``)."""
-    from .._era import select_era
+    """The decision models' era codes and tunables (``sim_models.M_*``), each code from the
+    models' own mapping (``models.eas.eas_kernel_era``, ``models.sis.sis_kernel_mode``,
+    ``models.schedutil.schedutil_kernel_era``), so that the simulator runs the form the models
+    run for the same kernel version."""
     from .._kernels import sis as ksis
     from .._kernels import sim_models as sm
-    from ..models.eas import EAS_ERAS
-    from ..models.schedutil import SCHEDUTIL_ERAS
-
-    def row(version, eras, what):
-        """The kernel era code the models use for ``version``: the index of its row in the
-        models' era table (``lisa_eas.models``), the first row for an older version."""
-        return eras.index(select_era(max(version, eras[0]), eras, what))
+    from ..models.eas import eas_kernel_era
+    from ..models.schedutil import schedutil_kernel_era
+    from ..models.sis import sis_kernel_mode
 
     era = config.era_tuple
     mp = np.zeros(sm.M_SIZE, np.int64)
     mp[sm.M_EM_MODE] = em_mode
-    # placement "eas-v5.0" is the v5.0 find_energy_efficient_cpu whatever the era; "eas" is
-    # the v5.4 form or a later one, by era
-    mp[sm.M_EAS_ERA] = (EAS_ERAS.index((5, 0)) if config.placement == "eas-v5.0"
-                        else row(max(era, (5, 4)), EAS_ERAS, "the EAS wake-up"))
-    mp[sm.M_EAS_OVERUTIL_ERA] = row(era, EAS_ERAS, "cpu_overutilized")
-    mp[sm.M_SIS_MODE] = ksis.SIS_V4 if era < (5, 12) else ksis.SIS_V5_12
-    mp[sm.M_SU_ERA] = row(era, SCHEDUTIL_ERAS, "schedutil")
+    # placement "eas-v5.0" is the v5.0 find_energy_efficient_cpu whatever the era; "eas" is the
+    # era's own form from v5.0 (ledger eas-*); before v5.0 (no mainline EAS) it stays the v5.4 form
+    mp[sm.M_EAS_ERA] = (eas_kernel_era((5, 0)) if config.placement == "eas-v5.0"
+                        else eas_kernel_era(era if era >= (5, 0) else (5, 4)))
+    # cpu_overutilized: the v5.0 test (1280/1024) for eras before v5.0 too
+    mp[sm.M_EAS_OVERUTIL_ERA] = eas_kernel_era(max(era, (5, 0)))
+    mp[sm.M_SIS_MODE] = sis_kernel_mode(max(era, (4, 0)))
+    su_era = max(era, (5, 0))                # schedutil before v5.0: the v5.0 formula
+    mp[sm.M_SU_ERA] = schedutil_kernel_era(su_era)
+    mp[sm.M_SU_LIMITS_CHECK] = int(su_era >= (6, 9))        # ledger schedutil-v6.9
+    mp[sm.M_SU_RESTORE_CACHED] = int(su_era >= (5, 11))     # ledger schedutil-v5.11
     mp[sm.M_IMBALANCE_PCT] = platform.imbalance_pct
     mp[sm.M_LLC_WEIGHT] = platform.llc_weight
     mp[sm.M_SIS_SCAN_COST] = config.sis_scan_cost_ns

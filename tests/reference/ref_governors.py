@@ -194,7 +194,10 @@ def ondemand_init(now_ns, idle_us, fmin, cpu_st, pol_st):
     pol_st[:3] = [fmin, 1, 0]
 
 
-def ondemand_step(now_ns, idle_us, freqs, sampling_rate_us, up_threshold, sdf, cpu_st, pol_st):
+def ondemand_step(now_ns, idle_us, freqs, sampling_rate_us, up_threshold, sdf, cpu_st, pol_st, ineff=None):
+    """``ineff`` (v5.16+): per-OPP flags of the EM's inefficient OPPs; od_update() then resolves
+    with CPUFREQ_RELATION_CE, the closest of the other OPPs."""
+    pick = freqs if not ineff else [f for f, bad in zip(freqs, ineff) if not bad] or freqs
     cur, rate_mult = pol_st[0], pol_st[1]
     sampling_rate = sampling_rate_us * rate_mult
     now = now_ns // 1000
@@ -217,7 +220,7 @@ def ondemand_step(now_ns, idle_us, freqs, sampling_rate_us, up_threshold, sdf, c
         pol_st[0] = freqs[-1]
     else:
         pol_st[1] = 1
-        pol_st[0] = rel_c(freqs, freqs[0] + max_load * (freqs[-1] - freqs[0]) // 100)
+        pol_st[0] = rel_c(pick, freqs[0] + max_load * (freqs[-1] - freqs[0]) // 100)
     pol_st[2] = max_load
     return pol_st[0]
 

@@ -148,7 +148,11 @@ class Policy:
             return resolve_le(self.freqs, self.ineff, f, self.fmin, self.fmax, self.limits)
         return resolve(self.freqs, f, self.fmin, self.fmax)
 
-    def update(self, cpu, time, io, went_idle, ua, ue):
+    def update(self, cpu, time, io, went_idle, ua, ue, rt=None):
+        """``ua``/``ue``: the CPUs' cfs_rq util_avg and util_est; ``rt`` (optional): their RT
+        utilization, which effective_cpu_util() adds after cpu_util_cfs() = max(ua, ue) (the ramp
+        boost reads ua/ue alone)."""
+        rt = rt or [0] * len(ua)
         c = self.cpus[cpu]
         if went_idle:
             c.went_idle = True
@@ -161,7 +165,7 @@ class Policy:
         if len(self.cpus) == 1:
             busy = not c.went_idle
             c.went_idle = False
-            util = min(max(ua[0], ue[0]), self.max_cap)
+            util = min(min(max(ua[0], ue[0]), self.max_cap) + rt[0], self.max_cap)
             if self.use_rb:
                 boost = c.ramp_update(ue[0], ua[0])
             if self.use_io:
@@ -174,7 +178,7 @@ class Policy:
         else:
             util = 0
             for j, cj in enumerate(self.cpus):
-                u = min(max(ua[j], ue[j]), self.max_cap)
+                u = min(min(max(ua[j], ue[j]), self.max_cap) + rt[j], self.max_cap)
                 if self.use_io:
                     u = cj.iowait_apply(time, u, self.max_cap, self.tick)
                 util = max(util, u)

@@ -22,6 +22,7 @@ import numpy as np
 
 from lisa_eas._kernels import sim_state as ss
 
+from . import ref_eas
 from .ref_governors import interactive_init, ondemand_init, schedfreq_init
 from .ref_schedutil import Policy
 from .ref_sim_engine_sched import Scheduler
@@ -57,11 +58,27 @@ def run_reference(platform, compiled, config, t_end_ns):
                   t_end=sim.now, iterations=0)
 
 
+def _cpufreq_inefficient(pd, config):
+    """v5.16+ (1f39fa0dccff): the OPPs the perf domain's Energy Model flags inefficient, which
+    schedutil (CPUFREQ_RELATION_LE) and ondemand (RELATION_CE) skip; the EM is the twin's own
+    (ref_eas.TwinPD, em_compute_costs of the version). None before v5.16, for the other
+    governors, or on a platform the twin cannot build an EM for."""
+    version = config.era_tuple
+    if version < (5, 16) or config.governor not in ("schedutil", "ondemand"):
+        return None
+    try:
+        twin = ref_eas.TwinPD(pd, version)
+    except Exception:            # no power figures: no EM, no flags
+        return None
+    return [int(x) for x in twin.ineff]
+
+
 class Simulation(Scheduler):
     """Set-up (the state at t = 0) and the event loop."""
 
     def __init__(self, platform, compiled, config, prm, em, era, yn, t_end):
         self.prm, self.em, self.era, self.yn = prm, em, era, yn
+        self.platform = platform
         self.prog = [tuple(int(x) for x in row) for row in compiled.prog]
         self.masks = [[int(x) for x in row] for row in compiled.masks]
         self.now = 0
@@ -92,6 +109,7 @@ class Simulation(Scheduler):
             resid = [int(st.min_residency_us or 0) * 1000 for st in pd.idle_states] or [0]
             dom = PerfDomain(idx=d, cpus=[], freqs=[o.freq_khz for o in pd.opps], caps=[o.capacity for o in pd.opps],
                              costs=costs, idle_residency=resid)
+            dom.ineff = _cpufreq_inefficient(pd, config)
             if config.governor == "performance":
                 dom.opp = len(dom.freqs) - 1
             if prm.sample_ns > 0:
@@ -114,6 +132,7 @@ class Simulation(Scheduler):
         if prm.governor == "schedutil":
             dom.sugov = Policy(m, dom.cpus[0].capacity, dom.freqs, dom.freqs[0], dom.freqs[-1], prm.su_era,
                                prm.rate_limit_ns, prm.tick_ns, False, prm.ramp_boost, dom.costs)
+            dom.sugov.ineff = dom.ineff         # the EM's flags (the twin's own EM), not the ramp boost costs
             dom.sugov.last_freq_update = 0      # the governor starts at t = 0 at the current frequency
             dom.sugov.next_freq = f0
         dom.gov_cpu = [[0] * 6 for _ in range(m)]

@@ -11,7 +11,6 @@ from lisa_eas._kernels import sim_state as ss
 
 from . import ref_eas, ref_governors, ref_sis
 from .ref_pelt import update_load_avg, update_load_sum
-from .ref_schedutil import effective_cpu_util
 from .ref_util_est import clear_flag, task_util_est, util_est_update
 from .ref_sim_engine_state import CFS, EXITED, FIFO, INF_TIME, NEW_OR_SLEEPING, RUNNABLE, RUNNING
 
@@ -445,7 +444,10 @@ class Scheduler:
         cap_of = [self.capacity_of(c) for c in self.cpus]
         allowed = [1 if self.allowed(p, c) else 0 for c in self.cpus]
         tu, tue = p.sa.util_avg, self.task_util_est(p)
-        cpu, energies, evals, calls = ref_eas.feec(self.prm.eas_era, self.em, util, ue, tu, tue, prev.idx, allowed,
+        # "eas": the wake-up of the run's kernel version with the twin's own EM and era rules;
+        # "eas-v5.0": the v5.0 form on the run era's EM
+        em = self.platform if isinstance(self.prm.eas_era, tuple) else self.em
+        cpu, energies, evals, calls = ref_eas.feec(self.prm.eas_era, em, util, ue, tu, tue, prev.idx, allowed,
                                                    cap_of, overutilized=self.overutilized)
         self.feec_work = [evals, calls]           # the work of this one find_energy_efficient_cpu call
         if cpu < 0:
@@ -470,7 +472,7 @@ class Scheduler:
         else:
             span = sum(1 for c in self.cpus if c.llc == target.llc)
             nr = ref_sis.prop_nr(target.avg_idle, self.prm.sis_scan_cost, span, 1)
-        cpu, _, _ = ref_sis.select_idle_sibling(1 if self.prm.sis_v512 else 0, util_mode, idle, allowed, target.idx,
+        cpu, _, _ = ref_sis.select_idle_sibling(self.prm.sis_version, util_mode, idle, allowed, target.idx,
                                                 target.idx, -1, False, nr, [c.llc for c in self.cpus],
                                                 [c.idx for c in self.cpus], False)
         return None if cpu < 0 else self.cpus[cpu]
@@ -735,12 +737,13 @@ class Scheduler:
             return
         if self.prm.governor != "schedutil":
             return
-        ua, ue = [], []
-        for cj in dom.cpus:
-            rt_runnable = cj.nr_rt > 0
-            ua.append(effective_cpu_util(cj.cfs.util_avg, cj.rt.util_avg, 0, 0, 0, cj.capacity, True, rt_runnable))
-            ue.append(0 if rt_runnable else cj.ue_sum)
-        f = dom.sugov.update(dom.cpus.index(c), now, False, False, ua, ue)
+        # sugov_get_util(): cpu_util_cfs() = max(util_avg, util_est.enqueued), then
+        # effective_cpu_util() adds the rt_rq's util_avg (and returns the capacity while an rt
+        # task is runnable: the sum saturates); the RFC ramp boost reads the cfs_rq alone
+        ua = [cj.cfs.util_avg for cj in dom.cpus]
+        ue = [cj.ue_sum for cj in dom.cpus]
+        rt = [cj.capacity if cj.nr_rt > 0 else cj.rt.util_avg for cj in dom.cpus]
+        f = dom.sugov.update(dom.cpus.index(c), now, False, False, ua, ue, rt)
         self.request_opp(dom, dom.opp_of_freq(f), now)
 
     def schedfreq_update(self, c, now):
@@ -774,7 +777,7 @@ class Scheduler:
             idle_us = [(now - c.busy_ns) // 1000 for c in dom.cpus]
             dom.gov_pol[0] = cur
             f = ref_governors.ondemand_step(now, idle_us, dom.freqs, tun["sampling_rate_us"], tun["up_threshold"],
-                                            tun["sampling_down_factor"], dom.gov_cpu, dom.gov_pol)
+                                            tun["sampling_down_factor"], dom.gov_cpu, dom.gov_pol, dom.ineff)
             self.request_opp(dom, dom.opp_of_freq(f), now)
             dom.next_sample = now + tun["sampling_rate_us"] * dom.gov_pol[1] * 1000
         elif gov == "interactive":

@@ -119,6 +119,7 @@ class PerfDomain:
     pending_at: int = INF_TIME
     next_sample: int = INF_TIME
     sugov: object = None     # ref_schedutil.Policy
+    ineff: list = None       # v5.16+: the OPPs cpufreq skips as inefficient (1), else None
     gov_cpu: list = field(default_factory=list)   # legacy governors' per-CPU rows
     gov_pol: list = field(default_factory=list)
 
@@ -181,11 +182,11 @@ class RunParams:
     ue_era: int              # util_est arithmetic era (the v4.17 one when util_est is off)
     ramp_boost: bool
     sample_ns: int
-    eas_era: str             # ref_eas label
+    eas_era: object          # ref_eas: a kernel version, or the label "v5.0" (placement eas-v5.0)
     overutil_v50: bool
-    sis_v512: bool
+    sis_version: tuple       # ref_sis: the kernel version of select_idle_sibling
     asym: int                # select_idle_sibling's asymmetric-capacity form: -1 none, 0 v5.7, 1 v5.10+
-    su_era: int
+    su_era: tuple            # ref_schedutil Policy: the kernel version (formula, hold, RELATION_LE, limits)
     imbalance_pct: int
     llc_weight: int
     sis_scan_cost: int
@@ -199,8 +200,8 @@ def run_params(platform, config) -> RunParams:
     pe = pelt_era(era, config.pelt_halflife_ms, config.util_est)
     if config.placement == "eas-v5.0":
         eas_era = "v5.0"
-    else:
-        eas_era = "v6.0" if era >= (6, 0) else "v5.4"
+    else:           # mainline EAS from v5.0; an older era runs the v5.4 form (as the simulator states)
+        eas_era = era if era >= (5, 0) else (5, 4)
     sample = {"ondemand": "sampling_rate_us", "interactive": "timer_rate_us"}.get(gov)
     tun_names = {"ondemand": ("up_threshold", "sampling_rate_us", "sampling_down_factor"),
                  "interactive": ("go_hispeed_load", "hispeed_freq", "target_load", "min_sample_time_us",
@@ -219,10 +220,10 @@ def run_params(platform, config) -> RunParams:
         util_est=pe["util_est"] >= 0, ue_era=max(pe["util_est"], 0),
         ramp_boost=bool(config.tunable("ramp_boost")) if gov == "schedutil" else False,
         sample_ns=config.tunable(sample) * 1000 if sample else 0,
-        eas_era=eas_era, overutil_v50=era < (5, 4), sis_v512=era >= (5, 12),
+        eas_era=eas_era, overutil_v50=era < (5, 4), sis_version=max(era, (4, 0)),
         asym=-1 if era < (5, 7) or len({d.cpu_capacity_max for d in platform.perf_domains}) < 2 else
         (0 if era < (5, 10) else 1),
-        su_era=0 if era < (5, 14) else (1 if era < (6, 8) else 2),
+        su_era=max(era, (5, 0)),
         imbalance_pct=platform.imbalance_pct, llc_weight=platform.llc_weight,
         sis_scan_cost=config.sis_scan_cost_ns,
         tunables={k: config.tunable(k) for k in tun_names})
