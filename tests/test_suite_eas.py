@@ -173,9 +173,12 @@ def test_model_run_and_report(tmp_path):
     assert d["summary"]["OneSmallTask"]["PASS"] == 2
     html = paths["html"].read_text()
     assert "OneSmallTask" in html and "Bokeh" in html and "http://" not in html.split("<body>")[0][:2000]
-    # the v5.4 margin rule keeps a small task by a big one on Juno r2 (see README): FAIL, exit 1
-    bad = check_eas(platform="juno_r2", era="v5.4", scenarios=["TwoBigThreeSmall"], progress=False)
-    assert bad.results[0].verdict == "FAIL" and bad.exit_code == 1
+    # Pixel 3 at v5.4 (see README): the 1/16 margin of find_energy_efficient_cpu keeps a small
+    # task on the big cluster beside the big tasks (seed 1: +10.4 % over the optimum, limit 5 %,
+    # every wake-up agreeing with the EAS replay): FAIL, exit 1
+    bad = check_eas(platform="pixel3", era="v5.4", scenarios=["TwoBigThreeSmall"], seed=1, progress=False)
+    assert bad.results[0].verdict == "FAIL" and bad.exit_code == 1, bad.results[0].reason
+    assert "placement energy" in bad.results[0].reason
 
 
 def test_exit_code_undecided():
