@@ -131,7 +131,13 @@ def em_cpu_energy(pd_info, em_states, em_mode, pd, max_util, sum_util, allowed_c
 @njit(cache=True, inline="always")
 def cpu_util_next(cpu, task_cpu, dst_cpu, util_avg, util_est, task_util, task_ue, cap_orig):
     """``cpu_util_next(cpu, p, dst_cpu)``: CPU util if ``p`` (waking, not enqueued) ran on dst."""
-    util = util_avg[cpu]
+    return _util_next_from(util_avg[cpu], cpu, task_cpu, dst_cpu, util_est, task_util, task_ue, cap_orig)
+
+
+@njit(cache=True, inline="always")
+def _util_next_from(util, cpu, task_cpu, dst_cpu, util_est, task_util, task_ue, cap_orig):
+    """The body of ``cpu_util_next()`` from the CPU's base util (util_avg, or v6.5+ its
+    runnable-boosted value): the task's contribution moved, util_est taken, capped."""
     if task_cpu == cpu and dst_cpu != cpu:
         util = util - task_util if util > task_util else 0
     elif task_cpu != cpu and dst_cpu == cpu:
@@ -220,16 +226,7 @@ def cpu_util_boost(extra, cpu, task_cpu, dst_cpu, util_avg, util_est, task_util,
         r = extra[X_RUNNABLE, cpu]
         if r > util:
             util = r
-    if task_cpu == cpu and dst_cpu != cpu:
-        util = util - task_util if util > task_util else 0
-    elif task_cpu != cpu and dst_cpu == cpu:
-        util += task_util
-    est = util_est[cpu]
-    if dst_cpu == cpu:
-        est += task_ue
-    if est > util:
-        util = est
-    return util if util < cap_orig[cpu] else cap_orig[cpu]
+    return _util_next_from(util, cpu, task_cpu, dst_cpu, util_est, task_util, task_ue, cap_orig)
 
 
 @njit(cache=True, inline="always")
