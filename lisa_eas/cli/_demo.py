@@ -97,10 +97,10 @@ def _run(args) -> int:
                 exc = f"{exc} (the run recorded interference: {'; '.join(interference)})"
             live_summary = {"error": str(exc)}
             print(f"  the live step failed: {exc}")
-            sections.append(ReportSection("This machine: live run failed", f"<pre>{_esc(str(exc))}</pre>"))
+            sections.append(ReportSection("This machine: live run failed", pre=str(exc)))
     else:
         print(f"\n== no live run on this machine: {why}")
-        sections.append(ReportSection("This machine: no live run", f"<p>{_esc(why)}</p>"))
+        sections.append(ReportSection("This machine: no live run", why))
     write_atomic(out / "demo.json", json.dumps({
         "experiments": {r.name: {"ok": r.ok, "checks": len(r.checks), "failed": [c.claim for c in r.checks if not c.ok]}
                         for r in results},
@@ -112,12 +112,6 @@ def _run(args) -> int:
           "the not-ok claims and their reasons are in the report (demo exit code 0: it reports, "
           "`lisa-eas reproduce` fails on them)")
     return 0
-
-
-def _esc(text: str) -> str:
-    import html
-
-    return html.escape(text)
 
 
 def _interference(run_json: Path) -> list[str]:

@@ -24,12 +24,9 @@ __all__ = ["plot_cpu_timeline", "plot_energy_breakdown", "plot_frequency", "plot
 
 
 def _hv():
-    import holoviews as hv
+    from ._common import hv
 
-    if hv.Store.current_backend != "bokeh" or "bokeh" not in hv.Store.renderers:
-        hv.renderer("bokeh")
-        hv.Store.set_current_backend("bokeh")
-    return hv
+    return hv()
 
 
 def _bar_series(result) -> tuple[str, dict]:
@@ -39,29 +36,54 @@ def _bar_series(result) -> tuple[str, dict]:
     raise ValueError(f"{result.name}: no series with 'label', 'published' and 'reproduced' values to plot")
 
 
-def plot_published_vs_reproduced(result, *, width: int = 900, height: int = 320):
-    """Grouped bars: the published value beside the reproduced one for each row of ``result``.
+#: One colour per source, the same in every chart (the legend names the source).
+SOURCE_COLORS = {"published": "#4c72b0", "reproduced": "#dd8452", "model": "#dd8452"}
+
+
+def plot_published_vs_reproduced(result, *, width: int = 900, height: int | None = None):
+    """Horizontal grouped bars: for each row of ``result``, the published value beside the reproduced one.
+
+    The bars are coloured by source (published / reproduced), so the legend is right whatever
+    the number of rows; rows run down the page (one line per row), so 60 rows stay readable.
 
     Parameters
     ----------
     result : lisa_eas.repro.ExperimentResult
         A result of :func:`lisa_eas.reproduce`.
+    width : int
+    height : int, optional
+        Default: 22 px per row (at least 260).
 
     Returns
     -------
     holoviews.Bars
     """
+    import pandas as pd
+
     hv = _hv()
     key, s = _bar_series(result)
-    labels = s["label"]
+    labels = [str(x) for x in s["label"]]
     data = []
     for lab, p, r in zip(labels, s["published"], s["reproduced"]):
-        data.append((str(lab), "published", np.nan if p is None else float(p)))
-        data.append((str(lab), "reproduced", np.nan if r is None else float(r)))
-    bars = hv.Bars(data, kdims=["row", "source"], vdims=[key])
-    return bars.opts(width=width, height=height, xrotation=60, tools=["hover"], multi_level=False,
-                     title=f"{result.name}: published vs reproduced ({key})", color="source",
-                     cmap={"published": "#4c72b0", "reproduced": "#dd8452"}, show_legend=True)
+        data.append((lab, "published", np.nan if p is None else float(p)))
+        data.append((lab, "reproduced", np.nan if r is None else float(r)))
+    df = pd.DataFrame(data, columns=["row", "source", key])
+    # invert_axes draws the first row at the bottom: reverse so the chart reads like the table
+    df = df.iloc[::-1].reset_index(drop=True)
+    bars = hv.Bars(df, kdims=["row", "source"], vdims=[key])
+    return bars.opts(width=width, height=height or max(260, 70 + 26 * len(labels)), invert_axes=True,
+                     multi_level=True, tools=["hover"], color="source", cmap=SOURCE_COLORS, show_legend=True,
+                     legend_position="right", title=f"{result.name}: published vs reproduced ({key})",
+                     xlabel="", ylabel=key, show_grid=True, hooks=[_row_labels_horizontal])
+
+
+def _row_labels_horizontal(plot, element):
+    """Row names written horizontally on the factor axis; the per-bar source (in the legend) hidden."""
+    ax = plot.state.yaxis[0]
+    ax.group_label_orientation = "horizontal"
+    ax.major_label_text_font_size = "0px"
+    ax.group_text_font_size = "12px"
+    ax.group_text_color = "#222"
 
 
 def plot_sis_scan(result, *, width: int = 600, height: int = 320):
@@ -104,8 +126,8 @@ def plot_sis_scan_hist(result, *, width: int = 700, height: int = 300):
     order = sorted({d[0] for d in data}, key=int)
     bars = hv.Bars(sorted(data, key=lambda d: (order.index(d[0]), d[1])), kdims=["bucket_lo_us", "source"],
                    vdims=["fraction"])
-    return bars.opts(width=width, height=height, xrotation=60, tools=["hover"], multi_level=False, color="source",
-                     cmap={"published": "#4c72b0", "model": "#dd8452"}, show_legend=True,
+    return bars.opts(width=width, height=height, xrotation=60, tools=["hover"], multi_level=True, color="source",
+                     cmap=SOURCE_COLORS, show_legend=True, legend_position="top_right", xlabel="bucket (us)",
                      title="select_idle_cpu() time, log2 us buckets (224 netperf, SIS_PROP)")
 
 
@@ -144,11 +166,19 @@ def plot_frequency(trace, *, max_points: int = 3000, width: int = 900, height: i
     for cpu, g in df.groupby("cpu_id" if "cpu_id" in df.columns else "__cpu"):
         x, y = _decimate(g.index.to_numpy(), g["state"].to_numpy(np.float64) / 1000.0, max_points)
         curves.append(hv.Curve((x, y), "time_s", "freq_MHz", label=f"CPU{cpu}").opts(interpolation="steps-post"))
-    return hv.Overlay(curves).opts(width=width, height=height, title="CPU frequency", legend_position="right")
+    return hv.Overlay(curves).opts(width=width, height=height, title="CPU frequency", legend_position="right",
+                                   xlabel="time (s)", ylabel="frequency (MHz)")
 
 
-def plot_cpu_timeline(trace, *, max_segments: int = 20000, width: int = 900, height: int = 300):
-    """Which task ran on each CPU, from ``sched_switch`` (one segment per run, idle omitted)."""
+def plot_cpu_timeline(trace, *, max_segments: int = 20000, max_tasks: int = 12, width: int = 900,
+                      height: int | None = None):
+    """Which task ran on each CPU, from ``sched_switch`` (one segment per run, idle omitted).
+
+    The CPU axis is discrete (one labelled line per CPU); the ``max_tasks`` tasks that ran
+    longest each get a colour and a legend entry, the others are drawn grey as ``other``.
+    """
+    import pandas as pd
+
     hv = _hv()
     df = trace.df("sched_switch")
     t = df.index.to_numpy()
@@ -157,19 +187,36 @@ def plot_cpu_timeline(trace, *, max_segments: int = 20000, width: int = 900, hei
     pid = df["next_pid"].to_numpy()
     rows: list[tuple[Any, ...]] = []
     t_end = float(t[-1]) if len(t) else 0.0
-    for c in np.unique(cpu):
+    cpus = sorted(int(c) for c in np.unique(cpu))
+    for c in cpus:
         m = np.flatnonzero(cpu == c)
         starts = t[m]
         ends = np.append(starts[1:], t_end)
         for s_, e_, comm, p in zip(starts, ends, nxt[m], pid[m]):
             if p != 0 and e_ > s_:
                 rows.append((float(s_), float(c), float(e_), float(c), comm))
-    if len(rows) > max_segments:
-        step = int(np.ceil(len(rows) / max_segments))
-        rows = rows[::step]
-    seg = hv.Segments(rows, kdims=["start", "cpu", "end", "cpu_end"], vdims=["task"])
-    return seg.opts(width=width, height=height, line_width=10, color="task", cmap="Category20", tools=["hover"],
-                    title="Task per CPU (sched_switch)", xlabel="time_s", ylabel="CPU", show_legend=False)
+    seg = pd.DataFrame(rows, columns=["start", "cpu", "end", "cpu_end", "task"])
+    if len(seg):
+        busy = (seg["end"] - seg["start"]).groupby(seg["task"]).sum().sort_values(ascending=False)
+        named = list(busy.index[:max_tasks])
+        seg["task"] = seg["task"].where(seg["task"].isin(named), "other")
+    else:
+        named = []
+    if len(seg) > max_segments:
+        seg = seg.iloc[::int(np.ceil(len(seg) / max_segments))]
+    palette = ["#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#17becf",
+               "#bcbd22", "#aec7e8", "#ffbb78", "#98df8a", "#ff9896", "#c5b0d5"]
+    cmap = {name: palette[i % len(palette)] for i, name in enumerate(named)}
+    cmap["other"] = "#bbbbbb"
+    yticks = [(float(c), f"CPU{c}") for c in cpus]
+    layers = [hv.Segments(seg[seg["task"] == name], kdims=["start", "cpu", "end", "cpu_end"], vdims=["task"],
+                          label=name).opts(color=cmap[name], line_width=12, line_alpha=1.0, tools=["hover"])
+              for name in named + ["other"] if (seg["task"] == name).any()] or [
+        hv.Segments(seg, kdims=["start", "cpu", "end", "cpu_end"], vdims=["task"])]
+    title = "Task per CPU (sched_switch)" + (f": {named[0]}" if len(named) == 1 else "")
+    return hv.Overlay(layers).opts(width=width, height=height or max(200, 80 + 28 * len(cpus)), title=title, xlabel="time (s)", ylabel="", yticks=yticks,
+                                   ylim=(min(cpus, default=0) - 0.6, max(cpus, default=0) + 0.6),
+                                   show_legend=True, legend_position="right")
 
 
 def plot_energy_breakdown(trace, *, width: int = 500, height: int = 280):
