@@ -22,6 +22,7 @@ _EXPORTS = {
     "plot_task_util": "._analysis",
     "plot_wakeup_latency": "._analysis",
     "plot_eas_agreement": "._validate",
+    "plot_energy_model": "._platform",
     "plot_eas_regret": "._validate",
     "plot_pelt_error": "._validate",
     "plot_schedutil": "._validate",
@@ -33,6 +34,7 @@ _EXPORTS = {
     "plot_sis_scan": "._repro",
     "plot_sis_scan_hist": "._repro",
     "plot_slack": "._repro",
+    "plot_workload_phases": "._repro",
 }
 
 __all__ = sorted(_EXPORTS)

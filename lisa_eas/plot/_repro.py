@@ -20,7 +20,7 @@ from typing import Any
 import numpy as np
 
 __all__ = ["plot_cpu_timeline", "plot_energy_breakdown", "plot_frequency", "plot_published_vs_reproduced",
-           "plot_sis_scan", "plot_sis_scan_hist", "plot_slack"]
+           "plot_sis_scan", "plot_sis_scan_hist", "plot_slack", "plot_workload_phases"]
 
 
 def _hv():
@@ -230,3 +230,47 @@ def plot_energy_breakdown(trace, *, width: int = 500, height: int = 280):
     data = [(f"CPU{i}", float(v)) for i, v in enumerate(vals)]
     return hv.Bars(data, kdims=["cpu"], vdims=[f"energy ({e.get('unit', '')})"]).opts(
         width=width, height=height, tools=["hover"], title="Energy per CPU")
+
+
+def plot_workload_phases(workload, *, max_tasks: int = 6, max_time_s: float = 60.0, width: int = 900,
+                         height: int = 260):
+    """The nominal duty cycle of each task of an rt-app workload over time, phase by phase.
+
+    Each phase contributes its configured busy / period for its nominal duration (loops x
+    period), repeated as many times as the task loops (drawn up to ``max_time_s``). Tasks
+    with identical phases (``identical_tasks``) are drawn once, labelled ``name xN``.
+
+    Parameters
+    ----------
+    workload : lisa_eas.rtapp.Workload
+    max_tasks : int
+        Distinct task shapes drawn.
+    max_time_s : float
+        Time axis cut-off.
+
+    Returns
+    -------
+    holoviews.Overlay
+    """
+    hv = _hv()
+    shapes: dict[tuple, list[str]] = {}
+    for t in workload.tasks:
+        key = (tuple((p.duty_cycle, p.duration_us) for p in t.phases), t.loop)
+        shapes.setdefault(key, []).extend([t.name] * max(1, t.instance or 1))
+    curves = []
+    for (phases, loop), names in list(shapes.items())[:max_tasks]:
+        xs, ys, t0 = [], [], 0.0
+        reps = 1 if loop is None else (loop if loop > 0 else 10**6)
+        for _ in range(reps):
+            for dc, dur in phases:
+                if dur is None or t0 >= max_time_s:
+                    break
+                xs += [t0, t0 + dur / 1e6]
+                ys += [100.0 * (dc or 0.0)] * 2
+                t0 += dur / 1e6
+            if t0 >= max_time_s:
+                break
+        label = names[0] if len(names) == 1 else f"{names[0]} x{len(names)}"
+        curves.append(hv.Curve((xs, ys), "time (s)", "duty cycle (%)", label=label))
+    return hv.Overlay(curves).opts(width=width, height=height, title="Workload: nominal duty cycle per phase",
+                                   legend_position="right", ylim=(0, 105), show_legend=True)

@@ -18,6 +18,7 @@ from __future__ import annotations
 from ._claims import Check, ExperimentResult
 from ._expect import (EXPECTATIONS_FILE, OutcomeChangedError, check_expected, expected_outcomes, outcome_changes,
                       write_expectations)
+from ._live import can_trace, fixed_frequency_platform
 from ._registry import EXPERIMENTS, published_csv, reproduce, reproduce_all
 from ._sweep import Sweep
 
@@ -30,5 +31,5 @@ def experiment_plots(result):
 
 
 __all__ = ["Check", "EXPECTATIONS_FILE", "EXPERIMENTS", "ExperimentResult", "OutcomeChangedError", "Sweep",
-           "check_expected", "expected_outcomes", "experiment_plots", "outcome_changes", "published_csv", "reproduce",
+           "can_trace", "check_expected", "fixed_frequency_platform", "expected_outcomes", "experiment_plots", "outcome_changes", "published_csv", "reproduce",
            "reproduce_all", "write_expectations"]

@@ -115,12 +115,10 @@ def run(sweep: Sweep) -> ExperimentResult:
         "EAS saves energy in every row whose saving exceeds its RSD",
         f"{len(signed)} rows, all negative", f"{len(agree)}/{len(signed)} rows with the published sign",
         len(agree) == len(signed), tolerance="sign per row; rows within the published RSD are not signed",
-        why="in the model, EAS placement raises the energy of a perf domain more than it saves elsewhere: "
-            + "; ".join(_grew(r) for r in signed if r not in agree)
-            + ". A new task starts with half its CPU's spare capacity (512 on a big CPU, which does not fit a "
-              "LITTLE one), and the v5.x migration margin (a move must save 1/16 of the whole-system energy, "
-              "dominated by the big domain) can then keep ~50-util tasks on the big CPUs where the start-up "
-              "transient left them; tasks per domain at the end, and cross-domain migrations in the last 10 s: "
+        # The reasoning (start-up util, the v5.x 1/16 margin) is in notebooks/repro_eas_rfc_energy.ipynb.
+        why="EAS raised a perf domain's energy more than it saved elsewhere (start-up placement kept by the "
+            "v5.x migration margin): " + "; ".join(_grew(r) for r in signed if r not in agree)
+            + ". Tasks per domain at the end, cross-domain migrations in the last 10 s: "
             + "; ".join(f"{r['board']} N={r['tasks']}: {r['model_tasks_by_domain_with']}, "
                         f"{sims[(r['board'], r['tasks'], 'eas')]['cross_domain_migrations_last_10s']} migrations"
                         for r in signed if r not in agree)))
