@@ -54,8 +54,9 @@ _REPRO = {
         claims=(
             "## The claims, and why they hold\n\n"
             "* **scan_nr for 112 and 16 CPUs per LLC.** The model is the kernel's integer arithmetic "
-            "(`sum_util = pct * llc_weight * 1024 // 100`, then `y = SCHED_CAPACITY_SCALE - x^2 * "
-            "imbalance_pct^2 / 10000`-style parabola, truncated as in C), so agreement must be exact: "
+            "(`sum_util = pct * llc_weight * 1024 // 100`; `x = sum_util / llc_weight`; "
+            "`nr = llc_weight * (1024 - min(1024, x^2 * pct^2 / (10000 * 1024))) / 1024`, every division "
+            "truncating as in C), so agreement must be exact: "
             "tolerance none. A single off-by-one at any row would mean a division or a rounding step differs "
             "from the kernel's."),
         not_reproduced=(
