@@ -14,8 +14,11 @@ attribute) and raises :class:`~lisa_eas.errors.MissingTraceEventError` naming th
 * energy: :func:`df_energy`, :func:`energy_summary`, :func:`ramp_boost_energy_overhead`;
 * load: :func:`df_task_util`, :func:`df_cpu_util`, :func:`df_overutilized`,
   :func:`model_task_util`;
+* idle states: :func:`df_cpus_idle`, :func:`df_cpu_idle_state_residency`;
 * energy-optimal placement: :func:`optimal_placement`, :func:`brute_force_placement`;
-* replay against the models: :mod:`lisa_eas.analysis.validate`.
+* replay against the models: :mod:`lisa_eas.analysis.validate`;
+* by area, LISA style: ``trace.ana.<area>.df_*`` / ``plot_*`` (:class:`TraceAnalyses`; LISA's
+  names that map to ours: :data:`LISA_NAMES`).
 """
 from __future__ import annotations
 
@@ -27,6 +30,8 @@ _EXPORTS = {
     "df_frequency_transitions": "._frequency",
     "df_governor_comparison": "._frequency",
     "governor_overhead": "._frequency",
+    "df_cpu_idle_state_residency": "._idle",
+    "df_cpus_idle": "._idle",
     "df_energy": "._energy",
     "energy_summary": "._energy",
     "ramp_boost_energy_overhead": "._energy",
@@ -43,6 +48,9 @@ _EXPORTS = {
     "df_task_placement": "._tasks",
     "df_task_state_residency": "._tasks",
     "df_task_states": "._tasks",
+    "AREAS": "._ana",
+    "LISA_NAMES": "._ana",
+    "TraceAnalyses": "._ana",
     "PlacementResult": "._placement",
     "brute_force_placement": "._placement",
     "optimal_placement": "._placement",

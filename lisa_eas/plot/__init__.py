@@ -15,6 +15,7 @@ _EXPORTS = {
     "downsample_steps": "._common",
     "embed_components": "._common",
     "plot_cpu_frequency": "._analysis",
+    "plot_cpu_idle_state_residency": "._analysis",
     "plot_cpu_util": "._analysis",
     "plot_energy": "._analysis",
     "plot_rtapp_slack": "._analysis",

@@ -6,7 +6,7 @@ import pandas as pd
 
 from ._common import MAX_POINTS, downsample_steps, hv
 
-__all__ = ["plot_cpu_frequency", "plot_cpu_util", "plot_energy", "plot_rtapp_slack", "plot_task_placement",
+__all__ = ["plot_cpu_frequency", "plot_cpu_idle_state_residency", "plot_cpu_util", "plot_energy", "plot_rtapp_slack", "plot_task_placement",
            "plot_task_util", "plot_wakeup_latency"]
 
 
@@ -91,3 +91,16 @@ def plot_energy(df_energy: pd.DataFrame):
                       for p, c in (("busy", "busy_energy"), ("idle", "idle_energy"))])
     return hv().Bars(long, ["cpu", "part"], "energy").opts(stacked=True, width=600, height=300,
                                                            title=f"Energy ({df_energy.attrs.get('unit', '')})")
+
+
+def plot_cpu_idle_state_residency(trace, cpus=None):
+    """Time each CPU spent running (``active``) and in each idle state, stacked per CPU."""
+    from ..analysis import df_cpu_idle_state_residency
+
+    df = df_cpu_idle_state_residency(trace, cpus)
+    parts = [c for c in df.columns if c != "total"]
+    long = pd.concat([pd.DataFrame({"cpu": [f"CPU{c}" for c in df.index], "state": p, "time (s)": df[p].to_numpy()})
+                      for p in parts])
+    return hv().Bars(long, ["cpu", "state"], "time (s)").opts(
+        stacked=True, width=600, height=300, tools=["hover"], legend_position="right", show_legend=True,
+        title="Idle-state residency per CPU")
