@@ -9,7 +9,7 @@ STAMP := $(VENV)/.installed
 DEBIAN_TOOLS := rt-app trace-cmd openssh-server chromium
 PYTEST_ARGS ?=
 
-.PHONY: demo test test-fast bench setup system-deps clean clean-cache
+.PHONY: demo test test-fast bench docs setup system-deps clean clean-cache
 
 setup: $(STAMP) system-deps
 
@@ -47,6 +47,11 @@ test: setup
 test-fast: setup
 	$(VPY) -m pytest $(PYTEST_ARGS)
 
+# HTML documentation (Sphinx + myst-nb; notebooks executed, results cached) into docs/_build/html.
+docs: setup
+	$(VPY) -m sphinx -b html -q -j 2 docs docs/_build/html
+	@echo "open docs/_build/html/index.html"
+
 bench: setup
 	@for b in benchmarks/bench_*.py; do echo "== $$b"; $(VPY) $$b || exit 1; done
 
@@ -56,4 +61,4 @@ clean-cache:
 	find lisa_eas -name '*.nbi' -delete -o -name '*.nbc' -delete
 
 clean: clean-cache
-	rm -rf $(VENV) results .pytest_cache
+	rm -rf $(VENV) results .pytest_cache docs/_build docs/notebooks

@@ -52,7 +52,7 @@ def open_page(path: Path, name: str, *, width: int = 1400, max_height: int = 120
     proc = _run(["--dump-dom", Path(path).resolve().as_uri()])
     assert proc.returncode == 0, proc.stderr[-2000:]
     dom, log = proc.stdout, proc.stderr
-    body = re.findall(r"<body([^>]*)>", dom)
+    body = re.findall(r"<body([^>]*data-page-height[^>]*)>", dom)  # the probe's attributes
     attrs = dict(re.findall(r'([\w-]+)="([^"]*)"', body[-1])) if body else {}
     console = [line for line in log.splitlines() if "Uncaught" in line or ":ERROR:CONSOLE" in line
                or ("CONSOLE" in line and "error" in line.lower())]
