@@ -120,4 +120,5 @@ def _interference(run_json: Path) -> list[str]:
         info = json.loads(run_json.read_text())
     except (OSError, ValueError):
         return []
-    return [str(x) for x in info.get("tracing", {}).get("interference", [])]
+    tracing = info.get("tracing") if isinstance(info, dict) else None
+    return [str(x) for x in ((tracing or {}).get("interference") or [])]
