@@ -46,7 +46,7 @@ def _run(args, timeout=120):
                               timeout=timeout)
 
 
-def open_page(path: Path, name: str, *, width: int = 1400, max_height: int = 12000) -> Page:
+def open_page(path: Path, name: str, *, width: int = 1400, max_height: int = 16000) -> Page:
     """Load ``path``, read the probe's attributes on ``<body>``, take a full-page screenshot ``name.png``."""
     require_live(shutil.which("chromium") is not None, "Debian's chromium is not installed (make test installs it)")
     proc = _run(["--dump-dom", Path(path).resolve().as_uri()])
