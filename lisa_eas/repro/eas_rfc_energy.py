@@ -169,15 +169,11 @@ def run(sweep: Sweep) -> ExperimentResult:
     notes = (
         "Full published duration (30 s) and task set; one deterministic simulation per row (published: 10 "
         "iterations, mean and RSD).",
-        "HiKey960 published energy is the whole board (ACME cape: CPUs, LPDDR, GPU, other components); the model "
-        "covers the CPUs only, so only the sign, the trend and the saving in joules are compared for it.",
-        "Juno r0 published energy is the on-board meters (big + LITTLE CPUs), the same scope as the model.",
-        f"'without EAS' is the simulator's no-eas placement at {ERA}: select_idle_sibling() with the SIS_UTIL "
-        "depth on the waking task's cluster (its LLC: one per cluster on both boards). Once their start-up "
-        "utilization has decayed these 5 % tasks fit every CPU, so the 4.16 kernel's wake_cap() kept them on "
-        f"that fast path too: over all the runs, {sum(r['wake_cap_wakeups'] for r in every)} start-up "
-        "wake-up(s) would have taken its find_idlest_cpu() slow path instead (not modelled); the kernel's "
-        "SIS_PROP depth is replaced by SIS_UTIL's.",
+        "Scope: HiKey960's published energy is the whole board (the model: CPUs only; sign, trend and joules "
+        "compared), Juno r0's the CPU meters (same scope as the model).",
+        f"'without EAS': no-eas placement at {ERA} (select_idle_sibling, SIS_UTIL depth, on the waking task's "
+        f"cluster); {sum(r['wake_cap_wakeups'] for r in every)} start-up wake-up(s) would have taken the 4.16 "
+        "kernel's find_idlest_cpu() slow path (wake_cap(); not modelled).",
         f"Model energy unit(s): {', '.join(units)}.",
         f"Sensitivity (not a check): the same runs with the {ERA_NO_MARGIN} find_energy_efficient_cpu, which "
         "has no migration margin, give EAS savings of "
