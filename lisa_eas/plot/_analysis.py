@@ -6,7 +6,8 @@ import pandas as pd
 
 from ._common import MAX_POINTS, downsample_steps, hv
 
-__all__ = ["plot_cpu_frequency", "plot_cpu_idle_state_residency", "plot_cpu_util", "plot_energy", "plot_rtapp_slack", "plot_task_placement",
+__all__ = ["plot_cpu_frequency", "plot_cpu_idle_state_residency", "plot_cpu_util", "plot_energy", "plot_rtapp_slack",
+           "plot_task_placement",
            "plot_task_util", "plot_wakeup_latency"]
 
 

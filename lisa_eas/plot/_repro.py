@@ -216,7 +216,8 @@ def plot_cpu_timeline(trace, *, max_segments: int = 20000, max_tasks: int = 12, 
     title = "Task per CPU (sched_switch)" + (f": {named[0]}" if len(named) == 1 else "")
     # tall enough for one line per CPU and for the legend (one entry per named task + other)
     auto_height = max(200, 80 + 28 * len(cpus), 70 + 21 * len(layers))
-    return hv.Overlay(layers).opts(width=width, height=height or auto_height, title=title, xlabel="time (s)", ylabel="", yticks=yticks,
+    return hv.Overlay(layers).opts(width=width, height=height or auto_height, title=title, xlabel="time (s)", ylabel="",
+                                   yticks=yticks,
                                    ylim=(min(cpus, default=0) - 0.6, max(cpus, default=0) + 0.6),
                                    show_legend=True, legend_position="right")
 

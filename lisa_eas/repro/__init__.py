@@ -31,5 +31,5 @@ def experiment_plots(result):
 
 
 __all__ = ["Check", "EXPECTATIONS_FILE", "EXPERIMENTS", "ExperimentResult", "OutcomeChangedError", "Sweep",
-           "can_trace", "check_expected", "fixed_frequency_platform", "expected_outcomes", "experiment_plots", "outcome_changes", "published_csv", "reproduce",
-           "reproduce_all", "write_expectations"]
+           "can_trace", "check_expected", "expected_outcomes", "experiment_plots", "fixed_frequency_platform",
+           "outcome_changes", "published_csv", "reproduce", "reproduce_all", "write_expectations"]
