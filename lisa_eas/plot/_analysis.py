@@ -23,15 +23,14 @@ def plot_task_placement(trace, tasks=None, *, max_segments: int = 20000):
     """
     from ..analysis import df_task_placement
 
+    from ._repro import task_segments
+
     df = df_task_placement(trace, tasks)
     if len(df) > max_segments:
         df = df.nlargest(max_segments, "duration").sort_index()
-    h = hv()
-    segs = pd.DataFrame({"x0": df.index.to_numpy(), "y0": df["cpu"].to_numpy(), "x1": df["end"].to_numpy(),
-                         "y1": df["cpu"].to_numpy(), "comm": df["comm"].astype(str).to_numpy()})
-    return h.Segments(segs, ["x0", "y0", "x1", "y1"], ["comm"]).opts(
-        color="comm", cmap="Category20", line_width=8, width=900, height=300, tools=["hover"],
-        xlabel="Time (s)", ylabel="CPU", title="Task placement")
+    segs = pd.DataFrame({"start": df.index.to_numpy(), "cpu": df["cpu"].to_numpy(float), "end": df["end"].to_numpy(),
+                         "cpu_end": df["cpu"].to_numpy(float), "task": df["comm"].astype(str).to_numpy()})
+    return task_segments(segs, np.unique(df["cpu"].to_numpy()), title="Task placement", max_segments=max_segments)
 
 
 def plot_cpu_frequency(trace, platform=None, *, max_points: int = MAX_POINTS):

@@ -15,7 +15,6 @@ sample (peaks survive), so they stay responsive on traces of millions of events.
 """
 from __future__ import annotations
 
-from typing import Any
 
 import numpy as np
 
@@ -170,6 +169,44 @@ def plot_frequency(trace, *, max_points: int = 3000, width: int = 900, height: i
                                    xlabel="time (s)", ylabel="frequency (MHz)")
 
 
+_PALETTE = ["#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#17becf",
+            "#bcbd22", "#aec7e8", "#ffbb78", "#98df8a", "#ff9896", "#c5b0d5"]
+
+
+def task_segments(seg, cpus, *, title: str, max_segments: int = 20000, max_tasks: int = 12, width: int = 900,
+                  height: int | None = None):
+    """Run segments (columns ``start``, ``cpu``, ``end``, ``cpu_end``, ``task``) drawn one line per CPU.
+
+    The CPU axis is discrete (``CPU<n>`` ticks); the ``max_tasks`` tasks that ran longest each
+    get a colour and a legend entry, the others are drawn grey as ``other``; beyond
+    ``max_segments`` segments every n-th is kept.
+    """
+    hv = _hv()
+    cpus = sorted(int(c) for c in cpus)
+    if len(seg):
+        busy = (seg["end"] - seg["start"]).groupby(seg["task"]).sum().sort_values(ascending=False)
+        named = [str(x) for x in busy.index[:max_tasks]]
+        seg = seg.assign(task=seg["task"].astype(str).where(seg["task"].astype(str).isin(named), "other"))
+    else:
+        named = []
+    if len(seg) > max_segments:
+        seg = seg.iloc[::int(np.ceil(len(seg) / max_segments))]
+    cmap = {name: _PALETTE[i % len(_PALETTE)] for i, name in enumerate(named)}
+    cmap["other"] = "#bbbbbb"
+    kd = ["start", "cpu", "end", "cpu_end"]
+    layers = [hv.Segments(seg[seg["task"] == name], kdims=kd, vdims=["task"], label=name).opts(
+        color=cmap[name], line_width=12, line_alpha=1.0, tools=["hover"])
+        for name in named + ["other"] if (seg["task"] == name).any()] or [hv.Segments(seg, kdims=kd, vdims=["task"])]
+    if len(named) == 1:
+        title = f"{title}: {named[0]}"
+    # tall enough for one line per CPU and for the legend (one entry per named task + other)
+    auto_height = max(200, 80 + 28 * len(cpus), 70 + 21 * len(layers))
+    return hv.Overlay(layers).opts(width=width, height=height or auto_height, title=title, xlabel="time (s)",
+                                   ylabel="", yticks=[(float(c), f"CPU{c}") for c in cpus],
+                                   ylim=(min(cpus, default=0) - 0.6, max(cpus, default=0) + 0.6),
+                                   show_legend=True, legend_position="right")
+
+
 def plot_cpu_timeline(trace, *, max_segments: int = 20000, max_tasks: int = 12, width: int = 900,
                       height: int | None = None):
     """Which task ran on each CPU, from ``sched_switch`` (one segment per run, idle omitted).
@@ -179,47 +216,25 @@ def plot_cpu_timeline(trace, *, max_segments: int = 20000, max_tasks: int = 12, 
     """
     import pandas as pd
 
-    hv = _hv()
     df = trace.df("sched_switch")
-    t = df.index.to_numpy()
-    cpu = df["__cpu"].to_numpy()
-    nxt = df["next_comm"].astype(str).to_numpy()
-    pid = df["next_pid"].to_numpy()
-    rows: list[tuple[Any, ...]] = []
+    t = df.index.to_numpy(np.float64)
+    cpu = df["__cpu"].to_numpy().astype(np.int64)
     t_end = float(t[-1]) if len(t) else 0.0
-    cpus = sorted(int(c) for c in np.unique(cpu))
-    for c in cpus:
-        m = np.flatnonzero(cpu == c)
-        starts = t[m]
-        ends = np.append(starts[1:], t_end)
-        for s_, e_, comm, p in zip(starts, ends, nxt[m], pid[m]):
-            if p != 0 and e_ > s_:
-                rows.append((float(s_), float(c), float(e_), float(c), comm))
-    seg = pd.DataFrame(rows, columns=["start", "cpu", "end", "cpu_end", "task"])
-    if len(seg):
-        busy = (seg["end"] - seg["start"]).groupby(seg["task"]).sum().sort_values(ascending=False)
-        named = list(busy.index[:max_tasks])
-        seg["task"] = seg["task"].where(seg["task"].isin(named), "other")
-    else:
-        named = []
-    if len(seg) > max_segments:
-        seg = seg.iloc[::int(np.ceil(len(seg) / max_segments))]
-    palette = ["#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#17becf",
-               "#bcbd22", "#aec7e8", "#ffbb78", "#98df8a", "#ff9896", "#c5b0d5"]
-    cmap = {name: palette[i % len(palette)] for i, name in enumerate(named)}
-    cmap["other"] = "#bbbbbb"
-    yticks = [(float(c), f"CPU{c}") for c in cpus]
-    layers = [hv.Segments(seg[seg["task"] == name], kdims=["start", "cpu", "end", "cpu_end"], vdims=["task"],
-                          label=name).opts(color=cmap[name], line_width=12, line_alpha=1.0, tools=["hover"])
-              for name in named + ["other"] if (seg["task"] == name).any()] or [
-        hv.Segments(seg, kdims=["start", "cpu", "end", "cpu_end"], vdims=["task"])]
-    title = "Task per CPU (sched_switch)" + (f": {named[0]}" if len(named) == 1 else "")
-    # tall enough for one line per CPU and for the legend (one entry per named task + other)
-    auto_height = max(200, 80 + 28 * len(cpus), 70 + 21 * len(layers))
-    return hv.Overlay(layers).opts(width=width, height=height or auto_height, title=title, xlabel="time (s)", ylabel="",
-                                   yticks=yticks,
-                                   ylim=(min(cpus, default=0) - 0.6, max(cpus, default=0) + 0.6),
-                                   show_legend=True, legend_position="right")
+    order = np.lexsort((np.arange(len(t)), cpu))      # by CPU, in time order within a CPU
+    t, cpu = t[order], cpu[order]
+    nxt = df["next_comm"].astype(str).to_numpy()[order]
+    pid = df["next_pid"].to_numpy()[order]
+    end = np.empty_like(t)
+    if len(t):
+        same = cpu[1:] == cpu[:-1]
+        end[:-1] = np.where(same, t[1:], t_end)       # a run lasts until the CPU's next switch
+        end[-1] = t_end
+    keep = (pid != 0) & (end > t)                     # idle omitted
+    seg = pd.DataFrame({"start": t[keep], "cpu": cpu[keep].astype(float), "end": end[keep],
+                        "cpu_end": cpu[keep].astype(float), "task": nxt[keep]})
+    cpus = np.unique(cpu)
+    return task_segments(seg, cpus, title="Task per CPU (sched_switch)", max_segments=max_segments,
+                         max_tasks=max_tasks, width=width, height=height)
 
 
 def plot_energy_breakdown(trace, *, width: int = 500, height: int = 280):
