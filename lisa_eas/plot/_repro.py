@@ -15,7 +15,6 @@ sample (peaks survive), so they stay responsive on traces of millions of events.
 """
 from __future__ import annotations
 
-
 import numpy as np
 
 __all__ = ["plot_cpu_timeline", "plot_energy_breakdown", "plot_frequency", "plot_published_vs_reproduced",
