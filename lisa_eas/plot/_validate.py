@@ -52,9 +52,11 @@ def plot_schedutil(report):
         return h.Scatter([], "trace_freq", "model_freq")
     d = pd.DataFrame({"trace_MHz": df["trace_freq"].to_numpy(float) / 1000.0,
                       "model_MHz": df["model_freq"].to_numpy(float) / 1000.0, "domain": df["domain"].astype(str)})
-    return h.Scatter(d, "trace_MHz", ["model_MHz", "domain"]).opts(
-        color="domain", cmap="Category10", size=6, width=500, height=400, tools=["hover"],
-        title="schedutil: trace vs model frequency (MHz)", legend_position="top_left")
+    pts = h.Scatter(d, "trace_MHz", ["model_MHz", "domain"]).opts(
+        color="domain", cmap="Category10", size=6, tools=["hover"])
+    agree = h.Slope(1, 0).opts(color="grey", line_dash="dashed")  # where the model agrees with the trace
+    return (pts * agree).opts(width=500, height=400, title="schedutil: trace vs model frequency (MHz)",
+                              legend_position="top_left")
 
 
 def validation_html(report, *, title: str = "lisa_eas validation") -> str:
