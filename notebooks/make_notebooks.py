@@ -168,7 +168,7 @@ _REPRO = {
             "what the boost shortens.",
             "run = simulate(\"pixel3\", wl, config=SimConfig(governor=\"schedutil\", placement=\"eas\",\n"
             "                                              governor_tunables={\"ramp_boost\": 1}))\n"
-            "hv.Layout([plot_frequency(run), plot_task_util(run)]).cols(1)"),
+            "hv.Layout([plot_cpu_timeline(run), plot_frequency(run), plot_task_util(run)]).cols(1)"),
         claims=(
             "## The claims, and the reasoning behind each tolerance\n\n"
             "* **Boost raises the average slack**: a direction only; the published values are means over 10 "
@@ -218,7 +218,7 @@ _REPRO = {
             "short = workload(identical_tasks(10, \"small\", periodic(16, 5, duration_s=3)), "
             "calibration=wl.global_settings.calibration)\n"
             "run = simulate(\"hikey960\", short, config=SimConfig(governor=\"schedutil\", placement=\"eas\"))\n"
-            "hv.Layout([plot_cpu_timeline(run), plot_frequency(run)]).cols(1)"),
+            "hv.Layout([plot_cpu_timeline(run), plot_frequency(run), plot_task_util(run)]).cols(1)"),
         claims=(
             "## The claims, and the reasoning behind each tolerance\n\n"
             "* **EAS saves energy in every row whose saving exceeds its RSD.** Only rows whose published "
@@ -271,7 +271,7 @@ _REPRO = {
             "## One run: case 6/33 ms under ondemand, Exynos 5800 model",
             "run = simulate(\"peach_pi\", workloads.schedfreq_case(6, 33, 300, rt=False),\n"
             "               config=SimConfig(governor=\"ondemand\", placement=\"no-eas\"))\n"
-            "hv.Layout([plot_cpu_timeline(run), plot_frequency(run)]).cols(1)"),
+            "hv.Layout([plot_cpu_timeline(run), plot_frequency(run), plot_task_util(run)]).cols(1)"),
         claims=(
             "## The claims, and the reasoning behind each tolerance\n\n"
             "* **OH% across the 16 cases ranks like the published column** (per board, class and governor): "
