@@ -12,7 +12,7 @@ SIGNALS := lisa_eas/target/bpf/build/lisa-eas-signals
 SIGNALS_SRC := $(wildcard lisa_eas/target/bpf/*.c lisa_eas/target/bpf/*.h lisa_eas/target/bpf/Makefile)
 PYTEST_ARGS ?=
 
-.PHONY: demo test test-fast bench setup system-deps signals clean clean-cache
+.PHONY: demo test test-fast bench docs setup system-deps signals clean clean-cache
 
 setup: $(STAMP) system-deps signals
 
@@ -65,6 +65,11 @@ test: setup
 test-fast: setup
 	$(VPY) -m pytest $(PYTEST_ARGS)
 
+# HTML documentation (Sphinx + myst-nb; notebooks executed, results cached) into docs/_build/html.
+docs: setup
+	$(VPY) -m sphinx -b html -q -j 2 docs docs/_build/html
+	@echo "open docs/_build/html/index.html"
+
 bench: setup
 	@for b in benchmarks/bench_*.py; do echo "== $$b"; $(VPY) $$b || exit 1; done
 
@@ -74,4 +79,4 @@ clean-cache:
 	find lisa_eas -name '*.nbi' -delete -o -name '*.nbc' -delete
 
 clean: clean-cache
-	rm -rf $(VENV) results .pytest_cache lisa_eas/target/bpf/build
+	rm -rf $(VENV) results .pytest_cache lisa_eas/target/bpf/build docs/_build docs/notebooks

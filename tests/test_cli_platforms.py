@@ -51,3 +51,9 @@ def test_console_script_runs(tmp_path):
     summary = json.loads((tmp_path / "platforms.json").read_text())
     assert summary["peach_pi"]["energy_model"] is None
     assert summary["hikey960"]["domains"]["big"]["power_unit"] == "uW"
+    # the demo's own report, as a user opens it: every plot rendered, every table visible, no network
+    from browser import assert_clean, open_page
+
+    page = open_page(tmp_path / "report.html", "demo_report")
+    assert_clean(page, plots=int(page.attrs["data-plots-expected"]))
+    assert int(page.attrs["data-plots-expected"]) >= 10

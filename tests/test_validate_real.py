@@ -83,7 +83,8 @@ def test_cli_writes_json_and_standalone_html(juno_load_path, tmp_path, capsys):
     assert data["summary"]["wakeups"]["total"] == len(data["wakeups"])
     assert len(data["eas"]) == data["summary"]["eas"]["wakeups"]
     html = (out / "validation.html").read_text()
-    assert "Bokeh" in html and "<h2>EAS</h2>" in html
+    assert "<h2>Summary</h2>" in html and "<h3>EAS</h3>" in html
+    assert ("Bokeh" in html) == ("data-plot=" in html)          # BokehJS inline when there are plots
     assert not re.search(r"<script[^>]+src=", html)           # every resource inline: no network
     assert not re.search(r"<link[^>]+href=\"https?://", html)
     # a run directory works too

@@ -18,7 +18,10 @@ attribute) and raises :class:`~lisa_eas.errors.MissingTraceEventError` naming th
   :func:`fit_energy_model` (an energy model fitted to power rails);
 * energy-optimal placement: :func:`optimal_placement`, :func:`brute_force_placement`,
   :func:`placement_energy` (the energy of a given placement);
-* replay against the models: :mod:`lisa_eas.analysis.validate`.
+* idle states: :func:`df_cpus_idle`, :func:`df_cpu_idle_state_residency`;
+* replay against the models: :mod:`lisa_eas.analysis.validate`;
+* by area, LISA style: ``trace.ana.<area>.df_*`` / ``plot_*`` (:class:`TraceAnalyses`; LISA's
+  names that map to ours: :data:`LISA_NAMES`).
 """
 from __future__ import annotations
 
@@ -30,6 +33,8 @@ _EXPORTS = {
     "df_frequency_transitions": "._frequency",
     "df_governor_comparison": "._frequency",
     "governor_overhead": "._frequency",
+    "df_cpu_idle_state_residency": "._idle",
+    "df_cpus_idle": "._idle",
     "df_energy": "._energy",
     "energy_summary": "._energy",
     "ramp_boost_energy_overhead": "._energy",
@@ -51,6 +56,9 @@ _EXPORTS = {
     "df_rail_vs_model": "._power",
     "EnergyModelFit": "._emfit",
     "fit_energy_model": "._emfit",
+    "AREAS": "._ana",
+    "LISA_NAMES": "._ana",
+    "TraceAnalyses": "._ana",
     "PlacementResult": "._placement",
     "brute_force_placement": "._placement",
     "optimal_placement": "._placement",

@@ -100,10 +100,10 @@ def _run(args) -> int:
                 exc = f"{exc} (the run recorded interference: {'; '.join(interference)})"
             live_summary = {"error": str(exc)}
             print(f"  the live step failed: {exc}")
-            sections.append(ReportSection("This machine: live run failed", f"<pre>{_esc(str(exc))}</pre>"))
+            sections.append(ReportSection("This machine: live run failed", pre=str(exc)))
     else:
         print(f"\n== no live run on this machine: {why}")
-        sections.append(ReportSection("This machine: no live run", f"<p>{_esc(why)}</p>"))
+        sections.append(ReportSection("This machine: no live run", why))
     write_atomic(out / "demo.json", json.dumps({
         "experiments": {r.name: {"ok": r.ok, "checks": len(r.checks), "failed": [c.claim for c in r.checks if not c.ok]}
                         for r in results},
@@ -117,12 +117,6 @@ def _run(args) -> int:
     return 0
 
 
-def _esc(text: str) -> str:
-    import html
-
-    return html.escape(text)
-
-
 def _interference(run_json: Path) -> list[str]:
     """What the run's tracing recorded as disturbed by another tool, or by other processes' CPU time
     (``run.json``), if anything."""
@@ -130,5 +124,6 @@ def _interference(run_json: Path) -> list[str]:
         info = json.loads(run_json.read_text())
     except (OSError, ValueError):
         return []
-    others = (info.get("tracing", {}).get("other_processes") or {}).get("warning")
-    return [str(x) for x in info.get("tracing", {}).get("interference", [])] + ([others] if others else [])
+    tracing = (info.get("tracing") if isinstance(info, dict) else None) or {}
+    others = (tracing.get("other_processes") or {}).get("warning")
+    return [str(x) for x in (tracing.get("interference") or [])] + ([others] if others else [])

@@ -26,6 +26,12 @@ def register(sub) -> None:
     p.add_argument("--out", help="also write NAME.json and NAME.csv per experiment into this directory")
     p.add_argument("--scheduler", help="address of a Dask scheduler (tcp://host:8786) to run the simulations on")
     p.add_argument("--workers", type=int, help="local worker processes (default: all cores; 1: in-process)")
+    p.add_argument("--write-expectations", action="store_true",
+                   help="record each claim's outcome as the expected one (lisa_eas/repro/expected_outcomes.json); "
+                        "commit the file to accept a changed outcome")
+    p.add_argument("--check-expectations", action="store_true",
+                   help="exit code 1 only when a claim's outcome differs from the recorded expectation "
+                        "(instead of whenever a claim is not ok)")
     p.set_defaults(func=_run, option_names={"Sweep.workers": "--workers", "Sweep.scheduler": "--scheduler"})
 
 
@@ -60,6 +66,21 @@ def _run(args) -> int:
         results_to_files(results, Path(args.out))
     if args.format == "table" and len(results) > 1:
         print(summary_text(results))
+    if args.write_expectations:
+        from ..repro import write_expectations
+
+        path = write_expectations(results)
+        print(f"wrote the outcomes of {len(results)} experiment(s) to {path}", file=sys.stderr)
+        return 0
+    if args.check_expectations:
+        from ..repro import outcome_changes
+
+        changes = [c for r in results for c in outcome_changes(r)]
+        for c in changes:
+            print(f"outcome changed: {c}", file=sys.stderr)
+        if changes:
+            print("record intended changes with `lisa-eas reproduce all --write-expectations`", file=sys.stderr)
+        return 1 if changes else 0
     return 0 if all(r.ok for r in results) else 1
 
 

@@ -5,20 +5,40 @@ from ._output import format_table, print_json
 
 
 def register(sub) -> None:
-    p = sub.add_parser("target", help="inspect a target board (probe)",
-                       description="Connect to the target a config file describes and print its CPUs, "
-                                   "capacities, cpufreq policies, idle states, energy model and kernel.")
-    p.add_argument("action", choices=["probe"])
+    p = sub.add_parser("target", help="inspect a target board (probe) or show its config (config)",
+                       description="probe: connect to the target a config file describes and print its CPUs, "
+                                   "capacities, cpufreq policies, idle states, energy model and kernel. "
+                                   "config: print the config as lisa-eas reads it (a LISA target_conf.yml is "
+                                   "translated, with a note of each setting left out).")
+    p.add_argument("action", choices=["probe", "config"])
     p.add_argument("--target", required=True, help="target config YAML (e.g. target_configs/local.yml)")
     p.add_argument("--format", choices=["table", "json"], default="table")
     p.set_defaults(func=_run)
 
 
 def _run(args) -> int:
-    from ..target import connect, probe
+    import sys
+
+    from ..target import connect, load_target_config, probe
     from ._platforms import cpulist
 
-    with connect(args.target) as board:
+    config = load_target_config(args.target)
+    if args.action == "config":
+        d = config.describe()
+        if args.format == "json":
+            print_json(d)
+            return 0
+        for k, v in d.items():
+            if k not in ("notes", "tracing"):
+                print(f"{k}: {v}")
+        for k, v in d["tracing"].items():
+            print(f"tracing.{k}: {v}")
+        for note in config.notes:
+            print(f"note: {note}")
+        return 0
+    for note in config.notes:
+        print(f"note: {note}", file=sys.stderr)
+    with connect(config) as board:
         info = probe(board)
     d = info.to_dict()
     if args.format == "json":

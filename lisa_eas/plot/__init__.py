@@ -15,6 +15,7 @@ _EXPORTS = {
     "downsample_steps": "._common",
     "embed_components": "._common",
     "plot_cpu_frequency": "._analysis",
+    "plot_cpu_idle_state_residency": "._analysis",
     "plot_cpu_util": "._analysis",
     "plot_energy": "._analysis",
     "plot_rtapp_slack": "._analysis",
@@ -25,6 +26,7 @@ _EXPORTS = {
     "plot_power_rails": "._power",
     "plot_rail_fit": "._power",
     "plot_eas_agreement": "._validate",
+    "plot_energy_model": "._platform",
     "plot_eas_regret": "._validate",
     "plot_pelt_error": "._validate",
     "plot_schedutil": "._validate",
@@ -39,6 +41,7 @@ _EXPORTS = {
     "plot_sis_scan": "._repro",
     "plot_sis_scan_hist": "._repro",
     "plot_slack": "._repro",
+    "plot_workload_phases": "._repro",
 }
 
 __all__ = sorted(_EXPORTS)

@@ -6,7 +6,8 @@ import pandas as pd
 
 from ._common import MAX_POINTS, downsample_steps, hv
 
-__all__ = ["plot_cpu_frequency", "plot_cpu_util", "plot_energy", "plot_rtapp_slack", "plot_task_placement",
+__all__ = ["plot_cpu_frequency", "plot_cpu_idle_state_residency", "plot_cpu_util", "plot_energy", "plot_rtapp_slack",
+           "plot_task_placement",
            "plot_task_util", "plot_wakeup_latency"]
 
 
@@ -22,15 +23,14 @@ def plot_task_placement(trace, tasks=None, *, max_segments: int = 20000):
     """
     from ..analysis import df_task_placement
 
+    from ._repro import task_segments
+
     df = df_task_placement(trace, tasks)
     if len(df) > max_segments:
         df = df.nlargest(max_segments, "duration").sort_index()
-    h = hv()
-    segs = pd.DataFrame({"x0": df.index.to_numpy(), "y0": df["cpu"].to_numpy(), "x1": df["end"].to_numpy(),
-                         "y1": df["cpu"].to_numpy(), "comm": df["comm"].astype(str).to_numpy()})
-    return h.Segments(segs, ["x0", "y0", "x1", "y1"], ["comm"]).opts(
-        color="comm", cmap="Category20", line_width=8, width=900, height=300, tools=["hover"],
-        xlabel="Time (s)", ylabel="CPU", title="Task placement")
+    segs = pd.DataFrame({"start": df.index.to_numpy(), "cpu": df["cpu"].to_numpy(float), "end": df["end"].to_numpy(),
+                         "cpu_end": df["cpu"].to_numpy(float), "task": df["comm"].astype(str).to_numpy()})
+    return task_segments(segs, np.unique(df["cpu"].to_numpy()), title="Task placement", max_segments=max_segments)
 
 
 def plot_cpu_frequency(trace, platform=None, *, max_points: int = MAX_POINTS):
@@ -103,3 +103,16 @@ def plot_energy(df_energy: pd.DataFrame):
                       for p, c in (("busy", "busy_energy"), ("idle", "idle_energy"))])
     return hv().Bars(long, ["cpu", "part"], "energy").opts(stacked=True, width=600, height=300,
                                                            title=f"Energy ({df_energy.attrs.get('unit', '')})")
+
+
+def plot_cpu_idle_state_residency(trace, cpus=None):
+    """Time each CPU spent running (``active``) and in each idle state, stacked per CPU."""
+    from ..analysis import df_cpu_idle_state_residency
+
+    df = df_cpu_idle_state_residency(trace, cpus)
+    parts = [c for c in df.columns if c != "total"]
+    long = pd.concat([pd.DataFrame({"cpu": [f"CPU{c}" for c in df.index], "state": p, "time (s)": df[p].to_numpy()})
+                      for p in parts])
+    return hv().Bars(long, ["cpu", "state"], "time (s)").opts(
+        stacked=True, width=600, height=300, tools=["hover"], legend_position="right", show_legend=True,
+        title="Idle-state residency per CPU")

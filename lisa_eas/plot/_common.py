@@ -10,11 +10,16 @@ MAX_POINTS = 4000
 
 
 def hv():
-    """holoviews with the bokeh backend loaded (done on first use, not at import)."""
+    """holoviews with the bokeh backend loaded (done on first use, not at import).
+
+    The backend is loaded without ``holoviews.extension``, which in a notebook would emit
+    BokehJS from a CDN: a notebook calls ``hv.extension("bokeh", inline=True)`` itself.
+    """
     import holoviews
 
-    if "bokeh" not in holoviews.Store.renderers:
-        holoviews.extension("bokeh", logo=False)
+    if "bokeh" not in holoviews.Store.renderers or holoviews.Store.current_backend != "bokeh":
+        holoviews.renderer("bokeh")
+        holoviews.Store.set_current_backend("bokeh")
     return holoviews
 
 

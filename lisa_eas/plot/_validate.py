@@ -1,10 +1,6 @@
 """Views of a :class:`~lisa_eas.analysis.validate.ValidationReport` and its standalone HTML."""
 from __future__ import annotations
 
-import html
-import json
-import re
-
 import numpy as np
 import pandas as pd
 
@@ -54,59 +50,67 @@ def plot_schedutil(report):
     df = report.schedutil
     if df.empty:
         return h.Scatter([], "trace_freq", "model_freq")
-    return h.Scatter(df, "trace_freq", ["model_freq", "domain"]).opts(
-        color="domain", size=6, width=500, height=400, tools=["hover"], title="schedutil: trace vs model (kHz)")
+    d = pd.DataFrame({"trace_MHz": df["trace_freq"].to_numpy(float) / 1000.0,
+                      "model_MHz": df["model_freq"].to_numpy(float) / 1000.0, "domain": df["domain"].astype(str)})
+    pts = h.Scatter(d, "trace_MHz", ["model_MHz", "domain"]).opts(
+        color="domain", cmap="Category10", size=6, tools=["hover"])
+    agree = h.Slope(1, 0).opts(color="grey", line_dash="dashed")  # where the model agrees with the trace
+    return (pts * agree).opts(width=500, height=400, title="schedutil: trace vs model frequency (MHz)",
+                              legend_position="top_left")
 
 
-def _table(d: dict) -> str:
-    rows = []
-    for k, v in d.items():
-        if isinstance(v, dict):
-            v = "<br>".join(f"{html.escape(str(a))}: {html.escape(json.dumps(b, default=str))}" for a, b in v.items())
-        else:
-            v = html.escape(json.dumps(v, default=str))
-        rows.append(f"<tr><th>{html.escape(str(k))}</th><td>{v}</td></tr>")
-    return "<table>" + "".join(rows) + "</table>"
+def validation_html(report, *, title: str = "lisa_eas validation") -> str:
+    """A standalone HTML page (template ``validation.html``, BokehJS inline, no network) of the report.
 
+    The summary is grouped in small tables (wake-ups, EAS, SIS, schedutil, PELT); each plot
+    is shown only when its replay has data, else a sentence says why it is absent; then the
+    largest EAS disagreements.
+    """
+    from ._html import kv_rows, render_page
 
-def validation_html(report) -> str:
-    """A standalone HTML page (bokeh resources inline, no network) of the report."""
-    from bokeh.embed import file_html
-    from bokeh.resources import INLINE
-
-    h = hv()
-    plots = ([plot_eas_agreement(report), plot_eas_regret(report)] if len(report.eas) else []) + \
-        ([plot_schedutil(report)] if len(report.schedutil) else []) + \
-        ([plot_pelt_error(report)] if len(report.pelt) else [])
-    if not plots:      # nothing to draw: the page says why in "Does not apply"
-        plots = [h.Div("<p>No replayed decision has a plot (see the tables above).</p>")]
-    model = h.render(h.Layout(plots).cols(1), backend="bokeh")
-    page = file_html(model, INLINE, title="lisa_eas validation")
-    # panel (imported by holoviews) registers a module-shim <script src="static/..."> that only a
-    # panel server can serve; the bokeh plots need none of it, so keep the page self-contained
-    page = re.sub(r'<script[^>]*\ssrc="(?:static/|https?://)[^"]*"[^>]*>\s*</script>', "", page)
     s = report.summary
+    groups = [{"title": "trace", "rows": kv_rows({k: v for k, v in s.items()
+                                                   if not isinstance(v, (dict, list))})}]
+    na = s.get("not_applicable") or []
+    if na:      # checks that cannot apply to this run, each with its reason
+        groups.append({"title": "does not apply", "rows": [(n["check"], n["reason"]) for n in na]})
+    for key, name in (("wakeups", "wake-ups"), ("eas", "EAS"), ("sis", "SIS"), ("schedutil", "schedutil"),
+                      ("pelt", "PELT"), ("kernel_signals", "kernel signals: model vs kernel")):
+        if isinstance(s.get(key), dict):
+            groups.append({"title": name, "rows": kv_rows({k: v for k, v in s[key].items()
+                                                           if not isinstance(v, (dict, list))})})
+    plots, items = {}, []
+    candidates = (
+        ("eas-agreement", report.eas, plot_eas_agreement,
+         "Each EAS wake-up: the task's util against time, green where the kernel and the model chose the same CPU.",
+         "No EAS wake-up was replayed (no wake-up went through find_energy_efficient_cpu: the platform has no "
+         "energy model, or the system was overutilized)."),
+        ("eas-regret", report.eas, plot_eas_regret,
+         "Cumulative energy regret: the model's estimate of the energy the kernel's choices cost over the "
+         "model's (positive: the kernel spent more).", None),
+        ("schedutil", report.schedutil, plot_schedutil,
+         "At each frequency change of the trace, the frequency the schedutil model requests (one colour per "
+         "frequency domain); on the diagonal they agree.",
+         "schedutil not replayed: " + str((s.get("schedutil") or {}).get("reason", "no frequency changes")) + "."),
+        ("pelt-error", report.pelt, plot_pelt_error,
+         "Distribution of the PELT model's util minus the kernel's, at every kernel PELT sample.",
+         "PELT not replayed: the trace has no kernel PELT events (sched_pelt_se / sched_pelt_cfs), so there is "
+         "nothing to hold the model against."),
+    )
+    for pid, df, fn, caption, absent in candidates:
+        if len(df):
+            plots[pid] = fn(report)
+            items.append({"pid": pid, "caption": caption})
+        elif absent:
+            items.append({"pid": None, "id": f"no-{pid}", "caption": absent})
     dis = report.eas[~report.eas["agree"]] if len(report.eas) else report.eas
     top = dis.sort_values("regret", ascending=False).head(50) if len(dis) else dis
-    na = s.get("not_applicable") or []
-    parts = ["<h1>lisa_eas validation</h1>", "<h2>Summary</h2>",
-             _table({k: v for k, v in s.items() if not isinstance(v, (dict, list))}),
-             ("<h2>Does not apply</h2><ul>" + "".join(f"<li><b>{html.escape(n['check'])}</b>: "
-                                                       f"{html.escape(n['reason'])}</li>" for n in na) + "</ul>")
-             if na else "",
-             "<h2>Wake-ups</h2>", _table(s["wakeups"]), "<h2>EAS</h2>", _table(s["eas"]),
-             "<h2>SIS</h2>", _table(s["sis"]), "<h2>schedutil</h2>", _table(s["schedutil"]),
-             "<h2>PELT</h2>", _table(s["pelt"]),
-             "<h2>Kernel signals (BPF collector): model vs kernel</h2>",
-             _table(s.get("kernel_signals") or {"available": False}),
-             "<h2>Largest EAS disagreements</h2>" if s["eas"].get("applicable", True) else "",
-             (top.drop(columns=["util"], errors="ignore").to_html(index=False, float_format=lambda x: f"{x:.4g}")
-              if len(top) else "<p>none</p>") if s["eas"].get("applicable", True) else ""]
-    style = ("<style>body{font-family:sans-serif} table{border-collapse:collapse;margin:6px 0} "
-             "td,th{border:1px solid #ccc;padding:2px 6px;text-align:left;font-size:13px}</style>")
-    # the page's own <body> tag, after the last </head> (BokehJS inline carries "</head><body>"
-    # strings too)
-    head_end = page.rfind("</head>")
-    m = re.compile(r"<body[^>]*>").search(page, max(head_end, 0))
-    at = m.end() if m else 0
-    return page[:at] + style + "\n".join(parts) + page[at:]
+    top = top.drop(columns=["util"], errors="ignore")
+    from ._html import fmt
+
+    disagreements = {"columns": list(top.columns), "total": int(len(dis)),
+                     "rows": [[fmt(v) for v in r] for r in top.itertuples(index=False)],
+                     "why": "None: the kernel and the model chose the same CPU at every replayed EAS wake-up."
+                     if len(report.eas) else "None: no EAS wake-up was replayed."}
+    return render_page("validation.html", plots=plots, title=title, groups=groups, plots_and_notes=items,
+                       disagreements=disagreements)

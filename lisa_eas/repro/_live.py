@@ -10,7 +10,6 @@
 """
 from __future__ import annotations
 
-import html
 import json
 import os
 import shutil
@@ -38,12 +37,6 @@ def can_trace() -> tuple[bool, str]:
     return True, ""
 
 
-def _table(d: dict) -> str:
-    rows = "".join(f'<tr><td class="text">{html.escape(str(k))}</td><td>{html.escape(str(v))}</td></tr>'
-                   for k, v in d.items())
-    return f"<table>{rows}</table>"
-
-
 def simulated_section() -> ReportSection:
     """The ramp-boost step workload simulated on the Pixel 3 model (boost on), plotted."""
     from ..plot import _repro as p
@@ -52,13 +45,17 @@ def simulated_section() -> ReportSection:
 
     config = SimConfig(governor="schedutil", placement="eas", governor_tunables={"ramp_boost": 1})
     tr = simulate("pixel3", ramp_boost_step(), config=config)
-    info = {"platform": "pixel3", "workload": "ramp_boost_step", "config": json.dumps(config.to_dict()),
-            "events": tr.metadata.get("sim_events"), "simulated_s": tr.metadata.get("t_end_s"),
-            "simulation_wall_s": round(float(tr.metadata.get("sim_wall_s", 0.0)), 3),
-            "energy_total": f"{tr.metadata['energy']['total']:.1f} {tr.metadata['energy']['unit']}"}
+    run = {"platform": "pixel3", "workload": "ramp_boost_step", "events": tr.metadata.get("sim_events"),
+           "simulated (s)": tr.metadata.get("t_end_s"),
+           "simulation wall time (s)": round(float(tr.metadata.get("sim_wall_s", 0.0)), 3),
+           "energy": f"{tr.metadata['energy']['total']:.1f} {tr.metadata['energy']['unit']}"}
+    cfg = {k: (json.dumps(v) if isinstance(v, (dict, list)) else v) for k, v in config.to_dict().items()}
     return ReportSection("Simulated trace: ramp-boost workload on the Pixel 3 model",
-                         "<p>The same Trace object a real run gives, from the simulator.</p>" + _table(info),
-                         plots=(p.plot_frequency(tr), p.plot_cpu_timeline(tr), p.plot_energy_breakdown(tr)))
+                         "The same Trace object a real run gives, from the simulator.",
+                         groups=(("run", run), ("simulator configuration", cfg)),
+                         plots=((p.plot_frequency(tr), "Frequency of each CPU (schedutil, ramp boost on)."),
+                                (p.plot_cpu_timeline(tr), "The task running on each CPU (sched_switch)."),
+                                (p.plot_energy_breakdown(tr), "Energy of each CPU over the run.")))
 
 
 def fixed_frequency_platform(name: str, nr_cpus: int):
@@ -116,27 +113,32 @@ def live_section(out_dir: Path) -> tuple[ReportSection, dict]:
     measured = pd.concat([read_rtapp_log(lp) for lp in result.log_paths], ignore_index=True)
     sim = simulate(plat, smoke_local(), config=SimConfig(governor="performance", placement="no-eas"))
     modeled = sim.df("lisa_sim_rtapp_log")
-    summary = {"kernel": info.kernel_release, "cpus": len(info.online_cpus), "platform": plat_note,
-               "trace": str(result.trace_path), "events": ", ".join(trace.events),
-               "rt-app activations, trace markers": int(len(trace.activations)),
-               "rt-app activations, logs (measured)": int(len(measured)),
-               "rt-app activations, simulated": int(len(modeled)),
-               "mean slack us, measured": round(float(measured["slack_us"].mean()), 1),
-               "mean slack us, simulated": round(float(modeled["slack_us"].mean()), 1),
-               "validation": str(run_dir / "validation")}
+    run = {"kernel": info.kernel_release, "cpus": len(info.online_cpus), "platform": plat_note,
+           "trace": str(result.trace_path), "events": ", ".join(trace.events),
+           "validation": str(run_dir / "validation")}
+    rtapp = {"activations, trace markers": int(len(trace.activations)),
+             "activations, logs (measured)": int(len(measured)), "activations, simulated": int(len(modeled)),
+             "mean slack us, measured": round(float(measured["slack_us"].mean()), 1),
+             "mean slack us, simulated": round(float(modeled["slack_us"].mean()), 1)}
+    groups = [("run", run), ("rt-app: measured vs simulated", rtapp)]
+    flat = {k: v for k, v in report.summary.items() if not isinstance(v, (dict, list))}
+    groups.append(("validation", flat))
     for k, v in report.summary.items():
         if isinstance(v, dict):
-            for kk, vv in v.items():
-                if not isinstance(vv, (dict, list)):
-                    summary[f"validation {k}.{kk}"] = vv
-        elif not isinstance(v, list):
-            summary[f"validation {k}"] = v
+            groups.append((f"validation: {k}", {kk: vv for kk, vv in v.items() if not isinstance(vv, (dict, list))}))
+    summary = {**run, **{f"rt-app {k}": v for k, v in rtapp.items()},
+               **{f"validation {k}": v for k, v in flat.items()}}
+    for title, d in groups[3:]:
+        summary.update({f"{title.replace(': ', ' ')}.{k}": v for k, v in d.items()})
+    plots = [(p.plot_cpu_timeline(trace), "The task running on each CPU of this machine (sched_switch).")]
+    groups.append(("validation: checks that do not apply",
+                   {na["check"]: na["reason"] for na in report.summary.get("not_applicable", [])}))
     for na in report.summary.get("not_applicable", []):
         summary[f"validation {na['check']}"] = f"does not apply: {na['reason']}"
-    plots = [p.plot_cpu_timeline(trace)]
     if "cpu_frequency" in trace.events and len(trace.df("cpu_frequency")):
-        plots.append(p.plot_frequency(trace))
+        plots.append((p.plot_frequency(trace), "Frequency of each CPU of this machine."))
     section = ReportSection("This machine: the smoke workload run for real and replayed against the models",
-                            "<p>rt-app on the local target, traced with tracefs, read back and validated "
-                            "(lisa_eas.analysis.validate).</p>" + _table(summary), plots=tuple(plots))
+                            "rt-app on the local target, traced with tracefs, read back and validated "
+                            "(lisa_eas.analysis.validate); the full validation page is validation/validation.html "
+                            "under the run directory.", groups=tuple(groups), plots=tuple(plots))
     return section, summary

@@ -116,12 +116,10 @@ def run(sweep: Sweep) -> ExperimentResult:
         "EAS saves energy in every row whose saving exceeds its RSD",
         f"{len(signed)} rows, all negative", f"{len(agree)}/{len(signed)} rows with the published sign",
         len(agree) == len(signed), tolerance="sign per row; rows within the published RSD are not signed",
-        why="in the model, EAS placement raises the energy of a perf domain more than it saves elsewhere: "
-            + "; ".join(_grew(r) for r in signed if r not in agree)
-            + ". A new task starts with half its CPU's spare capacity (512 on a big CPU, which does not fit a "
-              "LITTLE one), and the v5.x migration margin (a move must save 1/16 of the whole-system energy, "
-              "dominated by the big domain) can then keep ~50-util tasks on the big CPUs where the start-up "
-              "transient left them; tasks per domain at the end, and cross-domain migrations in the last 10 s: "
+        # The reasoning (start-up util, the v5.x 1/16 margin) is in notebooks/repro_eas_rfc_energy.ipynb.
+        why="EAS raised a perf domain's energy more than it saved elsewhere (start-up placement kept by the "
+            "v5.x migration margin): " + "; ".join(_grew(r) for r in signed if r not in agree)
+            + ". Tasks per domain at the end, cross-domain migrations in the last 10 s: "
             + "; ".join(f"{r['board']} N={r['tasks']}: {r['model_tasks_by_domain_with']}, "
                         f"{sims[(r['board'], r['tasks'], 'eas')]['cross_domain_migrations_last_10s']} migrations"
                         for r in signed if r not in agree)))
@@ -172,15 +170,11 @@ def run(sweep: Sweep) -> ExperimentResult:
     notes = (
         "Full published duration (30 s) and task set; one deterministic simulation per row (published: 10 "
         "iterations, mean and RSD).",
-        "HiKey960 published energy is the whole board (ACME cape: CPUs, LPDDR, GPU, other components); the model "
-        "covers the CPUs only, so only the sign, the trend and the saving in joules are compared for it.",
-        "Juno r0 published energy is the on-board meters (big + LITTLE CPUs), the same scope as the model.",
-        f"'without EAS' is the simulator's no-eas placement at {ERA}: select_idle_sibling() with the SIS_UTIL "
-        "depth on the waking task's cluster (its LLC: one per cluster on both boards). Once their start-up "
-        "utilization has decayed these 5 % tasks fit every CPU, so the 4.16 kernel's wake_cap() kept them on "
-        f"that fast path too: over all the runs, {sum(r['wake_cap_wakeups'] for r in every)} start-up "
-        "wake-up(s) would have taken its find_idlest_cpu() slow path instead (not modelled); the kernel's "
-        "SIS_PROP depth is replaced by SIS_UTIL's.",
+        "Scope: HiKey960's published energy is the whole board (the model: CPUs only; sign, trend and joules "
+        "compared), Juno r0's the CPU meters (same scope as the model).",
+        f"'without EAS': no-eas placement at {ERA} (select_idle_sibling, SIS_UTIL depth, on the waking task's "
+        f"cluster); {sum(r['wake_cap_wakeups'] for r in every)} start-up wake-up(s) would have taken the 4.16 "
+        "kernel's find_idlest_cpu() slow path (wake_cap(); not modelled).",
         f"Model energy unit(s): {', '.join(units)}.",
         f"Sensitivity (not a check): the same runs with the {ERA_NO_MARGIN} find_energy_efficient_cpu, which "
         "has no migration margin, give EAS savings of "

@@ -173,21 +173,14 @@ def run(sweep: Sweep) -> ExperimentResult:
         f"{savings[8][0]:.1f} % > {savings[2][0]:.1f} %", f"{w8:.1f} % > {w2:.1f} % (PD evaluations)",
         w8 > w2 and u8 > u2, tolerance="strict ordering of both work savings",
         why="the model's saving does not grow with the number of perf domains"))
+    # The reasoning (work vs microseconds, the margin change) is in notebooks/repro_eas_wakeup_speedup.ipynb.
     notes = (
-        "Published figures are the function profiler's time in select_task_rq_fair() per CPU on a Pixel 3 "
-        "(5.3-rc5); the reproduction counts the EAS search's work (em_cpu_energy evaluations, cpu_util_next "
-        "computations) and times the numba model of find_energy_efficient_cpu on the same wake-up states, "
-        "so savings are compared, not microseconds. work_saving_pct (PD energy evaluations) is what the checks "
-        "use; model_time_saving_pct is the numba model's wall time, reported only (it varies with machine load).",
-        "Wake-up states come from simulating the ramp workload on the Pixel 3 model with the performance "
-        "governor (the test pinned all frequencies to max) and v5.4 EAS placement; both eras are replayed on "
-        "the identical states.",
-        "same_cpu_pct: how often the two eras pick the same CPU on identical states. The commit says 'no "
-        "functional changes intended', but the margin rule did change (v5.0: the best candidate must save "
-        "more than 1/16 of the energy with the task on prev_cpu; v5.4: more than 1/16 of prev_delta + "
-        "base_energy), so near-ties resolve differently; this is reported, not checked.",
-        "Pixel 3 power data are the Pixel kernel's legacy busy-cost tables (see lisa_eas/platforms/pixel3.json); "
-        "the work counts do not depend on them, the chosen CPUs do.",
+        "Compared: savings in EAS search work (em_cpu_energy evaluations, work_saving_pct, checked) on the same "
+        "wake-up states, not the profiler's microseconds; model_time_saving_pct is the numba model's wall time "
+        "(reported only).",
+        "Wake-up states: the ramp on the Pixel 3 model, performance governor, v5.4 EAS; both eras replayed on them.",
+        "same_cpu_pct (reported, not checked): the margin rule changed between the eras, so near-ties differ.",
+        "Pixel 3 power: the Pixel kernel's legacy busy-cost tables; the work counts do not depend on them.",
     )
     return ExperimentResult(
         name="eas-wakeup-speedup", title=TITLE, columns=tuple(rows[0]), rows=tuple(rows), checks=tuple(checks),

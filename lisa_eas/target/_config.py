@@ -11,7 +11,7 @@ of :meth:`TargetConfig.describe`, which is what logs, exceptions and ``run.json`
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any, Mapping
 
@@ -193,6 +193,8 @@ class TargetConfig:
     command_timeout_s: float = 60.0
     tracing: TracingConfig = TracingConfig()
     source: str = "<dict>"
+    #: What translating a LISA target_conf.yml left out (empty for our own files).
+    notes: tuple[str, ...] = ()
 
     @property
     def label(self) -> str:
@@ -215,6 +217,8 @@ class TargetConfig:
             v = getattr(self, f.name)
             if f.name in ("password", "key_file"):
                 continue
+            if f.name == "notes":
+                v = list(v)
             if f.name == "tracing":
                 v = {g.name: (list(getattr(v, g.name)) if g.name == "events" else getattr(v, g.name))
                      for g in fields(v)}
@@ -260,6 +264,18 @@ def load_target_config(path: str | os.PathLike) -> TargetConfig:
         mark = getattr(exc, "problem_mark", None)
         where = f"{path}:{mark.line + 1}:{mark.column + 1}" if mark else str(path)
         raise ConfigError(f"{where}: invalid YAML ({getattr(exc, 'problem', None) or exc})") from exc
+    from ._lisa_conf import LISA_TOP_KEY, is_lisa_target_conf, translate_lisa_target_conf
+
+    if is_lisa_target_conf(data):  # LISA's target_conf.yml: translated, with notes
+        ours, notes, origin = translate_lisa_target_conf(data)
+        lines = {}
+        for k, v in node.value if isinstance(node, yaml.MappingNode) else ():
+            if str(k.value) == LISA_TOP_KEY and isinstance(v, yaml.MappingNode):
+                at = {str(k2.value): k2.start_mark.line + 1 for k2, _ in v.value}
+                lines = {key: at[lisa] for key, lisa in origin.items() if lisa in at}
+        cfg = target_config_from_dict(ours, source=f"{path} (LISA {LISA_TOP_KEY})", base_dir=path.parent,
+                                      lines=lines)
+        return replace(cfg, notes=tuple(notes))
     lines = {}
     if isinstance(node, yaml.MappingNode):
         for k, v in node.value:
@@ -270,7 +286,7 @@ def load_target_config(path: str | os.PathLike) -> TargetConfig:
     return target_config_from_dict(data, source=str(path), base_dir=path.parent, lines=lines)
 
 
-_TOP_KEYS = {f.name for f in fields(TargetConfig)} - {"source"}
+_TOP_KEYS = {f.name for f in fields(TargetConfig)} - {"source", "notes"}
 _TRACING_KEYS = {f.name for f in fields(TracingConfig)}
 
 

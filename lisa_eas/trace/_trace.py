@@ -108,6 +108,21 @@ class Trace:
             self._frames[event] = frame
         return frame
 
+    def df_event(self, event: str) -> pd.DataFrame:
+        """LISA's name for :meth:`df`: the DataFrame of ``event`` (same schema, same errors)."""
+        return self.df(event)
+
+    @property
+    def ana(self):
+        """The analyses by area, LISA style: ``trace.ana.<area>.df_*()`` / ``plot_*()`` (TAB lists them).
+
+        See :mod:`lisa_eas.analysis._ana`; e.g. ``trace.ana.idle.df_cpu_idle_state_residency()``.
+        """
+        # The one place a Trace reaches up to the analyses (lazily, as LISA's trace.ana does).
+        from ..analysis import TraceAnalyses
+
+        return TraceAnalyses(self)
+
     def __contains__(self, event: str) -> bool:
         return event in self._frames
 
