@@ -224,6 +224,14 @@ def test_run_with_kernel_signals_and_models_against_the_kernel(board, tmp_path, 
             print(f"\nperiodic {name}: " + ", ".join(f"{k} p50/p99/max {v['p50']}/{v['p99']:.1f}/{v['max']}"
                                                      for k, v in s.items() if isinstance(v, dict) and v["n"]))
     assert pelt["util"]["n"] > 80 and pelt["util_est_ewma"]["n"] > 30
+    share = ((res.run_info.get("tracing") or {}).get("other_processes") or {}).get("share_pct")
+    if share is not None and share > 10.0:
+        # Other processes took the CPUs (a shared developer machine): the task is preempted and
+        # the kernel updates its signals at events this trace does not place (ticks, other
+        # tasks' switches), so the run does not measure the model. Like the EAS suite's noisy
+        # runs, this is reported, not judged; CI runs the suite alone.
+        pytest.xfail(f"noisy run: other processes took {share:.0f} % of the CPU time; util_est p99 "
+                     f"{pelt['util_est_ewma']['p99']:.0f}, util p99 {pelt['util']['p99']:.0f}")
     assert pelt["util"]["p99"] <= 2
     assert pelt["runnable"]["p99"] <= 2
     assert pelt["util_est_ewma"]["p99"] <= 4

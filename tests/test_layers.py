@@ -41,6 +41,8 @@ KNOWN_BACK_EDGES = {
     ("lisa_eas.analysis.validate._eas", "lisa_eas._kernels.eas"),
     ("lisa_eas.analysis.validate._state", "lisa_eas._kernels.eas"),
     ("lisa_eas.analysis.validate._state", "lisa_eas._kernels.util_est"),
+    # Trace.ana (LISA's ``trace.ana.<area>``) binds the analyses to a trace, imported lazily
+    ("lisa_eas.trace._trace", "lisa_eas.analysis"),
     # the validation report writes its HTML through plot
     ("lisa_eas.analysis.validate._report", "lisa_eas.plot"),
     # repro calls the LLC wake-up kernel directly
