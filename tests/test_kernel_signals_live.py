@@ -110,10 +110,12 @@ def test_options_task_only_root_only_pid_filter(board, tmp_path):
     assert set(t.events) <= {"sched_pelt_se", "sched_pelt_cfs"}
     assert (t.df("sched_pelt_se")["pid"] > 0).all()
     assert t.df("sched_pelt_cfs")["is_root"].all()
-    busy = subprocess.Popen(["sh", "-c", "i=0; while [ $i -lt 400000 ]; do i=$((i+1)); done"])
+    # busy until killed: a loop of fixed length can end before the collector attaches
+    busy = subprocess.Popen(["sh", "-c", "while :; do :; done"])
     try:
         record_signals(board, 0.5, tmp_path / "b", {"signals": ["pelt_se"], "pids": [busy.pid]})
     finally:
+        busy.kill()
         busy.wait()
     se = read_trace(tmp_path / "b").df("sched_pelt_se")
     assert len(se) > 0 and set(se["pid"]) == {busy.pid} and me not in set(se["pid"])

@@ -73,7 +73,7 @@ def validation_html(report, *, title: str = "lisa_eas validation") -> str:
                                                    if not isinstance(v, (dict, list))})}]
     na = s.get("not_applicable") or []
     if na:      # checks that cannot apply to this run, each with its reason
-        groups.append({"title": "does not apply", "rows": [(n["check"], n["reason"]) for n in na]})
+        groups.append({"title": "Does not apply", "rows": [(n["check"], n["reason"]) for n in na]})
     for key, name in (("wakeups", "wake-ups"), ("eas", "EAS"), ("sis", "SIS"), ("schedutil", "schedutil"),
                       ("pelt", "PELT"), ("kernel_signals", "kernel signals: model vs kernel")):
         if isinstance(s.get(key), dict):

@@ -247,7 +247,7 @@ def compare_kernel_signals(trace, *, era: str = "v6.18", tasks=None, clock: str 
         PELT rows (``time``, ``pid``, ``cpu``, ``kernel_*``/``model_*`` for util, runnable, load,
         ``trace_gap``), util_est rows (``kernel_ewma``, ``model_ewma``, ``kernel_enqueued``,
         ``model_enqueued``, ``trace_gap``) and the summary: ``{"util"|"runnable"|"load"|
-        "util_est_ewma"|"util_est_enqueued": {n, p50, p99, max, mean}}`` of |model - kernel| over
+        "util_est_ewma"|"util_est_enqueued": {n, p50, p99, max, mean}}`` of ``|model - kernel|`` over
         the samples not flagged ``trace_gap`` (``util_all`` ...: over every sample), plus
         ``clock``, ``era``, ``tasks``, ``trace_gap_samples``. A trace gap is a runnable task
         switched out with no switch-in recorded before: it ran, but the trace does not say
