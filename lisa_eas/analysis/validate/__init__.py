@@ -26,6 +26,7 @@ Every wake-up falls in exactly one category (``eas``, ``sis``, ``rt``, ``no_prev
 from __future__ import annotations
 
 from ._eas import replay_eas
+from ._cfs_rq import compare_cfs_rq
 from ._kernel_signals import compare_kernel_signals, kernel_signals_summary
 from ._pelt import replay_pelt
 from ._report import ValidationReport, load_trace_arg, validate
@@ -33,6 +34,6 @@ from ._schedutil import replay_schedutil
 from ._sis import replay_sis
 from ._state import CATEGORIES, WakeupState, rebuild_wakeups
 
-__all__ = ["CATEGORIES", "ValidationReport", "WakeupState", "compare_kernel_signals", "kernel_signals_summary",
+__all__ = ["CATEGORIES", "ValidationReport", "WakeupState", "compare_cfs_rq", "compare_kernel_signals", "kernel_signals_summary",
            "load_trace_arg", "rebuild_wakeups", "replay_eas",
            "replay_pelt", "replay_schedutil", "replay_sis", "validate"]

@@ -90,6 +90,33 @@ def _close_untraced_switch_outs(trace, tl: pd.DataFrame, se) -> pd.DataFrame:
     return out.sort_values(["pid", "time"], kind="stable").reset_index(drop=True)
 
 
+def _apply_migrations(trace, tl: pd.DataFrame) -> pd.DataFrame:
+    """``sched_migrate_task``: from that time the task (and its util: ``detach_entity_load_avg``
+    on the old rq, ``attach_entity_load_avg`` on the new) sits on ``dest_cpu``, in the state it
+    had (a load-balance move of a runnable task has no switch or wake-up of its own)."""
+    if "sched_migrate_task" not in trace.events:
+        return tl
+    mg = trace.df("sched_migrate_task")
+    if not len(mg):
+        return tl
+    t = tl["time"].to_numpy(np.float64)
+    pid = tl["pid"].to_numpy(np.int64)
+    st = tl["state"].to_numpy(np.int64)
+    add = []
+    for m_t, m_pid, dest in zip(mg.index.to_numpy(np.float64), mg["pid"].to_numpy(np.int64),
+                                mg["dest_cpu"].to_numpy(np.int64)):
+        rows = np.flatnonzero(pid == m_pid)
+        if not len(rows):
+            continue
+        before = rows[t[rows] <= m_t]
+        state = int(st[before[-1]]) if len(before) else STATE_SLEEPING
+        add.append((m_pid, m_t, STATE_SLEEPING if state == STATE_DEAD else state, dest, 1))
+    extra = pd.DataFrame(add, columns=["pid", "time", "state", "cpu", "_r"])
+    base = tl[["pid", "time", "state", "cpu"]].assign(_r=0)
+    out = pd.concat([base, extra], ignore_index=True).sort_values(["pid", "time", "_r"], kind="stable")
+    return out.drop(columns="_r").reset_index(drop=True)
+
+
 def compare_cfs_rq(trace, *, era: str = "v6.18", clock: str = "pelt",
                    warmup_s: float = 0.3) -> tuple[pd.DataFrame, dict]:
     """Model vs kernel for each CPU's root cfs_rq util_avg.
@@ -139,7 +166,7 @@ def compare_cfs_rq(trace, *, era: str = "v6.18", clock: str = "pelt",
         se = se[se["pid"].to_numpy() > 0]
         first_util = se.groupby("pid", sort=False)["util"].first().to_dict()
     rt = _rt_pids(trace)
-    tl_all = _close_untraced_switch_outs(trace, task_timeline(trace), se)
+    tl_all = _close_untraced_switch_outs(trace, _apply_migrations(trace, task_timeline(trace)), se)
     n_tasks = 0
     for pid, tl in tl_all.groupby("pid", sort=True):
         if pid in rt or not len(s_t):
