@@ -32,7 +32,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from .._common import STATE_DEAD, STATE_RUNNING, STATE_SLEEPING, task_timeline
+from .._common import STATE_DEAD, STATE_RUNNABLE, STATE_RUNNING, STATE_SLEEPING, task_timeline
 
 __all__ = ["compare_cfs_rq"]
 
@@ -43,6 +43,31 @@ def _stats(err: np.ndarray) -> dict:
         return {"n": 0, "p50": None, "p99": None, "max": None, "mean": None}
     return {"n": int(len(a)), "p50": float(np.percentile(a, 50)), "p99": float(np.percentile(a, 99)),
             "max": float(a.max()), "mean": float(np.mean(err))}
+
+
+MIGRATION_WINDOW_S = 200e-6
+
+
+def _near_migration(trace, s_t: np.ndarray, s_c: np.ndarray, window: float) -> np.ndarray:
+    """Root samples within ``window`` of a ``sched_migrate_task`` from or to their CPU: the
+    kernel updates the root around the detach and the attach (``detach_entity_load_avg``,
+    ``attach_entity_load_avg``), and whether a sample is before or after them is not known to the
+    microsecond from the trace, so one such sample can be off by the whole migrated util."""
+    out = np.zeros(len(s_t), bool)
+    if "sched_migrate_task" not in trace.events:
+        return out
+    mg = trace.df("sched_migrate_task")
+    m_t = mg.index.to_numpy(np.float64)
+    for col in ("orig_cpu", "dest_cpu"):
+        m_c = mg[col].to_numpy(np.int64)
+        for c in np.unique(m_c):
+            tc = np.sort(m_t[m_c == c])
+            sel = np.flatnonzero(s_c == c)
+            j = np.searchsorted(tc, s_t[sel])
+            lo = np.abs(s_t[sel] - tc[np.clip(j - 1, 0, len(tc) - 1)])
+            hi = np.abs(tc[np.clip(j, 0, len(tc) - 1)] - s_t[sel])
+            out[sel] |= np.minimum(lo, hi) < window
+    return out
 
 
 def _rt_pids(trace) -> set:
@@ -110,6 +135,12 @@ def _apply_migrations(trace, tl: pd.DataFrame) -> pd.DataFrame:
             continue
         before = rows[t[rows] <= m_t]
         state = int(st[before[-1]]) if len(before) else STATE_SLEEPING
+        after = rows[t[rows] > m_t]
+        if state == STATE_RUNNABLE and len(after) and st[after[0]] != STATE_RUNNING:
+            # pulled onto a CPU where its next event is its own switch-out: it ran there with
+            # no sched_switch into it (a newly-idle CPU's pull, its switch out of idle not
+            # traced): running from the pull
+            state = STATE_RUNNING
         add.append((m_pid, m_t, STATE_SLEEPING if state == STATE_DEAD else state, dest, 1))
     extra = pd.DataFrame(add, columns=["pid", "time", "state", "cpu", "_r"])
     base = tl[["pid", "time", "state", "cpu"]].assign(_r=0)
@@ -199,7 +230,10 @@ def compare_cfs_rq(trace, *, era: str = "v6.18", clock: str = "pelt",
         total[idx] += u[kind_o == 1]
         count[idx] += 1
     rows = pd.DataFrame({"time": s_t, "cpu": s_c, "kernel_util": root["util"].to_numpy(np.int64),
-                         "model_util": total, "tasks": count})
+                         "model_util": total, "tasks": count,
+                         "at_migration": _near_migration(trace, s_t, s_c, MIGRATION_WINDOW_S)})
+    err = (rows["model_util"] - rows["kernel_util"]).to_numpy(np.float64)
     summary = {"clock": clock, "era": era, "tasks": n_tasks, "warmup_s": warmup_s,
-               "util": _stats((rows["model_util"] - rows["kernel_util"]).to_numpy(np.float64))}
+               "util": _stats(err[~rows["at_migration"].to_numpy(bool)]), "util_all": _stats(err),
+               "at_migration_samples": int(rows["at_migration"].sum())}
     return rows, summary
