@@ -32,7 +32,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from .._common import STATE_DEAD, STATE_RUNNABLE, STATE_RUNNING, STATE_SLEEPING, task_timeline
+from .._common import STATE_DEAD, is_dead_state, STATE_RUNNABLE, STATE_RUNNING, STATE_SLEEPING, task_timeline
 
 __all__ = ["compare_cfs_rq"]
 
@@ -45,28 +45,40 @@ def _stats(err: np.ndarray) -> dict:
             "max": float(a.max()), "mean": float(np.mean(err))}
 
 
-MIGRATION_WINDOW_S = 200e-6
+ATTACH_WINDOW_S = 200e-6
 
 
-def _near_migration(trace, s_t: np.ndarray, s_c: np.ndarray, window: float) -> np.ndarray:
-    """Root samples within ``window`` of a ``sched_migrate_task`` from or to their CPU: the
-    kernel updates the root around the detach and the attach (``detach_entity_load_avg``,
-    ``attach_entity_load_avg``), and whether a sample is before or after them is not known to the
-    microsecond from the trace, so one such sample can be off by the whole migrated util."""
+def _near_attach(trace, s_t: np.ndarray, s_c: np.ndarray, window: float) -> np.ndarray:
+    """Root samples within ``window`` of an attach or detach on their CPU: a
+    ``sched_migrate_task`` (from or to it), a ``sched_wakeup_new`` (a fork's first attach, with
+    the util ``post_init_entity_util_avg`` gives it) or an exiting task's last switch-out. The
+    kernel writes the root's record both before and after such an attach/detach
+    (``attach_entity_load_avg``, ``detach_entity_load_avg``, ``remove_entity_load_avg``), a few
+    microseconds before the event's own record: which side a sample is on is not known from the
+    trace, so one such sample can be off by the whole util of the task attached."""
     out = np.zeros(len(s_t), bool)
-    if "sched_migrate_task" not in trace.events:
-        return out
-    mg = trace.df("sched_migrate_task")
-    m_t = mg.index.to_numpy(np.float64)
-    for col in ("orig_cpu", "dest_cpu"):
-        m_c = mg[col].to_numpy(np.int64)
-        for c in np.unique(m_c):
-            tc = np.sort(m_t[m_c == c])
-            sel = np.flatnonzero(s_c == c)
-            j = np.searchsorted(tc, s_t[sel])
-            lo = np.abs(s_t[sel] - tc[np.clip(j - 1, 0, len(tc) - 1)])
-            hi = np.abs(tc[np.clip(j, 0, len(tc) - 1)] - s_t[sel])
-            out[sel] |= np.minimum(lo, hi) < window
+    times, cpus = [], []
+    if "sched_migrate_task" in trace.events:
+        mg = trace.df("sched_migrate_task")
+        for col in ("orig_cpu", "dest_cpu"):
+            times.append(mg.index.to_numpy(np.float64))
+            cpus.append(mg[col].to_numpy(np.int64))
+    if "sched_wakeup_new" in trace.events:
+        wn = trace.df("sched_wakeup_new")
+        times.append(wn.index.to_numpy(np.float64))
+        cpus.append(wn["target_cpu"].to_numpy(np.int64))
+    sw = trace.df("sched_switch")
+    dead = is_dead_state(sw["prev_state"])
+    times.append(sw.index.to_numpy(np.float64)[dead])
+    cpus.append(sw["__cpu"].to_numpy(np.int64)[dead])
+    m_t, m_c = np.concatenate(times), np.concatenate(cpus)
+    for c in np.unique(m_c):
+        tc = np.sort(m_t[m_c == c])
+        sel = np.flatnonzero(s_c == c)
+        j = np.searchsorted(tc, s_t[sel])
+        lo = np.abs(s_t[sel] - tc[np.clip(j - 1, 0, len(tc) - 1)])
+        hi = np.abs(tc[np.clip(j, 0, len(tc) - 1)] - s_t[sel])
+        out[sel] |= np.minimum(lo, hi) < window
     return out
 
 
@@ -212,16 +224,22 @@ def compare_cfs_rq(trace, *, era: str = "v6.18", clock: str = "pelt",
         if not len(idx):
             continue
         n_tasks += 1
+        # the task's own time axis: each segment [event k, event k+1) lasts what the clock of
+        # its CPU says (the PELT clocks of two CPUs differ by their steal time, so a migration
+        # must not jump the axis); a root sample sits in its segment at its own clock value
+        t_end = np.r_[t_ev[1:], max(t_ev[-1], float(s_t[-1]) + 1.0)]
         if to_pelt is not None:
-            ev_loc = to_pelt(t_ev, cpu)
+            a, b = to_pelt(t_ev, cpu), to_pelt(t_end, cpu)
         else:
-            ev_loc = np.round(t_ev * 1e9).astype(np.int64)
-        # all points in trace order (an event before a sample at the same time), each on the
-        # local clock of its CPU; the order is kept when the clocks of two CPUs disagree
+            a, b = np.round(t_ev * 1e9).astype(np.int64), np.round(t_end * 1e9).astype(np.int64)
+        dur = np.maximum(b - a, 0)
+        m_start = np.r_[0, np.cumsum(dur)[:-1]]
+        ks = kk[idx]
+        s_m = m_start[ks] + np.clip(s_loc[idx] - a[ks], 0, dur[ks])
         t_all = np.r_[t_ev, s_t[idx]]
-        loc = np.r_[ev_loc, s_loc[idx]]
+        loc = np.r_[m_start, s_m]
         kind = np.r_[np.zeros(len(t_ev), np.int64), np.ones(len(idx), np.int64)]
-        stt = np.r_[np.where(st == STATE_DEAD, 0, st), np.where(st[kk[idx]] == STATE_DEAD, 0, st[kk[idx]])]
+        stt = np.r_[np.where(st == STATE_DEAD, 0, st), np.where(st[ks] == STATE_DEAD, 0, st[ks])]
         o = np.lexsort((kind, t_all))
         loc = np.maximum.accumulate(loc[o])
         stt, kind_o = stt[o], kind[o]
@@ -231,9 +249,9 @@ def compare_cfs_rq(trace, *, era: str = "v6.18", clock: str = "pelt",
         count[idx] += 1
     rows = pd.DataFrame({"time": s_t, "cpu": s_c, "kernel_util": root["util"].to_numpy(np.int64),
                          "model_util": total, "tasks": count,
-                         "at_migration": _near_migration(trace, s_t, s_c, MIGRATION_WINDOW_S)})
+                         "at_attach": _near_attach(trace, s_t, s_c, ATTACH_WINDOW_S)})
     err = (rows["model_util"] - rows["kernel_util"]).to_numpy(np.float64)
     summary = {"clock": clock, "era": era, "tasks": n_tasks, "warmup_s": warmup_s,
-               "util": _stats(err[~rows["at_migration"].to_numpy(bool)]), "util_all": _stats(err),
-               "at_migration_samples": int(rows["at_migration"].sum())}
+               "util": _stats(err[~rows["at_attach"].to_numpy(bool)]), "util_all": _stats(err),
+               "at_attach_samples": int(rows["at_attach"].sum())}
     return rows, summary
