@@ -191,7 +191,10 @@ def compare_cfs_rq(trace, *, era: str = "v6.18", clock: str = "pelt",
     root = cfs[cfs["is_root"].to_numpy(bool)] if "is_root" in cfs.columns else cfs[cfs["path"] == "/"]
     sw_t = trace.df("sched_switch").index.to_numpy(np.float64)
     t_from = float(sw_t[0]) + warmup_s
-    root = root[root.index.to_numpy(np.float64) >= t_from]
+    # and only while the trace's sched events are recorded: the collector starts before and
+    # stops after the tracer, and a root sample past the last sched_switch has no events to model
+    r_t = root.index.to_numpy(np.float64)
+    root = root[(r_t >= t_from) & (r_t <= float(sw_t[-1]))]
     s_t = root.index.to_numpy(np.float64)
     s_c = root["cpu"].to_numpy(np.int64)
     if clock == "pelt":
