@@ -13,7 +13,9 @@
 * **PELT** (:func:`replay_pelt`): the model vs the kernel's own PELT samples.
 * **kernel signals** (:func:`compare_kernel_signals`): with the BPF collector's records
   (``--kernel-signals``), each task's util/runnable/load and util_est vs the model fed with
-  its timeline, on the kernel's PELT clock and on mono (``summary["kernel_signals"]``).
+  its timeline, on the kernel's PELT clock and on mono (``summary["kernel_signals"]``); and
+  (:func:`compare_cfs_rq`) each CPU's root cfs_rq util_avg vs the sum of every CFS task's
+  model (``summary["kernel_signals"][clock]["cfs_rq"]``).
 
 On a simulated trace the EAS wake-ups the simulator logged use the exact inputs it passed to
 ``find_energy_efficient_cpu`` (``lisa_sim_eas_decision``), so the replay agrees 100% with it;
