@@ -13,7 +13,9 @@
 * **PELT** (:func:`replay_pelt`): the model vs the kernel's own PELT samples.
 * **kernel signals** (:func:`compare_kernel_signals`): with the BPF collector's records
   (``--kernel-signals``), each task's util/runnable/load and util_est vs the model fed with
-  its timeline, on the kernel's PELT clock and on mono (``summary["kernel_signals"]``).
+  its timeline, on the kernel's PELT clock and on mono (``summary["kernel_signals"]``); and
+  (:func:`compare_cfs_rq`) each CPU's root cfs_rq util_avg vs the sum of every CFS task's
+  model (``summary["kernel_signals"][clock]["cfs_rq"]``).
 
 On a simulated trace the EAS wake-ups the simulator logged use the exact inputs it passed to
 ``find_energy_efficient_cpu`` (``lisa_sim_eas_decision``), so the replay agrees 100% with it;
@@ -26,6 +28,7 @@ Every wake-up falls in exactly one category (``eas``, ``sis``, ``rt``, ``no_prev
 from __future__ import annotations
 
 from ._eas import replay_eas
+from ._cfs_rq import compare_cfs_rq
 from ._kernel_signals import compare_kernel_signals, kernel_signals_summary
 from ._pelt import replay_pelt
 from ._report import ValidationReport, load_trace_arg, validate
@@ -33,6 +36,6 @@ from ._schedutil import replay_schedutil
 from ._sis import replay_sis
 from ._state import CATEGORIES, WakeupState, rebuild_wakeups
 
-__all__ = ["CATEGORIES", "ValidationReport", "WakeupState", "compare_kernel_signals", "kernel_signals_summary",
+__all__ = ["CATEGORIES", "ValidationReport", "WakeupState", "compare_cfs_rq", "compare_kernel_signals", "kernel_signals_summary",
            "load_trace_arg", "rebuild_wakeups", "replay_eas",
            "replay_pelt", "replay_schedutil", "replay_sis", "validate"]

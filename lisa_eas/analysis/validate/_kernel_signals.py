@@ -321,4 +321,9 @@ def kernel_signals_summary(trace, era: str, tasks=None) -> dict:
     for clock in ("pelt", "mono"):
         _, _, s = compare_kernel_signals(trace, era=era, tasks=tasks, clock=clock)
         out[clock] = {k: v for k, v in s.items() if k not in ("clock", "era")}
+        if "sched_pelt_cfs" in trace.events and len(trace.df("sched_pelt_cfs")):
+            # each CPU's root cfs_rq util_avg against the sum of every CFS task's model
+            from ._cfs_rq import compare_cfs_rq
+            _, c = compare_cfs_rq(trace, era=era, clock=clock)
+            out[clock]["cfs_rq"] = {k: v for k, v in c.items() if k not in ("clock", "era")}
     return out

@@ -1,0 +1,260 @@
+"""Each CPU's root cfs_rq ``util_avg`` (the collector's ``sched_pelt_cfs`` root records) against
+a model built from every CFS task of the trace.
+
+The kernel holds a root cfs_rq's ``util_avg`` as the sum of the contributions of the entities
+attached to it: each task's ``util_avg`` is added at enqueue/attach and removed at detach
+(``attach_entity_load_avg`` / ``detach_entity_load_avg``, a migration or an exit), and a blocked
+(sleeping) task's contribution stays and decays with the cfs_rq's. So the model is: every task
+that appears in ``sched_switch``/``sched_wakeup`` (not only rt-app's; RT/DL tasks, prio < 100,
+left out) gets its own :func:`lisa_eas.models.pelt_timeline` over its whole timeline, and each
+root sample on CPU ``c`` is compared with the sum of the models of the tasks that sit on ``c``
+at that time (running, runnable, or blocked there since they last ran; not yet seen or exited:
+not counted). A task's util moves with it when it migrates, as in the kernel.
+
+What the kernel does that this does not:
+
+* task groups: with ``sched_autogroup_enabled=1`` tasks sit in an autogroup cfs_rq whose group
+  entity is what the root holds; the group entity's util follows the sum of its children by
+  propagation (``update_tg_cfs_util``) with a lag of one update, and its own decay runs on the
+  group entity's period phase, not each task's;
+* period phase: each entity's 1024 us periods are aligned to its own ``last_update_time``;
+  the model starts each task at its first event, not at its kernel phase;
+* unknown start: a task that existed before the trace started has an unknown util. A task's
+  first collector record (``sched_pelt_se``) gives its start value when there is one; the
+  comparison starts ``warmup_s`` after the trace starts, by which time any start error has
+  decayed by ``2**(-warmup_s / 32 ms)`` (300 ms: under 1/600 of it).
+
+Two time bases as for the tasks: ``pelt`` (every event mapped to its CPU's PELT clock with
+:func:`pelt_clock_map`, root samples at their ``update_time``) and ``mono``.
+"""
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from .._common import STATE_DEAD, is_dead_state, STATE_RUNNABLE, STATE_RUNNING, STATE_SLEEPING, task_timeline
+
+__all__ = ["compare_cfs_rq"]
+
+
+def _stats(err: np.ndarray) -> dict:
+    a = np.abs(err)
+    if not len(a):
+        return {"n": 0, "p50": None, "p99": None, "max": None, "mean": None}
+    return {"n": int(len(a)), "p50": float(np.percentile(a, 50)), "p99": float(np.percentile(a, 99)),
+            "max": float(a.max()), "mean": float(np.mean(err))}
+
+
+ATTACH_WINDOW_S = 200e-6
+
+
+def _near_attach(trace, s_t: np.ndarray, s_c: np.ndarray, window: float) -> np.ndarray:
+    """Root samples within ``window`` of an attach or detach on their CPU: a
+    ``sched_migrate_task`` (from or to it), a ``sched_wakeup_new`` (a fork's first attach, with
+    the util ``post_init_entity_util_avg`` gives it) or an exiting task's last switch-out. The
+    kernel writes the root's record both before and after such an attach/detach
+    (``attach_entity_load_avg``, ``detach_entity_load_avg``, ``remove_entity_load_avg``), a few
+    microseconds before the event's own record: which side a sample is on is not known from the
+    trace, so one such sample can be off by the whole util of the task attached."""
+    out = np.zeros(len(s_t), bool)
+    times, cpus = [], []
+    if "sched_migrate_task" in trace.events:
+        mg = trace.df("sched_migrate_task")
+        for col in ("orig_cpu", "dest_cpu"):
+            times.append(mg.index.to_numpy(np.float64))
+            cpus.append(mg[col].to_numpy(np.int64))
+    if "sched_wakeup_new" in trace.events:
+        wn = trace.df("sched_wakeup_new")
+        times.append(wn.index.to_numpy(np.float64))
+        cpus.append(wn["target_cpu"].to_numpy(np.int64))
+    sw = trace.df("sched_switch")
+    dead = is_dead_state(sw["prev_state"])
+    times.append(sw.index.to_numpy(np.float64)[dead])
+    cpus.append(sw["__cpu"].to_numpy(np.int64)[dead])
+    m_t, m_c = np.concatenate(times), np.concatenate(cpus)
+    for c in np.unique(m_c):
+        tc = np.sort(m_t[m_c == c])
+        sel = np.flatnonzero(s_c == c)
+        j = np.searchsorted(tc, s_t[sel])
+        lo = np.abs(s_t[sel] - tc[np.clip(j - 1, 0, len(tc) - 1)])
+        hi = np.abs(tc[np.clip(j, 0, len(tc) - 1)] - s_t[sel])
+        out[sel] |= np.minimum(lo, hi) < window
+    return out
+
+
+def _rt_pids(trace) -> set:
+    sw = trace.df("sched_switch")
+    rt = set(sw["next_pid"].to_numpy()[sw["next_prio"].to_numpy() < 100].tolist())
+    rt |= set(sw["prev_pid"].to_numpy()[sw["prev_prio"].to_numpy() < 100].tolist())
+    return rt
+
+
+def _close_untraced_switch_outs(trace, tl: pd.DataFrame, se) -> pd.DataFrame:
+    """A task left running with another ``sched_switch`` on its CPU after it that does not switch
+    it out: its switch-out was not traced (on 6.18 the switch into idle may be missing too). It
+    stopped by that switch: at its last collector record on that CPU before it (the dequeue's
+    update) when there is one, else at that switch; from then on it is sleeping."""
+    sw = trace.df("sched_switch")
+    sw_t = sw.index.to_numpy(np.float64)
+    sw_c = sw["__cpu"].to_numpy(np.int64)
+    per_cpu = {int(c): sw_t[sw_c == c] for c in np.unique(sw_c)}
+    t = tl["time"].to_numpy(np.float64)
+    st = tl["state"].to_numpy(np.int64)
+    cpu = tl["cpu"].to_numpy(np.int64)
+    pid = tl["pid"].to_numpy(np.int64)
+    nxt_same = np.r_[pid[1:] == pid[:-1], False]
+    nxt_t = np.r_[t[1:], np.inf]
+    nxt_t = np.where(nxt_same, nxt_t, np.inf)
+    add = []
+    se_t = se.index.to_numpy(np.float64) if se is not None else np.zeros(0)
+    se_pid = se["pid"].to_numpy(np.int64) if se is not None else np.zeros(0, np.int64)
+    for i in np.flatnonzero(st == STATE_RUNNING):
+        ct = per_cpu.get(int(cpu[i]))
+        if ct is None:
+            continue
+        j = np.searchsorted(ct, t[i], side="right")
+        if j >= len(ct) or ct[j] >= nxt_t[i] - 1e-9:
+            continue
+        end = ct[j]
+        mine = se_t[(se_pid == pid[i]) & (se_t > t[i]) & (se_t <= end)] if len(se_t) else se_t
+        if len(mine):
+            end = float(mine[-1])
+        add.append((pid[i], end, STATE_SLEEPING, cpu[i]))
+    if not add:
+        return tl
+    extra = pd.DataFrame(add, columns=["pid", "time", "state", "cpu"])
+    out = pd.concat([tl[["pid", "time", "state", "cpu"]], extra], ignore_index=True)
+    return out.sort_values(["pid", "time"], kind="stable").reset_index(drop=True)
+
+
+def _apply_migrations(trace, tl: pd.DataFrame) -> pd.DataFrame:
+    """``sched_migrate_task``: from that time the task (and its util: ``detach_entity_load_avg``
+    on the old rq, ``attach_entity_load_avg`` on the new) sits on ``dest_cpu``, in the state it
+    had (a load-balance move of a runnable task has no switch or wake-up of its own)."""
+    if "sched_migrate_task" not in trace.events:
+        return tl
+    mg = trace.df("sched_migrate_task")
+    if not len(mg):
+        return tl
+    t = tl["time"].to_numpy(np.float64)
+    pid = tl["pid"].to_numpy(np.int64)
+    st = tl["state"].to_numpy(np.int64)
+    add = []
+    for m_t, m_pid, dest in zip(mg.index.to_numpy(np.float64), mg["pid"].to_numpy(np.int64),
+                                mg["dest_cpu"].to_numpy(np.int64)):
+        rows = np.flatnonzero(pid == m_pid)
+        if not len(rows):
+            continue
+        before = rows[t[rows] <= m_t]
+        state = int(st[before[-1]]) if len(before) else STATE_SLEEPING
+        after = rows[t[rows] > m_t]
+        if state == STATE_RUNNABLE and len(after) and st[after[0]] != STATE_RUNNING:
+            # pulled onto a CPU where its next event is its own switch-out: it ran there with
+            # no sched_switch into it (a newly-idle CPU's pull, its switch out of idle not
+            # traced): running from the pull
+            state = STATE_RUNNING
+        add.append((m_pid, m_t, STATE_SLEEPING if state == STATE_DEAD else state, dest, 1))
+    extra = pd.DataFrame(add, columns=["pid", "time", "state", "cpu", "_r"])
+    base = tl[["pid", "time", "state", "cpu"]].assign(_r=0)
+    out = pd.concat([base, extra], ignore_index=True).sort_values(["pid", "time", "_r"], kind="stable")
+    return out.drop(columns="_r").reset_index(drop=True)
+
+
+def compare_cfs_rq(trace, *, era: str = "v6.18", clock: str = "pelt",
+                   warmup_s: float = 0.3) -> tuple[pd.DataFrame, dict]:
+    """Model vs kernel for each CPU's root cfs_rq util_avg.
+
+    Parameters
+    ----------
+    trace : Trace
+        With ``sched_switch``, ``sched_wakeup`` and the collector's ``sched_pelt_cfs`` records.
+    era : str
+        Kernel version of the PELT model.
+    clock : {"pelt", "mono"}
+        Time base (see the module docstring).
+    warmup_s : float
+        Root samples in the first ``warmup_s`` seconds of the trace are not compared (the
+        start util of tasks already running before the trace is unknown).
+
+    Returns
+    -------
+    (DataFrame, dict)
+        One row per compared root sample (``time``, ``cpu``, ``kernel_util``, ``model_util``,
+        ``tasks``: how many task models were summed) and the summary ``{"util": {n, p50, p99,
+        max, mean}, "clock", "era", "tasks", "warmup_s"}`` of |model - kernel|.
+    """
+    from ...models import pelt_timeline
+
+    if clock not in ("pelt", "mono"):
+        raise ValueError(f"clock must be 'pelt' or 'mono', got {clock!r}")
+    cfs = trace.df("sched_pelt_cfs")
+    root = cfs[cfs["is_root"].to_numpy(bool)] if "is_root" in cfs.columns else cfs[cfs["path"] == "/"]
+    sw_t = trace.df("sched_switch").index.to_numpy(np.float64)
+    t_from = float(sw_t[0]) + warmup_s
+    # and only while the trace's sched events are recorded: the collector starts before and
+    # stops after the tracer, and a root sample past the last sched_switch has no events to model
+    r_t = root.index.to_numpy(np.float64)
+    root = root[(r_t >= t_from) & (r_t <= float(sw_t[-1]))]
+    s_t = root.index.to_numpy(np.float64)
+    s_c = root["cpu"].to_numpy(np.int64)
+    if clock == "pelt":
+        from ._kernel_signals import pelt_clock_map
+        to_pelt = pelt_clock_map(trace)
+        s_loc = root["update_time"].to_numpy(np.int64)
+    else:
+        to_pelt = None
+        s_loc = np.round(s_t * 1e9).astype(np.int64)
+    total = np.zeros(len(root), np.int64)
+    count = np.zeros(len(root), np.int64)
+    se = trace.df("sched_pelt_se") if "sched_pelt_se" in trace.events else None
+    first_util = {}
+    if se is not None and len(se):
+        se = se[se["pid"].to_numpy() > 0]
+        first_util = se.groupby("pid", sort=False)["util"].first().to_dict()
+    rt = _rt_pids(trace)
+    tl_all = _close_untraced_switch_outs(trace, _apply_migrations(trace, task_timeline(trace)), se)
+    n_tasks = 0
+    for pid, tl in tl_all.groupby("pid", sort=True):
+        if pid in rt or not len(s_t):
+            continue
+        t_ev = tl["time"].to_numpy(np.float64)
+        st = tl["state"].to_numpy(np.int64)
+        cpu = tl["cpu"].to_numpy(np.int64)
+        k = np.searchsorted(t_ev, s_t, side="right") - 1
+        kk = np.clip(k, 0, len(t_ev) - 1)
+        ok = (k >= 0) & (cpu[kk] == s_c) & (st[kk] != STATE_DEAD)
+        idx = np.flatnonzero(ok)
+        if not len(idx):
+            continue
+        n_tasks += 1
+        # the task's own time axis: each segment [event k, event k+1) lasts what the clock of
+        # its CPU says (the PELT clocks of two CPUs differ by their steal time, so a migration
+        # must not jump the axis); a root sample sits in its segment at its own clock value
+        t_end = np.r_[t_ev[1:], max(t_ev[-1], float(s_t[-1]) + 1.0)]
+        if to_pelt is not None:
+            a, b = to_pelt(t_ev, cpu), to_pelt(t_end, cpu)
+        else:
+            a, b = np.round(t_ev * 1e9).astype(np.int64), np.round(t_end * 1e9).astype(np.int64)
+        dur = np.maximum(b - a, 0)
+        m_start = np.r_[0, np.cumsum(dur)[:-1]]
+        ks = kk[idx]
+        s_m = m_start[ks] + np.clip(s_loc[idx] - a[ks], 0, dur[ks])
+        t_all = np.r_[t_ev, s_t[idx]]
+        loc = np.r_[m_start, s_m]
+        kind = np.r_[np.zeros(len(t_ev), np.int64), np.ones(len(idx), np.int64)]
+        stt = np.r_[np.where(st == STATE_DEAD, 0, st), np.where(st[ks] == STATE_DEAD, 0, st[ks])]
+        o = np.lexsort((kind, t_all))
+        loc = np.maximum.accumulate(loc[o])
+        stt, kind_o = stt[o], kind[o]
+        sig = pelt_timeline(loc - loc[0], stt, era=era, util_avg=int(min(first_util.get(pid, 0), 1024)))
+        u = sig["util_avg"].to_numpy(np.int64)
+        total[idx] += u[kind_o == 1]
+        count[idx] += 1
+    rows = pd.DataFrame({"time": s_t, "cpu": s_c, "kernel_util": root["util"].to_numpy(np.int64),
+                         "model_util": total, "tasks": count,
+                         "at_attach": _near_attach(trace, s_t, s_c, ATTACH_WINDOW_S)})
+    err = (rows["model_util"] - rows["kernel_util"]).to_numpy(np.float64)
+    summary = {"clock": clock, "era": era, "tasks": n_tasks, "warmup_s": warmup_s,
+               "util": _stats(err[~rows["at_attach"].to_numpy(bool)]), "util_all": _stats(err),
+               "at_attach_samples": int(rows["at_attach"].sum())}
+    return rows, summary
