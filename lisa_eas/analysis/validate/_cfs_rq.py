@@ -181,7 +181,7 @@ def compare_cfs_rq(trace, *, era: str = "v6.18", clock: str = "pelt",
     (DataFrame, dict)
         One row per compared root sample (``time``, ``cpu``, ``kernel_util``, ``model_util``,
         ``tasks``: how many task models were summed) and the summary ``{"util": {n, p50, p99,
-        max, mean}, "clock", "era", "tasks", "warmup_s"}`` of |model - kernel|.
+        max, mean}, "clock", "era", "tasks", "warmup_s"}`` of ``|model - kernel|``.
     """
     from ...models import pelt_timeline
 
