@@ -137,6 +137,23 @@ def test_schedutil_figures_per_request_and_time_weighted():
     assert "agreement_pct" not in d      # no unnamed headline figure
 
 
+def test_schedutil_requests_before_the_first_util_sample_are_not_compared():
+    """A request the trace makes before any util sample of the domain has no model answer: it
+    was shown as a 0 MHz model point and counted as a disagreement. HiKey960 little domain,
+    util 0 known from 1.0 s (model: 533 MHz); requests at 0.0 s (999 MHz, before util) and
+    at 2.0 s (533 MHz). By hand: 1 request compared, it agrees (100 %); 1 request before util;
+    no row of the table has a model frequency below the domain's lowest OPP."""
+    plat = load_platform("hikey960")
+    tr = _freq_trace([0.0, 2.0, 3.0], [999000, 533000, 533000])
+    cu = pd.DataFrame({"cpu": np.arange(4), "util": np.zeros(4, np.int64)},
+                      index=pd.Index(np.full(4, 1.0), name="Time"))
+    df, s = replay_schedutil(tr, plat, cu, era="v5.4")
+    d = s["domains"]["little"]
+    assert d["requests"] == 1 and d["requests_agree"] == 1 and d["requests_before_util"] == 1
+    assert d["request_agreement_pct"] == 100.0
+    assert (df["model_freq"] >= 533000).all() and len(df) == 1
+
+
 def test_validate_notes_an_interrupted_run(run_dir, capsys):
     info = json.loads((run_dir / "run.json").read_text())
     info["status"] = "interrupted"

@@ -13,7 +13,8 @@ Two figures per policy, each answering its own question:
   are known that the trace ran at exactly the model's frequency; ``over_provisioned_pct`` /
   ``under_provisioned_pct`` are the shares above / below it (the three add up to 100).
 
-``requests`` counts the requests, ``lag_ms_median`` is the median delay between the model
+``requests`` counts the requests compared (those made after the domain's first util sample;
+earlier ones are counted in ``requests_before_util``), ``lag_ms_median`` is the median delay between the model
 starting to ask for a frequency and the trace reaching it. Stateless: no rate limit, no iowait
 boost, no busy hold (those need state the trace does not carry).
 """
@@ -77,11 +78,16 @@ def replay_schedutil(trace, platform, cpu_util: pd.DataFrame, *, era: str = "v5.
         changes = np.r_[True, ff[1:] != ff[:-1]] if len(ff) else np.zeros(0, bool)
         tc, fc = tf[changes], ff[changes]
         k = np.searchsorted(tg, tc, side="left") - 1
-        m_at = np.where(k >= 0, model_f[np.maximum(k, 0)], -1)
+        # a request made before the first util sample of the domain has no model answer to
+        # hold it against: it is counted apart (``requests_before_util``), not as a disagreement
+        known = k >= 0
+        n_before = int(np.count_nonzero(~known))
+        tc, fc, k = tc[known], fc[known], k[known]
+        m_at = model_f[k]
         # lag: since when the model had been asking for the trace's new frequency
         lag = np.full(len(tc), np.nan)
         m_change_t = tg[np.r_[True, model_f[1:] != model_f[:-1]]] if len(tg) else tg
-        for j in np.flatnonzero((m_at == fc) & (k >= 0)):
+        for j in np.flatnonzero(m_at == fc):
             kk = np.searchsorted(m_change_t, tg[k[j]], side="right") - 1
             if kk >= 0:
                 lag[j] = (tc[j] - m_change_t[kk]) * 1e3
@@ -100,7 +106,7 @@ def replay_schedutil(trace, platform, cpu_util: pd.DataFrame, *, era: str = "v5.
         under = dt[tfreq < mf].sum()
         n = len(tc)
         summary[d.name] = {
-            "requests": int(n), "requests_agree": int(np.sum(m_at == fc)),
+            "requests": int(n), "requests_agree": int(np.sum(m_at == fc)), "requests_before_util": n_before,
             "request_agreement_pct": float(100.0 * np.mean(m_at == fc)) if n else None,
             "time_at_model_freq_pct": float(100.0 * (tot - over - under) / tot) if tot > 0 else None,
             "over_provisioned_pct": float(100.0 * over / tot) if tot > 0 else None,
