@@ -142,9 +142,11 @@ ERA_LEDGER: tuple[EraChange, ...] = (
     EraChange("em-v6.9", "em", (6, 9), "(EM performance field)", "em_cpu_energy",
               "performance = scale_cpu freq / fmax; cost = 10 power / performance; E = cost * sum_util"),
     # ------------------------------------------------------------------ select_idle_sibling
-    EraChange("sis-v4.0", "sis", (4, 0), "(earliest modelled)", "select_idle_cpu",
+    EraChange("sis-v4.9", "sis", (4, 9), "10e2f1acd010 sched/core: Rewrite and improve select_idle_siblings(); "
+              "1ad3aaf3fcd2 sched/core: Implement new approach to scale select_idle_cpu()", "select_idle_cpu",
               "scan of the LLC span from target with if (!--nr) before the affinity test: depth is spent on "
-              "CPUs the task may not use"),
+              "CPUs the task may not use (v4.0 - v4.8 looked for a wholly idle sched group instead: not "
+              "modelled, the models refuse those eras)", "recalled"),
     EraChange("sis-v5.6", "sis", (5, 6), "60588bfa223f sched/fair: Optimize select_idle_cpu", "select_idle_cpu",
               "the scan walks LLC & p->cpus_ptr, so depth is spent only on allowed CPUs", "recalled"),
     EraChange("sis-v5.7", "sis", (5, 7), "b7a331615d25", "select_idle_capacity",
@@ -152,7 +154,12 @@ ERA_LEDGER: tuple[EraChange, ...] = (
     EraChange("sis-v5.10", "sis", (5, 10), "b4c9c9f15649", "select_idle_sibling",
               "asym: target, prev, recent_used_cpu first when idle and the task fits them"),
     EraChange("sis-v5.12", "sis", (5, 12), "9fe1f127b913 sched/fair: Merge select_idle_core/cpu()",
-              "select_idle_cpu", "idle cores searched in the same loop as idle CPUs; the loop starts at target"),
+              "select_idle_cpu", "idle cores searched in the same loop as idle CPUs (no SIS_PROP limit while "
+              "an idle core is flagged; the first idle CPU seen is returned when no core is idle); the loop "
+              "starts at target; select_idle_smt() removed"),
+    EraChange("sis-v5.13", "sis", (5, 13), "c722f35b513f sched/fair: Bring back select_idle_smt(), but "
+              "differently", "select_idle_sibling", "when no idle core is flagged, prev's idle SMT sibling is "
+              "taken before the LLC scan (5.12.y carries it as a stable backport)"),
     EraChange("sis-v5.14", "sis", (5, 14), "(SIS_PROP on wake_avg_idle)", "select_idle_cpu",
               "SIS_PROP depth from this_rq()->wake_avg_idle, no /512"),
     EraChange("sis-v5.15", "sis", (5, 15), "56498cfb045d; 89aafd67f28c (recent_used_cpu = prev)",

@@ -51,7 +51,8 @@ def test_eas_form_of_each_era(era, eas, overutil):
 
 @pytest.mark.parametrize("era, sis, su, restore, limits", [
     ("v5.4", ksis.SIS_V4_0, ksu.SU_V5_0, 0, 0), ("v5.6", ksis.SIS_V4, ksu.SU_V5_0, 0, 0),
-    ("v5.11", ksis.SIS_V4, ksu.SU_V5_0, 1, 0), ("v5.12", ksis.SIS_V5_12_14, ksu.SU_V5_0, 1, 0),
+    ("v5.11", ksis.SIS_V4, ksu.SU_V5_0, 1, 0), ("v5.12", ksis.SIS_V5_12, ksu.SU_V5_0, 1, 0),
+    ("v5.13", ksis.SIS_V5_12_14, ksu.SU_V5_0, 1, 0),
     ("v5.14", ksis.SIS_V5_12_14, ksu.SU_V5_14, 1, 0), ("v5.15", ksis.SIS_V5_15, ksu.SU_V5_14, 1, 0),
     ("v6.8", ksis.SIS_V5_15, ksu.SU_V6_8, 1, 0), ("v6.9", ksis.SIS_V5_15, ksu.SU_V6_8, 1, 1)])
 def test_sis_and_schedutil_forms_of_each_era(era, sis, su, restore, limits):

@@ -21,18 +21,22 @@ __all__ = ["SIS_ERAS", "SIS_PATHS", "SisDecisions", "select_idle_sibling", "sis_
 #: idle-core/idle-CPU loop (v5.12+, from target + 1 in v5.15+), SIS_PROP on wake_avg_idle
 #: (v5.14+), SIS_UTIL (v6.0+; SIS_PROP removed in v6.7).
 SIS_ERAS: tuple[tuple[int, int], ...] = eras_of("sis")
+#: What the era error names: v4.0 - v4.8 searched for a wholly idle sched group (not modelled).
+_SIS_WHAT = "select_idle_sibling's select_idle_cpu()/SIS_PROP form (ledger sis-v4.9)"
 
 
 def sis_kernel_mode(version) -> int:
     """The ``lisa_eas._kernels.sis`` loop mode (``SIS_*``) of kernel ``version`` (ledger rows
-    sis-v4.0, sis-v5.6, sis-v5.12, sis-v5.15)."""
+    sis-v4.9, sis-v5.6, sis-v5.12, sis-v5.13, sis-v5.15)."""
     from .._kernels import sis as ks
 
-    v = era_of(version, SIS_ERAS, "select_idle_sibling")
+    v = era_of(version, SIS_ERAS, _SIS_WHAT)
     if v < (5, 6):
         return ks.SIS_V4_0
     if v < (5, 12):
         return ks.SIS_V4
+    if v < (5, 13):
+        return ks.SIS_V5_12
     if v < (5, 15):
         return ks.SIS_V5_12_14
     return ks.SIS_V5_15
@@ -165,7 +169,7 @@ def select_idle_sibling(idle, target, prev, *, recent_used_cpu=-1, allowed=None,
     """
     from .._kernels import sis as ks
 
-    v = era_of(era, SIS_ERAS, "select_idle_sibling")
+    v = era_of(era, SIS_ERAS, _SIS_WHAT)
     idle_arr = int_array(np.asarray(idle).astype(np.int64) if np.asarray(idle).dtype == bool else idle, "idle",
                          ndim=(1, 2), lo=0, hi=1)
     if idle_arr.ndim == 1:
