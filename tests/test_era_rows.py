@@ -585,7 +585,8 @@ def test_ledger_rows_are_unique_and_sorted_per_area():
     assert len(keys) == len(set(keys))
     for r in ERA_LEDGER:
         assert r.key == f"{r.area}-{r.version_name}"
-        assert r.source in ("read", "audit", "recalled")
+        assert r.source in ("read", "audit", "verified", "recalled")
+        assert (r.source == "verified") <= bool(r.evidence), r.key     # a verified row says how
 
 
 def test_docs_list_every_ledger_row():
