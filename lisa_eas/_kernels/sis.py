@@ -1,7 +1,7 @@
 """Idle-CPU search: ``select_idle_sibling`` / ``select_idle_cpu`` with SIS_PROP and SIS_UTIL (numba).
 
 Follows ``kernel/sched/fair.c``: ``update_idle_cpu_scan()`` (SIS_UTIL producer, 70fb5ccf2ebb),
-the SIS_PROP depth in ``select_idle_cpu()`` (v4.x-v5.11 and v5.12+ forms; removed in v6.7),
+the SIS_PROP depth in ``select_idle_cpu()`` (v4.9-v5.11 and v5.12+ forms; removed in v6.7),
 ``select_idle_core()``, ``select_idle_smt()`` and the fast paths of ``select_idle_sibling()``
 (target, prev, ``recent_used_cpu``); and the asymmetric-capacity path (v5.7+,
 ``select_idle_sibling_asym``). No SCHED_IDLE tasks, no clusters, no per-CPU-kthread shortcut.
