@@ -13,8 +13,8 @@ from target with ``if (!--nr)`` counted before the affinity test, ``select_idle_
 (v5.12: merged loop starting at target, idle cores searched in the same loop, no
 ``select_idle_smt`` at all), ``SIS_V5_12_14`` (v5.13 - v5.14: the same with
 ``select_idle_smt(prev)`` before it when no idle core is flagged, c722f35b513f) and
-``SIS_V5_15`` (v5.15+: the merged loop starts at target + 1, 56498cfb045d). ``if (!--nr)`` and ``if (--nr <= 0)`` stop alike for nr >= 1.
-Return paths (``PATH_*``) say which rule chose the CPU.
+``SIS_V5_15`` (v5.15+: the merged loop starts at target + 1, 56498cfb045d). ``if (!--nr)``
+and ``if (--nr <= 0)`` stop alike for nr >= 1. Return paths (``PATH_*``) say which rule chose the CPU.
 """
 from __future__ import annotations
 
