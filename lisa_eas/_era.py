@@ -45,8 +45,10 @@ class EraChange:
     ``key`` (e.g. ``"pelt-v4.13"``) is what the code cites at each era switch. ``commit`` is
     the mainline commit (abbreviated hash and subject); ``source`` says how the row was
     established: ``"read"`` (the kernel source of the versions around it was read side by
-    side), ``"audit"`` (from the fidelity audit's reading of the sources) or ``"recalled"``
-    (the commit is recalled, the behaviour checked by the audit's oracle).
+    side), ``"audit"`` (from the fidelity audit's reading of the sources), ``"verified"`` (a
+    recalled commit whose hash, subject and release were then found in kernel sources or
+    commit messages quoted elsewhere, said in ``evidence``) or ``"recalled"`` (the commit is
+    recalled, the behaviour checked by the audit's oracle; ``evidence`` says what was found).
     """
 
     key: str
@@ -56,6 +58,7 @@ class EraChange:
     function: str
     change: str
     source: str = "audit"
+    evidence: str = ""
 
     @property
     def version_name(self) -> str:
@@ -77,13 +80,17 @@ ERA_LEDGER: tuple[EraChange, ...] = (
               "___update_load_avg", "divider LOAD_AVG_MAX - 1024 + period_contrib"),
     EraChange("pelt-v4.15", "pelt", (4, 15), "1ea6c46a23f1 sched/fair: Propagate an effective runnable_load_avg",
               "___update_load_sum", "load/runnable accrue 0/1 and the weight multiplies in the average; "
-              "running and runnable forced to 0 when not loaded", "recalled"),
+              "running and runnable forced to 0 when not loaded", "verified",
+              evidence="hash and subject in a commit list of the v4.15 PELT rework (with 2a2f5d4e44ed, "
+              "144d8487bc6e, 9a2dd585b2c4); the audit read v4.14.5 / v4.15.18 side by side"),
     EraChange("pelt-v5.1", "pelt", (5, 1), "23127296889f sched/fair: Update scale invariance of PELT",
               "update_rq_clock_pelt", "scale invariance moves from the contribution to the rq's PELT clock, "
               "with lost_idle_time when the rq was saturated"),
     EraChange("pelt-v5.7", "pelt", (5, 7), "9f68395333ad sched/pelt: Add a new runnable average signal",
               "___update_load_sum", "runnable_avg (runnable << 10, no weight) replaces runnable_load_avg",
-              "recalled"),
+              "verified",
+              evidence="quoted as Fixes: 9f68395333ad (sched/pelt: Add a new runnable average signal) on LKML;"
+              " [tip: sched/core] mail of 25 Feb 2020 (v5.7 merge window)"),
     # ------------------------------------------------------------------ util_est
     EraChange("util_est-v4.17", "util_est", (4, 17), "7f65ea42eb00 sched/fair: Add util_est on top of PELT",
               "util_est_dequeue, _task_util_est", "EWMA w = 1/4 at dequeue, skipped within a 1 % margin; "
@@ -91,7 +98,10 @@ ERA_LEDGER: tuple[EraChange, ...] = (
               "max(ewma, enqueued) | UTIL_AVG_UNCHANGED (checked in v5.0, v5.4, v5.12), so sums and "
               "task_util_est(p) carry the flag and task_util_est(p) is never 0"),
     EraChange("util_est-v5.1", "util_est", (5, 1), "10a35e6812aa", "util_est_dequeue",
-              "no update when the task's util exceeds the CPU capacity", "recalled"),
+              "no update when the task's util exceeds the CPU capacity", "verified",
+              evidence="subject sched/pelt: Skip updating util_est when utilization is higher than CPU's "
+              "capacity, quoted by the 2025 commit sched/fair: Allow decaying util_est when util_avg "
+              "> CPU capa; listed with 23127296889f (v5.1)"),
     EraChange("util_est-v5.5", "util_est", (5, 5), "b8c96361402a sched/fair/util_est: Implement faster ramp-up "
               "EWMA on utilization increases", "util_est_dequeue", "ewma = enqueued when it increases"),
     EraChange("util_est-v5.13", "util_est", (5, 13), "68d7a190682a, b89997aa88f0 (last_enqueued_diff)",
@@ -104,7 +114,8 @@ ERA_LEDGER: tuple[EraChange, ...] = (
               "series, LKML 20240727105028; mainline hash not pinned)", "dequeue_task_fair, util_est_update",
               "util_est_update() runs before dequeue_entities(): the sample is the util_avg of the task's "
               "previous PELT update, not the one computed at this dequeue (measured on 6.18 with the "
-              "kernel-signals collector)", "recalled"),
+              "kernel-signals collector)", "recalled",
+              evidence="no mainline hash found in the sources searched"),
     # ------------------------------------------------------------------ EAS
     EraChange("eas-v5.0", "eas", (5, 0), "732cd75b8c92 sched/fair: Select an energy-efficient CPU on task "
               "wake-up", "find_energy_efficient_cpu, compute_energy", "each candidate costed over every perf "
@@ -125,13 +136,19 @@ ERA_LEDGER: tuple[EraChange, ...] = (
               "exceeds prev's (max_spare_cap > prev_spare_cap); util_fits_cpu()", "audit"),
     EraChange("eas-v6.5", "eas", (6, 5), "7d0583cf9ec7 sched/fair, cpufreq: Introduce 'runnable boosting'",
               "eenv_pd_max_util, cpu_util", "the OPP estimate uses cpu_util(cpu, p, dst, 1): util_avg raised to "
-              "runnable_avg", "recalled"),
+              "runnable_avg", "verified",
+              evidence="full hash 7d0583cf9ec7bf8e5897dc7d3a7059e8fae5464a with this subject in a mainline "
+              "log; quoted as Fixes: by a July 2023 fix; DepSurf: cpu_util_cfs_boost absent in v6.2, "
+              "present in v6.5"),
     # ------------------------------------------------------------------ Energy Model
     EraChange("em-v5.0", "em", (5, 0), "27871f7a8a34 PM: Introduce an Energy Model management framework",
               "em_pd_energy", "cost = fmax * power / freq (mW); freq = 1.25 fmax max_util / scale_cpu"),
     EraChange("em-v5.14", "em", (5, 14), "(map_util_perf)", "em_cpu_energy",
               "max_util = min(map_util_perf(max_util), allowed_cpu_cap)"),
-    EraChange("em-v5.15", "em", (5, 15), "(em_scale_power)", "em_create_perf_table", "power x1000 before cost"),
+    EraChange("em-v5.15", "em", (5, 15), "7fcc17d0cb12 PM: EM: Increase energy calculation precision",
+              "em_create_perf_table", "power x1000 (em_scale_power) before cost (stable trees carry it as a "
+              "backport)", "verified", evidence="[ Upstream commit 7fcc17d0cb12938d2b3507973a6f93fc9ed2c7a1 ] in "
+              "the stable queue; merged from the pm bleeding-edge branch in Aug 2021 (v5.15 merge window)"),
     EraChange("em-v5.16", "em", (5, 16), "(EM_PERF_DOMAIN_SKIP_INEFFICIENCIES)", "em_compute_costs, "
               "em_cpu_energy", "inefficient states flagged and skipped (on by default as soon as cpufreq "
               "accepts an inefficient frequency)"),
@@ -142,17 +159,31 @@ ERA_LEDGER: tuple[EraChange, ...] = (
     EraChange("em-v6.9", "em", (6, 9), "(EM performance field)", "em_cpu_energy",
               "performance = scale_cpu freq / fmax; cost = 10 power / performance; E = cost * sum_util"),
     # ------------------------------------------------------------------ select_idle_sibling
-    EraChange("sis-v4.0", "sis", (4, 0), "(earliest modelled)", "select_idle_cpu",
+    EraChange("sis-v4.9", "sis", (4, 9), "10e2f1acd010 sched/core: Rewrite and improve select_idle_siblings(); "
+              "1ad3aaf3fcd2 sched/core: Implement new approach to scale select_idle_cpu()", "select_idle_cpu",
               "scan of the LLC span from target with if (!--nr) before the affinity test: depth is spent on "
-              "CPUs the task may not use"),
+              "CPUs the task may not use (v4.0 - v4.8 looked for a wholly idle sched group instead: not "
+              "modelled, the models refuse those eras)", "recalled",
+              evidence="10e2f1acd010 quoted as introduced in v4.9-rc1 (a write-up of df3cb4ea1fb6); "
+              "1ad3aaf3fcd2's subject quoted in 60588bfa223f's Fixes tag, its release not confirmed; "
+              "the v4.8 code was not re-read"),
     EraChange("sis-v5.6", "sis", (5, 6), "60588bfa223f sched/fair: Optimize select_idle_cpu", "select_idle_cpu",
-              "the scan walks LLC & p->cpus_ptr, so depth is spent only on allowed CPUs", "recalled"),
+              "the scan walks LLC & p->cpus_ptr, so depth is spent only on allowed CPUs", "verified",
+              evidence="tip commit sched/fair: Optimize select_idle_cpu, CommitterDate 17 Dec 2019 (v5.6 merge"
+              " window); stable backports say commit 60588bfa223f upstream"),
     EraChange("sis-v5.7", "sis", (5, 7), "b7a331615d25", "select_idle_capacity",
               "asymmetric-capacity systems scan all CPUs by capacity"),
     EraChange("sis-v5.10", "sis", (5, 10), "b4c9c9f15649", "select_idle_sibling",
               "asym: target, prev, recent_used_cpu first when idle and the task fits them"),
     EraChange("sis-v5.12", "sis", (5, 12), "9fe1f127b913 sched/fair: Merge select_idle_core/cpu()",
-              "select_idle_cpu", "idle cores searched in the same loop as idle CPUs; the loop starts at target"),
+              "select_idle_cpu", "idle cores searched in the same loop as idle CPUs (no SIS_PROP limit while "
+              "an idle core is flagged; the first idle CPU seen is returned when no core is idle); the loop "
+              "starts at target; select_idle_smt() removed"),
+    EraChange("sis-v5.13", "sis", (5, 13), "c722f35b513f sched/fair: Bring back select_idle_smt(), but "
+              "differently", "select_idle_sibling", "when no idle core is flagged, prev's idle SMT sibling is "
+              "taken before the LLC scan (5.12.y carries it as a stable backport)", "verified",
+              evidence="the 5.12 stable queue (PATCH 5.12 238/384, 10 May 2021) carries it as Upstream commit "
+              "c722f35b513f; an LKML review of 7 Apr 2021 shows the v5.12 base without select_idle_smt()"),
     EraChange("sis-v5.14", "sis", (5, 14), "(SIS_PROP on wake_avg_idle)", "select_idle_cpu",
               "SIS_PROP depth from this_rq()->wake_avg_idle, no /512"),
     EraChange("sis-v5.15", "sis", (5, 15), "56498cfb045d; 89aafd67f28c (recent_used_cpu = prev)",
@@ -164,8 +195,11 @@ ERA_LEDGER: tuple[EraChange, ...] = (
     EraChange("schedutil-v5.0", "schedutil", (5, 0), "(earliest modelled)", "get_next_freq",
               "map_util_freq: (fmax + fmax/4) util / max; RELATION_L; on a busy hold cached_raw_freq = 0"),
     EraChange("schedutil-v5.11", "schedutil", (5, 11), "0070ea296239 cpufreq: schedutil: restore cached freq "
-              "when next freq is unchanged", "sugov_update_single", "on a busy hold cached_raw_freq is "
-              "restored to its previous value (5.10.y carries it as a stable backport)", "recalled"),
+              "when next_f is not changed", "sugov_update_single", "on a busy hold cached_raw_freq is "
+              "restored to its previous value (5.10.y carries it as a stable backport)", "verified",
+              evidence="full hash 0070ea29623904224c0f5fa279a16a4ac9223295 with subject cpufreq: schedutil: "
+              "restore cached freq when next_f is not changed in mainline logs; the release (v5.11) "
+              "is the audit's reading (5.10.7 has it as a backport)"),
     EraChange("schedutil-v5.14", "schedutil", (5, 14), "(map_util_perf)", "get_next_freq",
               "util += util/4; freq = fmax util / max"),
     EraChange("schedutil-v5.16", "schedutil", (5, 16), "1f39fa0dccff cpufreq: Introducing CPUFREQ_RELATION_E",
@@ -173,7 +207,8 @@ ERA_LEDGER: tuple[EraChange, ...] = (
               "lie above policy->max"),
     EraChange("schedutil-v6.5", "schedutil", (6, 5), "7d0583cf9ec7 sched/fair, cpufreq: Introduce 'runnable "
               "boosting'", "sugov_get_util, cpu_util_cfs_boost", "the CPU's CFS util is max(util_avg, runnable_avg, "
-              "util_est)", "recalled"),
+              "util_est)", "verified",
+              evidence="as eas-v6.5 (same commit)"),
     EraChange("schedutil-v6.8", "schedutil", (6, 8), "9c0b4bb7f630", "sugov_effective_cpu_perf",
               "headroom applied with the uclamp/DL/IRQ floor, clamped to the CPU capacity"),
     EraChange("schedutil-v6.9", "schedutil", (6, 9), "(cpufreq_is_in_limits)", "cpufreq_table_find_index_l",
@@ -208,4 +243,5 @@ def era_ledger():
     import pandas as pd
 
     return pd.DataFrame([{"key": r.key, "area": r.area, "version": r.version_name, "commit": r.commit,
-                          "function": r.function, "change": r.change, "source": r.source} for r in ERA_LEDGER])
+                          "function": r.function, "change": r.change, "source": r.source, "evidence": r.evidence}
+                         for r in ERA_LEDGER])

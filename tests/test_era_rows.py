@@ -11,6 +11,8 @@ from __future__ import annotations
 import pathlib
 import re
 
+import pytest
+
 from lisa_eas._era import ERA_LEDGER, eras_of, ledger_row
 from lisa_eas.models import (find_energy_efficient_cpu, pelt_config, pelt_timeline, schedutil_next_freq,
                              schedutil_run, schedutil_tables, select_idle_sibling)
@@ -73,6 +75,28 @@ def test_pelt_v5_7_runnable_avg_without_weight():
     assert pelt_timeline(t, [2, 0], era="v5.7", weight=335).runnable_avg.iloc[-1] == 31
 
 
+def test_pelt_v4_15_weight_applied_in_the_average():
+    """kernel/sched/fair.c v4.14 ___update_load_avg/accumulate_sum: ``sa->load_sum += weight *
+    contrib`` and ``load_avg = load_sum / divider``; v4.15 (1ea6c46a23f1): ___update_load_sum
+    accrues ``load`` = !!on_rq (0/1) and ___update_load_avg computes ``load_avg = weight *
+    load_sum / divider``. The rounding of decay_load() then falls on different numbers.
+    A nice-0 task (weight 1024) runs 0 to 1.5 ms: contrib 1442 (v4.13 test), divider 47158,
+    last_update_time 1464 * 1024 = 1499136, period_contrib 440.
+      v4.14 load_sum = 1024 * 1442 = 1476608 -> load_avg 31; v4.15 load_sum 1442 -> 1024 * 1442
+      / 47158 = 31 (util_avg 31 in both).
+    It sleeps until 10.5 ms: delta (10500000 - 1499136) >> 10 = 8789; 8789 + 440 = 9229 ->
+    9 periods, period_contrib 13, divider 47742 - 1024 + 13 = 46731; nothing accrues (sleeping);
+    y^9 = yN_inv[9] = 0xd2a81d91 = 3534232977.
+      v4.14: 1476608 * 3534232977 >> 32 = 1215067; 1215067 / 46731 = 26.
+      v4.15: 1442 * 3534232977 >> 32 = 1186; 1024 * 1186 = 1214464; 1214464 / 46731 = 25."""
+    t = [0, 1_500_000, 10_500_000]
+    a = pelt_timeline(t, [2, 0, 0], era="v4.14", weight=1024)
+    b = pelt_timeline(t, [2, 0, 0], era="v4.15", weight=1024)
+    assert a.load_avg.tolist() == [0, 31, 26]
+    assert b.load_avg.tolist() == [0, 31, 25]
+    assert a.util_avg.tolist() == b.util_avg.tolist() == [0, 31, 26]
+
+
 # --------------------------------------------------------------------------------- util_est
 
 
@@ -104,6 +128,39 @@ def test_feec_zero_util_early_exit_only_from_v5_13():
 
 
 # -------------------------------------------------------------------------------------- EAS
+
+
+def test_eas_v5_0_costs_whole_system_energy_and_signed_margin():
+    """kernel/sched/fair.c v5.0 (732cd75b8c92) find_energy_efficient_cpu(): for each perf domain the
+    max-spare CPU (prev is costed in the loop and ``continue``s) gets compute_energy(p, cpu) =
+    the sum of em_pd_energy() over every domain; prev wins unless ``prev_energy - best_energy >
+    prev_energy >> 4``. v4.20 has no feec (select_task_rq_fair goes to wake_cap /
+    select_idle_sibling): the model refuses that era. v5.4 (eb92692b2544) costs per-domain deltas
+    in unsigned long (test_eas_v5_4_unsigned_delta_never_wins: the same state keeps prev 3).
+    pixel3 [0, 224, 416, 256, 352, 352, 480, 224], task 288, prev 3, v5.0 EM (cost = fmax power /
+    freq; freq = (fmax + fmax/4) max_util / scale_cpu, first OPP >= freq; E = cost sum_util /
+    scale_cpu; cpu_util_next() capped at capacity_orig):
+    candidates (capacity_margin 1280): LITTLE (cap 385) CPU 0: 288 fits, spare 97; 1 (512) and 2
+      do not fit; prev 3 (256) fits. big: 4, 5: 640 (spare 384), 6: 768, 7: 512 (spare 512) -> 7.
+    big without the task: utils 352, 352, 480, 224: max 480 -> 3504000 * 480 / 1024 = 1642500
+      -> 1689600 (cost 527): 527 * 1408 / 1024 = 724. With it on 7 (512): max 512 -> 1752000
+      -> 1766400 (cost 395): 395 * 1696 / 1024 = 654.
+    LITTLE (fmax 1766400, all utils map above fmax: top cost 110): without the task (3: 256 -
+      288 -> 0; 2 capped at 385) 0, 224, 385, 0: 110 * 609 / 385 = 174; task on prev 3 (256):
+      110 * 865 / 385 = 247; task on 0 (288): 110 * 897 / 385 = 256.
+    E(prev 3) = 724 + 247 = 971; E(7) = 654 + 174 = 828; E(0) = 724 + 256 = 980.
+    best 828 (CPU 7): 971 - 828 = 143 > 971 >> 4 = 60 -> CPU 7 (v5.4: 3). Evaluations: 3
+    candidates x 2 domains = 6."""
+
+    from lisa_eas.errors import ModelError
+
+    u = [0, 224, 416, 256, 352, 352, 480, 224]
+    with pytest.raises(ModelError, match="v5.0"):
+        find_energy_efficient_cpu("pixel3", u, 288, 3, era="v4.20")
+    d = find_energy_efficient_cpu("pixel3", u, 288, 3, era="v5.0")
+    assert (d.cpu[0], d.pd_evaluations[0]) == (7, 6)
+    assert (d.prev_energy[0], d.best_energy[0]) == (971, 828)
+    assert find_energy_efficient_cpu("pixel3", u, 288, 3, era="v5.4").cpu[0] == 3
 
 
 def test_eas_v5_4_prev_as_max_spare_not_recosted():
@@ -178,6 +235,37 @@ def test_eas_v6_0_costs_max_spare_v6_2_filters_it():
     assert (b.cpu[0], b.pd_evaluations[0]) == (0, 4)
 
 
+def test_em_power_x1000_from_v5_15_moves_the_margin():
+    """kernel/power/energy_model.c v5.14 em_create_perf_table: ``cost = fmax * power / freq`` (mW);
+    v5.15 (7fcc17d0cb12 PM: EM: Increase energy calculation precision): ``power_res =
+    em_scale_power(power)`` = power * 1000 first. feec is the v5.14 form in both.
+    juno_r0 LITTLE (0, 3, 4, 5; cap 446, fmax 850000; 450000/575000 MHz at 42/58 mW), big (1, 2;
+    cap 1024, fmax 1100000; 450000 at 160 mW). Costs: v5.14 850000 * 42 / 450000 = 79, * 58 /
+    575000 = 85, 1100000 * 160 / 450000 = 391; v5.15 79333, 85739, 391111.
+    State [208, 0, 27, 0, 0, 69] (big CPU 2 at 27), task 183, prev 0 (its 208 includes the task).
+    Candidates: LITTLE prev 0 (208 fits 446), max spare CPU 3 (183, spare 263; 4 ties, 5: 252);
+    big max spare CPU 1 (183, spare 841; CPU 2: 210).
+    LITTLE base: utils 25, 0, 0, 69: max 69 -> 86 (map_util_perf) -> 163901 -> 450000; sum 94.
+    prev 0: max 208 -> 260 -> 495515 -> 575000; busy 25 + 183 + 69 = 277.
+    CPU 3: max 183 -> 228 -> 434529 -> 450000; busy 25 + 183 + 69 = 277.
+    big base: max 27 -> 450000, sum 27; CPU 1: max 183 -> 228 -> 244921 -> 450000, sum 210.
+    v5.14: base 79*94/446 = 16 + 391*27/1024 = 10 -> 26; prev 85*277/446 = 52 -> delta 36;
+      CPU 3 79*277/446 = 49 -> 33; CPU 1 391*210/1024 = 80 -> 70. 36 - 33 = 3 > (36 + 26) >> 4 = 3
+      is false -> prev 0.
+    v5.15: base 79333*94/446 = 16720 + 391111*27/1024 = 10312 -> 27032; prev 85739*277/446 =
+      53250 -> 36530; CPU 3 79333*277/446 = 49271 -> 32551; CPU 1 391111*210/1024 = 80208 ->
+      69896. 36530 - 32551 = 3979 > (36530 + 27032) >> 4 = 3972 -> CPU 3."""
+    from lisa_eas.energy_model import EnergyModel
+
+    assert EnergyModel.from_platform("juno_r0", "v5.14").domain_of(0).cost[:2].tolist() == [79, 85]
+    assert EnergyModel.from_platform("juno_r0", "v5.15").domain_of(0).cost[:2].tolist() == [79333, 85739]
+    u = [208, 0, 27, 0, 0, 69]
+    a = find_energy_efficient_cpu("juno_r0", u, 183, 0, era="v5.14")
+    b = find_energy_efficient_cpu("juno_r0", u, 183, 0, era="v5.15")
+    assert (a.cpu[0], a.prev_energy[0], a.best_energy[0], a.base_energy[0]) == (0, 36, 33, 26)
+    assert (b.cpu[0], b.prev_energy[0], b.best_energy[0], b.base_energy[0]) == (3, 36530, 32551, 27032)
+
+
 def test_em_uw_from_v6_0_not_v5_19():
     """kernel/power/energy_model.c v5.19 _get_power: mW (/1e9) then em_scale_power x1000; v6.0
     (ae6ccaa65038): uW (/1e6). hikey960 LITTLE 533 MHz: the platform file gives 28.728 mW.
@@ -223,6 +311,79 @@ def test_sis_before_v5_6_spends_depth_on_disallowed_cpus():
     b = select_idle_sibling(idle, 0, 0, allowed=allowed, era="v5.6", **_PROP_MIN)
     assert (a.cpu[0], a.scanned[0]) == (0, 1)
     assert (b.cpu[0], b.scanned[0]) == (3, 2)
+
+
+def test_sis_v4_9_select_idle_cpu_depth_and_no_earlier_era():
+    """kernel/sched/fair.c v4.9 (10e2f1acd010, 1ad3aaf3fcd2) select_idle_cpu: for_each_cpu_wrap(cpu,
+    sched_domain_span(sd), target) { if (!--nr) return -1; ...; if (idle_cpu(cpu)) break; }.
+    One 8-CPU LLC, only CPU 3 idle, target = prev 0, nr 4: 0 (nr 3), 1 (2), 2 (1), then 3 makes nr
+    0 before it is examined -> -1; no SMT -> target 0 after 3 CPUs.
+    v4.0 - v4.8 (recalled, not re-read: the pre-10e2f1acd010 select_idle_sibling walked the
+    sd_llc groups for a wholly idle group, without a depth limit) would return 3: not modelled,
+    the models refuse the era."""
+
+    from lisa_eas.errors import ModelError
+
+    idle = [0, 0, 0, 1, 0, 0, 0, 0]
+    d = select_idle_sibling(idle, 0, 0, era="v4.9", **_PROP_MIN)
+    assert (d.cpu[0], d.path_names[0], d.scanned[0]) == (0, "fallback_target", 3)
+    with pytest.raises(ModelError, match="v4.9"):
+        select_idle_sibling(idle, 0, 0, era="v4.8", **_PROP_MIN)
+
+
+def test_sis_v5_7_asym_capacity_scans_every_cpu():
+    """kernel/sched/fair.c v5.6 select_idle_sibling: no asymmetric path; a task that fits the
+    smaller of prev and this CPU (wake_cap() false) reaches the LLC scan. v5.7 (b7a331615d25):
+    ``if (static_branch_unlikely(&sched_asym_cpucapacity))`` -> select_idle_capacity() over
+    sd_asym_cpucapacity (all CPUs) from target: the first idle CPU whose capacity_of fits.
+    HiKey960-like: LITTLE 0-3 (462, one LLC), big 4-7 (1024, another LLC), only CPU 5 idle,
+    target = prev 0, task util 100 (100 * 1280 < 462 * 1024: wake_cap false).
+    v5.6: target busy, prev = target, LLC 0-3 all busy (nr 4: 0, 1, 2 examined, the 4th
+    decrement stops it) -> target 0. v5.7: 0-4 busy, 5 idle and 100 * 1280 < 1024 * 1024 -> 5
+    after examining 6 CPUs."""
+    cap = [462] * 4 + [1024] * 4
+    idle = [0, 0, 0, 0, 0, 1, 0, 0]
+    llc = [0, 0, 0, 0, 1, 1, 1, 1]
+    a = select_idle_sibling(idle, 0, 0, era="v5.6", llc_id=llc, **_PROP_MIN)
+    b = select_idle_sibling(idle, 0, 0, era="v5.7", llc_id=llc, capacity_orig=cap, task_util=[100], **_PROP_MIN)
+    assert (a.cpu[0], a.path_names[0]) == (0, "fallback_target")
+    assert (b.cpu[0], b.path_names[0], b.scanned[0]) == (5, "idle_capacity", 6)
+
+
+_SMT2 = [0, 0, 1, 1, 2, 2, 3, 3]       # core ids: SMT2 pairs (0,1) (2,3) (4,5) (6,7), one LLC
+
+
+def test_sis_v5_12_merged_loop_returns_the_idle_cpu_seen_in_the_core_scan():
+    """kernel/sched/fair.c v5.11 select_idle_sibling: select_idle_core() (whole LLC, no depth
+    limit, only wholly idle cores) -> select_idle_cpu() (SIS_PROP nr) -> select_idle_smt(target).
+    v5.12 (9fe1f127b913): one loop; while has_idle_cores is set there is no nr limit and
+    select_idle_core() remembers the first idle allowed CPU it sees (*idle_cpu), returned when no
+    core is wholly idle. SMT2 LLC of 8, has_idle_cores set (stale), only CPU 7 idle, target =
+    prev 0, nr 4.
+    v5.11: no idle core; select_idle_cpu: 0 (nr 3), 1 (2), 2 (1), 3 -> -1; select_idle_smt(0):
+      1 busy -> target 0.
+    v5.12: cores (0,1), (2,3), (4,5) busy; (6,7): 6 busy, 7 idle -> idle_cpu 7, core not idle;
+      loop ends -> 7."""
+    idle = [0, 0, 0, 0, 0, 0, 0, 1]
+    a = select_idle_sibling(idle, 0, 0, era="v5.11", core_id=_SMT2, has_idle_core=True, **_PROP_MIN)
+    b = select_idle_sibling(idle, 0, 0, era="v5.12", core_id=_SMT2, has_idle_core=True, **_PROP_MIN)
+    assert (a.cpu[0], a.path_names[0]) == (0, "fallback_target")
+    assert (b.cpu[0], b.path_names[0]) == (7, "idle_cpu")
+
+
+def test_sis_v5_13_prev_smt_sibling_before_the_scan():
+    """kernel/sched/fair.c v5.12 select_idle_sibling: no select_idle_smt() at all (9fe1f127b913
+    removed it); v5.13 (c722f35b513f; the 5.12 stable queue carries it as "[PATCH 5.12 238/384]
+    ... Upstream commit c722f35b513f", so 5.12.0 lacks it): when sched_smt_active() and no idle
+    core is flagged and prev shares the LLC, select_idle_smt(p, sd, prev) first.
+    SMT2 LLC of 8, has_idle_cores clear, idle CPUs 2 and 7, target 0 (the waker's CPU), prev 6.
+    v5.12: target 0 busy, prev 6 busy; SIS_PROP nr 4 from 0: 0 (3), 1 (2), 2 (1) idle -> 2.
+    v5.13: select_idle_smt(prev 6): 6 busy, 7 idle -> 7."""
+    idle = [0, 0, 1, 0, 0, 0, 0, 1]
+    a = select_idle_sibling(idle, 0, 6, era="v5.12", core_id=_SMT2, **_PROP_MIN)
+    b = select_idle_sibling(idle, 0, 6, era="v5.13", core_id=_SMT2, **_PROP_MIN)
+    assert (a.cpu[0], a.path_names[0]) == (2, "idle_cpu")
+    assert (b.cpu[0], b.path_names[0]) == (7, "idle_smt")
 
 
 # -------------------------------------------------------------------------------- schedutil
@@ -288,6 +449,33 @@ def test_ondemand_relation_ce_from_v5_16():
     assert ondemand(grid, busy, f, era="v5.16", costs=c).freq_khz.tolist()[:3] == [700000] * 3
 
 
+def test_ondemand_v4_14_od_update_and_no_earlier_era():
+    """drivers/cpufreq/cpufreq_ondemand.c v4.14 od_update: load > up_threshold (95 with idle micro
+    accounting) -> policy->max; else ``freq_next = min_f + load * (max_f - min_f) / 100`` and
+    __cpufreq_driver_target(..., CPUFREQ_RELATION_C) (cpufreq_table_find_index_ac: the closest,
+    ties to the lower). The models start at v4.14 (the row is their floor, not a kernel change;
+    earlier eras are refused). tc2 LITTLE (350000, 400000, 500000 ... 1000000), samples every
+    10 ms. Busy 6 ms of 10: load 100 * (10000 - 4000) / 10000 = 60 -> 350000 + 60 * 650000 / 100
+    = 740000: 700000 (40000 away) beats 800000 (60000) -> 700000. Busy 9.6 ms: load 96 > 95 ->
+    1000000."""
+
+    from lisa_eas.errors import ModelError
+
+    f, c, cap = schedutil_tables("tc2", "little", era="v5.15")
+
+    def run(busy_ns, era):
+        grid, busy = [], []
+        for k in range(4):
+            grid += [k * 10_000_000, k * 10_000_000 + busy_ns]
+            busy += [1, 0]
+        return ondemand(grid + [40_000_000], busy + [0], f, era=era).freq_khz.tolist()
+
+    assert run(6_000_000, "v4.14") == [700000] * 4
+    assert run(9_600_000, "v4.14") == [1000000] * 4
+    with pytest.raises(ModelError, match="v4.14"):
+        run(6_000_000, "v4.13")
+
+
 def test_schedutil_map_util_perf_rounds_differently_from_v5_14():
     """kernel/sched/cpufreq_schedutil.c v5.13 get_next_freq: map_util_freq = (f + f/4) * util / max;
     v5.14: util = map_util_perf(util) = util + util/4, then f * util / max (f = the table's top,
@@ -320,6 +508,14 @@ PINNED = {
     "pelt-v5.7": test_pelt_v5_7_runnable_avg_without_weight,
     "util_est-v4.17": test_feec_zero_util_early_exit_only_from_v5_13,
     "schedutil-v5.14": test_schedutil_map_util_perf_rounds_differently_from_v5_14,
+    "pelt-v4.15": test_pelt_v4_15_weight_applied_in_the_average,
+    "eas-v5.0": test_eas_v5_0_costs_whole_system_energy_and_signed_margin,
+    "em-v5.15": test_em_power_x1000_from_v5_15_moves_the_margin,
+    "sis-v4.9": test_sis_v4_9_select_idle_cpu_depth_and_no_earlier_era,
+    "sis-v5.7": test_sis_v5_7_asym_capacity_scans_every_cpu,
+    "sis-v5.12": test_sis_v5_12_merged_loop_returns_the_idle_cpu_seen_in_the_core_scan,
+    "sis-v5.13": test_sis_v5_13_prev_smt_sibling_before_the_scan,
+    "ondemand-v4.14": test_ondemand_v4_14_od_update_and_no_earlier_era,
 }
 
 #: Rows whose before/after behaviour is held by earlier tests (era contrasts written before the
@@ -346,20 +542,15 @@ COVERED_ELSEWHERE = {
     "schedutil-v6.8": "test_models_schedutil.py::test_uclamp_max_caps_a_saturated_cpu_v6_8",
 }
 
-#: Rows without a discriminating before/after test yet (the remaining work of issue 17 §3).
-NOT_YET_PINNED = {"pelt-v4.15", "eas-v5.0", "em-v5.15", "sis-v4.0", "sis-v5.7",
-                  "sis-v5.12", "ondemand-v4.14"}
-
-
-def test_every_row_is_pinned_or_listed():
-    keys = {r.key for r in ERA_LEDGER}
-    pinned = set(PINNED) | set(COVERED_ELSEWHERE)
-    assert pinned | NOT_YET_PINNED == keys, sorted(keys - pinned - NOT_YET_PINNED)
-    assert not (pinned & NOT_YET_PINNED)
-    here = pathlib.Path(__file__).resolve().parent
-    for ref in COVERED_ELSEWHERE.values():
-        name, func = ref.split("::")
-        assert f"def {func}(" in (here / name).read_text(), ref
+@pytest.mark.parametrize("key", [r.key for r in ERA_LEDGER])
+def test_row_is_pinned(key):
+    """Every ledger row has its discriminating test: here (PINNED) or an earlier era contrast."""
+    assert (key in PINNED) != (key in COVERED_ELSEWHERE), key
+    if key in COVERED_ELSEWHERE:
+        name, func = COVERED_ELSEWHERE[key].split("::")
+        assert f"def {func}(" in (pathlib.Path(__file__).resolve().parent / name).read_text()
+    else:
+        assert PINNED[key].__name__.startswith("test_") and PINNED[key].__doc__
 
 
 def test_pinned_rows_exist_in_the_ledger():
@@ -394,7 +585,8 @@ def test_ledger_rows_are_unique_and_sorted_per_area():
     assert len(keys) == len(set(keys))
     for r in ERA_LEDGER:
         assert r.key == f"{r.area}-{r.version_name}"
-        assert r.source in ("read", "audit", "recalled")
+        assert r.source in ("read", "audit", "verified", "recalled")
+        assert (r.source == "verified") <= bool(r.evidence), r.key     # a verified row says how
 
 
 def test_docs_list_every_ledger_row():

@@ -51,7 +51,8 @@ def test_eas_form_of_each_era(era, eas, overutil):
 
 @pytest.mark.parametrize("era, sis, su, restore, limits", [
     ("v5.4", ksis.SIS_V4_0, ksu.SU_V5_0, 0, 0), ("v5.6", ksis.SIS_V4, ksu.SU_V5_0, 0, 0),
-    ("v5.11", ksis.SIS_V4, ksu.SU_V5_0, 1, 0), ("v5.12", ksis.SIS_V5_12_14, ksu.SU_V5_0, 1, 0),
+    ("v5.11", ksis.SIS_V4, ksu.SU_V5_0, 1, 0), ("v5.12", ksis.SIS_V5_12, ksu.SU_V5_0, 1, 0),
+    ("v5.13", ksis.SIS_V5_12_14, ksu.SU_V5_0, 1, 0),
     ("v5.14", ksis.SIS_V5_12_14, ksu.SU_V5_14, 1, 0), ("v5.15", ksis.SIS_V5_15, ksu.SU_V5_14, 1, 0),
     ("v6.8", ksis.SIS_V5_15, ksu.SU_V6_8, 1, 0), ("v6.9", ksis.SIS_V5_15, ksu.SU_V6_8, 1, 1)])
 def test_sis_and_schedutil_forms_of_each_era(era, sis, su, restore, limits):
@@ -132,3 +133,67 @@ def test_schedutil_adds_rt_after_the_util_est_max():
         checked += 1
         differ += opp(max(ua + rt, ue)) != cur
     assert checked > 20 and differ > 0
+
+
+# --------------------------------------------------------------- EAS placement, era against era
+
+def _eas_decisions(era, tasks, duration_s):
+    wl = workload(tasks, calibration=1024)
+    tr = simulate("juno_r0", wl, config=SimConfig(era=era, governor="performance", util_est=False,
+                                                  duration_s=duration_s))
+    return tr.df("lisa_sim_eas_decision").reset_index(drop=True)
+
+
+def test_eas_v5_13_and_v5_14_place_a_waking_task_differently():
+    """juno_r0 (LITTLE 0, 3, 4, 5 at 446, fmax 850000, OPPs 450/575/700/775/850 MHz at cost 79/85/95/
+    106/119; big 1, 2 at 1024, fmax 1100000, 450 MHz cost 391), performance governor, no util_est.
+    "bg" (60 % of 10 ms) is pinned to CPU 5; "w" (3 % of 10 ms) may run on CPUs 1 and 5 only.
+    Both runs decide alike until w's wake-up at 114 ms, where the simulator's state (its inputs,
+    recorded in lisa_sim_eas_decision) is: w util 35 (util_est 0), prev 1; CPU 1 util 35 (w's
+    own), CPU 5 util 259 (bg), every other CPU 0. Worked from kernel/sched/fair.c and
+    kernel/power/energy_model.c:
+    v5.13 (feec v5.4 form; em_cpu_energy freq = (f + f/4) max_util / scale):
+      LITTLE base: max 259 -> 1062500 * 259 / 446 = 617012 -> 700000 (95): 95 * 259 / 446 = 55.
+      CPU 5 (the only allowed LITTLE, 294 fits, max spare, not prev): 1062500 * 294 / 446 =
+      700392 -> 775000 (106): 106 * 294 / 446 = 69 -> delta 14.
+      big base 0 (35 - 35 on prev). prev 1: 1375000 * 35 / 1024 = 46997 -> 450000 (391):
+      391 * 35 / 1024 = 13 -> delta 13; prev is its domain's max-spare CPU (not re-costed).
+      best_delta = min(14, 13) = 13: 13 - 13 > (13 + 55) >> 4 fails -> CPU 1; 4 evaluations.
+    v5.14 (8d4c97c105ca, 619e090c8e40, 0372e1cf70c2 form; em-v5.14 freq = f * (u + u/4) / scale):
+      LITTLE base: 259 + 64 = 323 -> 850000 * 323 / 446 = 615582 -> 700000: 55.
+      CPU 5: 294 + 73 = 367 -> 699439 -> 700000 (95); busy cpu_util_next(5, p, -1) + task_util_est
+      = 259 + 35 = 294: 95 * 294 / 446 = 62 -> delta 7.
+      big: base 0; prev 1: 35 + 8 = 43 -> 46191 -> 450000: 391 * 35 / 1024 = 13 -> delta 13.
+      13 - 7 = 6 > (13 + 55) >> 4 = 4 -> CPU 5; 4 evaluations.
+    (Here the 1.25 rounding of the EM's frequency decides: 700392 vs 699439 around 700000.)"""
+    tasks = [task("bg", periodic(10, 60, 0.12, runtime=True), cpus=(5,)),
+             task("w", periodic(10, 3, 0.12, runtime=True), cpus=(1, 5))]
+    a = _eas_decisions("v5.13", tasks, 0.12)
+    b = _eas_decisions("v5.14", tasks, 0.12)
+    k = int(np.flatnonzero((a["__ts"] == 114 * MS) & (a["comm"] == "w"))[0])
+    assert a["chosen_cpu"].iloc[:k].tolist() == b["chosen_cpu"].iloc[:k].tolist()
+    ins = ["prev_cpu", "task_util", "in_task_util_est"] + [f"util_cpu{c}" for c in range(6)]
+    assert a.loc[k, ins].tolist() == b.loc[k, ins].tolist() == [1, 35, 0, 0, 35, 0, 0, 0, 259]
+    assert a.loc[k, ["chosen_cpu", "pd_evaluations", "prev_energy", "best_energy", "base_energy"]].tolist() == \
+        [1, 4, 13, 13, 55]
+    assert b.loc[k, ["chosen_cpu", "pd_evaluations", "prev_energy", "best_energy", "base_energy"]].tolist() == \
+        [5, 4, 13, 7, 55]
+
+
+def test_eas_v6_1_costs_the_max_spare_cpu_v6_2_only_when_it_has_more_spare():
+    """kernel/sched/fair.c v6.1 find_energy_efficient_cpu: ``if (max_spare_cap_cpu >= 0)``; v6.2:
+    ``&& max_spare_cap > prev_spare_cap``. One task "w" (20 % of 10 ms) allowed on juno_r0's big
+    CPUs 1 and 2 only (the LITTLE domain has no candidate and is skipped). At each wake-up the
+    only utilization is w's own, on prev: cpu_util(prev, p, prev) = u and cpu_util(other, p,
+    other) = 0 + u, so both spare capacities are 1024 - u (u = 512 at the first wake-up, from
+    post_init_entity_util_avg: (1024 - 0) / 2, then decaying). v6.1 costs base, prev and the
+    other big CPU: 3 evaluations; v6.2 base and prev: 2. Both placements cost the same (same
+    max util, same busy time), cur_delta < best_delta fails: w stays on prev in both."""
+    tasks = [task("w", periodic(10, 20, 0.05, runtime=True), cpus=(1, 2))]
+    a = _eas_decisions("v6.1", tasks, 0.05)
+    b = _eas_decisions("v6.2", tasks, 0.05)
+    assert len(a) == len(b) >= 5
+    for d, evals in ((a, 3), (b, 2)):
+        assert (d["chosen_cpu"] == d["prev_cpu"]).all() and (d["util_cpu2"] == 0).all()
+        assert (d["util_cpu1"] == d["task_util"]).all() and d["task_util"].iloc[0] == 512
+        assert (d["pd_evaluations"] == evals).all() and (d["prev_energy"] == d["best_energy"]).all()

@@ -44,8 +44,9 @@ Modules and entry points
     ``sis_prop_nr(avg_idle, avg_scan_cost, span_weight, era)``;
     ``select_idle_sibling(mode, util_mode, idle, allowed, target, prev, recent,
     has_idle_core, nr_param, llc_id, core_id, smt, result) -> cpu`` (``result`` int64[2] gets
-    (path, runqueues scanned)); ``sis_batch(...)``. Modes ``SIS_V4_0``, ``SIS_V4``, ``SIS_V5_12_14``, ``SIS_V5_15``
-    (``models.sis.sis_kernel_mode(version)``; the simulator uses the same mapping).
+    (path, runqueues scanned)); ``sis_batch(...)``. Modes ``SIS_V4_0``, ``SIS_V4``, ``SIS_V5_12``,
+    ``SIS_V5_12_14``, ``SIS_V5_15`` (``models.sis.sis_kernel_mode(version)``; the simulator uses the
+    same mapping).
     Asymmetric capacity (v5.7+): ``select_idle_capacity(idle, allowed, capacity, task_util,
     target, result)``; ``select_idle_sibling_asym(mode, idle, allowed, capacity, task_util,
     target, prev, recent, llc_id, result)``; ``sis_asym_batch(...)``. Modes ``ASYM_V5_7``,

@@ -325,6 +325,14 @@ def _store_delta(v):
     return NO_ENERGY if v == ULONG_MAX else v
 
 
+@njit(cache=True, inline="always")
+def _store_energies(energies, prev_delta, best_delta, base_energy):
+    """The ``energies`` output (prev_delta, best_delta, base) of the v5.4 - v5.19 forms."""
+    energies[0] = _store_delta(prev_delta)
+    energies[1] = _store_delta(best_delta)
+    energies[2] = base_energy
+
+
 @njit(cache=True)
 def feec_v54(pd_info, pd_cpus, em_states, em_mode, cap_orig, cap_of, util_avg, util_est, task_util,
              task_ue, prev_cpu, allowed, work, energies, extra=None):
@@ -368,9 +376,7 @@ def feec_v54(pd_info, pd_cpus, em_states, em_mode, cap_orig, cap_of, util_avg, u
             if _ult(cur, best_delta):
                 best_delta = cur
                 best_cpu = msc
-    energies[0] = _store_delta(prev_delta)
-    energies[1] = _store_delta(best_delta)
-    energies[2] = base_energy
+    _store_energies(energies, prev_delta, best_delta, base_energy)
     if prev_delta == ULONG_MAX:
         return best_cpu
     if _ult(_lsr4(prev_delta + base_energy), prev_delta - best_delta):
@@ -444,32 +450,24 @@ def feec_v514(pd_info, pd_cpus, em_states, em_mode, cap_orig, cap_of, util_avg, 
         base_pd = _pd_energy_v514(pd_info, pd_cpus, em_states, em_mode, pd, prev_cpu, -1, util_avg, util_est,
                                   task_util, task_ue, cap_orig, work, extra)
         base_energy += base_pd
-        if compute_prev:
-            e = _pd_energy_v514(pd_info, pd_cpus, em_states, em_mode, pd, prev_cpu, prev_cpu, util_avg,
-                                util_est, task_util, task_ue, cap_orig, work, extra)
-            if e < base_pd:
-                energies[0] = _store_delta(prev_delta)
-                energies[1] = _store_delta(best_delta)
-                energies[2] = base_energy
-                return prev_cpu
-            prev_delta = e - base_pd
-            if _ult(prev_delta, best_delta):
-                best_delta = prev_delta
-        if msc >= 0:
-            e = _pd_energy_v514(pd_info, pd_cpus, em_states, em_mode, pd, prev_cpu, msc, util_avg, util_est,
+        # prev (k = 0) then the max-spare CPU (k = 1): the same costing, early return and min()
+        for k in range(2):
+            dst = prev_cpu if k == 0 else msc
+            if (k == 0 and not compute_prev) or dst < 0:
+                continue
+            e = _pd_energy_v514(pd_info, pd_cpus, em_states, em_mode, pd, prev_cpu, dst, util_avg, util_est,
                                 task_util, task_ue, cap_orig, work, extra)
-            if e < base_pd:
-                energies[0] = _store_delta(prev_delta)
-                energies[1] = _store_delta(best_delta)
-                energies[2] = base_energy
+            if e < base_pd:            # "goto unlock": target stays prev
+                _store_energies(energies, prev_delta, best_delta, base_energy)
                 return prev_cpu
-            cur = e - base_pd
-            if _ult(cur, best_delta):
-                best_delta = cur
-                best_cpu = msc
-    energies[0] = _store_delta(prev_delta)
-    energies[1] = _store_delta(best_delta)
-    energies[2] = base_energy
+            delta = e - base_pd
+            if k == 0:
+                prev_delta = delta
+            if _ult(delta, best_delta):
+                best_delta = delta
+                if k == 1:             # best_delta = min(best_delta, prev_delta) keeps best_energy_cpu
+                    best_cpu = dst
+    _store_energies(energies, prev_delta, best_delta, base_energy)
     if prev_delta == ULONG_MAX or _ult(_lsr4(prev_delta + base_energy), prev_delta - best_delta):
         return best_cpu
     return prev_cpu

@@ -100,47 +100,44 @@ def relation_h(freqs, target):
     return freqs[0]
 
 
-@njit(cache=True)
-def relation_c(freqs, target):
-    """``cpufreq_table_find_index_ac()``: closest table frequency, ties to the lower."""
+@njit(cache=True, inline="always")
+def _closest_index(freqs, ineff, skip_ineff, target):
+    """``cpufreq_table_find_index_ac()`` on an ascending table: the index of the closest
+    frequency, ties to the lower; entries flagged in ``ineff`` are passed over when
+    ``skip_ineff``. -1 when no entry was considered."""
     best = -1
     for i in range(freqs.shape[0]):
+        if skip_ineff and ineff[i]:
+            continue
         f = freqs[i]
         if f == target:
-            return f
+            return i
         if f < target:
             best = i
             continue
         if best == -1:
-            return f
+            return i
         if target - freqs[best] > f - target:
-            return f
-        return freqs[best]
-    return freqs[best]
+            return i
+        return best
+    return best
+
+
+@njit(cache=True)
+def relation_c(freqs, target):
+    """``cpufreq_table_find_index_ac()``: closest table frequency, ties to the lower."""
+    return freqs[_closest_index(freqs, freqs, False, target)]
 
 
 @njit(cache=True)
 def relation_ce(freqs, ineff, target):
     """``cpufreq_table_find_index_ac()`` with efficiencies (RELATION_CE, v5.16+, ledger
-    ondemand-v5.16): :func:`relation_c` over the OPPs not flagged in ``ineff``."""
-    best = -1
-    for i in range(freqs.shape[0]):
-        if ineff[i]:
-            continue
-        f = freqs[i]
-        if f == target:
-            return f
-        if f < target:
-            best = i
-            continue
-        if best == -1:
-            return f
-        if target - freqs[best] > f - target:
-            return f
-        return freqs[best]
-    if best == -1:
-        return relation_c(freqs, target)
-    return freqs[best]
+    ondemand-v5.16): :func:`relation_c` over the OPPs not flagged in ``ineff``; when every OPP
+    is flagged the kernel searches again without efficiencies."""
+    i = _closest_index(freqs, ineff, True, target)
+    if i == -1:
+        i = _closest_index(freqs, ineff, False, target)
+    return freqs[i]
 
 
 @njit(cache=True)

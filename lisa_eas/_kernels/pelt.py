@@ -139,6 +139,17 @@ def runnable_contrib_v411(n, cfg, yn_inv):
     return decay_load(c, n, yn_inv) + cfg[CFG_SIZE + n]
 
 
+@njit(cache=True, inline="always")
+def _accrue_v411(sa, load, runnable, running, scaled, scale_cpu):
+    """v4.11: add one ``cap_scale``-d (frequency-scaled) contribution ``scaled`` to the three sums."""
+    if load:
+        sa[SA_LOAD_SUM] += load * scaled
+    if runnable:
+        sa[SA_RUNNABLE_SUM] += runnable * scaled
+    if running:
+        sa[SA_UTIL_SUM] += scaled * scale_cpu
+
+
 @njit(cache=True)
 def update_signal_v411(sa, now, load, runnable, running, scale_freq, scale_cpu, cfg, yn_inv):
     """v4.11 ``__update_load_avg()`` (replaced by ``accumulate_sum`` in v4.12, a481db34b9be).
@@ -165,33 +176,16 @@ def update_signal_v411(sa, now, load, runnable, running, scale_freq, scale_cpu, 
         decayed = 1
         sa[SA_PERIOD_CONTRIB] = 0
         delta_w = 1024 - delta_w
-        sdw = (delta_w * scale_freq) >> SCHED_CAPACITY_SHIFT
-        if load:
-            sa[SA_LOAD_SUM] += load * sdw
-        if runnable:
-            sa[SA_RUNNABLE_SUM] += runnable * sdw
-        if running:
-            sa[SA_UTIL_SUM] += sdw * scale_cpu
+        _accrue_v411(sa, load, runnable, running, (delta_w * scale_freq) >> SCHED_CAPACITY_SHIFT, scale_cpu)
         delta -= delta_w
         periods = delta // 1024
         delta = delta % 1024
         sa[SA_LOAD_SUM] = decay_load(sa[SA_LOAD_SUM], periods + 1, yn_inv)
         sa[SA_RUNNABLE_SUM] = decay_load(sa[SA_RUNNABLE_SUM], periods + 1, yn_inv)
         sa[SA_UTIL_SUM] = decay_load(sa[SA_UTIL_SUM], periods + 1, yn_inv)
-        contrib = (runnable_contrib_v411(periods, cfg, yn_inv) * scale_freq) >> SCHED_CAPACITY_SHIFT
-        if load:
-            sa[SA_LOAD_SUM] += load * contrib
-        if runnable:
-            sa[SA_RUNNABLE_SUM] += runnable * contrib
-        if running:
-            sa[SA_UTIL_SUM] += contrib * scale_cpu
-    scaled = (delta * scale_freq) >> SCHED_CAPACITY_SHIFT
-    if load:
-        sa[SA_LOAD_SUM] += load * scaled
-    if runnable:
-        sa[SA_RUNNABLE_SUM] += runnable * scaled
-    if running:
-        sa[SA_UTIL_SUM] += scaled * scale_cpu
+        _accrue_v411(sa, load, runnable, running,
+                     (runnable_contrib_v411(periods, cfg, yn_inv) * scale_freq) >> SCHED_CAPACITY_SHIFT, scale_cpu)
+    _accrue_v411(sa, load, runnable, running, (delta * scale_freq) >> SCHED_CAPACITY_SHIFT, scale_cpu)
     sa[SA_PERIOD_CONTRIB] += delta
     if decayed:
         sa[SA_LOAD_AVG] = sa[SA_LOAD_SUM] // lam

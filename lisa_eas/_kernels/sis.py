@@ -1,19 +1,20 @@
 """Idle-CPU search: ``select_idle_sibling`` / ``select_idle_cpu`` with SIS_PROP and SIS_UTIL (numba).
 
 Follows ``kernel/sched/fair.c``: ``update_idle_cpu_scan()`` (SIS_UTIL producer, 70fb5ccf2ebb),
-the SIS_PROP depth in ``select_idle_cpu()`` (v4.x-v5.11 and v5.12+ forms; removed in v6.7),
+the SIS_PROP depth in ``select_idle_cpu()`` (v4.9-v5.11 and v5.12+ forms; removed in v6.7),
 ``select_idle_core()``, ``select_idle_smt()`` and the fast paths of ``select_idle_sibling()``
 (target, prev, ``recent_used_cpu``); and the asymmetric-capacity path (v5.7+,
 ``select_idle_sibling_asym``). No SCHED_IDLE tasks, no clusters, no per-CPU-kthread shortcut.
 
-Modes (rows ``sis-*`` of the era ledger ``lisa_eas._era.ERA_LEDGER``): ``SIS_V4_0`` (up to
+Modes (rows ``sis-*`` of the era ledger ``lisa_eas._era.ERA_LEDGER``): ``SIS_V4_0`` (v4.9 -
 v5.5: target, prev, recent, whole-LLC idle-core search, ``select_idle_cpu`` over the LLC span
 from target with ``if (!--nr)`` counted before the affinity test, ``select_idle_smt(target)``),
-``SIS_V4`` (v5.6 - v5.11: the same over LLC & ``p->cpus_ptr``, 60588bfa223f), ``SIS_V5_12_14``
-(v5.12 - v5.14 merged loop starting at target, idle cores searched in the same loop,
-``select_idle_smt(prev)`` before it) and ``SIS_V5_15`` (v5.15+: the merged loop starts at
-target + 1, 56498cfb045d). ``if (!--nr)`` and ``if (--nr <= 0)`` stop alike for nr >= 1.
-Return paths (``PATH_*``) say which rule chose the CPU.
+``SIS_V4`` (v5.6 - v5.11: the same over LLC & ``p->cpus_ptr``, 60588bfa223f), ``SIS_V5_12``
+(v5.12: merged loop starting at target, idle cores searched in the same loop, no
+``select_idle_smt`` at all), ``SIS_V5_12_14`` (v5.13 - v5.14: the same with
+``select_idle_smt(prev)`` before it when no idle core is flagged, c722f35b513f) and
+``SIS_V5_15`` (v5.15+: the merged loop starts at target + 1, 56498cfb045d). ``if (!--nr)``
+and ``if (--nr <= 0)`` stop alike for nr >= 1. Return paths (``PATH_*``) say which rule chose the CPU.
 """
 from __future__ import annotations
 
@@ -24,8 +25,9 @@ from .eas import fits_capacity
 
 SIS_V4 = 0          # ledger sis-v5.6 (v5.6 - v5.11)
 SIS_V5_15 = 1       # ledger sis-v5.15 (v5.15+: merged loop from target + 1)
-SIS_V5_12_14 = 2    # ledger sis-v5.12 (v5.12 - v5.14: merged loop from target)
-SIS_V4_0 = 3        # ledger sis-v4.0 (up to v5.5: depth spent on CPUs the task may not use)
+SIS_V5_12_14 = 2    # ledger sis-v5.13 (v5.13 - v5.14: merged loop from target, select_idle_smt(prev) first)
+SIS_V4_0 = 3        # ledger sis-v4.9 (v4.9 - v5.5: depth spent on CPUs the task may not use)
+SIS_V5_12 = 4       # ledger sis-v5.12 (v5.12: merged loop from target, no select_idle_smt)
 
 PATH_TARGET = 0
 PATH_PREV = 1
@@ -144,8 +146,8 @@ def select_idle_sibling(mode, util_mode, idle, allowed, target, prev, recent, ha
                             return s
         result[0] = PATH_FALLBACK
         return target
-    # v5.12+ (SIS_V5_12_14, SIS_V5_15)
-    if smt and not has_idle_core and llc_id[prev] == llc_t:
+    # v5.12+ (SIS_V5_12, SIS_V5_12_14, SIS_V5_15); select_idle_smt(prev) from v5.13 (ledger sis-v5.13)
+    if mode != SIS_V5_12 and smt and not has_idle_core and llc_id[prev] == llc_t:
         for s in range(n_cpus):       # select_idle_smt(p, sd, prev)
             if core_id[s] == core_id[prev] and llc_id[s] == llc_id[prev] and s != prev and allowed[s]:
                 scanned += 1

@@ -15,24 +15,29 @@ from ._validate import cpu_index, era_of, int_array, int_scalar
 
 __all__ = ["SIS_ERAS", "SIS_PATHS", "SisDecisions", "select_idle_sibling", "sis_prop_nr", "sis_util_nr_scan"]
 
-#: Rows ``sis-*`` of the era ledger: v4.x loop order (< v5.12; depth counted on disallowed CPUs
-#: before v5.6), the asymmetric-capacity scan (v5.7+, b7a331615d25) taken after the
-#: target/prev/recent checks with ``asym_fits_capacity`` (v5.10+, b4c9c9f15649), the merged
-#: idle-core/idle-CPU loop (v5.12+, from target + 1 in v5.15+), SIS_PROP on wake_avg_idle
-#: (v5.14+), SIS_UTIL (v6.0+; SIS_PROP removed in v6.7).
+#: Rows ``sis-*`` of the era ledger: the v4.9 select_idle_cpu()/SIS_PROP loop order (< v5.12;
+#: depth counted on disallowed CPUs before v5.6), the asymmetric-capacity scan (v5.7+,
+#: b7a331615d25) taken after the target/prev/recent checks with ``asym_fits_capacity`` (v5.10+,
+#: b4c9c9f15649), the merged idle-core/idle-CPU loop (v5.12+, from target + 1 in v5.15+), prev's
+#: idle SMT sibling first (v5.13+, c722f35b513f), SIS_PROP on wake_avg_idle (v5.14+), SIS_UTIL
+#: (v6.0+; SIS_PROP removed in v6.7).
 SIS_ERAS: tuple[tuple[int, int], ...] = eras_of("sis")
+#: What the era error names: v4.0 - v4.8 searched for a wholly idle sched group (not modelled).
+_SIS_WHAT = "select_idle_sibling's select_idle_cpu()/SIS_PROP form (ledger sis-v4.9)"
 
 
 def sis_kernel_mode(version) -> int:
     """The ``lisa_eas._kernels.sis`` loop mode (``SIS_*``) of kernel ``version`` (ledger rows
-    sis-v4.0, sis-v5.6, sis-v5.12, sis-v5.15)."""
+    sis-v4.9, sis-v5.6, sis-v5.12, sis-v5.13, sis-v5.15)."""
     from .._kernels import sis as ks
 
-    v = era_of(version, SIS_ERAS, "select_idle_sibling")
+    v = era_of(version, SIS_ERAS, _SIS_WHAT)
     if v < (5, 6):
         return ks.SIS_V4_0
     if v < (5, 12):
         return ks.SIS_V4
+    if v < (5, 13):
+        return ks.SIS_V5_12
     if v < (5, 15):
         return ks.SIS_V5_12_14
     return ks.SIS_V5_15
@@ -72,7 +77,7 @@ def sis_util_nr_scan(sum_util: int, llc_weight: int, imbalance_pct: int = 117) -
 
 
 def sis_prop_nr(avg_idle_ns: int, avg_scan_cost_ns: int, span_weight: int, era="v5.10") -> int:
-    """SIS_PROP scan depth ``nr`` of ``select_idle_cpu()`` (v4.x - v6.6).
+    """SIS_PROP scan depth ``nr`` of ``select_idle_cpu()`` (v4.9 - v6.6).
 
     Before v5.14 ``avg_idle_ns`` is ``rq->avg_idle`` (divided by 512 inside); from v5.14 it is
     ``rq->wake_avg_idle``, used as is.
@@ -165,7 +170,7 @@ def select_idle_sibling(idle, target, prev, *, recent_used_cpu=-1, allowed=None,
     """
     from .._kernels import sis as ks
 
-    v = era_of(era, SIS_ERAS, "select_idle_sibling")
+    v = era_of(era, SIS_ERAS, _SIS_WHAT)
     idle_arr = int_array(np.asarray(idle).astype(np.int64) if np.asarray(idle).dtype == bool else idle, "idle",
                          ndim=(1, 2), lo=0, hi=1)
     if idle_arr.ndim == 1:

@@ -92,7 +92,8 @@ class Sis:
         if (recent >= 0 and recent != prev and recent != target and self.llc[recent] == self.llc[target]
                 and self.idle[recent] and self.allowed[recent]):
             return recent, 2
-        if self.smt and not has_idle_core and self.llc[prev] == self.llc[target]:
+        # select_idle_smt(p, sd, prev): c722f35b513f, v5.13 (v5.12 has no select_idle_smt at all)
+        if self.prev_smt and self.smt and not has_idle_core and self.llc[prev] == self.llc[target]:
             for c in self.siblings(prev):
                 if c != prev and self.allowed[c]:
                     self.scanned += 1
@@ -147,6 +148,7 @@ def select_idle_sibling(mode, util_mode, idle, allowed, target, prev, recent, ha
         version = (5, 6) if mode == 0 else (5, 15)
     s.masked = version >= (5, 6)
     s.from_next = version >= (5, 15)
+    s.prev_smt = version >= (5, 13)
     fn = s.v4 if version < (5, 12) else s.v512
     cpu, path = fn(target, prev, recent, has_idle_core, nr, util_mode)
     return cpu, path, s.scanned

@@ -38,7 +38,7 @@ def replay_sis(state: WakeupState, platform, *, era: str = "v6.6") -> tuple[pd.D
     rows = np.flatnonzero(state.wakeups["category"].to_numpy() == "sis")
     wk = state.wakeups.iloc[rows]
     v = parse_kernel_version(era)
-    sis_era = era if v >= (4, 0) else "v4.0"
+    sis_era = era if v >= (4, 9) else "v4.9"
     llc = platform.llc_ids()
     cap = np.array([platform.cpu_capacity(c) for c in range(platform.nr_cpus)], np.int64)
     asym = v >= (5, 7) and len(set(cap.tolist())) > 1
