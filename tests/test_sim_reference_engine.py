@@ -14,6 +14,7 @@ from dataclasses import replace
 
 import numpy as np
 import pytest
+from reference import ref_sim_schema
 from reference.ref_sim_engine import run_reference
 
 from lisa_eas._kernels import sim_state as ss
@@ -260,3 +261,12 @@ def test_difference_report_decodes_the_first_differing_rows():
     act = ref.activations.copy()
     act[1, ss.A_SLACK] -= 7
     assert "slack=" in _first_difference("activations", fast.activations, act, _decode_activation)
+
+
+def test_reference_output_schema_is_the_engines():
+    """The reference engine writes its tables with its own column numbers
+    (``reference/ref_sim_schema.py``); they are the engine's output layout."""
+    names = [n for n in dir(ref_sim_schema) if n.isupper()]
+    assert len(names) >= 14
+    for n in names:
+        assert getattr(ref_sim_schema, n) == getattr(ss, n), n

@@ -5,7 +5,8 @@ PerfDomain dataclasses, Python ints), written from the simulator's documented al
 (``lisa_eas.sim`` module docstring, ``lisa_eas/_kernels/sim_*.py``) rather than from its flat
 arrays. The decision models are the plain-Python twins of the kernels (``ref_pelt``,
 ``ref_util_est``, ``ref_eas``, ``ref_sis``, ``ref_schedutil``, ``ref_governors``). Inputs:
-the Platform, the EnergyModel, the SimConfig and the compiled workload (its op program);
+the Platform (its OPP / power / idle-state data, read as plain numbers), the SimConfig and the
+compiled workload (its op program); the Energy Model is the twin's own (``ref_eas.TwinEM``);
 output: a ``RawRun`` whose arrays ``tests/test_sim_reference_engine.py`` compares with the
 numba engine's exactly.
 
@@ -20,9 +21,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from lisa_eas._kernels import sim_state as ss
-
 from . import ref_eas
+from . import ref_sim_schema as ss
 from .ref_governors import interactive_init, ondemand_init, schedfreq_init
 from .ref_schedutil import Policy
 from .ref_sim_engine_sched import Scheduler
@@ -35,15 +35,16 @@ __all__ = ["run_reference"]
 def run_reference(platform, compiled, config, t_end_ns):
     """Simulate ``compiled`` on ``platform`` with ``config`` until ``t_end_ns``; returns a
     ``lisa_eas.sim._engine.RawRun`` (same inputs as ``build_run`` + ``run_loop``)."""
-    from lisa_eas.energy_model import EnergyModel
-    from lisa_eas.sim._engine import RawRun
+    from lisa_eas.sim._engine import RawRun      # the output container only (no algorithm)
 
     if not platform.perf_domains:        # as lisa_eas.sim._engine.build_run
         from lisa_eas.errors import ModelError
         raise ModelError(f"platform {platform.name!r} has no perf domains (no OPPs); the simulator needs them")
     prm = run_params(platform, config)
     need_em = config.placement != "no-eas" or prm.ramp_boost
-    em = EnergyModel.from_platform(platform, config.era) if need_em else None
+    # the twin's own Energy Model of the run's kernel version (ref_eas.TwinEM, written from
+    # kernel/power/energy_model.c): ramp boost's costs and the "eas-v5.0" placement's tables
+    em = ref_eas.TwinEM(platform, config.era_tuple) if need_em else None
     era = pelt_era(config.era_tuple, config.pelt_halflife_ms, config.util_est)
     yn, _ = pelt_tables(config.pelt_halflife_ms)
     sim = Simulation(platform, compiled, config, prm, em, era, yn, int(t_end_ns))

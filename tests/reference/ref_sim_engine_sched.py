@@ -7,9 +7,8 @@ output lists ``events``, ``activations``, ``eas_log``.
 """
 from __future__ import annotations
 
-from lisa_eas._kernels import sim_state as ss
-
 from . import ref_eas, ref_governors, ref_sis
+from . import ref_sim_schema as ss
 from .ref_pelt import update_load_avg, update_load_sum
 from .ref_util_est import clear_flag, task_util_est, util_est_update
 from .ref_sim_engine_state import CFS, EXITED, FIFO, INF_TIME, NEW_OR_SLEEPING, RUNNABLE, RUNNING
