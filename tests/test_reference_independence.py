@@ -50,3 +50,15 @@ def test_the_scan_catches_each_forbidden_form(tmp_path):
         assert _violations(tmp_path / name), name
     (tmp_path / "ok.py").write_text("from lisa_eas.errors import ModelError\nfrom . import ref_pelt\n")
     assert _violations(tmp_path / "ok.py") == []
+
+
+def test_no_test_seeds_or_orders_by_builtin_hash():
+    """``hash()`` of a str (or a tuple holding one) is salted per process (PYTHONHASHSEED): a seed
+    or an order derived from it changes from run to run. Tests derive seeds with zlib.crc32."""
+    tests = Path(__file__).resolve().parent
+    bad = []
+    for path in sorted(tests.rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(), str(path))):
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "hash":
+                bad.append(f"{path.relative_to(tests)}:{node.lineno}")
+    assert not bad, "builtin hash() in tests (use zlib.crc32 of a string):\n" + "\n".join(bad)
