@@ -36,10 +36,13 @@ What is compared (every value **exactly**, on every board x era x governor of th
   ``post_init_entity_util_avg`` values its tasks attached at t = 0, up to the first task exit
   (``task_dead_fair`` then removes that task's util). A cfs_rq's util_avg is its own PELT
   signal, into which attach/detach add or remove a task's (pinned tasks never detach), so this
-  is the sum the kernel holds. Measured: exact on 134 of the 168 CPU timelines of the grid; on
-  the others some rows (up to 31 %, peach_pi v6.8 powersave) differ by 1 to 7, a cause not
-  identified yet (an open item of issue 16). This part is therefore a coarse check: at most 8
-  units off, which an accounting error (tens of units) would not pass.
+  is the sum the kernel holds. The update points are those the trace shows plus the
+  simulator's silent runqueue updates (``_silent_rq_updates``: the end of an rt-app activation
+  whose timer was missed, the samples of ondemand / interactive), rebuilt from the rt-app log
+  and the configuration; the rq PELT clock rebuild uses them too. Exact on all 168 CPU
+  timelines of the grid. Without the silent points (the kernel has none there) 34 of 168
+  timelines differ by 1 to 7 units of PELT rounding: that is the engine updating the
+  runqueue where the kernel does not (an engine fidelity item, reported in issue 16).
 """
 from __future__ import annotations
 
@@ -57,6 +60,10 @@ BOARDS = ("hikey960", "juno_r0", "juno_r2", "mt8173_evb", "peach_pi", "pixel3", 
 #: a row of each era table the PELT / util_est code switches on, and the EAS forms
 ERAS = ("v4.11", "v4.12", "v4.15", "v4.17", "v5.0", "v5.4", "v5.7", "v5.10", "v5.13", "v6.2", "v6.8", "v6.9")
 SLEEPING, RUNNABLE, RUNNING = 0, 1, 2
+#: the default sample period of the timer-driven governors (SimConfig tunables), ns
+_GOV_SAMPLE_NS = {"ondemand": SimConfig(governor="ondemand").tunable("sampling_rate_us") * 1000,
+                  "interactive": SimConfig(governor="interactive").tunable("timer_rate_us") * 1000}
+assert SimConfig(governor="ondemand").tunable("sampling_down_factor") == 1
 
 
 def _grid():
@@ -133,6 +140,32 @@ def _freq_scale_fn(trace, plat, cpu):
     return before, t, scale
 
 
+def _silent_rq_updates(trace, plat, cpu, t_end):
+    """Times the simulator brings CPU ``cpu``'s runqueue (clock and cfs_rq signal) up to date
+    without writing a row for it, rebuilt from the trace and the run's configuration:
+
+    * the end of each rt-app activation of a task on ``cpu`` (the op boundary where the task
+      finished its run): when the task missed its timer it runs on into the next activation,
+      so no switch is written, but the engine's ``op_done`` synced the runqueue there;
+    * each sample of a timer-driven governor (ondemand every ``sampling_rate_us`` at the
+      default ``sampling_down_factor`` 1, interactive every ``timer_rate_us``), which syncs
+      every runqueue of the domain to read busy time.
+
+    The kernel has neither: a task whose ``clock_nanosleep`` deadline has passed returns without
+    a scheduler event, and ondemand / interactive read idle time (``get_cpu_idle_time``) without
+    updating the runqueue (the kworker / timer that runs the sample is not simulated). Each is an
+    extra PELT split point of the simulated cfs_rq (and rq clock), which moves its util_avg by a
+    few units of integer rounding against the kernel's (see the test below)."""
+    act = trace.activations
+    ends = act.loc[act["__cpu"] == cpu, "end"].to_numpy()
+    pts = [np.round(ends * 1e9).astype(np.int64)]
+    gov = trace.metadata["config"]["governor"]
+    period = _GOV_SAMPLE_NS.get(gov, 0)
+    if period:
+        pts.append(np.arange(period, t_end, period, dtype=np.int64))
+    return np.concatenate(pts)
+
+
 def _pelt_clock(trace, plat, cpu, t_end):
     """The rq's PELT clock of ``cpu`` (``update_rq_clock_pelt`` / ``update_idle_rq_clock_pelt``)
     as a function of time, rebuilt from sched_switch (busy or idle) and cpu_frequency."""
@@ -145,7 +178,7 @@ def _pelt_clock(trace, plat, cpu, t_end):
     # lisa_sim_cpu_util (wake-ups, ticks, balance passes)
     cu = trace.df("lisa_sim_cpu_util")
     points = np.unique(np.concatenate([sw["__ts"].to_numpy(), ft, cu.loc[cu["cpu"] == cpu, "__ts"].to_numpy(),
-                                       [0, t_end]]))
+                                       _silent_rq_updates(trace, plat, cpu, t_end), [0, t_end]]))
     busy_after = np.zeros(points.size, bool)
     st = sw["__ts"].to_numpy()
     busy_state = (sw["next_pid"].to_numpy() != 0)
@@ -194,7 +227,7 @@ def _run(board, era, governor):
     return plat, cpus, trace
 
 
-def _compare_cfs_rq(board, era, governor):
+def _compare_cfs_rq(board, era, governor, silent=True):
     """Per CPU: the simulated cfs_rq util_avg rows and the model's values at those rows."""
     plat, cpus, trace = _run(board, era, governor)
     t_end = int(trace.metadata["t_end_s"] * 1e9) + 1
@@ -207,7 +240,9 @@ def _compare_cfs_rq(board, era, governor):
         rows = cu[cu["cpu"] == cpu]
         s = sw[sw["__cpu"] == cpu]
         pts = np.unique(np.concatenate([[0], rows["__ts"].to_numpy(), s["__ts"].to_numpy(),
-                                        fq.loc[fq["cpu_id"] == cpu, "__ts"].to_numpy()])).astype(np.int64)
+                                        fq.loc[fq["cpu_id"] == cpu, "__ts"].to_numpy(),
+                                        _silent_rq_updates(trace, plat, cpu, t_end) if silent else []]))
+        pts = pts.astype(np.int64)
         # running while a task runs on it (every task here is CFS): the last switch at or before
         j = np.searchsorted(s["__ts"].to_numpy(), pts, side="right") - 1
         busy = np.where(j >= 0, s["next_pid"].to_numpy()[np.maximum(j, 0)] != 0, False)
@@ -289,4 +324,18 @@ def test_cfs_rq_util_equals_the_model_on_the_runqueue_timeline(board, era, gover
         bad = np.flatnonzero(sim != mod)
         msg = (f"{board} {era} {governor}: CPU {cpu} cfs_rq util_avg differs from the model at {bad.size} of "
                f"{sim.size} rows, by up to {np.abs(sim - mod).max()}")
-        assert sim.size > 100 and np.abs(sim - mod).max() <= 8, msg
+        assert sim.size > 100 and np.array_equal(sim, mod), msg
+
+
+def test_cfs_rq_differs_from_the_kernels_update_points_only_by_the_silent_ones():
+    """Without the simulator's silent runqueue updates (:func:`_silent_rq_updates`: the end of
+    an activation whose timer was missed, the governor samples), i.e. on the update points the
+    kernel has, the simulated cfs_rq util_avg is off by a few units of PELT rounding. Measured
+    over the grid before the silent points were rebuilt: 34 of 168 CPU timelines inexact, up to 7
+    units (peach_pi v6.8 powersave: 88 of 287 rows); a fidelity item of the engine (it should not
+    update the runqueue where the kernel does not), not of this check."""
+    for cpu, (sim, mod) in _compare_cfs_rq("hikey960", "v5.13", "powersave", silent=False).items():
+        d = np.abs(sim - mod)
+        if cpu == 0:
+            assert 0 < d.max() <= 7 and np.count_nonzero(d) >= 10
+        assert d.max() <= 7
