@@ -15,7 +15,7 @@ from dataclasses import replace
 import numpy as np
 import pytest
 from reference import ref_sim_schema
-from reference.ref_sim_engine import run_reference
+from reference.ref_sim_engine import ENGINE_DEVIATIONS, run_reference
 
 from lisa_eas._kernels import sim_state as ss
 from lisa_eas.platform import load_platform
@@ -157,12 +157,19 @@ SLOW_CASES = {
 }
 
 
-def _run_both(board, wl_name, config, t_end_s):
+#: the simulator's known deviations from the kernel (reference.ref_sim_engine.ENGINE_DEVIATIONS):
+#: the comparison computes these steps the simulator's way and checks everything else;
+#: ``test_known_engine_deviations_still_hold`` fails once the simulator is fixed
+KNOWN_DEVIATIONS = ("cfs_removal",)
+
+
+def _run_both(board, wl_name, config, t_end_s, deviations=KNOWN_DEVIATIONS):
     plat = _x86_112_with_hikey960_domains() if board == "x86-112" else load_platform(board)
     compiled = compile_workload(WORKLOADS[wl_name](plat.nr_cpus), plat.nr_cpus)
     t_end = int(t_end_s * 1e9)
     S, P, O, margin = build_run(plat, compiled, config, t_end)
-    return plat, run_loop(S, P, O, margin), run_reference(plat, compiled, config, t_end)
+    return (plat, run_loop(S, P, O, margin),
+            run_reference(plat, compiled, config, t_end, deviations=deviations))
 
 
 def _decode_event(row):
@@ -270,3 +277,28 @@ def test_reference_output_schema_is_the_engines():
     assert len(names) >= 14
     for n in names:
         assert getattr(ref_sim_schema, n) == getattr(ss, n), n
+
+
+@pytest.mark.parametrize("case", ["juno-performance-jitter", "tc2-eas-v5.2", "tc2-eas-v5.16-schedutil",
+                                  "pixel3-many-eas-asym-v6"])
+def test_known_engine_deviations_still_hold(case):
+    """With every step computed as the kernel does (no deviation), the reference engine and the
+    simulator part at a cfs_rq util_avg one unit apart, after a task left that cfs_rq
+    (``ENGINE_DEVIATIONS["cfs_removal"]``; one case per removal era: v5.2, v5.16, v6.1 and the
+    default). When this fails, the simulator was fixed: drop the entry from KNOWN_DEVIATIONS and
+    from ``ENGINE_DEVIATIONS``."""
+    assert set(KNOWN_DEVIATIONS) == set(ENGINE_DEVIATIONS)
+    board, wl_name, config, t_end = CASES[case]
+    plat, fast, ref = _run_both(board, wl_name, config, t_end, deviations=())
+    diffs = _differences(fast, ref, plat.nr_cpus)
+    assert diffs, f"{case}: the simulator now removes a task's util from a cfs_rq as the kernel does"
+    ev_f, ev_r = fast.events, ref.events
+    n = min(len(ev_f), len(ev_r))
+    k = next(i for i in range(n) if not np.array_equal(ev_f[i], ev_r[i]))
+    assert ev_f[k, ss.E_KIND] == ev_r[k, ss.E_KIND] == ss.EV_CPU_UTIL
+    assert abs(int(ev_f[k, ss.E_A]) - int(ev_r[k, ss.E_A])) == 1          # cfs util_avg
+    assert np.array_equal(np.delete(ev_f[k], ss.E_A), np.delete(ev_r[k], ss.E_A))
+    before = ev_r[:k]
+    left = (before[:, ss.E_KIND] == ss.EV_MIGRATE) | ((before[:, ss.E_KIND] == ss.EV_SWITCH)
+                                                      & (before[:, ss.E_B] == ss.PREV_STATE_DEAD))
+    assert left.any()            # a task left a cfs_rq (migration or exit) before the difference

@@ -30,6 +30,8 @@ class Scheduler:
     ``nr_cfs``/``nr_rt`` count them per class.
     """
 
+    deviations = frozenset()     # ref_sim_engine.ENGINE_DEVIATIONS computed the simulator's way
+
     # ================================================================== output
     def emit(self, t, kind, cpu, a=0, b=0, c=0, d=0, e=0):
         self.events.append((t, kind, cpu, a, b, c, d, e))
@@ -156,12 +158,32 @@ class Scheduler:
         lam = self.era["load_avg_max"]
         return lam - 1024 + sa.period_contrib if self.era["divider_mode"] else lam
 
-    def detach_avg(self, p, c):
-        """remove_entity_load_avg: take the task's util out of ``c``'s cfs_rq."""
-        rq, r = c.cfs, p.sa.util_avg
+    def _cfs_rq_sub_util(self, rq, r, r_sum):
+        """Take util ``r`` (its sum ``r_sum``) out of cfs_rq signal ``rq`` in the era's form."""
+        form = self.era["cfs_removal"]
+        if "cfs_removal" in self.deviations:     # the simulator's form (ENGINE_DEVIATIONS)
+            r_sum, form = r * self.divider(rq), 2
         rq.util_avg = max(rq.util_avg - r, 0)
-        rq.util_sum = max(rq.util_sum - r * self.divider(rq), 0)
-        rq.util_sum = max(rq.util_sum, rq.util_avg * (self.era["load_avg_max"] - 1024))
+        if form == 1:
+            rq.util_sum = rq.util_avg * self.divider(rq)
+            return
+        rq.util_sum = max(rq.util_sum - r_sum, 0)
+        if form == 2:
+            rq.util_sum = max(rq.util_sum, rq.util_avg * (self.era["load_avg_max"] - 1024))
+
+    def remove_avg(self, p, c):
+        """``remove_entity_load_avg`` (wake-up migration ``migrate_task_rq_fair``, exit
+        ``task_dead_fair``): the task's util_avg goes to ``cfs_rq->removed`` and comes out of the
+        cfs_rq at its next ``update_cfs_rq_load_avg``, before the decay: ``r * divider`` off the
+        sum (the cfs_rq was synced to now just before, so that next update is now)."""
+        rq, r = c.cfs, p.sa.util_avg
+        self._cfs_rq_sub_util(rq, r, r * self.divider(rq))
+
+    def detach_entity_avg(self, p, c):
+        """``detach_entity_cfs_rq`` -> ``detach_entity_load_avg`` (a queued task moved by the load
+        balancer / misfit / affinity path: ``migrate_task_rq_fair`` with TASK_ON_RQ_MIGRATING):
+        the entity's own util_avg and util_sum come off the cfs_rq at once."""
+        self._cfs_rq_sub_util(c.cfs, p.sa.util_avg, p.sa.util_sum)
 
     def attach_avg(self, p, c):
         """attach_entity_load_avg: align the task to ``c``'s cfs_rq PELT window and add it."""
@@ -506,7 +528,7 @@ class Scheduler:
         c = self.select_task_rq(p, prev, now)
         if c is not prev:
             if p.policy == CFS:
-                self.detach_avg(p, prev)
+                self.remove_avg(p, prev)                 # migrate_task_rq_fair -> remove_entity_load_avg
                 p.vruntime -= prev.min_vruntime
             self.emit(now, ss.EV_MIGRATE, c.idx, p.idx, prev.idx, 0)
             self.sync_cpu(c, now)
@@ -531,7 +553,7 @@ class Scheduler:
             est = self.task_util_est(p)
             self.ue_remove(p)
             self.update_task_avg(p, now)
-            self.detach_avg(p, src)
+            self.detach_entity_avg(p, src)
             src.nr_cfs -= 1
             p.vruntime += dst.min_vruntime - src.min_vruntime
             p.cpu = dst.idx
@@ -697,7 +719,7 @@ class Scheduler:
                 p.wake_at = INF_TIME
                 state = PREV_DEAD
                 if p.policy == CFS:
-                    self.detach_avg(p, c)
+                    self.remove_avg(p, c)               # task_dead_fair -> remove_entity_load_avg
             self.leave_cpu(c, state, now)
         self.governor_update(c, now)
         self.emit_cpu_util(c, now)
