@@ -45,6 +45,13 @@ ENGINE_DEVIATIONS = {
         "util_avg * divider, from v5.17 (2d02fa8cc21a) sub_positive then util_sum >= util_avg * "
         "PELT_MIN_DIVIDER. Simulator (sim_sched.detach_task_avg): r * divider on every path, with "
         "the v5.17 floor in every era."),
+    "op_boundary_rq_update": (
+        "An rt-app op boundary with no scheduler event (the end of a run whose timer deadline has "
+        "passed, so the task runs on into its next activation). Kernel: nothing happens to the "
+        "runqueue (clock_nanosleep to a past deadline returns without a scheduler event). "
+        "Simulator (sim_loop.op_done -> sync_cpu): the rq clock and its cfs_rq / rt_rq PELT "
+        "signals are updated there, an extra PELT split point that moves the cfs_rq util_avg by "
+        "a few units of rounding (tests/test_sim_pelt_timeline.py rebuilds these points)."),
 }
 
 

@@ -403,6 +403,7 @@ class Scheduler:
                     p.pc += 1
             elif op == OP_SET_SCHED:
                 p.pc += 1
+                self.update_rq(c, now)                  # __sched_setscheduler: update_rq_clock
                 self.set_sched(p, c, a, b)
             elif op == OP_SET_AFFINITY:
                 p.pc += 1
@@ -686,7 +687,14 @@ class Scheduler:
     def op_done(self, c, now):
         """The running task of ``c`` reached an op boundary: finish the op, run its program on."""
         p = c.curr
-        self.sync_cpu(c, now)
+        if "op_boundary_rq_update" in self.deviations:     # the simulator's form (ENGINE_DEVIATIONS)
+            self.sync_cpu(c, now)
+        else:
+            # the task's progress and the residency are accounted; the runqueue (rq clock, cfs_rq /
+            # rt_rq PELT) is touched only by a scheduler event below: an rt-app op boundary is no
+            # kernel event (a clock_nanosleep whose deadline has passed returns without one)
+            self.account(c, now)
+            self.update_curr(c, now)
         if p.fresh:
             p.fresh = False
         else:
@@ -703,8 +711,10 @@ class Scheduler:
         if what == "run":
             self.refresh_next_event(c, now)
             if c.need_resched:
+                self.update_rq(c, now)                  # __schedule: update_rq_clock
                 self.schedule(c, PREV_RUNNING, now)
             return
+        self.update_rq(c, now)       # dequeue_task (sleep, exit) / the stopper's move: update_rq_clock
         if what == "migrate":
             dst = self.select_task_rq(p, c, now)
             self.sync_cpu(dst, now)
