@@ -2,8 +2,77 @@
 
 :class:`Scheduler` is mixed into ``ref_sim_engine.Simulation``, which owns the state: ``cpus``,
 ``pds``, ``tasks`` (``ref_sim_engine_state`` objects), ``prog`` (the compiled op program as
-tuples), ``masks``, ``prm`` (RunParams), ``era``/``yn`` (PELT), ``em`` (EnergyModel) and the
-output lists ``events``, ``activations``, ``eas_log``.
+tuples), ``masks``, ``prm`` (RunParams), ``era``/``yn`` (PELT), ``em`` (the twin's own EM,
+``ref_eas.TwinEM``) and the output lists ``events``, ``activations``, ``eas_log``.
+
+Kernel functions each step follows, reviewed against kernel/sched/fair.c of v5.4 (5.4.y tree
+1xtAsh/kernel-msm5.4 at 3c86cf72dd29; the CFS core there is mainline's) and, for the removal
+forms, the v5.13 / v5.17 patches named below. "=" the order and arithmetic agree; "~" a stated
+simplification of the simulator (both engines), not a kernel reading.
+
+=========================  ===============================================================  ====
+step (method)              kernel function(s), in the kernel's order                        rev.
+=========================  ===============================================================  ====
+update_rq                  update_rq_clock -> update_rq_clock_pelt (delta * cap >> 10,      = / ~
+                           * freq >> 10 while busy; synced when idle, v5.1+), then the
+                           cfs_rq's update_cfs_rq_load_avg and update_rt_rq_load_avg (~: at
+                           every runqueue update, where the kernel updates the rt_rq only in
+                           put_prev/pick/tick of the rt class and update_blocked_averages)
+enqueue                    enqueue_task_fair -> enqueue_entity: update_curr; vruntime +=    =
+                           min_vruntime when migrated; update_load_avg(UPDATE_TG |
+                           DO_ATTACH) with se->on_rq = 0 (attach_entity_load_avg when
+                           last_update_time == 0); account_entity_enqueue; place_entity
+                           (min_vruntime - sysctl_sched_latency / 2, GENTLE_FAIR_SLEEPERS);
+                           se->on_rq = 1; util_est_enqueue (a plain add, order immaterial)
+dequeue_sleep              dequeue_task_fair -> dequeue_entity: update_curr;                =
+                           update_load_avg with se == cfs_rq->curr (running); se->on_rq = 0;
+                           util_est_dequeue / util_est_update on the fresh util_avg
+schedule                   __schedule -> pick_next_task_fair: put_prev_entity               = / ~
+                           (update_load_avg, prev still curr) then set_next_entity
+                           (update_load_avg while queued, then cfs_rq->curr = se);
+                           pick_next_entity = leftmost vruntime (~: no next / last / skip
+                           buddies; LAST_BUDDY only acts with >= sched_nr_latency tasks)
+pick_next                  pick_next_task_rt (highest prio, FIFO order) before CFS         =
+tick                       scheduler_tick -> task_tick_fair -> entity_tick: update_curr,   =
+                           update_load_avg(curr), check_preempt_tick (slice from
+                           __sched_period, min_granularity, leftmost vruntime delta);
+                           update_overutilized_status
+check_preempt              check_preempt_curr -> check_preempt_wakeup /                    =
+                           wakeup_preempt_entity (vdiff > wakeup_gran, nice 0);
+                           check_preempt_curr_rt (higher prio)
+wake_up                    try_to_wake_up -> select_task_rq_fair (find_energy_efficient_cpu ~
+                           then select_idle_sibling from prev), migrate_task_rq_fair ->
+                           remove_entity_load_avg, ttwu_do_activate -> enqueue,
+                           check_preempt_curr (~: prev's runqueue is synced to now; the
+                           kernel's sync_entity_load_avg uses prev cfs_rq's last update and
+                           applies the removed util at prev's next update_cfs_rq_load_avg)
+remove_avg                 remove_entity_load_avg + update_cfs_rq_load_avg's removed path: =
+                           < v5.13 sub_positive(util_sum, r * divider); v5.13-v5.16
+                           util_sum = util_avg * divider (1c35b07e6d39); v5.17+ sub_positive
+                           then >= util_avg * PELT_MIN_DIVIDER (2d02fa8cc21a)
+detach_entity_avg          detach_entity_cfs_rq -> detach_entity_load_avg (the entity's    =
+                           util_sum off; same three era forms)
+attach_avg                 attach_entity_load_avg (last_update_time / period_contrib of the = / ~
+                           cfs_rq, util_sum = util_avg * divider; ~: load_sum is not
+                           rebuilt from load_avg, only util is compared)
+move_queued                detach_task (deactivate_task, set_task_cpu with                 ~
+                           TASK_ON_RQ_MIGRATING) / attach_task (activate_task); ~: the
+                           periodic balance pulls one task to an idle CPU and moves a misfit
+                           task to an idle bigger CPU, no load_balance() group statistics
+pull_one                   newidle_balance / pull_rt_task                                  ~
+select_rt_cpu              select_task_rq_rt -> find_lowest_rq (simplified order)          ~
+set_sched                  __sched_setscheduler: update_rq_clock, class change             ~
+                           (~: the task's own PELT is not updated there)
+op_done                    no kernel event (an rt-app op boundary); a missed
+                           clock_nanosleep deadline touches no runqueue
+governor_update            cpufreq_update_util -> sugov_update_shared (ref_schedutil) /    =
+                           schedfreq
+governor_timer             ondemand dbs_update / interactive timer (~: every runqueue of    ~
+                           the domain is synced; the kernel's sample runs in a kworker)
+=========================  ===============================================================  ====
+
+Where the numba simulator computes a step otherwise, the step is a named entry of
+``ref_sim_engine.ENGINE_DEVIATIONS`` (held by ``tests/test_sim_reference_engine.py``).
 """
 from __future__ import annotations
 
