@@ -51,7 +51,7 @@ import functools
 import numpy as np
 import pytest
 
-from lisa_eas.models.pelt import pelt_timeline
+from lisa_eas.models.pelt import pelt_timeline, rq_clock_pelt
 from lisa_eas.platform import load_platform
 from lisa_eas.rtapp import periodic, task, workload
 from lisa_eas.sim import GOVERNORS, SimConfig, simulate
@@ -179,23 +179,16 @@ def _pelt_clock(trace, plat, cpu, t_end):
     cu = trace.df("lisa_sim_cpu_util")
     points = np.unique(np.concatenate([sw["__ts"].to_numpy(), ft, cu.loc[cu["cpu"] == cpu, "__ts"].to_numpy(),
                                        _silent_rq_updates(trace, plat, cpu, t_end), [0, t_end]]))
-    busy_after = np.zeros(points.size, bool)
     st = sw["__ts"].to_numpy()
     busy_state = (sw["next_pid"].to_numpy() != 0)
     j = np.searchsorted(st, points, side="right") - 1
     busy_after = np.where(j >= 0, busy_state[np.maximum(j, 0)], False)
     k = np.searchsorted(ft, points, side="right") - 1
     f_after = np.where(k >= 0, fscale[np.maximum(k, 0)], 1024)
+    # the clock itself: lisa_eas.models.rq_clock_pelt (shared with the analyses' model_task_util)
     went_idle = np.isin(points, sw["__ts"].to_numpy()[sw["next_pid"].to_numpy() == 0])
-    clock = np.zeros(points.size, np.int64)
-    for i in range(1, points.size):
-        d = int(points[i] - points[i - 1])
-        if busy_after[i - 1]:
-            clock[i] = clock[i - 1] + ((((d * cap) >> 10) * int(f_after[i - 1])) >> 10)
-        else:
-            clock[i] = points[i]            # idle: the PELT clock follows the task clock
-        if went_idle[i] or not busy_after[i]:
-            clock[i] = points[i]            # going idle syncs the clocks (nothing was lost)
+    rebuild = functools.partial(rq_clock_pelt, points, busy_after, cpu_capacity=cap, freq_scale=f_after,
+                                went_idle=went_idle)
 
     idle_at = sw["__ts"].to_numpy()[sw["next_pid"].to_numpy() == 0]
     wk = trace.df("sched_wakeup")
@@ -205,12 +198,7 @@ def _pelt_clock(trace, plat, cpu, t_end):
         # point; except a wake-up onto the CPU at the very instant it goes idle, which comes
         # after the idle sync (had the task been queued, the CPU would not have gone idle);
         # the tasks switched out at that instant were updated before it
-        i = np.maximum(np.searchsorted(points, times, side="left") - 1, 0)
-        base = clock[i]
-        d = times - points[i]
-        busy = busy_after[i]
-        adv = (((d * cap) >> 10) * f_after[i]) >> 10
-        out = np.where(busy, base + adv, times)
+        out = rebuild(at_ns=times)
         woke = wk.loc[wk["pid"] == pid, "__ts"].to_numpy()
         left = sw["__ts"].to_numpy()[sw["prev_pid"].to_numpy() == pid]
         synced = np.isin(times, idle_at) & np.isin(times, woke) & ~np.isin(times, left)
