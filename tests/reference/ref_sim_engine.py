@@ -193,8 +193,8 @@ class Simulation(Scheduler):
                 # post_init_entity_util_avg() on an idle runqueue: half of the CPU's spare capacity
                 rq = self.cpus[cpu].cfs
                 u = (self.cpus[cpu].capacity - rq.util_avg) // 2
-                # util_sum = util_avg * LOAD_AVG_MAX up to v4.11 (post_init_entity_util_avg);
-                # from v4.12 attach_entity_load_avg's LOAD_AVG_MAX - 1024 + period_contrib (0)
+                # util_sum = util_avg * LOAD_AVG_MAX up to v4.12 (post_init_entity_util_avg);
+                # from v4.13 (625ed2bf049d) attach_entity_load_avg's LOAD_AVG_MAX - 1024 + period_contrib (0)
                 div = lam - 1024 if self.era["divider_mode"] else lam
                 task.sa.util_avg = u
                 task.sa.util_sum = u * div

@@ -158,7 +158,9 @@ def pelt_era(version, halflife: int, util_est: bool) -> dict:
     ue = -1
     if util_est and version >= UTIL_EST_ERAS[0]:
         ue = max(i for i, e in enumerate(UTIL_EST_ERAS) if e <= version)
-    return {"delta_scaling": v < (5, 1), "divider_mode": int(v >= (4, 12)), "weight_in_sum": v < (4, 15),
+    # divider LOAD_AVG_MAX - 1024 + period_contrib from v4.13 (625ed2bf049d, "sched/cfs: Make
+    # util/load_avg more stable"); LOAD_AVG_MAX before
+    return {"delta_scaling": v < (5, 1), "divider_mode": int(v >= (4, 13)), "weight_in_sum": v < (4, 15),
             "zero_if_unloaded": v >= (4, 15), "runnable_scaled": v >= (5, 7), "load_avg_max": lam,
             "util_est": ue,
             # how update_cfs_rq_load_avg() takes a removed task's util out of the cfs_rq and
