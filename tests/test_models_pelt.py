@@ -198,3 +198,27 @@ def test_fused_update_equals_the_separate_kernel_steps():
             if pb:
                 kp.update_load_avg(b, w, w, cfg)
             assert pa == pb and (a == b).all(), era
+
+
+def test_rq_clock_pelt_worked_by_hand():
+    """update_rq_clock_pelt on a hand timeline (capacity 512, frequency 512: the clock runs at a
+    quarter speed while busy, each step truncated) and update_idle_rq_clock_pelt's sync."""
+    from lisa_eas.models import pelt_clock_scaled, rq_clock_pelt
+
+    pts = [0, 1000, 5000, 9000, 20000, 30000]
+    busy = [True, True, False, True, True, False]
+    # 0 -> 1000 busy: (1000*512 >> 10)*512 >> 10 = 250; idle after 5000: synced to 5000; idle
+    # segment -> 9000; 9000 -> 20000 busy: + 2750; goes idle at 30000: synced
+    assert rq_clock_pelt(pts, busy, cpu_capacity=512, freq_scale=512).tolist() == [0, 250, 5000, 9000, 11750,
+                                                                                    30000]
+    # an update at 5000 sees the clock before the switch to idle syncs it: 250 + 1000
+    at = rq_clock_pelt(pts, busy, cpu_capacity=512, freq_scale=512, at_ns=[500, 5000, 7000, 25000, 40000])
+    assert at.tolist() == [125, 1250, 7000, 13000, 40000]
+    # a switch to idle and back at the same instant (20000) still syncs the clock
+    wi = [False, False, False, False, True, False]
+    assert rq_clock_pelt(pts, busy, cpu_capacity=512, freq_scale=512, went_idle=wi).tolist()[4] == 20000
+    assert not pelt_clock_scaled("v5.0") and pelt_clock_scaled("v5.1") and pelt_clock_scaled("v6.9")
+    with pytest.raises(ModelError, match="busy has 2 entries for 6 points"):
+        rq_clock_pelt(pts, [True, False])
+    with pytest.raises(ModelError, match="points_ns must be sorted"):
+        rq_clock_pelt([5, 1], [True, True])

@@ -1,6 +1,6 @@
 """The compiled engine and the same source run by the interpreter give identical event streams.
 
-``reference/ref_sim_loop.py`` runs the engine's own numba source without numba: this checks
+``compiled_clones/clone_sim_loop.py`` runs the engine's own numba source without numba: this checks
 compilation (overflow, typing), not the algorithm, which both share line for line; the
 independent checks are ``test_sim_reference_engine.py`` and ``test_sim_pelt_timeline.py``.
 
@@ -15,7 +15,7 @@ from dataclasses import replace
 
 import numpy as np
 import pytest
-from reference.ref_sim_loop import reference_sim_run
+from compiled_clones.clone_sim_loop import reference_sim_run
 
 from lisa_eas.platform import load_platform
 from lisa_eas.rtapp import Phase, Run, RunTime, Sleep, Timer, periodic, task, workload
@@ -74,7 +74,10 @@ def test_numba_and_reference_engines_identical(case):
 
 
 def test_twins_cover_every_kernel_function_and_agree_on_a_state():
-    from reference import ref_sim_eas, ref_sim_index, ref_sim_models, ref_sim_sched
+    from compiled_clones import clone_sim_eas as ref_sim_eas
+    from compiled_clones import clone_sim_index as ref_sim_index
+    from compiled_clones import clone_sim_models as ref_sim_models
+    from compiled_clones import clone_sim_sched as ref_sim_sched
 
     from lisa_eas._kernels import sim_eas, sim_index, sim_models, sim_sched
     from lisa_eas.rtapp import periodic

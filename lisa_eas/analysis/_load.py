@@ -12,6 +12,8 @@ Kernel PELT events understood (first found wins):
 """
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 import pandas as pd
 
@@ -96,13 +98,77 @@ def _freq_scale_lookup(trace, platform):
     return out
 
 
+def _rq_pelt_clocks(trace, platform, fscale) -> dict:
+    """cpu -> function(times_ns) giving the v5.1+ rq PELT clock an update at those instants
+    computes (:func:`lisa_eas.models.rq_clock_pelt`), rebuilt from ``sched_switch`` (busy / idle,
+    the switches to idle sync it), ``sched_wakeup`` onto the CPU and ``cpu_frequency`` (runqueue
+    update points the trace shows) and the platform's CPU capacities."""
+    from ..models import rq_clock_pelt
+    from ._common import wakeup_events
+
+    sw = trace.df("sched_switch")
+    t_sw = np.round(sw.index.to_numpy(np.float64) * 1e9).astype(np.int64)
+    cpu_sw = sw["__cpu"].to_numpy(np.int64)
+    busy_sw = sw["next_pid"].to_numpy(np.int64) != 0
+    wk = wakeup_events(trace)
+    t_wk = np.round(wk["time"].to_numpy(np.float64) * 1e9).astype(np.int64)
+    cpu_wk = wk["target_cpu"].to_numpy(np.int64)
+    lo = min(int(t_sw.min()) if t_sw.size else 0, int(t_wk.min()) if t_wk.size else 0)
+    clocks = {}
+    for c in np.unique(cpu_sw):
+        c = int(c)
+        sel = cpu_sw == c
+        st, sb = t_sw[sel], busy_sw[sel]
+        parts = [st, t_wk[cpu_wk == c], [lo]]
+        f_t = f_v = None
+        if c in fscale:
+            f_t = np.round(fscale[c][0] * 1e9).astype(np.int64)
+            f_v = fscale[c][1]
+            parts.append(f_t)
+        pts = np.unique(np.concatenate(parts).astype(np.int64))
+        j = np.searchsorted(st, pts, side="right") - 1
+        busy = np.where(j >= 0, sb[np.maximum(j, 0)], False)
+        fs = 1024
+        if f_t is not None:
+            k = np.searchsorted(f_t, pts, side="right") - 1
+            fs = np.where(k >= 0, f_v[np.maximum(k, 0)], 1024)
+        cap = platform.cpu_capacity(c) if platform is not None and 0 <= c < platform.nr_cpus else 1024
+        went_idle = np.isin(pts, st[~sb])
+        clocks[c] = functools.partial(rq_clock_pelt, pts, busy, cpu_capacity=cap, freq_scale=fs,
+                                      went_idle=went_idle)
+    return clocks
+
+
+def _task_pelt_axis(ns, cpus, clocks):
+    """A task's PELT time at its update points ``ns``: each segment advances it by the time the
+    clock of the runqueue it is on advanced over that segment (a migrating task is re-attached
+    to its new runqueue's clock, no time passing in the jump)."""
+    axis = np.zeros(ns.size, np.int64)
+    if ns.size < 2:
+        return axis + (ns[0] if ns.size else 0)
+    inc = ns[1:] - ns[:-1]
+    seg_cpu = cpus[:-1]
+    for c in np.unique(seg_cpu):
+        if int(c) not in clocks:
+            continue
+        sel = np.flatnonzero(seg_cpu == c)
+        clk = clocks[int(c)]
+        inc[sel] = clk(at_ns=ns[sel + 1]) - clk(at_ns=ns[sel])
+    axis[0] = ns[0]
+    axis[1:] = ns[0] + np.cumsum(np.maximum(inc, 0))
+    return axis
+
+
 def model_task_util(trace, *, platform=None, era: str = "v5.4", at=None, tasks=None,
                     init: dict | None = None) -> pd.DataFrame:
     """Task util from the PELT model driven by the trace's scheduling timeline.
 
     Each task's sleeping / runnable / running segments come from ``sched_switch`` and
     ``sched_wakeup``; CPU capacity (and frequency, when the trace has ``cpu_frequency``)
-    from ``platform``. :func:`lisa_eas.models.pelt_timeline` does the arithmetic.
+    from ``platform``. :func:`lisa_eas.models.pelt_timeline` does the arithmetic. From v5.1
+    (scale invariance in the runqueue's PELT clock) the task's time is its runqueue's clock,
+    rebuilt from every task's switches on that CPU with :func:`lisa_eas.models.rq_clock_pelt`
+    (the clock a sleeping task decays on runs slower while other tasks keep the CPU busy).
 
     Parameters
     ----------
@@ -127,6 +193,9 @@ def model_task_util(trace, *, platform=None, era: str = "v5.4", at=None, tasks=N
     if pids is not None:
         tl = tl[np.isin(tl["pid"].to_numpy(), pids)]
     fscale = _freq_scale_lookup(trace, platform)
+    from ..models import pelt_clock_scaled
+
+    clocks = _rq_pelt_clocks(trace, platform, fscale) if pelt_clock_scaled(era) else None
     at = np.unique(np.asarray(at, dtype=np.float64)) if at is not None else np.zeros(0)
     parts = []
     for pid, g in tl.groupby("pid", sort=True):
@@ -139,7 +208,7 @@ def model_task_util(trace, *, platform=None, era: str = "v5.4", at=None, tasks=N
             t0, u0 = init[pid]
             u0 = int(min(max(u0, 0), 1024))
         extra = [at[(at >= t0) & (at <= t_ev[-1] + 10.0)]]
-        for c in np.unique(cpu_ev[st_ev == STATE_RUNNING]):
+        for c in (np.unique(cpu_ev[st_ev == STATE_RUNNING]) if clocks is None else ()):
             if int(c) in fscale:
                 ft = fscale[int(c)][0]
                 extra.append(ft[(ft >= t0) & (ft <= t_ev[-1])])
@@ -163,8 +232,13 @@ def model_task_util(trace, *, platform=None, era: str = "v5.4", at=None, tasks=N
                 fs[sel] = np.where(j >= 0, fv[np.maximum(j, 0)], 1024)
         ns = np.round(pts * 1e9).astype(np.int64)
         ns, first = np.unique(ns, return_index=True)
-        sig = pelt_timeline(ns - ns[0], states[first], cpu_capacity=cap if np.isscalar(cap) else cap[first],
-                            freq_scale=fs[first], era=era, util_avg=u0)
+        if clocks is not None:       # v5.1+: the runqueue's PELT clock carries the invariance
+            axis = _task_pelt_axis(ns, cpus[first], clocks)
+            sig = pelt_timeline(axis - axis[0], states[first], cpu_capacity=1024, freq_scale=1024, era=era,
+                                util_avg=u0)
+        else:
+            sig = pelt_timeline(ns - ns[0], states[first], cpu_capacity=cap if np.isscalar(cap) else cap[first],
+                                freq_scale=fs[first], era=era, util_avg=u0)
         parts.append(pd.DataFrame({"pid": pid, "cpu": cpus[first], "state": states[first],
                                    "util": sig["util_avg"].to_numpy(),
                                    "util_est_ewma": sig["util_est_ewma"].to_numpy() & 0x7FFFFFFF,

@@ -15,7 +15,8 @@ from .._era import eras_of
 from ..errors import ModelError
 from ._validate import era_of, int_array, int_scalar, sorted_times
 
-__all__ = ["PELT_ERAS", "UTIL_EST_ERAS", "pelt_config", "pelt_tables", "pelt_timeline", "resample_signal"]
+__all__ = ["PELT_ERAS", "UTIL_EST_ERAS", "pelt_clock_scaled", "pelt_config", "pelt_tables", "pelt_timeline",
+           "resample_signal", "rq_clock_pelt"]
 
 #: Kernel versions where PELT's arithmetic changed (see :func:`pelt_config`; rows ``pelt-*`` of
 #: :data:`lisa_eas._era.ERA_LEDGER`).
@@ -209,6 +210,76 @@ def pelt_timeline(times_ns, states, *, cpu_capacity=1024, freq_scale=1024, era="
                                     "avg_updated"], index=pd.Index(ts, name="time_ns"))
     df["avg_updated"] = df["avg_updated"].astype(bool)
     return df
+
+
+def pelt_clock_scaled(era) -> bool:
+    """Whether kernel ``era`` puts scale invariance in the rq's PELT clock (v5.1+,
+    ``update_rq_clock_pelt``; ledger row ``pelt-v5.1``) rather than in each contribution."""
+    return era_of(era, PELT_ERAS, "the PELT model") >= (5, 1)
+
+
+def rq_clock_pelt(points_ns, busy, *, cpu_capacity=1024, freq_scale=1024, went_idle=None,
+                  at_ns=None) -> np.ndarray:
+    """A runqueue's PELT clock (``rq_clock_pelt``, v5.1+) rebuilt from its busy / idle timeline.
+
+    ``update_rq_clock_pelt()`` advances the clock at each runqueue update by the time since the
+    last one scaled by CPU capacity then frequency (each step truncated: ``(delta * cap) >> 10``
+    then ``* freq >> 10``) while the CPU is busy, and syncs it to the task clock when the CPU is
+    idle (``update_idle_rq_clock_pelt``; the lost idle time of a saturated runqueue is not
+    modelled: give timelines whose runqueue stays below saturation).
+
+    Parameters
+    ----------
+    points_ns : array of int
+        The runqueue's update points (ns, sorted): every instant the kernel updates it (switches,
+        wake-ups onto it, ticks, frequency changes read there...). A missing point moves the
+        clock by a few ns of truncation. Segment ``k`` is ``[points_ns[k], points_ns[k+1])``.
+    busy : array of bool
+        Whether the CPU runs a task during segment ``k``.
+    cpu_capacity, freq_scale : int or array of int
+        ``arch_scale_cpu_capacity`` / ``arch_scale_freq_capacity`` (1..1024) per segment.
+    went_idle : array of bool, optional
+        Points where the CPU switched to idle: the clock syncs there even when a task runs again
+        from the same instant (default: where ``busy`` is False).
+    at_ns : array of int, optional
+        Instead of the clock after each point's update, the clock an update at each of these
+        instants computes: advanced from the last point strictly before it (so at a point where
+        the CPU goes idle, the value before that switch syncs the clock).
+
+    Returns
+    -------
+    numpy.ndarray
+        int64 clock values (ns), one per point (or per ``at_ns``).
+    """
+    from .._kernels import pelt as kp
+
+    pts = sorted_times(points_ns, "points_ns")
+    n = pts.size
+    if n == 0:
+        raise ModelError("points_ns is empty; give at least one update point")
+    b = np.asarray(busy, dtype=bool)
+    if b.shape != (n,):
+        raise ModelError(f"busy has {b.size} entries for {n} points; give one per segment")
+    cap = _per_segment(cpu_capacity, "cpu_capacity", n, 1, 1024)
+    fs = _per_segment(freq_scale, "freq_scale", n, 1, 1024)
+    adv = np.zeros(n, np.int64)
+    if n > 1:
+        adv[1:] = kp.clock_pelt_advance(np.zeros(n - 1, np.int64), np.diff(pts), cap[:-1], fs[:-1])
+    # a point resets the clock to the task clock when the CPU was idle before it or is idle after
+    synced = ~b if went_idle is None else (np.asarray(went_idle, dtype=bool) | ~b)
+    if synced.shape != (n,):
+        raise ModelError(f"went_idle has {synced.size} entries for {n} points; give one per point")
+    reset = np.ones(n, bool)
+    reset[1:] = ~b[:-1] | synced[1:]
+    csum = np.cumsum(np.where(reset, 0, adv))
+    start = np.maximum.accumulate(np.where(reset, np.arange(n), 0))
+    clock = pts[start] + csum - csum[start]
+    if at_ns is None:
+        return clock
+    t = int_array(at_ns, "at_ns")
+    i = np.maximum(np.searchsorted(pts, t, side="left") - 1, 0)
+    step = kp.clock_pelt_advance(np.zeros(t.size, np.int64), np.maximum(t - pts[i], 0), cap[i], fs[i])
+    return np.where(b[i] & (t > pts[0]), clock[i] + step, t)
 
 
 def resample_signal(signal: pd.DataFrame, grid_ns) -> pd.DataFrame:

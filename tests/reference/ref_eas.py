@@ -3,7 +3,8 @@
 With a kernel version (a (major, minor) tuple) the twin keeps its own era handling and its own
 Energy Model (:class:`TwinEM`, built from the platform's OPP/power data as
 kernel/power/energy_model.c of that version builds it). With an era label ("v5.0", "v5.4",
-"v6.0") and a package ``EnergyModel`` it runs the older contract the simulator twin uses.
+"v6.0") and an EM object (the reference engine passes its own :class:`TwinEM`) it runs the
+older contract the simulator twin uses.
 Perf domains are walked in the kernel's rd->pd order (build_perf_domains() prepends: highest
 first CPU first). Python integers do not wrap, so unsigned long deltas are reduced mod 2^64.
 """
@@ -392,7 +393,8 @@ def feec(era, em, util_avg, util_est, task_util, task_ue, prev_cpu, allowed, cap
     """Returns (cpu, (prev, best, base) energies with None for 'not computed', pd_evals, util_calls).
 
     ``era``: a kernel version tuple (then ``em`` is a Platform and the twin builds its own EM)
-    or a legacy label "v5.0" / "v5.4" / "v6.0" with a package EnergyModel.
+    or a legacy label "v5.0" / "v5.4" / "v6.0" with an EM object (``TwinEM``: ``domains`` with
+    ``cpus``, ``scale_cpu``, ``cpu_energy``).
     """
     if isinstance(era, tuple):
         return feec_version(era, em, util_avg, util_est, task_util, task_ue, prev_cpu, allowed, cap_of,

@@ -5,7 +5,8 @@ PerfDomain dataclasses, Python ints), written from the simulator's documented al
 (``lisa_eas.sim`` module docstring, ``lisa_eas/_kernels/sim_*.py``) rather than from its flat
 arrays. The decision models are the plain-Python twins of the kernels (``ref_pelt``,
 ``ref_util_est``, ``ref_eas``, ``ref_sis``, ``ref_schedutil``, ``ref_governors``). Inputs:
-the Platform, the EnergyModel, the SimConfig and the compiled workload (its op program);
+the Platform (its OPP / power / idle-state data, read as plain numbers), the SimConfig and the
+compiled workload (its op program); the Energy Model is the twin's own (``ref_eas.TwinEM``);
 output: a ``RawRun`` whose arrays ``tests/test_sim_reference_engine.py`` compares with the
 numba engine's exactly.
 
@@ -20,33 +21,62 @@ from __future__ import annotations
 
 import numpy as np
 
-from lisa_eas._kernels import sim_state as ss
-
 from . import ref_eas
+from . import ref_sim_schema as ss
 from .ref_governors import interactive_init, ondemand_init, schedfreq_init
 from .ref_schedutil import Policy
 from .ref_sim_engine_sched import Scheduler
 from .ref_sim_engine_state import (CFS, EXITED, INF_TIME, NEW_OR_SLEEPING, Cpu, PerfDomain, Task, pelt_era,
                                    pelt_tables, run_params)
 
-__all__ = ["run_reference"]
+__all__ = ["ENGINE_DEVIATIONS", "run_reference"]
+
+#: Where this engine, written from the kernel source, knows the numba simulator to compute
+#: something else. ``run_reference(..., deviations=...)`` switches a named step to the
+#: simulator's form, so that the event-for-event comparison still checks everything else;
+#: ``tests/test_sim_reference_engine.py`` holds each deviation (it fails once the simulator is
+#: fixed, so that the entry is removed here).
+ENGINE_DEVIATIONS = {
+    "cfs_removal": (
+        "A task's util leaving a cfs_rq. Kernel: remove_entity_load_avg (wake-up migration, exit) "
+        "subtracts r * divider from the cfs_rq's util_sum and detach_entity_load_avg (load-balance "
+        "/ misfit / affinity move of a queued task) subtracts the entity's own util_sum; before "
+        "v5.13 with sub_positive only, v5.13-v5.16 (1c35b07e6d39) util_sum is re-derived as "
+        "util_avg * divider, from v5.17 (2d02fa8cc21a) sub_positive then util_sum >= util_avg * "
+        "PELT_MIN_DIVIDER. Simulator (sim_sched.detach_task_avg): r * divider on every path, with "
+        "the v5.17 floor in every era."),
+    "op_boundary_rq_update": (
+        "An rt-app op boundary with no scheduler event (the end of a run whose timer deadline has "
+        "passed, so the task runs on into its next activation). Kernel: nothing happens to the "
+        "runqueue (clock_nanosleep to a past deadline returns without a scheduler event). "
+        "Simulator (sim_loop.op_done -> sync_cpu): the rq clock and its cfs_rq / rt_rq PELT "
+        "signals are updated there, an extra PELT split point that moves the cfs_rq util_avg by "
+        "a few units of rounding (tests/test_sim_pelt_timeline.py rebuilds these points)."),
+}
 
 
-def run_reference(platform, compiled, config, t_end_ns):
+def run_reference(platform, compiled, config, t_end_ns, deviations=()):
     """Simulate ``compiled`` on ``platform`` with ``config`` until ``t_end_ns``; returns a
-    ``lisa_eas.sim._engine.RawRun`` (same inputs as ``build_run`` + ``run_loop``)."""
-    from lisa_eas.energy_model import EnergyModel
-    from lisa_eas.sim._engine import RawRun
+    ``lisa_eas.sim._engine.RawRun`` (same inputs as ``build_run`` + ``run_loop``).
+
+    ``deviations``: names of :data:`ENGINE_DEVIATIONS` to compute the simulator's way."""
+    unknown = set(deviations) - set(ENGINE_DEVIATIONS)
+    if unknown:
+        raise ValueError(f"unknown deviations {sorted(unknown)}; known: {sorted(ENGINE_DEVIATIONS)}")
+    from lisa_eas.sim._engine import RawRun      # the output container only (no algorithm)
 
     if not platform.perf_domains:        # as lisa_eas.sim._engine.build_run
         from lisa_eas.errors import ModelError
         raise ModelError(f"platform {platform.name!r} has no perf domains (no OPPs); the simulator needs them")
     prm = run_params(platform, config)
     need_em = config.placement != "no-eas" or prm.ramp_boost
-    em = EnergyModel.from_platform(platform, config.era) if need_em else None
+    # the twin's own Energy Model of the run's kernel version (ref_eas.TwinEM, written from
+    # kernel/power/energy_model.c): ramp boost's costs and the "eas-v5.0" placement's tables
+    em = ref_eas.TwinEM(platform, config.era_tuple) if need_em else None
     era = pelt_era(config.era_tuple, config.pelt_halflife_ms, config.util_est)
     yn, _ = pelt_tables(config.pelt_halflife_ms)
     sim = Simulation(platform, compiled, config, prm, em, era, yn, int(t_end_ns))
+    sim.deviations = frozenset(deviations)
     sim.run()
     nc = len(sim.cpus)
     width = ss.D_IN_CPUS + ss.D_IN_PER_CPU * nc
@@ -163,8 +193,8 @@ class Simulation(Scheduler):
                 # post_init_entity_util_avg() on an idle runqueue: half of the CPU's spare capacity
                 rq = self.cpus[cpu].cfs
                 u = (self.cpus[cpu].capacity - rq.util_avg) // 2
-                # util_sum = util_avg * LOAD_AVG_MAX up to v4.11 (post_init_entity_util_avg);
-                # from v4.12 attach_entity_load_avg's LOAD_AVG_MAX - 1024 + period_contrib (0)
+                # util_sum = util_avg * LOAD_AVG_MAX up to v4.12 (post_init_entity_util_avg);
+                # from v4.13 (625ed2bf049d) attach_entity_load_avg's LOAD_AVG_MAX - 1024 + period_contrib (0)
                 div = lam - 1024 if self.era["divider_mode"] else lam
                 task.sa.util_avg = u
                 task.sa.util_sum = u * div

@@ -2,14 +2,82 @@
 
 :class:`Scheduler` is mixed into ``ref_sim_engine.Simulation``, which owns the state: ``cpus``,
 ``pds``, ``tasks`` (``ref_sim_engine_state`` objects), ``prog`` (the compiled op program as
-tuples), ``masks``, ``prm`` (RunParams), ``era``/``yn`` (PELT), ``em`` (EnergyModel) and the
-output lists ``events``, ``activations``, ``eas_log``.
+tuples), ``masks``, ``prm`` (RunParams), ``era``/``yn`` (PELT), ``em`` (the twin's own EM,
+``ref_eas.TwinEM``) and the output lists ``events``, ``activations``, ``eas_log``.
+
+Kernel functions each step follows, reviewed against kernel/sched/fair.c of v5.4 (5.4.y tree
+1xtAsh/kernel-msm5.4 at 3c86cf72dd29; the CFS core there is mainline's) and, for the removal
+forms, the v5.13 / v5.17 patches named below. "=" the order and arithmetic agree; "~" a stated
+simplification of the simulator (both engines), not a kernel reading.
+
+=========================  ===============================================================  ====
+step (method)              kernel function(s), in the kernel's order                        rev.
+=========================  ===============================================================  ====
+update_rq                  update_rq_clock -> update_rq_clock_pelt (delta * cap >> 10,      = / ~
+                           * freq >> 10 while busy; synced when idle, v5.1+), then the
+                           cfs_rq's update_cfs_rq_load_avg and update_rt_rq_load_avg (~: at
+                           every runqueue update, where the kernel updates the rt_rq only in
+                           put_prev/pick/tick of the rt class and update_blocked_averages)
+enqueue                    enqueue_task_fair -> enqueue_entity: update_curr; vruntime +=    =
+                           min_vruntime when migrated; update_load_avg(UPDATE_TG |
+                           DO_ATTACH) with se->on_rq = 0 (attach_entity_load_avg when
+                           last_update_time == 0); account_entity_enqueue; place_entity
+                           (min_vruntime - sysctl_sched_latency / 2, GENTLE_FAIR_SLEEPERS);
+                           se->on_rq = 1; util_est_enqueue (a plain add, order immaterial)
+dequeue_sleep              dequeue_task_fair -> dequeue_entity: update_curr;                =
+                           update_load_avg with se == cfs_rq->curr (running); se->on_rq = 0;
+                           util_est_dequeue / util_est_update on the fresh util_avg
+schedule                   __schedule -> pick_next_task_fair: put_prev_entity               = / ~
+                           (update_load_avg, prev still curr) then set_next_entity
+                           (update_load_avg while queued, then cfs_rq->curr = se);
+                           pick_next_entity = leftmost vruntime (~: no next / last / skip
+                           buddies; LAST_BUDDY only acts with >= sched_nr_latency tasks)
+pick_next                  pick_next_task_rt (highest prio, FIFO order) before CFS         =
+tick                       scheduler_tick -> task_tick_fair -> entity_tick: update_curr,   =
+                           update_load_avg(curr), check_preempt_tick (slice from
+                           __sched_period, min_granularity, leftmost vruntime delta);
+                           update_overutilized_status
+check_preempt              check_preempt_curr -> check_preempt_wakeup /                    =
+                           wakeup_preempt_entity (vdiff > wakeup_gran, nice 0);
+                           check_preempt_curr_rt (higher prio)
+wake_up                    try_to_wake_up -> select_task_rq_fair (find_energy_efficient_cpu ~
+                           then select_idle_sibling from prev), migrate_task_rq_fair ->
+                           remove_entity_load_avg, ttwu_do_activate -> enqueue,
+                           check_preempt_curr (~: prev's runqueue is synced to now; the
+                           kernel's sync_entity_load_avg uses prev cfs_rq's last update and
+                           applies the removed util at prev's next update_cfs_rq_load_avg)
+remove_avg                 remove_entity_load_avg + update_cfs_rq_load_avg's removed path: =
+                           < v5.13 sub_positive(util_sum, r * divider); v5.13-v5.16
+                           util_sum = util_avg * divider (1c35b07e6d39); v5.17+ sub_positive
+                           then >= util_avg * PELT_MIN_DIVIDER (2d02fa8cc21a)
+detach_entity_avg          detach_entity_cfs_rq -> detach_entity_load_avg (the entity's    =
+                           util_sum off; same three era forms)
+attach_avg                 attach_entity_load_avg (last_update_time / period_contrib of the = / ~
+                           cfs_rq, util_sum = util_avg * divider; ~: load_sum is not
+                           rebuilt from load_avg, only util is compared)
+move_queued                detach_task (deactivate_task, set_task_cpu with                 ~
+                           TASK_ON_RQ_MIGRATING) / attach_task (activate_task); ~: the
+                           periodic balance pulls one task to an idle CPU and moves a misfit
+                           task to an idle bigger CPU, no load_balance() group statistics
+pull_one                   newidle_balance / pull_rt_task                                  ~
+select_rt_cpu              select_task_rq_rt -> find_lowest_rq (simplified order)          ~
+set_sched                  __sched_setscheduler: update_rq_clock, class change             ~
+                           (~: the task's own PELT is not updated there)
+op_done                    no kernel event (an rt-app op boundary); a missed
+                           clock_nanosleep deadline touches no runqueue
+governor_update            cpufreq_update_util -> sugov_update_shared (ref_schedutil) /    =
+                           schedfreq
+governor_timer             ondemand dbs_update / interactive timer (~: every runqueue of    ~
+                           the domain is synced; the kernel's sample runs in a kworker)
+=========================  ===============================================================  ====
+
+Where the numba simulator computes a step otherwise, the step is a named entry of
+``ref_sim_engine.ENGINE_DEVIATIONS`` (held by ``tests/test_sim_reference_engine.py``).
 """
 from __future__ import annotations
 
-from lisa_eas._kernels import sim_state as ss
-
 from . import ref_eas, ref_governors, ref_sis
+from . import ref_sim_schema as ss
 from .ref_pelt import update_load_avg, update_load_sum
 from .ref_util_est import clear_flag, task_util_est, util_est_update
 from .ref_sim_engine_state import CFS, EXITED, FIFO, INF_TIME, NEW_OR_SLEEPING, RUNNABLE, RUNNING
@@ -30,6 +98,8 @@ class Scheduler:
     tasks whose ``cpu`` is it and whose state is runnable or running (:meth:`queued`);
     ``nr_cfs``/``nr_rt`` count them per class.
     """
+
+    deviations = frozenset()     # ref_sim_engine.ENGINE_DEVIATIONS computed the simulator's way
 
     # ================================================================== output
     def emit(self, t, kind, cpu, a=0, b=0, c=0, d=0, e=0):
@@ -157,12 +227,32 @@ class Scheduler:
         lam = self.era["load_avg_max"]
         return lam - 1024 + sa.period_contrib if self.era["divider_mode"] else lam
 
-    def detach_avg(self, p, c):
-        """remove_entity_load_avg: take the task's util out of ``c``'s cfs_rq."""
-        rq, r = c.cfs, p.sa.util_avg
+    def _cfs_rq_sub_util(self, rq, r, r_sum):
+        """Take util ``r`` (its sum ``r_sum``) out of cfs_rq signal ``rq`` in the era's form."""
+        form = self.era["cfs_removal"]
+        if "cfs_removal" in self.deviations:     # the simulator's form (ENGINE_DEVIATIONS)
+            r_sum, form = r * self.divider(rq), 2
         rq.util_avg = max(rq.util_avg - r, 0)
-        rq.util_sum = max(rq.util_sum - r * self.divider(rq), 0)
-        rq.util_sum = max(rq.util_sum, rq.util_avg * (self.era["load_avg_max"] - 1024))
+        if form == 1:
+            rq.util_sum = rq.util_avg * self.divider(rq)
+            return
+        rq.util_sum = max(rq.util_sum - r_sum, 0)
+        if form == 2:
+            rq.util_sum = max(rq.util_sum, rq.util_avg * (self.era["load_avg_max"] - 1024))
+
+    def remove_avg(self, p, c):
+        """``remove_entity_load_avg`` (wake-up migration ``migrate_task_rq_fair``, exit
+        ``task_dead_fair``): the task's util_avg goes to ``cfs_rq->removed`` and comes out of the
+        cfs_rq at its next ``update_cfs_rq_load_avg``, before the decay: ``r * divider`` off the
+        sum (the cfs_rq was synced to now just before, so that next update is now)."""
+        rq, r = c.cfs, p.sa.util_avg
+        self._cfs_rq_sub_util(rq, r, r * self.divider(rq))
+
+    def detach_entity_avg(self, p, c):
+        """``detach_entity_cfs_rq`` -> ``detach_entity_load_avg`` (a queued task moved by the load
+        balancer / misfit / affinity path: ``migrate_task_rq_fair`` with TASK_ON_RQ_MIGRATING):
+        the entity's own util_avg and util_sum come off the cfs_rq at once."""
+        self._cfs_rq_sub_util(c.cfs, p.sa.util_avg, p.sa.util_sum)
 
     def attach_avg(self, p, c):
         """attach_entity_load_avg: align the task to ``c``'s cfs_rq PELT window and add it."""
@@ -382,6 +472,7 @@ class Scheduler:
                     p.pc += 1
             elif op == OP_SET_SCHED:
                 p.pc += 1
+                self.update_rq(c, now)                  # __sched_setscheduler: update_rq_clock
                 self.set_sched(p, c, a, b)
             elif op == OP_SET_AFFINITY:
                 p.pc += 1
@@ -507,7 +598,7 @@ class Scheduler:
         c = self.select_task_rq(p, prev, now)
         if c is not prev:
             if p.policy == CFS:
-                self.detach_avg(p, prev)
+                self.remove_avg(p, prev)                 # migrate_task_rq_fair -> remove_entity_load_avg
                 p.vruntime -= prev.min_vruntime
             self.emit(now, ss.EV_MIGRATE, c.idx, p.idx, prev.idx, 0)
             self.sync_cpu(c, now)
@@ -532,7 +623,7 @@ class Scheduler:
             est = self.task_util_est(p)
             self.ue_remove(p)
             self.update_task_avg(p, now)
-            self.detach_avg(p, src)
+            self.detach_entity_avg(p, src)
             src.nr_cfs -= 1
             p.vruntime += dst.min_vruntime - src.min_vruntime
             p.cpu = dst.idx
@@ -665,7 +756,14 @@ class Scheduler:
     def op_done(self, c, now):
         """The running task of ``c`` reached an op boundary: finish the op, run its program on."""
         p = c.curr
-        self.sync_cpu(c, now)
+        if "op_boundary_rq_update" in self.deviations:     # the simulator's form (ENGINE_DEVIATIONS)
+            self.sync_cpu(c, now)
+        else:
+            # the task's progress and the residency are accounted; the runqueue (rq clock, cfs_rq /
+            # rt_rq PELT) is touched only by a scheduler event below: an rt-app op boundary is no
+            # kernel event (a clock_nanosleep whose deadline has passed returns without one)
+            self.account(c, now)
+            self.update_curr(c, now)
         if p.fresh:
             p.fresh = False
         else:
@@ -682,8 +780,10 @@ class Scheduler:
         if what == "run":
             self.refresh_next_event(c, now)
             if c.need_resched:
+                self.update_rq(c, now)                  # __schedule: update_rq_clock
                 self.schedule(c, PREV_RUNNING, now)
             return
+        self.update_rq(c, now)       # dequeue_task (sleep, exit) / the stopper's move: update_rq_clock
         if what == "migrate":
             dst = self.select_task_rq(p, c, now)
             self.sync_cpu(dst, now)
@@ -698,7 +798,7 @@ class Scheduler:
                 p.wake_at = INF_TIME
                 state = PREV_DEAD
                 if p.policy == CFS:
-                    self.detach_avg(p, c)
+                    self.remove_avg(p, c)               # task_dead_fair -> remove_entity_load_avg
             self.leave_cpu(c, state, now)
         self.governor_update(c, now)
         self.emit_cpu_util(c, now)

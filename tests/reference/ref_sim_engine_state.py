@@ -158,9 +158,16 @@ def pelt_era(version, halflife: int, util_est: bool) -> dict:
     ue = -1
     if util_est and version >= UTIL_EST_ERAS[0]:
         ue = max(i for i, e in enumerate(UTIL_EST_ERAS) if e <= version)
-    return {"delta_scaling": v < (5, 1), "divider_mode": int(v >= (4, 12)), "weight_in_sum": v < (4, 15),
+    # divider LOAD_AVG_MAX - 1024 + period_contrib from v4.13 (625ed2bf049d, "sched/cfs: Make
+    # util/load_avg more stable"); LOAD_AVG_MAX before
+    return {"delta_scaling": v < (5, 1), "divider_mode": int(v >= (4, 13)), "weight_in_sum": v < (4, 15),
             "zero_if_unloaded": v >= (4, 15), "runnable_scaled": v >= (5, 7), "load_avg_max": lam,
-            "util_est": ue}
+            "util_est": ue,
+            # how update_cfs_rq_load_avg() takes a removed task's util out of the cfs_rq and
+            # detach_entity_load_avg() a detached one's: 0 sub_positive of the sums (v4.11 fair.c),
+            # 1 util_sum re-derived as util_avg * divider (1c35b07e6d39, v5.13), 2 sub_positive then
+            # util_sum >= util_avg * PELT_MIN_DIVIDER (2d02fa8cc21a, v5.17)
+            "cfs_removal": 0 if v < (5, 13) else (1 if v < (5, 17) else 2)}
 
 
 @dataclass(frozen=True)

@@ -1,12 +1,12 @@
 """Interpreted runs of ``lisa_eas/_kernels/sim_eas.py`` (energy-aware wake-up placement on the flat state): its numba source without numba, not an independent twin.
 
-Built like the reference engine (``ref_sim_loop.py``): the module's ``@njit`` functions run
+Built like the reference engine (``clone_sim_loop.py``): the module's ``@njit`` functions run
 from their Python source with every call rebound to interpreted twins. The engines built
 from them are compared event for event in ``tests/test_sim_reference.py``.
 """
 from __future__ import annotations
 
-from .ref_sim_loop import pure_functions
+from .clone_sim_loop import pure_functions
 
 
 def functions() -> dict:
