@@ -237,9 +237,15 @@ def test_run_with_kernel_signals_and_models_against_the_kernel(board, tmp_path, 
     assert pelt["util"]["p99"] <= 2
     assert pelt["runnable"]["p99"] <= 2
     assert pelt["util"]["p50"] <= 1
-    # util_est (sampled at the previous update from v6.12) is printed above, not judged: the
-    # branch that built the collector measured p99 0 here, the merged tree p99 7-11 on quiet runs
-    # and 54 on a loaded one; the cause is not found yet (issue 23 stays open on it)
+    # util_est (v6.12+: sampled at the entity's previous PELT update). The model's own estimate
+    # (free-running from the start sample) and one util_est_update() from the kernel's previous
+    # estimate on the model's sampled util/runnable: both within the issue's target. (The
+    # collector's branch measured p99 0 only because its runs made the task wait at every
+    # activation, so every update was skipped; the 7-14 on quiet runs came from the model's
+    # start: the boundary state without the start sample's partial period was sampled, and the
+    # error latched; see docs/guide/boards_live.md.)
+    assert pelt["util_est_ewma"]["p99"] <= 4
+    assert pelt["util_est_step"]["p99"] <= 4
 
 
 def test_shared_cpu_and_migration_runs(board, tmp_path, capsys):

@@ -5,7 +5,7 @@ argument on bad input) and runs a numba kernel from :mod:`lisa_eas._kernels`, wh
 compiles on first use and is cached on disk.
 
 * PELT / util_est: :func:`pelt_timeline`, :func:`resample_signal`, :func:`pelt_config`,
-  :func:`pelt_tables`;
+  :func:`pelt_tables`, :func:`util_est_step`;
 * EAS wake-up: :func:`find_energy_efficient_cpu` (eras v5.0, v5.4, v5.14, v6.0, v6.2, v6.5), :func:`cpu_overutilized`;
 * the era ledger: :data:`ERA_LEDGER`, :func:`era_ledger` (one row per modelled behaviour change);
 * idle-CPU search: :func:`select_idle_sibling`, :func:`sis_util_nr_scan`, :func:`sis_prop_nr`;
@@ -32,6 +32,7 @@ _EXPORTS = {
     "pelt_tables": "lisa_eas.models.pelt",
     "pelt_timeline": "lisa_eas.models.pelt",
     "resample_signal": "lisa_eas.models.pelt",
+    "util_est_step": "lisa_eas.models.pelt",
     "SIS_ERAS": "lisa_eas.models.sis",
     "SIS_PATHS": "lisa_eas.models.sis",
     "SisDecisions": "lisa_eas.models.sis",

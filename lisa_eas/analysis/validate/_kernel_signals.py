@@ -82,7 +82,7 @@ def _stats(err: np.ndarray) -> dict:
 
 def _task(trace, pid: int, tl: pd.DataFrame, se: pd.DataFrame, ue: pd.DataFrame | None, era: str,
           to_pelt, clock: str) -> tuple[pd.DataFrame, pd.DataFrame]:
-    from ...models import pelt_timeline
+    from ...models import pelt_timeline, util_est_step
 
     t_ev = tl["time"].to_numpy(np.float64)
     st = tl["state"].to_numpy(np.int64)
@@ -214,20 +214,93 @@ def _task(trace, pid: int, tl: pd.DataFrame, se: pd.DataFrame, ue: pd.DataFrame 
             near = np.abs(e_t[j] - u_t) < 1e-3
             mj = np.searchsorted(uniq, m_start[sleep_ev[j]])
             mj = np.clip(mj, 0, len(uniq) - 1)
-            kern = ue.loc[ue.index.to_numpy(np.float64) > s_t[first]]
+            in_ue = ue.index.to_numpy(np.float64) > s_t[first]
+            kern = ue.loc[in_ue]
+            # one step: the era's rule from the kernel's own previous estimate, on the model's
+            # util/runnable at the point the era samples them (v6.12+: the entity's previous
+            # update, util_est_update() before dequeue_entities(); before: this dequeue's)
+            pos = np.flatnonzero(in_ue)
+            prev_k = np.where(pos > 0, ue["ewma"].to_numpy(np.int64)[np.maximum(pos - 1, 0)], int(ue0))
+            ps = np.clip(mj - 1, 0, len(uniq) - 1) if _samples_before(era) else mj
+            m_u = sig["util_avg"].to_numpy(np.int64)[ps]
+            m_r = sig["runnable_avg"].to_numpy(np.int64)[ps]
+            # before the model's first own update its state is the start sample: the kernel's
+            # averages there (the model starts from the period boundary before that sample,
+            # without its partial period, so its own averages at the start are not those)
+            m_u = np.where(uniq[ps] <= s_m[first], int(r["util"]), m_u)
+            m_r = np.where(uniq[ps] <= s_m[first], int(r["runnable"]), m_r)
+            step = np.array([util_est_step(int(e), int(u_), int(r_), era=era)[0] & 0x7FFFFFFF
+                             for e, u_, r_ in zip(prev_k, m_u, m_r)], np.int64)
+            free = sig["util_est_ewma"].to_numpy(np.int64)[mj] & 0x7FFFFFFF
+            if _one_field(era):
+                free = _free_running(sig, uniq, m_start[sleep_ev], s_m[first], _ue_at(ue, s_t[first] + 1e-6), r,
+                                     era)[j]
             ue_rows = pd.DataFrame({"time": u_t, "pid": pid,
                                     "kernel_ewma": kern["ewma"].to_numpy(np.int64),
-                                    "model_ewma": sig["util_est_ewma"].to_numpy(np.int64)[mj] & 0x7FFFFFFF,
+                                    "model_ewma": free,
                                     "kernel_enqueued": kern["enqueued"].to_numpy(np.int64),
                                     "model_enqueued": np.where(
                                         sig["util_est_enqueued"].to_numpy(np.int64)[mj] & 0x7FFFFFFF,
                                         sig["util_est_enqueued"].to_numpy(np.int64)[mj] & 0x7FFFFFFF,
                                         sig["util_est_ewma"].to_numpy(np.int64)[mj] & 0x7FFFFFFF),
+                                    "step_ewma": step, "kernel_util": kern["util"].to_numpy(np.int64),
+                                    "model_util": m_u, "model_runnable": m_r,
                                     # the EWMA keeps an error for as long as its updates are
-                                    # skipped: every util_est sample after a gap is flagged
-                                    "trace_gap": (u_t >= gap_t[0]) if len(gap_t) else
+                                    # skipped: every util_est sample after a gap is flagged (from
+                                    # the gap's dequeue, whose record precedes its switch-out)
+                                    "trace_gap": (u_t >= gap_t[0] - 200e-6) if len(gap_t) else
                                     np.zeros(len(u_t), bool)})[near]
     return rows, ue_rows
+
+
+def _samples_before(era) -> bool:
+    """v6.12+ (ledger util_est-v6.12): util_est_update() samples the previous PELT update."""
+    from ..._era import parse_kernel_version
+
+    return parse_kernel_version(era) >= (6, 12)
+
+
+def _one_field(era) -> bool:
+    from ..._era import parse_kernel_version
+
+    return parse_kernel_version(era) >= (6, 8)
+
+
+def _free_running(sig, uniq, sleep_m, start_m, ewma0: int, start, era) -> np.ndarray:
+    """The model's own util_est (v6.8+: one field) after each sleep event at ``sleep_m``.
+
+    The same rule and samples as :func:`~lisa_eas.models.pelt_timeline`'s ``util_est_ewma``,
+    except at the start: the model starts at the period boundary before the start sample
+    (``start_m``) without that sample's partial period, so up to the start sample the sampled
+    averages are the start sample's (the kernel's), and sleeps before it are already in the
+    kernel's estimate there (``ewma0``)."""
+    from ...models import util_est_step
+
+    ew = sig["util_est_ewma"].to_numpy(np.int64)
+    ua = sig["util_avg"].to_numpy(np.int64)
+    ra = sig["runnable_avg"].to_numpy(np.int64)
+    upd = sig["avg_updated"].to_numpy(bool)
+    before = _samples_before(era)
+    out = np.empty(len(sleep_m), np.int64)
+    e = ewma0 & 0x7FFFFFFF
+    done = 0
+    for i, m in enumerate(sleep_m):
+        if m <= start_m:
+            out[i] = e
+            continue
+        k = int(np.clip(np.searchsorted(uniq, m), 0, len(uniq) - 1))
+        p = max(k - 1, 0) if before else k
+        # the model's UTIL_AVG_UNCHANGED before this util_est_update (set by the last one, cleared
+        # by a period crossing since; before v6.12 this dequeue's own crossing clears it too)
+        unchanged = bool(ew[max(k - 1, 0)] & 0x80000000) and (before or not upd[k]) and done > 0
+        if not unchanged:
+            at_start = uniq[p] <= start_m
+            u = int(start["util"]) if at_start else int(ua[p])
+            r = int(start["runnable"]) if at_start else int(ra[p])
+            e = util_est_step(e, u, r, era=era)[0] & 0x7FFFFFFF
+            done += 1
+        out[i] = e
+    return out
 
 
 def _ue_at(ue, t) -> int:
@@ -306,6 +379,8 @@ def compare_kernel_signals(trace, *, era: str = "v6.18", tasks=None, clock: str 
     for name in ("ewma", "enqueued"):
         summary[f"util_est_{name}"] = _stats((cu[f"model_{name}"] - cu[f"kernel_{name}"]).to_numpy(np.float64)
                                              if len(cu) else np.zeros(0))
+    summary["util_est_step"] = _stats((cu["step_ewma"] - cu["kernel_ewma"]).to_numpy(np.float64)
+                                      if len(cu) else np.zeros(0))
     return pelt, uest, summary
 
 
