@@ -15,7 +15,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 import yaml
-from conftest import REPO, require_live
+from conftest import IN_CI, REPO, require_live
 from target_helpers import TRACEFS, live_ready
 
 from lisa_eas.errors import ConfigError, PermanentBoardError
@@ -227,11 +227,12 @@ def test_run_with_kernel_signals_and_models_against_the_kernel(board, tmp_path, 
                                                      for k, v in s.items() if isinstance(v, dict) and v["n"]))
     assert pelt["util"]["n"] > 80 and pelt["util_est_ewma"]["n"] > 30
     share = ((res.run_info.get("tracing") or {}).get("other_processes") or {}).get("share_pct") or 0.0
-    if share > 25.0:
+    if share > 25.0 and not IN_CI:
         # Other processes took the CPUs (a shared developer machine): the task is preempted and
         # the kernel updates its signals at events this trace does not place (ticks, other
         # tasks' switches), so the run does not measure the model. Like the EAS suite's noisy
-        # runs, this is reported, not judged.
+        # runs, this is reported, not judged, on a developer machine; CI (LISA_EAS_CI=1, a
+        # machine of its own) always judges it, so a noisy CI run fails rather than passes quietly.
         pytest.xfail(f"noisy run: other processes took {share:.0f} % of the CPU time; util_est p99 "
                      f"{pelt['util_est_ewma']['p99']:.0f}, util p99 {pelt['util']['p99']:.0f}")
     assert pelt["util"]["p99"] <= 2
@@ -246,6 +247,11 @@ def test_run_with_kernel_signals_and_models_against_the_kernel(board, tmp_path, 
     # error latched; see docs/guide/boards_live.md.)
     assert pelt["util_est_ewma"]["p99"] <= 4
     assert pelt["util_est_step"]["p99"] <= 4
+    # load_avg: on the samples with no v6.12 delayed-dequeue time in them (the kernel's own
+    # load == runnable * weight / 1024) within the target; on every sample, the error beyond
+    # the delayed load the kernel itself carries (load - runnable * weight / 1024) too
+    assert pelt["load"]["p99"] <= 2
+    assert pelt["load_beyond_delayed"]["p99"] <= 2
 
 
 def test_shared_cpu_and_migration_runs(board, tmp_path, capsys):
@@ -267,6 +273,11 @@ def test_shared_cpu_and_migration_runs(board, tmp_path, capsys):
     # Measured p99 1 on the collector's branch, 1-6 on the merged tree (cause not found yet,
     # issue 23 open): held to 8 so a real regression (tens) still fails
     assert s1["runnable"]["p99"] <= 8
+    # load_avg on a shared CPU: the sleeping task is kept queued (sched_delayed) until picked,
+    # so nearly every sample carries delayed load (measured: 634 of 647, load error p99 310);
+    # beyond that delayed load, which the kernel's own samples give, the model holds to 2
+    assert s1["delayed_samples"] > 0
+    assert s1["load_beyond_delayed"]["p99"] <= 2 and s2["load_beyond_delayed"]["p99"] <= 2
     # a migration re-phases the entity (attach_entity_load_avg); each stay is compared from its
     # first sample, and the error of that start decays within the stay
     assert s2["runnable"]["p99"] <= 12 and s2["util"]["p50"] <= 1
