@@ -240,7 +240,8 @@ def _task(trace, pid: int, tl: pd.DataFrame, se: pd.DataFrame, ue: pd.DataFrame 
                                     "kernel_ewma": kern["ewma"].to_numpy(np.int64),
                                     "model_ewma": free,
                                     "kernel_enqueued": kern["enqueued"].to_numpy(np.int64),
-                                    "model_enqueued": np.where(
+                                    # v6.8+ has one field: the kernel reports it as both
+                                    "model_enqueued": free if _one_field(era) else np.where(
                                         sig["util_est_enqueued"].to_numpy(np.int64)[mj] & 0x7FFFFFFF,
                                         sig["util_est_enqueued"].to_numpy(np.int64)[mj] & 0x7FFFFFFF,
                                         sig["util_est_ewma"].to_numpy(np.int64)[mj] & 0x7FFFFFFF),
