@@ -293,7 +293,9 @@ def test_root_cfs_rq_util_against_the_sum_of_every_task(board, tmp_path, capsys)
     untraced switch placed to within a tick moves one task's util by up to 85; autogroup group
     entities propagate their children one update late, not modelled), so it is printed, not
     judged, beyond a bound that only the whole-machine sum meets: p99 < 512 (summing rt-app's
-    tasks alone gave ~1100). Samples within 200 us of an attach/detach (migration, fork, exit)
+    tasks alone gave ~1100); the kernel's group entities differ from their own cfs_rq by p99
+    190-200, max 267-512 (``group_lag``, kernel against kernel), the size of the tail, and the
+    tail is held to that. Samples within 200 us of an attach/detach (migration, fork, exit)
     are reported apart: the kernel writes the root both before and after it, a few us before
     the event's record."""
     from lisa_eas.analysis.validate import compare_cfs_rq
@@ -308,15 +310,22 @@ def test_root_cfs_rq_util_against_the_sum_of_every_task(board, tmp_path, capsys)
     with capsys.disabled():
         for clock, (_, s) in out.items():
             u, a = s["util"], s["util_all"]
+            g = s["group_lag"]
             print(f"\ncfs_rq {clock}: {s['tasks']} tasks, p50/p99/max {u['p50']}/{u['p99']:.1f}/{u['max']} "
                   f"over {u['n']} samples; with the {s['at_attach_samples']} at an attach/detach "
-                  f"{a['p50']}/{a['p99']:.1f}/{a['max']}")
+                  f"{a['p50']}/{a['p99']:.1f}/{a['max']}; kernel group entity vs its cfs_rq "
+                  f"p50/p99/max {g['p50']}/{g['p99']}/{g['max']} over {g['n']} pairs")
     for clock, (rows, s) in out.items():
         assert s["tasks"] > 3, clock                        # more than rt-app's tasks are summed
         assert s["util"]["n"] > 200 and s["at_attach_samples"] < 0.4 * s["util_all"]["n"], clock
         assert set(rows["cpu"]) == {0, 1}, clock
         assert s["util"]["p50"] <= 8, clock
         assert s["util"]["p99"] < 512, clock
+        # the tail is the kernel's own group entities (autogroups): the root holds each group
+        # entity's util, which differs from its cfs_rq's (what the summed task models give) by
+        # up to the kernel-vs-kernel group lag; beyond that, one untraced switch (<= 85)
+        g = s["group_lag"]
+        assert s["util"]["p99"] <= max(g["max"] or 0.0, 85.0) + 8, clock
 
 
 # ----------------------------------------------------------------------------- over SSH
