@@ -19,6 +19,13 @@ Two time bases:
 A migration re-attaches the task to another rq's PELT clock, ``last_update_time`` and period
 phase (``attach_entity_load_avg``), which depend on that rq, not on the task's timeline: each
 stay of a task on one CPU is compared on its own, from its first sample there.
+
+util_est is compared twice at each kernel ``sched_util_est_se`` record: the model's own estimate
+(free-running from the start sample) and one :func:`~lisa_eas.models.util_est_step` from the
+kernel's previous estimate on the model's util/runnable at the point the era samples them.
+load_avg is judged on the samples without v6.12 delayed-dequeue time (the kernel's load equals
+runnable * weight / 1024 there); the others are reported apart (``load_delayed``), with every
+sample's error beyond the delayed load the kernel carries (``load_beyond_delayed``).
 """
 from __future__ import annotations
 
