@@ -119,6 +119,14 @@ def _task(trace, pid: int, tl: pd.DataFrame, se: pd.DataFrame, ue: pd.DataFrame 
     # few us: it is the update of that event (one kernel update, not two)
     nxt_i = np.clip(kk + 1, 0, n - 1)
     snap = ok & (kk + 1 < n) & (t_ev[nxt_i] - s_t < 200e-6) & (t_ev[nxt_i] >= s_t)
+    if ue is not None and len(ue) and _samples_before(era):
+        # v6.12+: a dequeue to sleep writes its util_est record before its own PELT update, so
+        # a sample with that dequeue's util_est record after it is an earlier update (a tick
+        # just before the dequeue), not the dequeue's
+        u_all = ue.index.to_numpy(np.float64)
+        first_ue = np.searchsorted(u_all, s_t, side="right")
+        has_ue = (first_ue < len(u_all)) & (u_all[np.minimum(first_ue, len(u_all) - 1)] <= t_ev[nxt_i])
+        snap &= ~(has_ue & (st[nxt_i] == 0))
     if clock == "pelt":
         # ... and on the PELT clock that event happened when the kernel says: its rq clock may
         # lag (an update that reused an older rq clock), and the kernel accrues up to it
