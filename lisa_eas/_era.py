@@ -110,12 +110,12 @@ ERA_LEDGER: tuple[EraChange, ...] = (
               "stable backport)"),
     EraChange("util_est-v6.8", "util_est", (6, 8), "50181c0cff31", "util_est_update",
               "one field (the EWMA), fast-up always, snap inside the margin, skip when the task waited"),
-    EraChange("util_est-v6.12", "util_est", (6, 12), "sched/fair: Fix util_est (P. Zijlstra, delayed-dequeue "
-              "series, LKML 20240727105028; mainline hash not pinned)", "dequeue_task_fair, util_est_update",
-              "util_est_update() runs before dequeue_entities(): the sample is the util_avg of the task's "
-              "previous PELT update, not the one computed at this dequeue (measured on 6.18 with the "
-              "kernel-signals collector)", "recalled",
-              evidence="no mainline hash found in the sources searched"),
+    EraChange("util_est-v6.12", "util_est", (6, 12), "b55945c500c5 sched: Fix pick_next_task_fair() vs "
+              "try_to_wake_up() race (v6.12-rc5)", "dequeue_task_fair, util_est_update",
+              "util_est_update() runs before dequeue_entities(): the sample is the util_avg/runnable_avg of the "
+              "task's previous PELT update, not the one computed at this dequeue (fab4a808ba9f and 152e11f6df29, "
+              "v6.12-rc1, still updated after a completed dequeue; measured on 6.18 with the kernel-signals "
+              "collector)", "read"),
     # ------------------------------------------------------------------ EAS
     EraChange("eas-v5.0", "eas", (5, 0), "732cd75b8c92 sched/fair: Select an energy-efficient CPU on task "
               "wake-up", "find_energy_efficient_cpu, compute_energy", "each candidate costed over every perf "

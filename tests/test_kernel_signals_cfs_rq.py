@@ -55,3 +55,24 @@ def test_root_util_is_the_sum_of_the_attached_tasks_and_migrations_move_it(tmp_p
     assert (c1[c1.index > 1.601] == 0).all()
     jump = at(c0, 1.61) - at(c0, 1.59)
     assert 95 <= jump <= 135
+
+
+def test_group_lag_pairs_a_group_entity_with_its_cfs_rq_just_before(tmp_path):
+    """group_lag, kernel against kernel: walking up from a task, update_load_avg() writes the
+    group cfs_rq's record, then the group entity's (before propagation). Hand-made: on CPU 0 a
+    group cfs_rq at util 300 then its entity at 180 (5 us later: lag 120), then 200 / 200 (lag 0);
+    on CPU 1 an entity record 1 ms after the last cfs_rq record (not the same walk: not paired)."""
+    from lisa_eas.analysis.validate._cfs_rq import group_lag
+    from lisa_eas.trace import read_trace
+
+    (tmp_path / "trace.txt").write_text(_sw(1.0, 0, "swapper/0", 0, "R", "a", 10) + "\n")
+    r = np.zeros(5, KS_RECORD)
+    r["ts"] = [1_100_000_000, 1_100_005_000, 1_200_000_000, 1_200_005_000, 1_301_000_000]
+    r["kind"] = [1, 0, 1, 0, 0]                 # pelt_cfs (group), pelt_se (group entity)
+    r["cpu"] = [0, 0, 0, 0, 1]
+    r["pid"] = -1
+    r["path"] = b"autogroup"
+    r["util_avg"] = [300, 180, 200, 200, 500]
+    _write(tmp_path / "kernel_signals.bin", r, summary={"dropped": 0, "status": "complete"})
+    g = group_lag(read_trace(tmp_path))
+    assert g["n"] == 2 and g["max"] == 120 and g["mean"] == -60

@@ -15,7 +15,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 import yaml
-from conftest import REPO, require_live
+from conftest import IN_CI, REPO, require_live
 from target_helpers import TRACEFS, live_ready
 
 from lisa_eas.errors import ConfigError, PermanentBoardError
@@ -227,19 +227,31 @@ def test_run_with_kernel_signals_and_models_against_the_kernel(board, tmp_path, 
                                                      for k, v in s.items() if isinstance(v, dict) and v["n"]))
     assert pelt["util"]["n"] > 80 and pelt["util_est_ewma"]["n"] > 30
     share = ((res.run_info.get("tracing") or {}).get("other_processes") or {}).get("share_pct") or 0.0
-    if share > 25.0:
+    if share > 25.0 and not IN_CI:
         # Other processes took the CPUs (a shared developer machine): the task is preempted and
         # the kernel updates its signals at events this trace does not place (ticks, other
         # tasks' switches), so the run does not measure the model. Like the EAS suite's noisy
-        # runs, this is reported, not judged.
+        # runs, this is reported, not judged, on a developer machine; CI (LISA_EAS_CI=1, a
+        # machine of its own) always judges it, so a noisy CI run fails rather than passes quietly.
         pytest.xfail(f"noisy run: other processes took {share:.0f} % of the CPU time; util_est p99 "
                      f"{pelt['util_est_ewma']['p99']:.0f}, util p99 {pelt['util']['p99']:.0f}")
     assert pelt["util"]["p99"] <= 2
     assert pelt["runnable"]["p99"] <= 2
     assert pelt["util"]["p50"] <= 1
-    # util_est (sampled at the previous update from v6.12) is printed above, not judged: the
-    # branch that built the collector measured p99 0 here, the merged tree p99 7-11 on quiet runs
-    # and 54 on a loaded one; the cause is not found yet (issue 23 stays open on it)
+    # util_est (v6.12+: sampled at the entity's previous PELT update). The model's own estimate
+    # (free-running from the start sample) and one util_est_update() from the kernel's previous
+    # estimate on the model's sampled util/runnable: both within the issue's target. (The
+    # collector's branch measured p99 0 only because its runs made the task wait at every
+    # activation, so every update was skipped; the 7-14 on quiet runs came from the model's
+    # start: the boundary state without the start sample's partial period was sampled, and the
+    # error latched; see docs/guide/boards_live.md.)
+    assert pelt["util_est_ewma"]["p99"] <= 4
+    assert pelt["util_est_step"]["p99"] <= 4
+    # load_avg: on the samples with no v6.12 delayed-dequeue time in them (the kernel's own
+    # load == runnable * weight / 1024) within the target; on every sample, the error beyond
+    # the delayed load the kernel itself carries (load - runnable * weight / 1024) too
+    assert pelt["load"]["p99"] <= 2
+    assert pelt["load_beyond_delayed"]["p99"] <= 2
 
 
 def test_shared_cpu_and_migration_runs(board, tmp_path, capsys):
@@ -261,6 +273,11 @@ def test_shared_cpu_and_migration_runs(board, tmp_path, capsys):
     # Measured p99 1 on the collector's branch, 1-6 on the merged tree (cause not found yet,
     # issue 23 open): held to 8 so a real regression (tens) still fails
     assert s1["runnable"]["p99"] <= 8
+    # load_avg on a shared CPU: the sleeping task is kept queued (sched_delayed) until picked,
+    # so nearly every sample carries delayed load (measured: 634 of 647, load error p99 310);
+    # beyond that delayed load, which the kernel's own samples give, the model holds to 2
+    assert s1["delayed_samples"] > 0
+    assert s1["load_beyond_delayed"]["p99"] <= 2 and s2["load_beyond_delayed"]["p99"] <= 2
     # a migration re-phases the entity (attach_entity_load_avg); each stay is compared from its
     # first sample, and the error of that start decays within the stay
     assert s2["runnable"]["p99"] <= 12 and s2["util"]["p50"] <= 1
@@ -276,7 +293,9 @@ def test_root_cfs_rq_util_against_the_sum_of_every_task(board, tmp_path, capsys)
     untraced switch placed to within a tick moves one task's util by up to 85; autogroup group
     entities propagate their children one update late, not modelled), so it is printed, not
     judged, beyond a bound that only the whole-machine sum meets: p99 < 512 (summing rt-app's
-    tasks alone gave ~1100). Samples within 200 us of an attach/detach (migration, fork, exit)
+    tasks alone gave ~1100); the kernel's group entities differ from their own cfs_rq by p99
+    190-200, max 267-512 (``group_lag``, kernel against kernel), the size of the tail, and the
+    tail is held to that. Samples within 200 us of an attach/detach (migration, fork, exit)
     are reported apart: the kernel writes the root both before and after it, a few us before
     the event's record."""
     from lisa_eas.analysis.validate import compare_cfs_rq
@@ -291,15 +310,22 @@ def test_root_cfs_rq_util_against_the_sum_of_every_task(board, tmp_path, capsys)
     with capsys.disabled():
         for clock, (_, s) in out.items():
             u, a = s["util"], s["util_all"]
+            g = s["group_lag"]
             print(f"\ncfs_rq {clock}: {s['tasks']} tasks, p50/p99/max {u['p50']}/{u['p99']:.1f}/{u['max']} "
                   f"over {u['n']} samples; with the {s['at_attach_samples']} at an attach/detach "
-                  f"{a['p50']}/{a['p99']:.1f}/{a['max']}")
+                  f"{a['p50']}/{a['p99']:.1f}/{a['max']}; kernel group entity vs its cfs_rq "
+                  f"p50/p99/max {g['p50']}/{g['p99']}/{g['max']} over {g['n']} pairs")
     for clock, (rows, s) in out.items():
         assert s["tasks"] > 3, clock                        # more than rt-app's tasks are summed
         assert s["util"]["n"] > 200 and s["at_attach_samples"] < 0.4 * s["util_all"]["n"], clock
         assert set(rows["cpu"]) == {0, 1}, clock
         assert s["util"]["p50"] <= 8, clock
         assert s["util"]["p99"] < 512, clock
+        # the tail is the kernel's own group entities (autogroups): the root holds each group
+        # entity's util, which differs from its cfs_rq's (what the summed task models give) by
+        # up to the kernel-vs-kernel group lag; beyond that, one untraced switch (<= 85)
+        g = s["group_lag"]
+        assert s["util"]["p99"] <= max(g["max"] or 0.0, 85.0) + 8, clock
 
 
 # ----------------------------------------------------------------------------- over SSH

@@ -1,4 +1,5 @@
-"""The v6.12 util_est ordering (util_est_update() before dequeue_entities()) as an era row.
+"""The v6.12 util_est ordering (util_est_update() before dequeue_entities(), b55945c500c5,
+v6.12-rc5; ledger row util_est-v6.12) as an era row.
 
 State: a nice-0 task alone on a 1024-capacity CPU at full frequency, util_avg 0 and
 util_est 0, runs from t=0, is updated at t=1024*1024 ns (a tick) and dequeued to sleep at
@@ -52,3 +53,19 @@ def test_util_est_samples_before_or_after_the_dequeue_update():
     assert after["util_avg"].tolist()[:3] == [0, u_tick, u_dequeue]
     assert before["util_est_ewma"].iloc[2] == u_dequeue | FLAG
     assert after["util_est_ewma"].iloc[2] == u_tick
+
+
+def test_util_est_step_by_hand():
+    """util_est_update() of v6.8+ (50181c0cff31), values from kernel/sched/fair.c by hand:
+    ewma 200, dequeued 100: diff 100 >= UTIL_EST_MARGIN (10), 100 + 10 >= runnable 100, so
+    ewma = (200 * 4 - 100) >> 2 = 175, flag set; with runnable 150 the task waited
+    (100 + 10 < 150): ewma kept (200), flag set; a set flag: no update at all; dequeued above
+    ewma: ewma = dequeued."""
+    from lisa_eas.models import util_est_step
+
+    assert util_est_step(200, 100, 100, era="v6.18") == (175 | FLAG, 0)
+    assert util_est_step(200, 100, 150, era="v6.18") == (200 | FLAG, 0)
+    assert util_est_step(200 | FLAG, 100, 100, era="v6.18") == (200 | FLAG, 0)
+    assert util_est_step(200, 230, 230, era="v6.12") == (230 | FLAG, 0)
+    # the same sample at v6.11 and v6.12: the rule is v6.8's in both (only the sample point moved)
+    assert util_est_step(200, 100, 100, era="v6.11") == util_est_step(200, 100, 100, era="v6.12")

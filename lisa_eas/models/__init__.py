@@ -5,7 +5,8 @@ argument on bad input) and runs a numba kernel from :mod:`lisa_eas._kernels`, wh
 compiles on first use and is cached on disk.
 
 * PELT / util_est: :func:`pelt_timeline`, :func:`resample_signal`, :func:`pelt_config`,
-  :func:`pelt_tables`, :func:`rq_clock_pelt` (a runqueue's v5.1+ PELT clock), :func:`pelt_clock_scaled`;
+  :func:`pelt_tables`, :func:`rq_clock_pelt` (a runqueue's v5.1+ PELT clock), :func:`pelt_clock_scaled`,
+  :func:`util_est_step`;
 * EAS wake-up: :func:`find_energy_efficient_cpu` (eras v5.0, v5.4, v5.14, v6.0, v6.2, v6.5), :func:`cpu_overutilized`;
 * the era ledger: :data:`ERA_LEDGER`, :func:`era_ledger` (one row per modelled behaviour change);
 * idle-CPU search: :func:`select_idle_sibling`, :func:`sis_util_nr_scan`, :func:`sis_prop_nr`;
@@ -34,6 +35,7 @@ _EXPORTS = {
     "pelt_timeline": "lisa_eas.models.pelt",
     "resample_signal": "lisa_eas.models.pelt",
     "rq_clock_pelt": "lisa_eas.models.pelt",
+    "util_est_step": "lisa_eas.models.pelt",
     "SIS_ERAS": "lisa_eas.models.sis",
     "SIS_PATHS": "lisa_eas.models.sis",
     "SisDecisions": "lisa_eas.models.sis",

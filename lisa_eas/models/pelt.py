@@ -16,7 +16,7 @@ from ..errors import ModelError
 from ._validate import era_of, int_array, int_scalar, sorted_times
 
 __all__ = ["PELT_ERAS", "UTIL_EST_ERAS", "pelt_clock_scaled", "pelt_config", "pelt_tables", "pelt_timeline",
-           "resample_signal", "rq_clock_pelt"]
+           "resample_signal", "rq_clock_pelt", "util_est_step"]
 
 #: Kernel versions where PELT's arithmetic changed (see :func:`pelt_config`; rows ``pelt-*`` of
 #: :data:`lisa_eas._era.ERA_LEDGER`).
@@ -280,6 +280,44 @@ def rq_clock_pelt(points_ns, busy, *, cpu_capacity=1024, freq_scale=1024, went_i
     i = np.maximum(np.searchsorted(pts, t, side="left") - 1, 0)
     step = kp.clock_pelt_advance(np.zeros(t.size, np.int64), np.maximum(t - pts[i], 0), cap[i], fs[i])
     return np.where(b[i] & (t > pts[0]), clock[i] + step, t)
+
+
+def util_est_step(ewma: int, util_avg: int, runnable_avg: int, *, cpu_capacity: int = 1024, era="v6.9",
+                  enqueued: int = 0) -> tuple[int, int]:
+    """One ``util_est_update()`` at the dequeue of a task going to sleep (the era's rule).
+
+    Parameters
+    ----------
+    ewma, enqueued : int
+        The task's ``util_est`` fields before the dequeue (raw, flag bit included; ``enqueued``
+        exists before v6.8 only). A set ``UTIL_AVG_UNCHANGED`` flag means no update.
+    util_avg, runnable_avg : int
+        The task's util_avg / runnable_avg the kernel samples: from v6.12 those of the
+        entity's previous PELT update (``util_est_update()`` runs before
+        ``dequeue_entities()``), before v6.12 those of this dequeue's update (ledger row
+        ``util_est-v6.12``). :func:`pelt_timeline` applies that ordering itself; this function
+        takes the sample as given.
+    cpu_capacity : int
+        ``arch_scale_cpu_capacity`` of the task's CPU.
+    era : str
+        Kernel version.
+
+    Returns
+    -------
+    (int, int)
+        The new ``(ewma, enqueued)``, raw (flag bit included).
+    """
+    from .._kernels.util_est import util_est_update
+
+    code = UTIL_EST_ERAS.index(era_of(era, UTIL_EST_ERAS, "util_est"))
+    for name, val in (("ewma", ewma), ("enqueued", enqueued)):
+        int_scalar(val, name, lo=0, hi=0x80000000 + 1024)
+    int_scalar(util_avg, "util_avg", lo=0, hi=1024)
+    int_scalar(runnable_avg, "runnable_avg", lo=0, hi=1024)
+    int_scalar(cpu_capacity, "cpu_capacity", lo=1, hi=1024)
+    e, q = util_est_update(np.int64(ewma), np.int64(enqueued), np.int64(util_avg), np.int64(runnable_avg),
+                           np.int64(cpu_capacity), np.int64(code))
+    return int(e), int(q)
 
 
 def resample_signal(signal: pd.DataFrame, grid_ns) -> pd.DataFrame:

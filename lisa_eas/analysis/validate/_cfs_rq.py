@@ -34,7 +34,7 @@ import pandas as pd
 
 from .._common import STATE_DEAD, is_dead_state, STATE_RUNNABLE, STATE_RUNNING, STATE_SLEEPING, task_timeline
 
-__all__ = ["compare_cfs_rq"]
+__all__ = ["compare_cfs_rq", "group_lag"]
 
 
 def _stats(err: np.ndarray) -> dict:
@@ -181,7 +181,8 @@ def compare_cfs_rq(trace, *, era: str = "v6.18", clock: str = "pelt",
     (DataFrame, dict)
         One row per compared root sample (``time``, ``cpu``, ``kernel_util``, ``model_util``,
         ``tasks``: how many task models were summed) and the summary ``{"util": {n, p50, p99,
-        max, mean}, "clock", "era", "tasks", "warmup_s"}`` of ``|model - kernel|``.
+        max, mean}, "clock", "era", "tasks", "warmup_s"}`` of ``|model - kernel|``, and
+        ``group_lag`` (:func:`group_lag`: the kernel's group entities against their own cfs_rq).
     """
     from ...models import pelt_timeline
 
@@ -256,5 +257,36 @@ def compare_cfs_rq(trace, *, era: str = "v6.18", clock: str = "pelt",
     err = (rows["model_util"] - rows["kernel_util"]).to_numpy(np.float64)
     summary = {"clock": clock, "era": era, "tasks": n_tasks, "warmup_s": warmup_s,
                "util": _stats(err[~rows["at_attach"].to_numpy(bool)]), "util_all": _stats(err),
-               "at_attach_samples": int(rows["at_attach"].sum())}
+               "at_attach_samples": int(rows["at_attach"].sum()), "group_lag": group_lag(trace)}
     return rows, summary
+
+
+def group_lag(trace, window_s: float = 20e-6) -> dict:
+    """How far the kernel's own group entities lag their group cfs_rq (task groups, autogroups).
+
+    A root cfs_rq holds a group entity's ``util_avg``, not its children's: the group entity runs
+    its own PELT signal and takes its cfs_rq's util only when a change is propagated
+    (``propagate_entity_load_avg`` / ``update_tg_cfs_util``, after an attach/detach inside the
+    group). Walking up from a task, ``update_load_avg()`` writes the group cfs_rq's record, then
+    the group entity's (before propagation): each group ``sched_pelt_se`` record (pid <= 0) is
+    paired with the same CPU's group ``sched_pelt_cfs`` record written at most ``window_s``
+    before it, and ``|entity util - cfs_rq util|`` summarised (kernel against kernel: no model).
+    """
+    if "sched_pelt_se" not in trace.events or "sched_pelt_cfs" not in trace.events:
+        return _stats(np.zeros(0))
+    se = trace.df("sched_pelt_se")
+    cfs = trace.df("sched_pelt_cfs")
+    g = se[se["pid"].to_numpy() <= 0]
+    gc = cfs[~cfs["is_root"].to_numpy(bool)] if "is_root" in cfs.columns else cfs[cfs["path"] != "/"]
+    out = []
+    for c in np.unique(g["cpu"].to_numpy(np.int64)):
+        a = g[g["cpu"].to_numpy(np.int64) == c]
+        b = gc[gc["cpu"].to_numpy(np.int64) == c]
+        if not len(a) or not len(b):
+            continue
+        at = a.index.to_numpy(np.float64)
+        bt = b.index.to_numpy(np.float64)
+        j = np.searchsorted(bt, at, side="right") - 1
+        ok = (j >= 0) & (at - bt[np.maximum(j, 0)] <= window_s)
+        out.append(a["util"].to_numpy(np.int64)[ok] - b["util"].to_numpy(np.int64)[j[ok]])
+    return _stats(np.concatenate(out).astype(np.float64) if out else np.zeros(0))
