@@ -137,11 +137,12 @@ def bundle_counts(buf, bstart, blen, kind_of, nkinds, unknown_fno):
 
 
 @numba.njit(cache=True)
-def _decode_event(buf, pos, end, kind_of, col_of, col_str, k_ncols, vals, slen, vb, stride,
-                  seen):
-    """Decode one typed FtraceEvent; its columns go to ``vals``/``slen`` (integers, or a
-    string's start and length) at ``vb + column * stride``. Returns ``(error, error
-    position, timestamp, pid, kind)``."""
+def _decode_event(buf, pos, end, kind_of, col_of, col_str, k_ncols, k_valbase, k_cap, rows, vals,
+                  slen, seen):
+    """Decode one FtraceEvent. A typed event's columns go to ``vals``/``slen`` (integers,
+    or a string's start and length) at ``k_valbase[kind] + column * k_cap[kind] +
+    rows[kind]``; for other events the walk stops at their oneof field. Returns ``(error,
+    error position, timestamp, pid, kind)`` (kind -1 generic, -2 not decoded)."""
     ts = np.int64(0)
     pid = np.int64(0)
     kind = -2
@@ -157,9 +158,14 @@ def _decode_event(buf, pos, end, kind_of, col_of, col_str, k_ncols, vals, slen, 
                 ts = value(buf, s, e)
             else:
                 pid = value(buf, s, e)
-        elif w == 2 and f != 5 and f < kind_of.shape[0] and kind_of[f] >= 0:
-            kind = kind_of[f]
-            for c in range(k_ncols[kind]):
+        elif w == 2 and f != 5 and kind == -2:
+            k = kind_of[f] if f < kind_of.shape[0] else -2
+            if k < 0:
+                return E_OK, pos, ts, pid, k
+            kind = k
+            stride = k_cap[k]
+            vb = k_valbase[k] + rows[k]
+            for c in range(k_ncols[k]):
                 vals[vb + c * stride] = 0
                 slen[vb + c * stride] = 0
             qq = s
@@ -167,10 +173,10 @@ def _decode_event(buf, pos, end, kind_of, col_of, col_str, k_ncols, vals, slen, 
                 err, f2, w2, s2, e2 = field(buf, qq, e)
                 if err != E_OK:
                     return err, qq, ts, pid, kind
-                c = col_of[kind, f2] if f2 < MAX_FNO else -1
+                c = col_of[k, f2] if f2 < MAX_FNO else -1
                 if c >= 0:
                     at = vb + c * stride
-                    if col_str[kind, c]:
+                    if col_str[k, c]:
                         if w2 != 2:
                             return E_WIRE, qq, ts, pid, kind
                         vals[at] = s2
@@ -179,7 +185,7 @@ def _decode_event(buf, pos, end, kind_of, col_of, col_str, k_ncols, vals, slen, 
                         if w2 != 0:
                             return E_WIRE, qq, ts, pid, kind
                         vals[at] = value(buf, s2, e2)
-                    seen[kind, c] = True
+                    seen[k, c] = True
                 qq = e2
         q = e
     return E_OK, pos, ts, pid, kind
@@ -239,11 +245,13 @@ def decode_bundles(buf, bstart, blen, boffset, monoraw_off, tables, rows, typed,
         while err == E_OK and q < end:
             _, f, w, s, e = field(buf, q, end)
             if f == 2:
-                k, _ = _event_kind(buf, s, e, kind_of)
-                if k == -3:
-                    err = E_TRUNC
-                    errpos = s
-                elif k == -1:
+                e2, ep, ts, pid, k = _decode_event(buf, s, e, kind_of, col_of, col_str, k_ncols,
+                                                   k_valbase, k_cap, rows, vals, slen, seen)
+                if e2 != E_OK:
+                    err = e2
+                    errpos = ep
+                    break
+                if k == -1:
                     i = rows[nk + GENERIC]
                     if i < gen_span.shape[0]:
                         gen_span[i, 0] = s
@@ -253,20 +261,14 @@ def decode_bundles(buf, bstart, blen, boffset, monoraw_off, tables, rows, typed,
                         rows[nk + GENERIC] = i + 1
                 elif k >= 0:
                     i = rows[k]
-                    vb = k_valbase[k] + i
-                    st = k_cap[k]
-                    e2, ep, ts, pid, _ = _decode_event(buf, s, e, kind_of, col_of, col_str,
-                                                       k_ncols, vals, slen, vb, st, seen)
-                    if e2 != E_OK:
-                        err = e2
-                        errpos = ep
-                        break
                     row = k_rowbase[k] + i
                     ev_ts[row] = ts + off
                     ev_cpu[row] = np.int32(cpu)
                     ev_pid[row] = np.int32(pid)
                     rows[k] = i + 1
                     if k == sw_kind:     # a typed switch also names the running task
+                        vb = k_valbase[k] + i
+                        st = k_cap[k]
                         ne = rows[nk + ENTRIES]
                         ent_s[ne] = vals[vb + _SW_NEXT_COMM * st]
                         ent_l[ne] = slen[vb + _SW_NEXT_COMM * st]

@@ -66,11 +66,14 @@ def field(buf, pos, end):
     w = np.int64(key & np.uint64(7))
     if f == 0 or w > 5 or w == 3 or w == 4:
         return E_TAG, f, w, pos, pos
-    if w == 0:
-        _, q = varint(buf, r, end)
-        if q < 0:
-            return E_TRUNC, f, w, pos, pos
-        return E_OK, f, w, r, q
+    if w == 0:      # skipped, not decoded: its end is its first byte below 0x80
+        q = r
+        last = min(end, r + 10)
+        while q < last:
+            if buf[q] < 0x80:
+                return E_OK, f, w, r, q + 1
+            q += 1
+        return E_TRUNC, f, w, pos, pos
     if w == 2:
         n, s = varint(buf, r, end)
         if s < 0 or n > np.uint64(end - s):

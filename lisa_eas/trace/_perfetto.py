@@ -491,7 +491,7 @@ class _Reader:
             return
         df = pd.DataFrame({"p": np.asarray(pids), "c": np.asarray(comms.codes)})
         last = df.drop_duplicates("p", keep="last")
-        cats = comms.categories
+        cats = [str(c) for c in comms.categories]
         for p, c in zip(last["p"].tolist(), last["c"].tolist()):
             if c >= 0 and cats[c] and cats[c] != _UNKNOWN_COMM:
                 self.cmdlines[int(p)] = cats[c]
