@@ -19,11 +19,12 @@ from __future__ import annotations
 import numba
 import numpy as np
 
-from ._pb_compact import CUR_COMM, CUR_PID, CUR_PRIO, NCOLS, compact_columns, decode_switches, \
-    decode_wakings
+from ._pb_compact import CUR_COMM, CUR_PID, CUR_PRIO, NCOLS, SW_CPU, SW_NEXT_COMM, SW_NEXT_PID, \
+    SW_NEXT_PRIO, SW_PID, SW_PREV_COMM, SW_PREV_PID, SW_PREV_PRIO, SW_STATE, SW_TS, \
+    compact_columns, decode_switches, decode_wakings
 from ._pb_wire import E_CPU, E_OK, E_TAG, E_TRUNC, E_WIRE, count_packed, field, value
 
-__all__ = ["MAX_CPUS", "MAX_COLS", "MAX_FNO", "bundle_counts", "decode_bundles",
+__all__ = ["MAX_CPUS", "MAX_COLS", "MAX_FNO", "SPAN_BITS", "SPAN_LEN", "bundle_counts", "decode_bundles",
            "decode_generic", "same_layout", "GENERIC", "SWITCHES", "WAKINGS", "ENTRIES"]
 
 MAX_CPUS = 4096
@@ -31,7 +32,11 @@ MAX_COLS = 8            # columns per typed event kind
 MAX_FNO = 16            # field numbers of typed events' own fields are < MAX_FNO
 # counters after the typed kinds (offsets from the number of kinds)
 GENERIC, SWITCHES, WAKINGS, ENTRIES = 0, 1, 2, 3
-_SW_NEXT_COMM, _SW_NEXT_PID, _SW_NEXT_PRIO = 4, 5, 6     # typed sched_switch columns
+# typed sched_switch columns (Perfetto's SchedSwitchFtraceEvent in trace.dat order)
+_SW_PREV_COMM, _SW_PREV_PID, _SW_PREV_PRIO, _SW_PREV_STATE, _SW_NEXT_COMM, _SW_NEXT_PID, \
+    _SW_NEXT_PRIO = range(7)
+SPAN_BITS = 24          # a string column cell: start << SPAN_BITS | length
+SPAN_LEN = (1 << SPAN_BITS) - 1
 
 
 @numba.njit(cache=True)
@@ -114,8 +119,9 @@ def bundle_counts(buf, bstart, blen, kind_of, nkinds, unknown_fno):
                 k, fno = _event_kind(buf, s, e, kind_of)
                 if k >= 0:
                     counts[k] += 1
-                    if k == sw_kind:
-                        counts[nkinds + ENTRIES] += 1
+                    if k == sw_kind:      # decoded into the switch columns (two comms)
+                        counts[nkinds + SWITCHES] += 1
+                        counts[nkinds + ENTRIES] += 2
                 elif k == -1:
                     counts[nkinds + GENERIC] += 1
                 elif k == -2 and 5 < fno < unknown_fno.shape[0]:
@@ -138,9 +144,9 @@ def bundle_counts(buf, bstart, blen, kind_of, nkinds, unknown_fno):
 
 @numba.njit(cache=True)
 def _decode_event(buf, pos, end, kind_of, col_of, col_str, k_ncols, k_valbase, k_cap, rows, vals,
-                  slen, seen):
-    """Decode one FtraceEvent. A typed event's columns go to ``vals``/``slen`` (integers,
-    or a string's start and length) at ``k_valbase[kind] + column * k_cap[kind] +
+                  seen):
+    """Decode one FtraceEvent. A typed event's columns go to ``vals`` (integers, or a
+    string's start and length as ``start << SPAN_BITS | length``) at ``k_valbase[kind] + column * k_cap[kind] +
     rows[kind]``; for other events the walk stops at their oneof field. Returns ``(error,
     error position, timestamp, pid, kind)`` (kind -1 generic, -2 not decoded)."""
     ts = np.int64(0)
@@ -167,7 +173,6 @@ def _decode_event(buf, pos, end, kind_of, col_of, col_str, k_ncols, k_valbase, k
             vb = k_valbase[k] + rows[k]
             for c in range(k_ncols[k]):
                 vals[vb + c * stride] = 0
-                slen[vb + c * stride] = 0
             qq = s
             while qq < e:
                 err, f2, w2, s2, e2 = field(buf, qq, e)
@@ -179,8 +184,9 @@ def _decode_event(buf, pos, end, kind_of, col_of, col_str, k_ncols, k_valbase, k
                     if col_str[k, c]:
                         if w2 != 2:
                             return E_WIRE, qq, ts, pid, kind
-                        vals[at] = s2
-                        slen[at] = np.int32(e2 - s2)
+                        if e2 - s2 > SPAN_LEN:
+                            return E_TRUNC, qq, ts, pid, kind
+                        vals[at] = (s2 << SPAN_BITS) | (e2 - s2)
                     else:
                         if w2 != 0:
                             return E_WIRE, qq, ts, pid, kind
@@ -198,9 +204,9 @@ def decode_bundles(buf, bstart, blen, boffset, monoraw_off, tables, rows, typed,
 
     ``tables`` = (kind_of, col_of, col_str, k_ncols, k_rowbase, k_valbase, k_cap) from
     :func:`~lisa_eas.trace._perfetto_schema.kind_tables` and the counts. Typed events of
-    kind ``k`` go to rows ``k_rowbase[k] + i`` of ``typed`` = (ev_ts, ev_cpu, ev_pid, vals,
-    slen), cell ``k_valbase[k] + column * k_cap[k] + i`` of ``vals``/``slen``; ``rows[k]``
-    counts them. ``compact`` = (s64, s32, sent, w64, w32, went): the switch and waking
+    kind ``k`` go to rows ``k_rowbase[k] + i`` of ``typed`` = (ev_ts, ev_cpu, ev_pid, vals),
+    cell ``k_valbase[k] + column * k_cap[k] + i`` of ``vals``; ``rows[k]`` counts them.
+    Typed sched_switch events go to the compact switch columns (their comms as entries). ``compact`` = (s64, s32, sent, w64, w32, went): the switch and waking
     columns of :mod:`~lisa_eas.trace._pb_compact`. ``rows[nk + GENERIC]`` generic-event
     spans (``gen_span``: start, length, cpu, time offset), ``rows[nk + SWITCHES]``,
     ``rows[nk + WAKINGS]``, ``rows[nk + ENTRIES]`` the compact rows and comm entries
@@ -214,7 +220,7 @@ def decode_bundles(buf, bstart, blen, boffset, monoraw_off, tables, rows, typed,
     Returns (bundles flagged ``lost_events``, which optional columns were seen).
     """
     kind_of, col_of, col_str, k_ncols, k_rowbase, k_valbase, k_cap = tables
-    ev_ts, ev_cpu, ev_pid, vals, slen = typed
+    ev_ts, ev_cpu, ev_pid, vals = typed
     s64, s32, sent, w64, w32, went = compact
     nk = k_ncols.shape[0]
     sw_kind = kind_of[4]
@@ -246,7 +252,7 @@ def decode_bundles(buf, bstart, blen, boffset, monoraw_off, tables, rows, typed,
             _, f, w, s, e = field(buf, q, end)
             if f == 2:
                 e2, ep, ts, pid, k = _decode_event(buf, s, e, kind_of, col_of, col_str, k_ncols,
-                                                   k_valbase, k_cap, rows, vals, slen, seen)
+                                                   k_valbase, k_cap, rows, vals, seen)
                 if e2 != E_OK:
                     err = e2
                     errpos = ep
@@ -259,6 +265,35 @@ def decode_bundles(buf, bstart, blen, boffset, monoraw_off, tables, rows, typed,
                         gen_span[i, 2] = cpu
                         gen_span[i, 3] = off
                         rows[nk + GENERIC] = i + 1
+                elif k == sw_kind:
+                    # a typed switch goes to the switch columns; it names the running task
+                    vb = k_valbase[k] + rows[k]
+                    st = k_cap[k]
+                    ne = rows[nk + ENTRIES]
+                    i = rows[nk + SWITCHES]
+                    if i >= s64.shape[1]:
+                        err = E_TRUNC
+                        errpos = s
+                        break
+                    for c in range(2):
+                        span = vals[vb + (_SW_PREV_COMM if c == 1 else _SW_NEXT_COMM) * st]
+                        ent_s[ne + c] = span >> SPAN_BITS
+                        ent_l[ne + c] = span & SPAN_LEN
+                    rows[nk + ENTRIES] = ne + 2
+                    s64[SW_TS, i] = ts + off
+                    s64[SW_STATE, i] = vals[vb + _SW_PREV_STATE * st]
+                    s32[SW_CPU, i] = np.int32(cpu)
+                    s32[SW_PID, i] = np.int32(pid)
+                    s32[SW_PREV_PID, i] = np.int32(vals[vb + _SW_PREV_PID * st])
+                    s32[SW_PREV_PRIO, i] = np.int32(vals[vb + _SW_PREV_PRIO * st])
+                    s32[SW_NEXT_PID, i] = np.int32(vals[vb + _SW_NEXT_PID * st])
+                    s32[SW_NEXT_PRIO, i] = np.int32(vals[vb + _SW_NEXT_PRIO * st])
+                    sent[SW_PREV_COMM, i] = np.int32(ne + 1)
+                    sent[SW_NEXT_COMM, i] = np.int32(ne)
+                    rows[nk + SWITCHES] = i + 1
+                    cur[cpu, CUR_PID] = s32[SW_NEXT_PID, i]
+                    cur[cpu, CUR_PRIO] = s32[SW_NEXT_PRIO, i]
+                    cur[cpu, CUR_COMM] = ne
                 elif k >= 0:
                     i = rows[k]
                     row = k_rowbase[k] + i
@@ -266,16 +301,6 @@ def decode_bundles(buf, bstart, blen, boffset, monoraw_off, tables, rows, typed,
                     ev_cpu[row] = np.int32(cpu)
                     ev_pid[row] = np.int32(pid)
                     rows[k] = i + 1
-                    if k == sw_kind:     # a typed switch also names the running task
-                        vb = k_valbase[k] + i
-                        st = k_cap[k]
-                        ne = rows[nk + ENTRIES]
-                        ent_s[ne] = vals[vb + _SW_NEXT_COMM * st]
-                        ent_l[ne] = slen[vb + _SW_NEXT_COMM * st]
-                        rows[nk + ENTRIES] = ne + 1
-                        cur[cpu, CUR_PID] = np.int64(np.int32(vals[vb + _SW_NEXT_PID * st]))
-                        cur[cpu, CUR_PRIO] = np.int64(np.int32(vals[vb + _SW_NEXT_PRIO * st]))
-                        cur[cpu, CUR_COMM] = ne
             q = e
         # compact_sched
         if err == E_OK and cs_s >= 0:

@@ -352,10 +352,9 @@ class _Reader:
         ntyped = int(cap.sum())
         # every array is written whole by the kernel: mapped in at once, without huge pages
         vals = empty_small_pages(int(cells.sum()), np.int64, populate=True)
-        slen = empty_small_pages(int(cells.sum()), np.int32, populate=True)
         typed = (empty_small_pages(ntyped, np.int64, populate=True),
                  empty_small_pages(ntyped, np.int32, populate=True),
-                 empty_small_pages(ntyped, np.int32, populate=True), vals, slen)
+                 empty_small_pages(ntyped, np.int32, populate=True), vals)
         nsw, nwk = int(counts[nk + F.SWITCHES]), int(counts[nk + F.WAKINGS])
         compact = (_block(2, nsw, np.int64), _block(6, nsw, np.int32), _block(2, nsw, np.int32),
                    _block(1, nwk, np.int64), _block(5, nwk, np.int32), _block(1, nwk, np.int32))
@@ -420,8 +419,8 @@ class _Reader:
                     continue
                 v = vals[base + c * stride:base + c * stride + cnt]
                 if typ == "str":
-                    ln = slen[base + c * stride:base + c * stride + cnt]
-                    out[col] = _strings(buf, v, ln, strip_newline=(name == "print"))
+                    out[col] = _strings(buf, v >> F.SPAN_BITS, v & F.SPAN_LEN,
+                                        strip_newline=(name == "print"))
                 elif typ == "uint64":
                     out[col] = v.view(np.uint64).copy()
                 else:
@@ -437,7 +436,7 @@ class _Reader:
                 self._learn(out["pid"], out["comm"])
             elif name == "task_rename":
                 self._learn(out["pid"], out["newcomm"])
-        del vals, slen
+        del vals
         for name, item in typed_switch.items():     # typed and compact events of one name
             frames[name] = _concat(frames[name], item)
         gcount = int(rows[nk + F.GENERIC])
