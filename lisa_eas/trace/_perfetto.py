@@ -15,6 +15,7 @@ All timestamps are put on the trace's primary clock (``metadata["clock"]``, norm
 from __future__ import annotations
 
 import mmap
+import struct
 import zlib
 from collections import defaultdict
 
@@ -27,9 +28,10 @@ from . import _pb_compact as C
 from . import _pb_ftrace as F
 from ._columns import SpanInterner, _categorical, comm_column, empty_small_pages
 from ._pb_packets import PK_CLOCK, PK_COLS, PK_DLEN, PK_DROPPED, PK_DSTART, PK_ERR, PK_ERRPOS, \
-    PK_FIELD, PK_HAS_TS, PK_LEN, PK_SEQ, PK_START, PK_TS, count_packets, scan_packets
+    PK_FIELD, PK_FLAGS, PK_HAS_TS, PK_LEN, PK_SEQ, PK_START, PK_TS, count_packets, scan_packets
 from ._pb_wire import E_TRUNC, ERR_NAMES
 from ._perfetto_clock import BOOT as _BOOT, MONO_RAW as _MONO_RAW, Clocks
+from ._perfetto_tracks import TRACK_TABLES, Tracks
 from ._pbsmall import PbError, _read_varint, as_float, fields, key, signed32, signed64, varint
 from ._perfetto_schema import FTRACE_EVENTS, PACKET, PACKET_NAMES, kind_tables
 from ._skips import SkipReport
@@ -191,11 +193,33 @@ class _Reader:
             if h is not None:
                 ts = self.clocks.to_primary(int(row[PK_TS]), int(row[PK_CLOCK]) or _BOOT)
                 self._small(row, lambda d, h=h, ts=ts, has=int(row[PK_HAS_TS]): h(d, ts, has))
+        self._tracks(good)
         bundles = good[good[:, PK_FIELD] == PACKET["ftrace_events"]]
         self._ftrace(bundles)
         self._tables()
         self._finish()
         return self.frames, self.meta, self.skips
+
+    def _tracks(self, good):
+        """Track descriptors and track events, with the interned data of their sequences
+        (also in packets holding nothing else), in file order."""
+        kind = good[:, PK_FIELD]
+        is_track = np.isin(kind, [PACKET["track_event"], PACKET["track_descriptor"]])
+        if not is_track.any():
+            return
+        seqs = np.unique(good[is_track, PK_SEQ])
+        rows = good[(is_track | (kind == 0)) & np.isin(good[:, PK_SEQ], seqs)]
+        tracks = Tracks()
+        for row in rows:
+            s, n = int(row[PK_START]), int(row[PK_LEN])
+            ts = self.clocks.to_primary(int(row[PK_TS]), int(row[PK_CLOCK]) or _BOOT)
+            try:
+                tracks.packet(bytes(self.buf[s:s + n]), int(row[PK_SEQ]), int(row[PK_FLAGS]), ts)
+            except PbError as exc:
+                self.fail("corrupt_packet", s + exc.offset, f"track packet: {exc.what}")
+            except (TypeError, AttributeError, ValueError, OverflowError, struct.error):
+                self.fail("corrupt_packet", s, "track packet: a field of the wrong wire type")
+        self.frames.update(tracks.frames(_frame))
 
     def _bad_packets(self, pk, buf):
         bad = pk[pk[:, PK_ERR] != 0]
@@ -657,7 +681,7 @@ class _Reader:
         self.cmdlines.update(self.thread_names)
         for name, df in self.frames.items():
             comm = comm_column(df["__pid"].to_numpy(), self.cmdlines)
-            if name in ("power_rails", "battery", "process_tree"):
+            if name in ("power_rails", "battery", "process_tree") + TRACK_TABLES:
                 comm = _categorical(np.zeros(len(df), np.int32), [""])
             df["__comm"] = comm
         self.meta.update(self.clocks.metadata())
