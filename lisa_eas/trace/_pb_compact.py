@@ -171,33 +171,3 @@ def decode_wakings(buf, sp, cpu, off, ent0, nint, i0, waker, s64, s32, sw_lo, sw
         went[0, i] = np.int32(ent0 + np.int64(ci))
     return E_OK, n
 
-
-@numba.njit(cache=True)
-def entry_codes(ent, ent_code, ncodes, out):
-    """Category codes of records from their entry indices ``ent`` (``ent_code``: the
-    interned string of each entry, in ``0..ncodes-1``): renumbered in order of first
-    appearance, -1 (unknown) after all others. Returns (the string of each new code, whether
-    an unknown record was seen)."""
-    remap = np.full(ncodes, -1, np.int64)
-    order = np.empty(ncodes, np.int64)
-    k = 0
-    unknown = False
-    for i in range(ent.shape[0]):
-        e = ent[i]
-        if e < 0:
-            unknown = True
-            out[i] = -1
-            continue
-        c = ent_code[e]
-        r = remap[c]
-        if r < 0:
-            r = k
-            remap[c] = k
-            order[k] = c
-            k += 1
-        out[i] = r
-    if unknown:
-        for i in range(ent.shape[0]):
-            if out[i] < 0:
-                out[i] = k
-    return order[:k].copy(), unknown

@@ -35,6 +35,7 @@ from ._perfetto_tracks import TRACK_TABLES, Tracks
 from ._pbsmall import PbError, _read_varint, as_float, fields, key, signed32, signed64, varint
 from ._perfetto_schema import FTRACE_EVENTS, PACKET, PACKET_NAMES, kind_tables
 from ._skips import SkipReport
+from ._stream import first_appearance
 
 __all__ = ["read_perfetto", "is_perfetto"]
 
@@ -281,7 +282,7 @@ class _Reader:
                         if w == 2:     # packed
                             pos = 0
                             while pos < len(u):
-                                x, pos = _pv(u, pos)
+                                x, pos = _read_varint(u, pos, len(u))
                                 fr.append(x)
                         else:
                             fr.append(u)
@@ -704,20 +705,6 @@ def _release(buf: np.ndarray) -> None:
             pass
 
 
-def _pv(u: bytes, pos: int):
-    v = 0
-    shift = 0
-    while True:
-        b = u[pos]
-        pos += 1
-        v |= (b & 0x7F) << shift
-        if b < 0x80:
-            return v, pos
-        shift += 7
-        if shift > 63:
-            raise PbError("overlong varint", pos)
-
-
 def _float_cats(cat: pd.Categorical):
     """A categorical whose every category is a float literal (see :func:`_float_or_text`)
     as float64."""
@@ -769,11 +756,10 @@ class _Entries:
     def categorical(self, ent: np.ndarray) -> pd.Categorical:
         """The categorical of the records whose entry indices are ``ent`` (-1: unknown,
         ``<...>``); categories in order of first appearance."""
-        codes = np.empty(len(ent), np.int32)
-        order, unknown = C.entry_codes(ent, self.codes, len(self.strings), codes)
-        cats = [self.strings[o] for o in order.tolist()]
-        if unknown:
-            cats.append(_UNKNOWN_COMM)
+        n = len(self.strings)
+        codes = np.where(ent >= 0, self.codes[np.maximum(ent, 0)], np.int32(n)).astype(np.int32)
+        order = first_appearance(codes, n + 1)
+        cats = [self.strings[o] if o < n else _UNKNOWN_COMM for o in order.tolist()]
         return _categorical(codes, cats)
 
 

@@ -290,24 +290,18 @@ def _compact_sched(sw_rows: pd.DataFrame | None, wk_rows: pd.DataFrame | None) -
         ids = np.array([table.setdefault(cats[c], len(table)) for c in u.tolist()], np.uint64)
         return ids[inv]
 
-    if sw_rows is not None and len(sw_rows):
-        ts = sw_rows["__ts"].to_numpy(np.int64)
-        d = np.diff(ts, prepend=0).astype(np.uint64)
-        comm = idx(sw_rows["next_comm"])
-        cs.packed(1, pack_varints(d).tobytes())
-        cs.packed(2, pack_varints(_u64(sw_rows["prev_state"].to_numpy())).tobytes())
-        cs.packed(3, pack_varints(_u64(sw_rows["next_pid"].to_numpy())).tobytes())
-        cs.packed(4, pack_varints(_u64(sw_rows["next_prio"].to_numpy())).tobytes())
-        cs.packed(6, pack_varints(comm).tobytes())
-    if wk_rows is not None and len(wk_rows):
-        ts = wk_rows["__ts"].to_numpy(np.int64)
-        d = np.diff(ts, prepend=0).astype(np.uint64)
-        comm = idx(wk_rows["comm"])
-        cs.packed(7, pack_varints(d).tobytes())
-        cs.packed(8, pack_varints(_u64(wk_rows["pid"].to_numpy())).tobytes())
-        cs.packed(9, pack_varints(_u64(wk_rows["target_cpu"].to_numpy())).tobytes())
-        cs.packed(10, pack_varints(_u64(wk_rows["prio"].to_numpy())).tobytes())
-        cs.packed(11, pack_varints(comm).tobytes())
+    # (rows, field of the time deltas, (column, field) of the integers, comm column, field)
+    for rows, ts_f, ints, comm, comm_f in (
+            (sw_rows, 1, (("prev_state", 2), ("next_pid", 3), ("next_prio", 4)), "next_comm", 6),
+            (wk_rows, 7, (("pid", 8), ("target_cpu", 9), ("prio", 10)), "comm", 11)):
+        if rows is None or not len(rows):
+            continue
+        d = np.diff(rows["__ts"].to_numpy(np.int64), prepend=0).astype(np.uint64)
+        codes = idx(rows[comm])
+        cs.packed(ts_f, pack_varints(d).tobytes())
+        for col, f in ints:
+            cs.packed(f, pack_varints(_u64(rows[col].to_numpy())).tobytes())
+        cs.packed(comm_f, pack_varints(codes).tobytes())
     head = Msg()
     for s in table:
         head.bytes(5, s)
