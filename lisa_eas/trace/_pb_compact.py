@@ -65,7 +65,7 @@ def compact_columns(buf, start, end, sp, ent_s, ent_l, ne):
     return E_OK, start, ne
 
 
-@numba.njit(cache=True, inline="always")
+@numba.njit(cache=True)
 def _same_length(buf, sp, cols, n):
     for f in cols:
         if sp[f, 0] < 0 or count_packed(buf, sp[f, 0], sp[f, 1]) != n:
@@ -74,11 +74,55 @@ def _same_length(buf, sp, cols, n):
 
 
 @numba.njit(cache=True)
+def _column(buf, sp, f, out, row, i0, n):
+    """The ``n`` varints of packed column ``f`` into ``out[row, i0:i0 + n]`` (cast to its
+    dtype, as the kernel's int fields are). False when one is cut or overlong."""
+    p = sp[f, 0]
+    e = sp[f, 1]
+    for j in range(n):
+        v, p = varint(buf, p, e)
+        if p < 0:
+            return False
+        out[row, i0 + j] = np.int64(v)
+    return True
+
+
+@numba.njit(cache=True)
+def _times(buf, sp, f, out, row, i0, n, off):
+    """Column ``f`` of time deltas as times (+ ``off``) into ``out[row, i0:i0 + n]``."""
+    p = sp[f, 0]
+    e = sp[f, 1]
+    t = off
+    for j in range(n):
+        v, p = varint(buf, p, e)
+        if p < 0:
+            return False
+        t += np.int64(v)
+        out[row, i0 + j] = t
+    return True
+
+
+@numba.njit(cache=True)
+def _comms(buf, sp, f, out, row, i0, n, ent0, nint):
+    """Column ``f`` of intern-table indices as entry indices; ``E_INTERN`` for an index
+    outside the table, ``E_TRUNC`` for a cut varint."""
+    p = sp[f, 0]
+    e = sp[f, 1]
+    for j in range(n):
+        v, p = varint(buf, p, e)
+        if p < 0:
+            return E_TRUNC
+        if v >= np.uint64(nint):
+            return E_INTERN
+        out[row, i0 + j] = np.int32(ent0 + np.int64(v))
+    return E_OK
+
+
+@numba.njit(cache=True)
 def decode_switches(buf, sp, cpu, off, ent0, nint, i0, cur, s64, s32, sent):
     """Decode the switch columns (``sp`` from :func:`compact_columns`) into rows ``i0..``
-    of ``s64``/``s32``/``sent`` (entry indices: ``ent0 + intern index``), advancing
-    ``cur[cpu]``. Returns ``(error, rows)``; on error ``cur[cpu]`` may have moved (the
-    caller restores it)."""
+    of ``s64``/``s32``/``sent`` (entry indices: ``ent0 + intern index``), column by
+    column, advancing ``cur[cpu]``. Returns ``(error, rows)``."""
     if sp[1, 0] < 0:
         return E_OK, 0
     n = count_packed(buf, sp[1, 0], sp[1, 1])
@@ -86,41 +130,29 @@ def decode_switches(buf, sp, cpu, off, ent0, nint, i0, cur, s64, s32, sent):
         return E_COMPACT, 0
     if i0 + n > s64.shape[1]:
         return E_COMPACT, 0
-    p1, p2, p3, p4, p6 = sp[1, 0], sp[2, 0], sp[3, 0], sp[4, 0], sp[6, 0]
-    e1, e2, e3, e4, e6 = sp[1, 1], sp[2, 1], sp[3, 1], sp[4, 1], sp[6, 1]
-    t = np.int64(0)
-    pid = np.int32(cur[cpu, CUR_PID])
-    prio = np.int32(cur[cpu, CUR_PRIO])
-    comm = np.int32(cur[cpu, CUR_COMM])
-    c32 = np.int32(cpu)
-    for j in range(n):
-        d, p1 = varint(buf, p1, e1)
-        st, p2 = varint(buf, p2, e2)
-        npid, p3 = varint(buf, p3, e3)
-        nprio, p4 = varint(buf, p4, e4)
-        ci, p6 = varint(buf, p6, e6)
-        if p1 < 0 or p2 < 0 or p3 < 0 or p4 < 0 or p6 < 0:
-            return E_TRUNC, 0
-        if ci >= np.uint64(nint):
-            return E_INTERN, 0
-        t += np.int64(d)
-        i = i0 + j
-        s64[SW_TS, i] = t + off
-        s64[SW_STATE, i] = np.int64(st)
-        s32[SW_CPU, i] = c32
-        s32[SW_PID, i] = pid
-        s32[SW_PREV_PID, i] = pid
-        s32[SW_PREV_PRIO, i] = prio
-        sent[SW_PREV_COMM, i] = comm
-        pid = np.int32(np.int64(npid))
-        prio = np.int32(np.int64(nprio))
-        comm = np.int32(ent0 + np.int64(ci))
-        s32[SW_NEXT_PID, i] = pid
-        s32[SW_NEXT_PRIO, i] = prio
-        sent[SW_NEXT_COMM, i] = comm
-    cur[cpu, CUR_PID] = pid
-    cur[cpu, CUR_PRIO] = prio
-    cur[cpu, CUR_COMM] = comm
+    if not (_times(buf, sp, 1, s64, SW_TS, i0, n, off)
+            and _column(buf, sp, 2, s64, SW_STATE, i0, n)
+            and _column(buf, sp, 3, s32, SW_NEXT_PID, i0, n)
+            and _column(buf, sp, 4, s32, SW_NEXT_PRIO, i0, n)):
+        return E_TRUNC, 0
+    err = _comms(buf, sp, 6, sent, SW_NEXT_COMM, i0, n, ent0, nint)
+    if err != E_OK:
+        return err, 0
+    if n == 0:
+        return E_OK, 0
+    # the task each switch leaves is the one the switch before chose
+    end = i0 + n
+    s32[SW_CPU, i0:end] = np.int32(cpu)
+    s32[SW_PREV_PID, i0] = np.int32(cur[cpu, CUR_PID])
+    s32[SW_PREV_PRIO, i0] = np.int32(cur[cpu, CUR_PRIO])
+    sent[SW_PREV_COMM, i0] = np.int32(cur[cpu, CUR_COMM])
+    s32[SW_PREV_PID, i0 + 1:end] = s32[SW_NEXT_PID, i0:end - 1]
+    s32[SW_PREV_PRIO, i0 + 1:end] = s32[SW_NEXT_PRIO, i0:end - 1]
+    sent[SW_PREV_COMM, i0 + 1:end] = sent[SW_NEXT_COMM, i0:end - 1]
+    s32[SW_PID, i0:end] = s32[SW_PREV_PID, i0:end]
+    cur[cpu, CUR_PID] = s32[SW_NEXT_PID, end - 1]
+    cur[cpu, CUR_PRIO] = s32[SW_NEXT_PRIO, end - 1]
+    cur[cpu, CUR_COMM] = sent[SW_NEXT_COMM, end - 1]
     return E_OK, n
 
 
@@ -140,34 +172,21 @@ def decode_wakings(buf, sp, cpu, off, ent0, nint, i0, waker, s64, s32, sw_lo, sw
         return E_COMPACT, 0
     if i0 + n > w64.shape[1]:
         return E_COMPACT, 0
-    p7, p8, p9, p10, p11 = sp[7, 0], sp[8, 0], sp[9, 0], sp[10, 0], sp[11, 0]
-    e7, e8, e9, e10, e11 = sp[7, 1], sp[8, 1], sp[9, 1], sp[10, 1], sp[11, 1]
-    t = np.int64(0)
+    if not (_times(buf, sp, 7, w64, 0, i0, n, off)
+            and _column(buf, sp, 8, w32, WK_PID, i0, n)
+            and _column(buf, sp, 9, w32, WK_TCPU, i0, n)
+            and _column(buf, sp, 10, w32, WK_PRIO, i0, n)):
+        return E_TRUNC, 0
+    err = _comms(buf, sp, 11, went, 0, i0, n, ent0, nint)
+    if err != E_OK:
+        return err, 0
+    w32[WK_CPU, i0:i0 + n] = np.int32(cpu)
     si = sw_lo
     wpid = np.int32(waker)
-    c32 = np.int32(cpu)
-    for j in range(n):
-        d, p7 = varint(buf, p7, e7)
-        pid, p8 = varint(buf, p8, e8)
-        tcpu, p9 = varint(buf, p9, e9)
-        prio, p10 = varint(buf, p10, e10)
-        ci, p11 = varint(buf, p11, e11)
-        if p7 < 0 or p8 < 0 or p9 < 0 or p10 < 0 or p11 < 0:
-            return E_TRUNC, 0
-        if ci >= np.uint64(nint):
-            return E_INTERN, 0
-        t += np.int64(d)
-        ts = t + off
+    for i in range(i0, i0 + n):
+        ts = w64[0, i]
         while si < sw_hi and s64[SW_TS, si] <= ts:
             wpid = s32[SW_NEXT_PID, si]
             si += 1
-        i = i0 + j
-        w64[0, i] = ts
-        w32[WK_CPU, i] = c32
         w32[WK_WAKER, i] = wpid
-        w32[WK_PID, i] = np.int32(np.int64(pid))
-        w32[WK_PRIO, i] = np.int32(np.int64(prio))
-        w32[WK_TCPU, i] = np.int32(np.int64(tcpu))
-        went[0, i] = np.int32(ent0 + np.int64(ci))
     return E_OK, n
-

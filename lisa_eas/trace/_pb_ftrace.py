@@ -142,12 +142,38 @@ def bundle_counts(buf, bstart, blen, kind_of, nkinds, unknown_fno):
     return counts
 
 
+# per-kind rows of the packed table ``tab`` (after kind_of): a kind's decode needs one
+# array, not seven (array arguments cost a per-event call most of its time)
+_KS = 40
+_T_NCOLS, _T_VALBASE, _T_CAP, _T_COLOF, _T_STR, _T_SEEN = 0, 1, 2, 4, 20, 28
+
+
 @numba.njit(cache=True)
-def _decode_event(buf, pos, end, kind_of, col_of, col_str, k_ncols, k_valbase, k_cap, rows, vals,
-                  seen):
+def _pack_tables(kind_of, col_of, col_str, k_ncols, k_valbase, k_cap):
+    """kind_of, then per kind: ncols, value base, capacity, column of each proto field,
+    whether each column is a string, whether an event carried it (filled by the decode)."""
+    nk = k_ncols.shape[0]
+    k0 = kind_of.shape[0]
+    tab = np.zeros(k0 + nk * _KS, np.int64)
+    tab[:k0] = kind_of
+    for k in range(nk):
+        b = k0 + k * _KS
+        tab[b + _T_NCOLS] = k_ncols[k]
+        tab[b + _T_VALBASE] = k_valbase[k]
+        tab[b + _T_CAP] = k_cap[k]
+        for f in range(MAX_FNO):
+            tab[b + _T_COLOF + f] = col_of[k, f]
+        for c in range(MAX_COLS):
+            tab[b + _T_STR + c] = col_str[k, c]
+    return tab
+
+
+@numba.njit(cache=True)
+def _decode_event(buf, pos, end, tab, k0, rows, vals):
     """Decode one FtraceEvent. A typed event's columns go to ``vals`` (integers, or a
-    string's start and length as ``start << SPAN_BITS | length``) at ``k_valbase[kind] + column * k_cap[kind] +
-    rows[kind]``; for other events the walk stops at their oneof field. Returns ``(error,
+    string's start and length as ``start << SPAN_BITS | length``) at its kind's value base
+    ``+ column * capacity + rows[kind]`` (``tab``: :func:`_pack_tables`, kinds from
+    ``k0``); for other events the walk stops at their oneof field. Returns ``(error,
     error position, timestamp, pid, kind)`` (kind -1 generic, -2 not decoded)."""
     ts = np.int64(0)
     pid = np.int64(0)
@@ -165,23 +191,24 @@ def _decode_event(buf, pos, end, kind_of, col_of, col_str, k_ncols, k_valbase, k
             else:
                 pid = value(buf, s, e)
         elif w == 2 and f != 5 and kind == -2:
-            k = kind_of[f] if f < kind_of.shape[0] else -2
+            k = tab[f] if f < k0 else -2
             if k < 0:
                 return E_OK, pos, ts, pid, k
             kind = k
-            stride = k_cap[k]
-            vb = k_valbase[k] + rows[k]
-            for c in range(k_ncols[k]):
+            b = k0 + k * _KS
+            stride = tab[b + _T_CAP]
+            vb = tab[b + _T_VALBASE] + rows[k]
+            for c in range(tab[b + _T_NCOLS]):
                 vals[vb + c * stride] = 0
             qq = s
             while qq < e:
                 err, f2, w2, s2, e2 = field(buf, qq, e)
                 if err != E_OK:
                     return err, qq, ts, pid, kind
-                c = col_of[k, f2] if f2 < MAX_FNO else -1
+                c = tab[b + _T_COLOF + f2] if f2 < MAX_FNO else -1
                 if c >= 0:
                     at = vb + c * stride
-                    if col_str[k, c]:
+                    if tab[b + _T_STR + c]:
                         if w2 != 2:
                             return E_WIRE, qq, ts, pid, kind
                         if e2 - s2 > SPAN_LEN:
@@ -191,7 +218,7 @@ def _decode_event(buf, pos, end, kind_of, col_of, col_str, k_ncols, k_valbase, k
                         if w2 != 0:
                             return E_WIRE, qq, ts, pid, kind
                         vals[at] = value(buf, s2, e2)
-                    seen[k, c] = True
+                    tab[b + _T_SEEN + c] = 1
                 qq = e2
         q = e
     return E_OK, pos, ts, pid, kind
@@ -224,7 +251,8 @@ def decode_bundles(buf, bstart, blen, boffset, monoraw_off, tables, rows, typed,
     s64, s32, sent, w64, w32, went = compact
     nk = k_ncols.shape[0]
     sw_kind = kind_of[4]
-    seen = np.zeros((nk, MAX_COLS), np.bool_)
+    tab = _pack_tables(kind_of, col_of, col_str, k_ncols, k_valbase, k_cap)
+    k0 = kind_of.shape[0]
     # per-CPU task running, from the switches seen so far: pid, prio, comm entry (-1 unknown)
     cur = np.full((MAX_CPUS, 3), -1, np.int64)
     lost = 0
@@ -251,8 +279,7 @@ def decode_bundles(buf, bstart, blen, boffset, monoraw_off, tables, rows, typed,
         while err == E_OK and q < end:
             _, f, w, s, e = field(buf, q, end)
             if f == 2:
-                e2, ep, ts, pid, k = _decode_event(buf, s, e, kind_of, col_of, col_str, k_ncols,
-                                                   k_valbase, k_cap, rows, vals, seen)
+                e2, ep, ts, pid, k = _decode_event(buf, s, e, tab, k0, rows, vals)
                 if e2 != E_OK:
                     err = e2
                     errpos = ep
@@ -265,7 +292,7 @@ def decode_bundles(buf, bstart, blen, boffset, monoraw_off, tables, rows, typed,
                         gen_span[i, 2] = cpu
                         gen_span[i, 3] = off
                         rows[nk + GENERIC] = i + 1
-                elif k == sw_kind:
+                elif k >= 0 and k == sw_kind:
                     # a typed switch goes to the switch columns; it names the running task
                     vb = k_valbase[k] + rows[k]
                     st = k_cap[k]
@@ -328,6 +355,10 @@ def decode_bundles(buf, bstart, blen, boffset, monoraw_off, tables, rows, typed,
             berr[b, 1] = errpos
         else:
             lost += blost
+    seen = np.zeros((nk, MAX_COLS), np.bool_)
+    for k in range(nk):
+        for c in range(MAX_COLS):
+            seen[k, c] = tab[k0 + k * _KS + _T_SEEN + c] != 0
     return lost, seen
 
 

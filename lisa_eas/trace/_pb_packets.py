@@ -21,7 +21,7 @@ PK_START, PK_LEN, PK_TS, PK_CLOCK, PK_SEQ, PK_FLAGS, PK_DROPPED, PK_FIELD, PK_DS
 PK_COLS = 13
 
 
-@numba.njit(cache=True, inline="always")
+@numba.njit(cache=True)
 def _decoded(f):
     """Packet data fields the reader decodes (win over unknown length-delimited fields)."""
     return (f == 1 or f == 2 or f == 6 or f == 11 or f == 34 or f == 38 or f == 40 or f == 45

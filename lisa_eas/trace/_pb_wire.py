@@ -25,7 +25,7 @@ ERR_NAMES = ("ok", "truncated_field", "wrong_wire_type", "bad_tag", "inconsisten
              "bad_intern_index", "bad_cpu")
 
 
-@numba.njit(cache=True, inline="always")
+@numba.njit(cache=True)
 def varint(buf, pos, end):
     """(value as uint64, position after it); position -1 when the varint is cut or longer
     than 10 bytes. One-byte varints (most packed columns) take the short path."""
@@ -49,7 +49,7 @@ def varint(buf, pos, end):
     return v, -1
 
 
-@numba.njit(cache=True, inline="always")
+@numba.njit(cache=True)
 def field(buf, pos, end):
     """Read the field head at ``pos`` of a message ending at ``end``.
 
@@ -85,7 +85,7 @@ def field(buf, pos, end):
     return E_OK, f, w, r, r + size
 
 
-@numba.njit(cache=True, inline="always")
+@numba.njit(cache=True)
 def value(buf, start, end):
     """The varint value of a field whose value span :func:`field` returned (as int64)."""
     v, _ = varint(buf, start, end)
