@@ -22,7 +22,7 @@ import numpy as np
 from ._pb_compact import CUR_COMM, CUR_PID, CUR_PRIO, NCOLS, SW_CPU, SW_NEXT_COMM, SW_NEXT_PID, \
     SW_NEXT_PRIO, SW_PID, SW_PREV_COMM, SW_PREV_PID, SW_PREV_PRIO, SW_STATE, SW_TS, \
     compact_columns, decode_switches, decode_wakings
-from ._pb_wire import E_CPU, E_OK, E_TAG, E_TRUNC, E_WIRE, count_packed, field, value
+from ._pb_wire import E_CPU, E_OK, E_TAG, E_TRUNC, E_WIRE, count_packed, field, value, varint
 
 __all__ = ["MAX_CPUS", "MAX_COLS", "MAX_FNO", "SPAN_BITS", "SPAN_LEN", "bundle_counts", "decode_bundles",
            "decode_generic", "same_layout", "GENERIC", "SWITCHES", "WAKINGS", "ENTRIES"]
@@ -88,6 +88,15 @@ def _event_kind(buf, pos, end, kind_of):
     """(kind, oneof field number) of the FtraceEvent ``buf[pos:end]``: kind >= 0 typed,
     -1 generic, -2 other/unknown event, -3 undecodable."""
     q = pos
+    # the usual head, timestamp (1) then pid (2) varints, stepped over byte by byte
+    for tag in (0x08, 0x10):
+        if q < end and buf[q] == tag:
+            q += 1
+            while q < end and buf[q] >= 0x80:
+                q += 1
+            q += 1
+    if q > end:
+        return -3, 0
     while q < end:
         err, f, w, s, e = field(buf, q, end)
         if err != E_OK:
@@ -179,6 +188,16 @@ def _decode_event(buf, pos, end, tab, k0, rows, vals):
     pid = np.int64(0)
     kind = -2
     q = pos
+    if q < end and buf[q] == 0x08:      # the usual head: timestamp, then pid
+        v, r = varint(buf, q + 1, end)
+        if r > 0:
+            ts = np.int64(v)
+            q = r
+            if q < end and buf[q] == 0x10:
+                v, r = varint(buf, q + 1, end)
+                if r > 0:
+                    pid = np.int64(v)
+                    q = r
     while q < end:
         err, f, w, s, e = field(buf, q, end)
         if err != E_OK:
