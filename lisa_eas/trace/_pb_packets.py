@@ -10,9 +10,8 @@ Field numbers from Perfetto's ``protos/perfetto/trace/trace_packet.proto``.
 from __future__ import annotations
 
 import numba
-import numpy as np
 
-from ._pb_wire import E_OK, E_TAG, E_TRUNC, E_WIRE, field, value
+from ._pb_wire import E_OK, E_WIRE, field, value
 
 __all__ = ["count_packets", "scan_packets", "PK_COLS"]
 

@@ -1,16 +1,21 @@
 """Perfetto protobuf traces -> per-event DataFrames in the trace.dat schema.
 
-The packet walk and the ftrace bundles (typed events and ``compact_sched``) are decoded
-by the numba kernels of :mod:`lisa_eas.trace._pbwire`; the rare packets (clock
-snapshots, system and CPU info, process trees, power rails, battery counters, ftrace
-stats) and generic ftrace events in Python. Tables that are not ftrace events become
-frames of the same shape: ``power_rails``, ``battery``, ``process_tree``.
+The packet walk (:mod:`._pb_packets`) and the ftrace bundles (typed events,
+:mod:`._pb_ftrace`; ``compact_sched``, :mod:`._pb_compact`) are decoded by numba kernels
+over the wire primitives of :mod:`._pb_wire`, in two passes: exact counts, then every
+column written once at its final dtype (the DataFrames are views of those blocks). The
+rare packets are decoded in Python: clock snapshots (:mod:`._perfetto_clock`), power
+rails and battery counters (:mod:`._perfetto_rails`), track events and their interned
+names (:mod:`._perfetto_tracks`), system and CPU info, process trees, ftrace stats;
+generic ftrace events in :mod:`._perfetto_generic`. Tables that are not ftrace events
+become frames of the same shape: ``power_rails``, ``battery``, ``process_tree``,
+``track_counter``, ``track_slice``.
 
 ``__comm`` is, as trace-cmd's saved command lines, one name per pid: the thread name of the
 process tree when there is one, else the last name the events gave the pid.
 
 All timestamps are put on the trace's primary clock (``metadata["clock"]``, normally
-``boot``, CLOCK_BOOTTIME) with the offsets of the first clock snapshot.
+``boot``, CLOCK_BOOTTIME) with every clock snapshot (``metadata["clock_method"]``).
 """
 from __future__ import annotations
 
@@ -26,13 +31,15 @@ from ..errors import TraceError
 from . import _decode
 from . import _pb_compact as C
 from . import _pb_ftrace as F
-from ._columns import SpanInterner, _categorical, comm_column, empty_small_pages
+from ._columns import _categorical, comm_column, empty_small_pages
 from ._pb_packets import PK_CLOCK, PK_COLS, PK_DLEN, PK_DROPPED, PK_DSTART, PK_ERR, PK_ERRPOS, \
     PK_FIELD, PK_FLAGS, PK_HAS_TS, PK_LEN, PK_SEQ, PK_START, PK_TS, count_packets, scan_packets
 from ._pb_wire import E_TRUNC, ERR_NAMES
 from ._perfetto_clock import BOOT as _BOOT, MONO_RAW as _MONO_RAW, Clocks
+from ._perfetto_generic import concat, generic_frames, strings
+from ._perfetto_rails import Rails
 from ._perfetto_tracks import TRACK_TABLES, Tracks
-from ._pbsmall import PbError, _read_varint, as_float, fields, key, signed32, signed64, varint
+from ._pbsmall import PbError, _read_varint, fields, key, signed32, varint
 from ._perfetto_schema import FTRACE_EVENTS, PACKET, PACKET_NAMES, kind_tables
 from ._skips import SkipReport
 from ._stream import first_appearance
@@ -117,15 +124,6 @@ def _frame(ts, cols: dict, cpu, pid, comm) -> pd.DataFrame:
     return df
 
 
-def _strings(buf, starts, lens, strip_newline=False) -> pd.Categorical:
-    n = len(starts)
-    it = SpanInterner(n, stop_at_nul=False, strip_newline=strip_newline)
-    if n:
-        it.add(buf, 0, np.ascontiguousarray(starts, np.int64),
-               np.maximum(np.ascontiguousarray(lens, np.int64), 0))
-    return it.categorical()
-
-
 def _sorted(ts):
     if len(ts) < 2 or bool(np.all(ts[1:] >= ts[:-1])):
         return None
@@ -185,8 +183,7 @@ class _Reader:
                     PACKET["process_tree"]: self._process_tree,
                     PACKET["power_rails"]: self._power_rails, PACKET["battery"]: self._battery,
                     PACKET["ftrace_stats"]: self._ftrace_stats}
-        self.rails: dict = {"desc": {}, "rows": []}
-        self.batt: list = []
+        self.rails = Rails()
         self.ptree: list = []
         self.fstats: list = []
         for row in small:
@@ -327,26 +324,10 @@ class _Reader:
                     self.thread_names[tid] = name
 
     def _power_rails(self, data, ts, has):
-        for f, _, v in fields(data):
-            if f == 1:
-                d = {g: u for g, _, u in fields(v)}
-                self.rails["desc"][d.get(1, 0)] = (
-                    d.get(2, b"").decode("utf-8", "replace"), d.get(3, b"").decode("utf-8", "replace"))
-            elif f == 2:
-                d = {g: u for g, _, u in fields(v)}
-                self.rails["rows"].append((d.get(1, 0), d.get(2, 0), d.get(3, 0)))
+        self.rails.power_rails(data)
 
     def _battery(self, data, ts, has):
-        d = {1: np.nan, 2: np.nan, 3: np.nan, 4: np.nan, 6: np.nan, 7: np.nan}
-        name = ""
-        for f, w, v in fields(data):
-            if f == 2 and w == 5:
-                d[2] = as_float(v)
-            elif f == 5:
-                name = v.decode("utf-8", "replace")
-            elif f in d and w == 0:
-                d[f] = float(signed64(v))
-        self.batt.append((ts, d[1], d[2], d[3], d[4], d[6], d[7], name))
+        self.rails.battery(data, ts)
 
     def _ftrace_stats(self, data, ts, has):
         phase, over = 0, 0
@@ -444,7 +425,7 @@ class _Reader:
                     continue
                 v = vals[base + c * stride:base + c * stride + cnt]
                 if typ == "str":
-                    out[col] = _strings(buf, v >> F.SPAN_BITS, v & F.SPAN_LEN,
+                    out[col] = strings(buf, v >> F.SPAN_BITS, v & F.SPAN_LEN,
                                         strip_newline=(name == "print"))
                 elif typ == "uint64":
                     out[col] = v.view(np.uint64).copy()
@@ -463,10 +444,10 @@ class _Reader:
                 self._learn(out["pid"], out["newcomm"])
         del vals
         for name, item in typed_switch.items():     # typed and compact events of one name
-            frames[name] = _concat(frames[name], item)
+            frames[name] = concat(frames[name], item)
         gcount = int(rows[nk + F.GENERIC])
         if gcount:
-            self._generic(gen[:gcount], frames)
+            generic_frames(self.buf, gen[:gcount], frames, self.fail)
         del ev_ts, ev_cpu, ev_pid
         _release(buf)                  # every string is interned: the file's pages can go
         while frames:                  # each frame's pieces freed once it is built
@@ -520,152 +501,11 @@ class _Reader:
             if c >= 0 and cats[c] and cats[c] != _UNKNOWN_COMM:
                 self.cmdlines[int(p)] = cats[c]
 
-    def _generic(self, gen, frames):
-        """Generic ftrace events: decoded in numba; the events of one name that share one
-        field layout become columns at once, others go through the Python decoder."""
-        buf = self.buf
-        gen = np.ascontiguousarray(gen)
-        ev, flds = F.decode_generic(buf, gen)
-        bad = np.nonzero(ev[:, 7] != 0)[0]
-        if len(bad):
-            self.fail("corrupt_generic_event", int(gen[bad[0], 0]),
-                      f"{ERR_NAMES[int(ev[bad[0], 7])]}; {len(bad)} event(s) dropped")
-        good = np.nonzero((ev[:, 7] == 0) & (ev[:, 3] >= 0))[0]
-        if not len(good):
-            return
-        codes = np.empty(len(good), np.int32)
-        rs, rl = _decode.intern_strings(buf, np.ascontiguousarray(ev[good, 3]),
-                                        np.ascontiguousarray(ev[good, 4]), False, False, codes)
-        order = np.argsort(codes, kind="stable")
-        bounds = np.searchsorted(codes[order], np.arange(len(rs) + 1))
-        slow = []
-        for c in range(len(rs)):
-            idx = good[order[bounds[c]:bounds[c + 1]]]
-            name = bytes(buf[rs[c]:rs[c] + rl[c]]).decode("utf-8", "replace")
-            if not F.same_layout(buf, ev, flds, idx):
-                slow.append(idx)
-                continue
-            f0 = ev[idx, 5]
-            first = int(f0[0])
-            cols = {}
-            for j in range(int(ev[idx[0], 6])):
-                rows = flds[f0 + j]
-                fs, fl = int(flds[first + j, 0]), int(flds[first + j, 1])
-                fname = bytes(buf[fs:fs + fl]).decode("utf-8", "replace")
-                kind = int(flds[first + j, 2])
-                if kind == 4:
-                    cols[fname] = rows[:, 3].copy()
-                elif kind == 5:
-                    cols[fname] = rows[:, 3].copy().view(np.uint64)
-                else:
-                    cols[fname] = _float_cats(_strings(buf, rows[:, 4], rows[:, 5]))
-            item = (ev[idx, 0].copy(), cols, ev[idx, 2].astype(np.int32),
-                    ev[idx, 1].astype(np.int32))
-            frames[name] = _concat(frames[name], item) if name in frames else item
-        if slow:
-            self._generic_slow(gen[np.sort(np.concatenate(slow))], frames)
-
-    def _generic_slow(self, gen, frames):
-        buf = self.buf
-        rows = defaultdict(lambda: {"ts": [], "cpu": [], "pid": [], "f": defaultdict(dict), "n": 0})
-        bad = 0
-        first = -1
-        for s, ln, cpu, off in gen.tolist():
-            data = bytes(buf[s:s + ln])
-            try:
-                ts = pid = 0
-                name = None
-                flds = {}
-                for f, w, v in fields(data):
-                    if f == 1 and w == 0:
-                        ts = v
-                    elif f == 2 and w == 0:
-                        pid = v
-                    elif f == 327 and w == 2:
-                        for g, w2, u in fields(v):
-                            if g == 1 and w2 == 2:
-                                name = u.decode("utf-8", "replace")
-                            elif g == 2 and w2 == 2:
-                                fname, val = None, None
-                                for h, w3, x in fields(u):
-                                    if h == 1 and w3 == 2:
-                                        fname = x.decode("utf-8", "replace")
-                                    elif h == 3 and w3 == 2:
-                                        val = ("s", x.decode("utf-8", "replace"))
-                                    elif h == 4 and w3 == 0:
-                                        val = ("i", signed64(x))
-                                    elif h == 5 and w3 == 0:
-                                        val = ("u", x)
-                                if fname is not None and val is not None:
-                                    flds[fname] = val
-            except PbError as exc:
-                bad += 1
-                first = s + exc.offset if first < 0 else first
-                continue
-            if not name:
-                continue
-            r = rows[name]
-            i = r["n"]
-            r["ts"].append(ts + off)
-            r["cpu"].append(cpu)
-            r["pid"].append(pid)
-            for fname, val in flds.items():
-                r["f"][fname][i] = val
-            r["n"] = i + 1
-        if bad:
-            self.fail("corrupt_generic_event", first)
-        for name, r in rows.items():
-            n = r["n"]
-            cols = {}
-            for fname, d in r["f"].items():
-                kinds = {k for k, _ in d.values()}
-                if kinds == {"s"}:
-                    vals = [d.get(i, ("s", ""))[1] for i in range(n)]
-                    cols[fname] = _float_or_text(vals)
-                elif kinds == {"u"}:
-                    cols[fname] = np.array([d.get(i, ("u", 0))[1] for i in range(n)], np.uint64)
-                elif "s" not in kinds:
-                    cols[fname] = np.array([d.get(i, ("i", 0))[1] for i in range(n)], np.int64)
-                else:
-                    cols[fname] = pd.Categorical([str(d[i][1]) if i in d else "" for i in range(n)])
-            item = (np.array(r["ts"], np.int64), cols, np.array(r["cpu"], np.int32),
-                    np.array(r["pid"], np.int32))
-            frames[name] = _concat(frames[name], item) if name in frames else item
-
     # -- tables ------------------------------------------------------------------------
     def _tables(self):
-        if self.rails["rows"]:
-            r = np.array(self.rails["rows"], np.uint64)
-            idx = r[:, 0].astype(np.int64)
-            ts = self.clocks.to_primary(r[:, 1].astype(np.int64) * 1_000_000, _BOOT)
-            energy = r[:, 2]
-            order = np.lexsort((ts, idx))
-            idx, ts, energy = idx[order], ts[order], energy[order]
-            e = energy.astype(np.float64)
-            same = np.r_[False, idx[1:] == idx[:-1]]
-            dt = np.r_[0, np.diff(ts)].astype(np.float64)
-            de = np.r_[0.0, np.diff(e)]
-            with np.errstate(divide="ignore", invalid="ignore"):
-                power = np.where(same & (dt > 0), de / (dt / 1e9) / 1000.0, np.nan)
-            names = [self.rails["desc"].get(int(i), (f"rail_{int(i)}", ""))[0] for i in idx]
-            subsys = [self.rails["desc"].get(int(i), ("", ""))[1] for i in idx]
-            order2 = np.argsort(ts, kind="stable")
-            n = len(ts)
-            self.frames["power_rails"] = _frame(
-                ts[order2], {"rail": pd.Categorical(np.array(names, object)[order2]),
-                             "subsys": pd.Categorical(np.array(subsys, object)[order2]),
-                             "energy_uws": energy[order2], "power_mw": power[order2]},
-                np.full(n, -1), np.full(n, -1), None)
-            self.meta["power_rails"] = sorted({v[0] for v in self.rails["desc"].values()})
-        if self.batt:
-            b = sorted(self.batt, key=lambda x: x[0])
-            ts = np.array([x[0] for x in b], np.int64)
-            cols = {name: np.array([x[i] for x in b], np.float64) for i, name in enumerate(
-                ("charge_counter_uah", "capacity_percent", "current_ua", "current_avg_ua",
-                 "energy_counter_uwh", "voltage_uv"), start=1)}
-            cols["name"] = pd.Categorical([x[7] for x in b])
-            n = len(ts)
-            self.frames["battery"] = _frame(ts, cols, np.full(n, -1), np.full(n, -1), None)
+        self.frames.update(self.rails.frames(_frame, lambda t: self.clocks.to_primary(t, _BOOT)))
+        if "power_rails" in self.frames:
+            self.meta["power_rails"] = self.rails.names()
         if self.ptree:
             p = sorted(self.ptree, key=lambda x: x[0])
             ts = np.array([x[0] for x in p], np.int64)
@@ -705,27 +545,6 @@ def _release(buf: np.ndarray) -> None:
             pass
 
 
-def _float_cats(cat: pd.Categorical):
-    """A categorical whose every category is a float literal (see :func:`_float_or_text`)
-    as float64."""
-    cats = [str(c) for c in cat.categories]
-    conv = _float_or_text(cats)
-    if isinstance(conv, np.ndarray) and len(cats):
-        return conv[np.asarray(cat.codes)]
-    return cat
-
-
-def _float_or_text(vals: list):
-    """float64 when every value is a float literal with a point, exponent, nan or inf (the
-    writer's encoding of float fields, generic events having no double), else text."""
-    try:
-        if vals and all(("." in v or "e" in v or "n" in v) and v.strip() == v for v in vals):
-            return np.array([float(v) for v in vals], np.float64)
-    except ValueError:
-        pass
-    return pd.Categorical(vals)
-
-
 def _permute(v, order):
     """``v`` in the order ``order``: arrays in place (one temporary column), categoricals
     by their codes."""
@@ -761,38 +580,6 @@ class _Entries:
         order = first_appearance(codes, n + 1)
         cats = [self.strings[o] if o < n else _UNKNOWN_COMM for o in order.tolist()]
         return _categorical(codes, cats)
-
-
-def _concat(a, b):
-    ts = np.concatenate([a[0], b[0]])
-    cols = {}
-    for c in dict.fromkeys(list(a[1]) + list(b[1])):
-        x, y = a[1].get(c), b[1].get(c)
-        n1, n2 = len(a[0]), len(b[0])
-        if x is None:
-            x = _blank(y, n1)
-        if y is None:
-            y = _blank(x, n2)
-        if isinstance(x, pd.Categorical) or isinstance(y, pd.Categorical):
-            x = x if isinstance(x, pd.Categorical) else pd.Categorical(np.asarray(x).astype(str))
-            y = y if isinstance(y, pd.Categorical) else pd.Categorical(np.asarray(y).astype(str))
-            cats = list(dict.fromkeys([str(v) for v in x.categories] +
-                                      [str(v) for v in y.categories]))
-            pos = {v: i for i, v in enumerate(cats)}
-            mx = np.array([pos[str(v)] for v in x.categories] or [0], np.int32)
-            my = np.array([pos[str(v)] for v in y.categories] or [0], np.int32)
-            cols[c] = _categorical(np.concatenate([mx[np.asarray(x.codes)],
-                                                   my[np.asarray(y.codes)]]), cats)
-        else:
-            cols[c] = np.concatenate([x, y])
-    return (ts, cols, np.concatenate([a[2], b[2]]).astype(np.int32),
-            np.concatenate([a[3], b[3]]).astype(np.int32))
-
-
-def _blank(like, n):
-    if isinstance(like, pd.Categorical):
-        return pd.Categorical([""] * n)
-    return np.zeros(n, like.dtype)
 
 
 def read_perfetto(path, strict: bool = False):
