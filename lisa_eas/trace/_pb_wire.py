@@ -59,11 +59,17 @@ def field(buf, pos, end):
     field starts at ``value end``. ``error`` is ``E_TAG`` for field number 0 and for wire
     types protobuf does not have (3, 4: groups; 6, 7), ``E_TRUNC`` when the value runs past
     ``end``."""
-    key, r = varint(buf, pos, end)
-    if r < 0:
-        return E_TRUNC, 0, 0, pos, pos
-    f = np.int64(key >> np.uint64(3))
-    w = np.int64(key & np.uint64(7))
+    if pos < end and buf[pos] < 0x80:       # one-byte key: field numbers below 16
+        k = np.int64(buf[pos])
+        f = k >> 3
+        w = k & 7
+        r = pos + 1
+    else:
+        key, r = varint(buf, pos, end)
+        if r < 0:
+            return E_TRUNC, 0, 0, pos, pos
+        f = np.int64(key >> np.uint64(3))
+        w = np.int64(key & np.uint64(7))
     if f == 0 or w > 5 or w == 3 or w == 4:
         return E_TAG, f, w, pos, pos
     if w == 0:      # skipped, not decoded: its end is its first byte below 0x80
@@ -75,6 +81,12 @@ def field(buf, pos, end):
             q += 1
         return E_TRUNC, f, w, pos, pos
     if w == 2:
+        if r < end and buf[r] < 0x80:       # one-byte length
+            s = r + 1
+            e = s + np.int64(buf[r])
+            if e > end:
+                return E_TRUNC, f, w, pos, pos
+            return E_OK, f, w, s, e
         n, s = varint(buf, r, end)
         if s < 0 or n > np.uint64(end - s):
             return E_TRUNC, f, w, pos, pos
