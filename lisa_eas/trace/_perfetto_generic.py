@@ -43,7 +43,7 @@ def generic_frames(buf, gen, frames: dict, fail) -> None:
     bad = np.nonzero(ev[:, 7] != 0)[0]
     if len(bad):
         fail("corrupt_generic_event", int(gen[bad[0], 0]),
-                  f"{ERR_NAMES[int(ev[bad[0], 7])]}; {len(bad)} event(s) dropped")
+             f"{ERR_NAMES[int(ev[bad[0], 7])]}; {len(bad)} event(s) dropped")
     good = np.nonzero((ev[:, 7] == 0) & (ev[:, 3] >= 0))[0]
     if not len(good):
         return
@@ -63,21 +63,22 @@ def generic_frames(buf, gen, frames: dict, fail) -> None:
         first = int(f0[0])
         cols = {}
         for j in range(int(ev[idx[0], 6])):
-            rows = flds[f0 + j]
+            at = f0 + j             # this field's row of every event: one column gathered
             fs, fl = int(flds[first + j, 0]), int(flds[first + j, 1])
             fname = bytes(buf[fs:fs + fl]).decode("utf-8", "replace")
             kind = int(flds[first + j, 2])
             if kind == 4:
-                cols[fname] = rows[:, 3].copy()
+                cols[fname] = flds[at, 3]
             elif kind == 5:
-                cols[fname] = rows[:, 3].copy().view(np.uint64)
+                cols[fname] = flds[at, 3].view(np.uint64)
             else:
-                cols[fname] = _float_cats(strings(buf, rows[:, 4], rows[:, 5]))
+                cols[fname] = _float_cats(strings(buf, flds[at, 4], flds[at, 5]))
         item = (ev[idx, 0].copy(), cols, ev[idx, 2].astype(np.int32),
                 ev[idx, 1].astype(np.int32))
         frames[name] = concat(frames[name], item) if name in frames else item
     if slow:
         _generic_slow(buf, gen[np.sort(np.concatenate(slow))], frames, fail)
+
 
 def _generic_slow(buf, gen, frames: dict, fail) -> None:
     rows = defaultdict(lambda: {"ts": [], "cpu": [], "pid": [], "f": defaultdict(dict), "n": 0})
