@@ -22,8 +22,8 @@ By default only the events Perfetto encodes natively are written (``--events`` t
 generic ftrace event carrying its event and field names, ~3x the bytes per event).
 
 Prints ONE JSON line. Targets (issue 19): cold >= 5 M events/s, >= 20x the Python protobuf
-parse, peak RSS growth <= 2x the DataFrames. Measured (2026-11-25, load 3.6-3.8 on 2 shared
-CPUs): 6.9 M events per CPU-s, 4.5x, 1.58x (main before: 3.9 M, 2.7x, 2.7x).
+parse, peak RSS growth <= 2x the DataFrames. Measured (2026-11-25, load 4.2-4.4 on 2 shared
+CPUs): 7.5 M events per CPU-s, 4.7x, 1.58x (main before: 3.9 M, 2.7x, 2.7x).
 
 Usage: ``python benchmarks/bench_perfetto.py [--trace TRACE.dat] [--workdir DIR]``
 (recording needs root and tracefs: run it under ``flock /tmp/lisa_live.lock`` on a shared
