@@ -207,3 +207,24 @@ def test_atrace_markers_and_generic_events(tmp_path):
     assert pelt["__cpu"].tolist() == [2, 2] and pelt["__ts"].tolist() == [2050, 2150]
     v = trace.df("vendor_evt")
     assert v["a"].tolist() == [5, 6] and v["b"].astype(str).tolist() == ["", "x"]
+
+
+def test_every_clock_snapshot_converts(tmp_path):
+    """Two snapshots whose BOOTTIME -> MONOTONIC offsets differ (a suspend between them):
+    each event is moved by the latest snapshot at or before it (the first one for earlier
+    events), as trace_processor does. Worked by hand: snapshot 1 boot 1000 = mono 500
+    (-500), snapshot 2 boot 10000 = mono 9000 (-1000)."""
+    def snap(boot, mono):
+        return Msg().bytes(6, Msg().bytes(1, Msg().int(1, 6).int(2, boot))
+                           .bytes(1, Msg().int(1, 3).int(2, mono)).int(2, 3))
+    t = Msg()
+    t.bytes(1, snap(1000, 500))
+    t.bytes(1, snap(10000, 9000))
+    events = [_idle_event(ts, 1, 0) for ts in (400, 1000, 9999, 10000, 12000)]
+    t.bytes(1, Msg().int(10, 7).bytes(1, _bundle(0, events)))
+    trace = read_trace(_write(tmp_path, bytes(t.buf)), cache=False)
+    # 9999 -> 9499 and 10000 -> 9000: the step between the snapshots reorders them
+    assert trace.df("cpu_idle")["__ts"].tolist() == [-100, 500, 9000, 9499, 11000]
+    meta = trace.metadata
+    assert meta["clock"] == "mono" and meta["clock_snapshots"] == 2
+    assert "latest clock snapshot at or before" in meta["clock_method"]

@@ -23,7 +23,8 @@ def _norm(df: pd.DataFrame) -> pd.DataFrame:
 def assert_same(a, b, *, exact_dtypes=True):
     """Every event of ``a`` in ``b`` with equal values (same dtypes for typed events)."""
     extra = set(b.events) - set(a.events)
-    assert extra <= {"process_tree"}, extra       # the task names are stored as a process tree
+    # the task names are stored as a process tree; model signals also as track tables
+    assert extra <= {"process_tree", "track_counter", "track_slice"}, extra
     for e in a.events:
         if e == "process_tree":
             continue
@@ -91,5 +92,43 @@ def test_simulated_run(tmp_path):
     assert counters and any(n.startswith("lisa_sim_cpu_util.util_avg") for n in names)
     if "lisa_sim_eas_decision" in run.events and len(run.df("lisa_sim_eas_decision")):
         assert len(slices) == len(run.df("lisa_sim_eas_decision"))
-        ann = {a.name for a in slices[0].track_event.debug_annotations}
+        interned = {d.iid: d.name for p in t.packet if p.HasField("interned_data")
+                    for d in p.interned_data.debug_annotation_names}
+        ann = {interned[a.name_iid] for a in slices[0].track_event.debug_annotations}
         assert {"prev_energy", "best_energy"} <= ann
+
+
+def test_simulated_run_tracks_read_back(tmp_path):
+    """The counter tracks and EAS slices of a written simulated run read back (their names
+    interned per sequence) with the model's values, and survive a second round trip."""
+    from lisa_eas import SimConfig, simulate
+    run = simulate("hikey960", "workloads/eas_speedup_ramp.json",
+                   config=SimConfig(governor="schedutil", placement="eas", duration_s=0.3))
+    back = read_trace(run.to_perfetto(tmp_path / "sim.pftrace"), cache=False)
+    t = parse(tmp_path / "sim.pftrace")
+    interned = [p for p in t.packet if p.HasField("interned_data")]
+    cnt = back.df("track_counter")
+    util = run.df("lisa_sim_cpu_util")
+    for cpu in sorted(set(util["cpu"].tolist()))[:2]:
+        exp = util[util["cpu"] == cpu]
+        got = cnt[cnt["track"] == f"lisa_sim_cpu_util.util_avg cpu={cpu}"]
+        assert got["__ts"].tolist() == exp["__ts"].tolist()
+        assert np.allclose(got["value"].to_numpy(), exp["util_avg"].to_numpy(np.float64))
+    dec = run.df("lisa_sim_eas_decision") if "lisa_sim_eas_decision" in run.events else None
+    if dec is not None and len(dec):
+        assert interned                       # slice and annotation names are interned
+        sl = back.df("track_slice")
+        assert len(sl) == len(dec) and (sl["dur"] == 0).all()
+        order = np.argsort(dec["__ts"].to_numpy(), kind="stable")
+        assert sl["__ts"].tolist() == dec["__ts"].to_numpy()[order].tolist()
+        assert sl["name"].astype(str).tolist() == [f"EAS {c}" for c in
+                                                   dec["comm"].astype(str).to_numpy()[order]]
+        assert sl["track"].astype(str).tolist() == [
+            f"EAS decisions -> CPU {c}" for c in dec["chosen_cpu"].to_numpy()[order]]
+        for c in ("prev_energy", "best_energy"):
+            assert np.allclose(sl[c].to_numpy(), dec[c].to_numpy(np.float64)[order])
+    again = read_trace(back.to_perfetto(tmp_path / "again.pftrace"), cache=False)
+    for e in ("track_counter", "track_slice"):
+        if e in back.events:
+            pd.testing.assert_frame_equal(_norm(back.df(e)), _norm(again.df(e)),
+                                          check_categorical=False, obj=e)

@@ -1,6 +1,6 @@
 """A small pure-Python protobuf wire reader and writer for the rare Perfetto packets (clock
 snapshots, system info, process trees, power rails...) and for the writer's messages.
-The hot paths are numba (:mod:`lisa_eas.trace._pbwire`)."""
+The hot paths are numba (:mod:`lisa_eas.trace._pb_ftrace`)."""
 from __future__ import annotations
 
 import struct

@@ -1,20 +1,26 @@
 """Perfetto protobuf traces -> per-event DataFrames in the trace.dat schema.
 
-The packet walk and the ftrace bundles (typed events and ``compact_sched``) are decoded
-by the numba kernels of :mod:`lisa_eas.trace._pbwire`; the rare packets (clock
-snapshots, system and CPU info, process trees, power rails, battery counters, ftrace
-stats) and generic ftrace events in Python. Tables that are not ftrace events become
-frames of the same shape: ``power_rails``, ``battery``, ``process_tree``.
+The packet walk (:mod:`._pb_packets`) and the ftrace bundles (typed events,
+:mod:`._pb_ftrace`; ``compact_sched``, :mod:`._pb_compact`) are decoded by numba kernels
+over the wire primitives of :mod:`._pb_wire`, in two passes: exact counts, then every
+column written once at its final dtype (the DataFrames are views of those blocks). The
+rare packets are decoded in Python: clock snapshots (:mod:`._perfetto_clock`), power
+rails and battery counters (:mod:`._perfetto_rails`), track events and their interned
+names (:mod:`._perfetto_tracks`), system and CPU info, process trees, ftrace stats;
+generic ftrace events in :mod:`._perfetto_generic`. Tables that are not ftrace events
+become frames of the same shape: ``power_rails``, ``battery``, ``process_tree``,
+``track_counter``, ``track_slice``.
 
 ``__comm`` is, as trace-cmd's saved command lines, one name per pid: the thread name of the
 process tree when there is one, else the last name the events gave the pid.
 
 All timestamps are put on the trace's primary clock (``metadata["clock"]``, normally
-``boot``, CLOCK_BOOTTIME) with the offsets of the first clock snapshot.
+``boot``, CLOCK_BOOTTIME) with every clock snapshot (``metadata["clock_method"]``).
 """
 from __future__ import annotations
 
 import mmap
+import struct
 import zlib
 from collections import defaultdict
 
@@ -23,17 +29,23 @@ import pandas as pd
 
 from ..errors import TraceError
 from . import _decode
-from . import _pbwire as W
-from ._columns import SpanInterner, _categorical, comm_column, empty_small_pages
-from ._pbsmall import PbError, _read_varint, as_float, fields, key, signed32, signed64, varint
+from . import _pb_compact as C
+from . import _pb_ftrace as F
+from ._columns import _categorical, comm_column, empty_small_pages
+from ._pb_packets import PK_CLOCK, PK_COLS, PK_DLEN, PK_DROPPED, PK_DSTART, PK_ERR, PK_ERRPOS, \
+    PK_FIELD, PK_FLAGS, PK_HAS_TS, PK_LEN, PK_SEQ, PK_START, PK_TS, count_packets, scan_packets
+from ._pb_wire import E_TRUNC, ERR_NAMES
+from ._perfetto_clock import BOOT as _BOOT, MONO_RAW as _MONO_RAW, Clocks
+from ._perfetto_generic import concat, generic_frames, strings
+from ._perfetto_rails import Rails
+from ._perfetto_tracks import TRACK_TABLES, Tracks
+from ._pbsmall import PbError, _read_varint, fields, key, signed32, varint
 from ._perfetto_schema import FTRACE_EVENTS, PACKET, PACKET_NAMES, kind_tables
 from ._skips import SkipReport
+from ._stream import first_appearance
 
 __all__ = ["read_perfetto", "is_perfetto"]
 
-_CLOCK_NAMES = {1: "realtime", 2: "realtime_coarse", 3: "mono", 4: "mono_coarse",
-                5: "mono_raw", 6: "boot"}
-_BOOT, _MONO_RAW = 6, 5
 _UNKNOWN_COMM = "<...>"
 
 
@@ -72,9 +84,9 @@ def _map(path) -> np.ndarray:
 
 
 def _scan(buf: np.ndarray):
-    n = W.count_packets(buf, 0, len(buf))
-    out = np.empty((n, W.PK_COLS), np.int64)
-    got, err, pos = W.scan_packets(buf, 0, len(buf), out)
+    n = count_packets(buf, 0, len(buf))
+    out = np.empty((n, PK_COLS), np.int64)
+    got, err, pos = scan_packets(buf, 0, len(buf), out)
     return out[:got], int(err), int(pos)
 
 
@@ -83,11 +95,11 @@ def _decompressed(buf, pk, skips: SkipReport):
     holds (zlib; zstd when the ``zstandard`` module is installed)."""
     parts = []
     for row in pk:
-        f = row[W.PK_FIELD]
-        if row[W.PK_ERR]:
+        f = row[PK_FIELD]
+        if row[PK_ERR]:
             continue
         if f in (PACKET["compressed_packets"], PACKET["zstd_compressed_packets"]):
-            data = bytes(buf[row[W.PK_DSTART]:row[W.PK_DSTART] + row[W.PK_DLEN]])
+            data = bytes(buf[row[PK_DSTART]:row[PK_DSTART] + row[PK_DLEN]])
             try:
                 if f == PACKET["compressed_packets"]:
                     parts.append(zlib.decompress(data))
@@ -95,48 +107,14 @@ def _decompressed(buf, pk, skips: SkipReport):
                     import zstandard  # optional
                     parts.append(zstandard.ZstdDecompressor().decompressobj().decompress(data))
             except ImportError:
-                skips.add("zstd_compressed_packets", 1, int(row[W.PK_START]),
+                skips.add("zstd_compressed_packets", 1, int(row[PK_START]),
                           "zstd-compressed packets need the zstandard module (pip install zstandard)")
             except Exception as exc:
-                skips.add("corrupt_compressed_packets", 1, int(row[W.PK_START]), str(exc))
+                skips.add("corrupt_compressed_packets", 1, int(row[PK_START]), str(exc))
         else:
-            s, n = int(row[W.PK_START]), int(row[W.PK_LEN])
+            s, n = int(row[PK_START]), int(row[PK_LEN])
             parts.append(key(1, 2) + varint(n) + bytes(buf[s:s + n]))
     return np.frombuffer(b"".join(parts), np.uint8)
-
-
-class _Clocks:
-    """Offsets from the builtin clocks to the primary trace clock (first snapshot)."""
-
-    def __init__(self):
-        self.primary = _BOOT
-        self.snap: dict[int, int] = {}
-
-    def add_snapshot(self, data: bytes):
-        clocks = {}
-        primary = None
-        for f, _, v in fields(data):
-            if f == 1:
-                cid = ts = None
-                for g, _, u in fields(v):
-                    if g == 1:
-                        cid = u
-                    elif g == 2:
-                        ts = u
-                if cid is not None and ts is not None:
-                    clocks[cid] = ts
-            elif f == 2:
-                primary = v
-        if primary:
-            self.primary = primary
-        if not self.snap and clocks:
-            self.snap = clocks
-
-    def offset(self, clock_id: int) -> int:
-        if clock_id in (0, self.primary) or clock_id not in self.snap or \
-                self.primary not in self.snap:
-            return 0
-        return self.snap[self.primary] - self.snap[clock_id]
 
 
 def _frame(ts, cols: dict, cpu, pid, comm) -> pd.DataFrame:
@@ -144,15 +122,6 @@ def _frame(ts, cols: dict, cpu, pid, comm) -> pd.DataFrame:
                        "__pid": np.asarray(pid, np.int32), "__comm": comm, **cols},
                       index=pd.Index(ts / 1e9, name="Time"), copy=False)
     return df
-
-
-def _strings(buf, starts, lens, strip_newline=False) -> pd.Categorical:
-    n = len(starts)
-    it = SpanInterner(n, stop_at_nul=False, strip_newline=strip_newline)
-    if n:
-        it.add(buf, 0, np.ascontiguousarray(starts, np.int64),
-               np.maximum(np.ascontiguousarray(lens, np.int64), 0))
-    return it.categorical()
 
 
 def _sorted(ts):
@@ -167,7 +136,7 @@ class _Reader:
         self.strict = strict
         self.skips = SkipReport(self.path)
         self.meta: dict = {"source": self.path, "format": "perfetto"}
-        self.clocks = _Clocks()
+        self.clocks = Clocks()
         self.cmdlines: dict[int, str] = {}
         self.thread_names: dict[int, str] = {}     # process_tree threads: win for __comm
         self.frames: dict[str, pd.DataFrame] = {}
@@ -185,12 +154,12 @@ class _Reader:
             raise TraceError(f"{self.path}: empty file, not a trace")
         pk, err, pos = _scan(buf)
         if err:
-            self.fail("truncated_packet" if err == W.E_TRUNC else W.ERR_NAMES[err], pos,
+            self.fail("truncated_packet" if err == E_TRUNC else ERR_NAMES[err], pos,
                       "the packet list is cut or damaged here; later packets are lost")
         if len(pk) == 0:
             raise TraceError(f"{self.path}: no Perfetto packet could be read "
                              "(not a Perfetto protobuf trace?)")
-        comp = np.isin(pk[:, W.PK_FIELD], [PACKET["compressed_packets"],
+        comp = np.isin(pk[:, PK_FIELD], [PACKET["compressed_packets"],
                                            PACKET["zstd_compressed_packets"]])
         if comp.any():
             self._bad_packets(pk, buf)
@@ -202,66 +171,87 @@ class _Reader:
                 self.fail("truncated_packet", pos, "inside decompressed packets")
         self._bad_packets(pk, buf)
         self.buf = buf
-        good = pk[pk[:, W.PK_ERR] == 0]
-        for f, c in zip(*np.unique(good[:, W.PK_FIELD], return_counts=True)):
+        good = pk[pk[:, PK_ERR] == 0]
+        for f, c in zip(*np.unique(good[:, PK_FIELD], return_counts=True)):
             self.packet_counts[PACKET_NAMES.get(int(f), f"field_{int(f)}")] += int(c)
         self._losses(good)
-        small = good[~np.isin(good[:, W.PK_FIELD], [PACKET["ftrace_events"], 0])]
+        small = good[~np.isin(good[:, PK_FIELD], [PACKET["ftrace_events"], 0])]
         # clock snapshots first: they convert every other timestamp
-        for row in small[small[:, W.PK_FIELD] == PACKET["clock_snapshot"]]:
+        for row in small[small[:, PK_FIELD] == PACKET["clock_snapshot"]]:
             self._small(row, self.clocks.add_snapshot)
         handlers = {PACKET["system_info"]: self._system_info, PACKET["cpu_info"]: self._cpu_info,
                     PACKET["process_tree"]: self._process_tree,
                     PACKET["power_rails"]: self._power_rails, PACKET["battery"]: self._battery,
                     PACKET["ftrace_stats"]: self._ftrace_stats}
-        self.rails: dict = {"desc": {}, "rows": []}
-        self.batt: list = []
+        self.rails = Rails()
         self.ptree: list = []
         self.fstats: list = []
         for row in small:
-            h = handlers.get(int(row[W.PK_FIELD]))
+            h = handlers.get(int(row[PK_FIELD]))
             if h is not None:
-                ts = int(row[W.PK_TS]) + self.clocks.offset(int(row[W.PK_CLOCK]))
-                self._small(row, lambda d, h=h, ts=ts, has=int(row[W.PK_HAS_TS]): h(d, ts, has))
-        bundles = good[good[:, W.PK_FIELD] == PACKET["ftrace_events"]]
+                ts = self.clocks.to_primary(int(row[PK_TS]), int(row[PK_CLOCK]) or _BOOT)
+                self._small(row, lambda d, h=h, ts=ts, has=int(row[PK_HAS_TS]): h(d, ts, has))
+        self._tracks(good)
+        bundles = good[good[:, PK_FIELD] == PACKET["ftrace_events"]]
         self._ftrace(bundles)
         self._tables()
         self._finish()
         return self.frames, self.meta, self.skips
 
+    def _tracks(self, good):
+        """Track descriptors and track events, with the interned data of their sequences
+        (also in packets holding nothing else), in file order."""
+        kind = good[:, PK_FIELD]
+        is_track = np.isin(kind, [PACKET["track_event"], PACKET["track_descriptor"]])
+        if not is_track.any():
+            return
+        seqs = np.unique(good[is_track, PK_SEQ])
+        rows = good[(is_track | (kind == 0)) & np.isin(good[:, PK_SEQ], seqs)]
+        tracks = Tracks()
+        for row in rows:
+            s, n = int(row[PK_START]), int(row[PK_LEN])
+            ts = self.clocks.to_primary(int(row[PK_TS]), int(row[PK_CLOCK]) or _BOOT)
+            try:
+                tracks.packet(bytes(self.buf[s:s + n]), int(row[PK_SEQ]), int(row[PK_FLAGS]), ts)
+            except PbError as exc:
+                self.fail("corrupt_packet", s + exc.offset, f"track packet: {exc.what}")
+            except (TypeError, AttributeError, ValueError, OverflowError, struct.error):
+                self.fail("corrupt_packet", s, "track packet: a field of the wrong wire type")
+        self.frames.update(tracks.frames(_frame))
+
     def _bad_packets(self, pk, buf):
-        bad = pk[pk[:, W.PK_ERR] != 0]
+        bad = pk[pk[:, PK_ERR] != 0]
         if len(bad):
-            first = bad[np.argmin(bad[:, W.PK_ERRPOS])]
-            names = sorted({W.ERR_NAMES[int(e)] for e in bad[:, W.PK_ERR]})
-            self.skips.add("corrupt_packet", len(bad), int(first[W.PK_ERRPOS]),
+            first = bad[np.argmin(bad[:, PK_ERRPOS])]
+            names = sorted({ERR_NAMES[int(e)] for e in bad[:, PK_ERR]})
+            self.skips.add("corrupt_packet", len(bad), int(first[PK_ERRPOS]),
                            f"{', '.join(names)}; packet dropped")
             if self.strict:
                 self.skips.raise_if_any()
-            pk[:, W.PK_FIELD][pk[:, W.PK_ERR] != 0] = 0
+            pk[:, PK_FIELD][pk[:, PK_ERR] != 0] = 0
 
     def _small(self, row, fn):
-        s, n = int(row[W.PK_DSTART]), int(row[W.PK_DLEN])
+        s, n = int(row[PK_DSTART]), int(row[PK_DLEN])
         data = bytes(self.buf[s:s + n])
         try:
             fn(data)
         except PbError as exc:
             self.fail("corrupt_packet", s + exc.offset,
-                      f"{PACKET_NAMES.get(int(row[W.PK_FIELD]), '?')}: {exc.what}")
+                      f"{PACKET_NAMES.get(int(row[PK_FIELD]), '?')}: {exc.what}")
         except (TypeError, AttributeError, ValueError, OverflowError):
             # a field with another wire type than its .proto gives (an int where a message or
             # string is due, or the reverse): the packet is damaged, not the reader
             self.fail("corrupt_packet", s,
-                      f"{PACKET_NAMES.get(int(row[W.PK_FIELD]), '?')}: a field of the wrong wire type")
+                      f"{PACKET_NAMES.get(int(row[PK_FIELD]), '?')}: a field of the wrong wire type")
 
     def _losses(self, good):
-        dropped = good[good[:, W.PK_DROPPED] != 0]
+        dropped = good[good[:, PK_DROPPED] != 0]
         if len(dropped):
             # the tracing service sets the flag on the first packet of each sequence
-            seqs = good[:, W.PK_SEQ]
+            seqs = good[:, PK_SEQ]
             _, first_idx = np.unique(seqs, return_index=True)
-            first_rows = set(int(good[i, W.PK_START]) for i in first_idx)
-            real = [int(r[W.PK_START]) for r in dropped if int(r[W.PK_START]) not in first_rows]
+            first_rows = set(int(good[i, PK_START]) for i in first_idx)
+            real = [int(r[PK_START]) for r in dropped if int(r[PK_START]) not in first_rows]
             self.meta["previous_packet_dropped"] = int(len(dropped))
             if real:
                 self.skips.add("lost_packets", len(real), real[0],
@@ -289,7 +279,7 @@ class _Reader:
                         if w == 2:     # packed
                             pos = 0
                             while pos < len(u):
-                                x, pos = _pv(u, pos)
+                                x, pos = _read_varint(u, pos, len(u))
                                 fr.append(x)
                         else:
                             fr.append(u)
@@ -334,26 +324,10 @@ class _Reader:
                     self.thread_names[tid] = name
 
     def _power_rails(self, data, ts, has):
-        for f, _, v in fields(data):
-            if f == 1:
-                d = {g: u for g, _, u in fields(v)}
-                self.rails["desc"][d.get(1, 0)] = (
-                    d.get(2, b"").decode("utf-8", "replace"), d.get(3, b"").decode("utf-8", "replace"))
-            elif f == 2:
-                d = {g: u for g, _, u in fields(v)}
-                self.rails["rows"].append((d.get(1, 0), d.get(2, 0), d.get(3, 0)))
+        self.rails.power_rails(data)
 
     def _battery(self, data, ts, has):
-        d = {1: np.nan, 2: np.nan, 3: np.nan, 4: np.nan, 6: np.nan, 7: np.nan}
-        name = ""
-        for f, w, v in fields(data):
-            if f == 2 and w == 5:
-                d[2] = as_float(v)
-            elif f == 5:
-                name = v.decode("utf-8", "replace")
-            elif f in d and w == 0:
-                d[f] = float(signed64(v))
-        self.batt.append((ts, d[1], d[2], d[3], d[4], d[6], d[7], name))
+        self.rails.battery(data, ts)
 
     def _ftrace_stats(self, data, ts, has):
         phase, over = 0, 0
@@ -370,49 +344,137 @@ class _Reader:
     def _ftrace(self, bundles):
         buf = self.buf
         kinds, kind_of, col_of, col_str, k_ncols = kind_tables()
-        bstart = np.ascontiguousarray(bundles[:, W.PK_DSTART])
-        blen = np.ascontiguousarray(bundles[:, W.PK_DLEN])
+        bstart = np.ascontiguousarray(bundles[:, PK_DSTART])
+        blen = np.ascontiguousarray(bundles[:, PK_DLEN])
         nk = len(kinds)
         unknown = np.zeros(len(kind_of), np.int64)
-        bounds = W.bundle_bounds(buf, bstart, blen, kind_of, nk, unknown)
+        counts = F.bundle_counts(buf, bstart, blen, kind_of, nk, unknown)
+        cap = counts[:nk]
         k_rowbase = np.zeros(nk, np.int64)
         k_valbase = np.zeros(nk, np.int64)
-        k_rowbase[1:] = np.cumsum(bounds[:nk])[:-1]
-        cells = bounds[:nk] * k_ncols
+        k_rowbase[1:] = np.cumsum(cap)[:-1]
+        cells = cap * k_ncols
         k_valbase[1:] = np.cumsum(cells)[:-1]
-        ntyped = int(bounds[:nk].sum())
-        # written whole by the kernel: mapped in at once, without huge pages
+        ntyped = int(cap.sum())
+        # every array is written whole by the kernel: mapped in at once, without huge pages
         vals = empty_small_pages(int(cells.sum()), np.int64, populate=True)
-        slen = empty_small_pages(int(cells.sum()), np.int32, populate=True)
-        ev_ts = empty_small_pages(ntyped, np.int64, populate=True)
-        ev_cpu = empty_small_pages(ntyped, np.int32, populate=True)
-        ev_pid = empty_small_pages(ntyped, np.int32, populate=True)
-        nsw, nwk = int(bounds[nk + 1]), int(bounds[nk + 2])
-        sw = empty_small_pages(nsw * 6, np.int64, populate=True).reshape(nsw, 6)
-        sw_ts = empty_small_pages(nsw, np.int64, populate=True)
-        sw_comm = empty_small_pages(nsw * 4, np.int64, populate=True).reshape(nsw, 4)
-        wk = empty_small_pages(nwk * 6, np.int64, populate=True).reshape(nwk, 6)
-        wk_ts = empty_small_pages(nwk, np.int64, populate=True)
-        wk_comm = empty_small_pages(nwk * 4, np.int64, populate=True).reshape(nwk, 4)
-        gen = np.empty((int(bounds[nk]), 4), np.int64)
-        rows = np.zeros(nk + 3, np.int64)
+        typed = (empty_small_pages(ntyped, np.int64, populate=True),
+                 empty_small_pages(ntyped, np.int32, populate=True),
+                 empty_small_pages(ntyped, np.int32, populate=True), vals)
+        nsw, nwk = int(counts[nk + F.SWITCHES]), int(counts[nk + F.WAKINGS])
+        compact = (_block(2, nsw, np.int64), _block(6, nsw, np.int32), _block(2, nsw, np.int32),
+                   _block(1, nwk, np.int64), _block(5, nwk, np.int32), _block(1, nwk, np.int32))
+        nent = int(counts[nk + F.ENTRIES])
+        ent_s = np.empty(nent, np.int64)
+        ent_l = np.empty(nent, np.int64)
+        gen = np.empty((int(counts[nk + F.GENERIC]), 4), np.int64)
+        rows = np.zeros(nk + 4, np.int64)
         berr = np.zeros((len(bundles), 2), np.int64)
         # ftrace events are on the boot clock unless the bundle says otherwise
-        boff = np.full(len(bundles), self.clocks.offset(_BOOT), np.int64)
+        # (moved onto the primary clock once decoded, see _build)
+        boff = np.zeros(len(bundles), np.int64)
         monoraw = self.clocks.offset(_MONO_RAW) - self.clocks.offset(_BOOT)
-        sw_kind = kinds.index(4)     # sched_switch; its columns 4-6: next_comm, pid, prio
-        lost, seen = W.decode_bundles(buf, bstart, blen, boff, monoraw, sw_kind, kind_of, col_of, col_str,
-                                      k_ncols, k_rowbase, k_valbase, rows, vals, slen, ev_ts,
-                                      ev_cpu, ev_pid, sw, sw_ts, sw_comm, wk, wk_ts, wk_comm, gen,
-                                      berr)
+        tables = (kind_of, col_of, col_str, k_ncols, k_rowbase, k_valbase, cap)
+        lost, seen = F.decode_bundles(buf, bstart, blen, boff, monoraw, tables, rows, typed,
+                                      compact, ent_s, ent_l, gen, berr)
+        self._bundle_errors(berr)
+        self._lost(int(lost), unknown)
+        entries = _Entries(buf, ent_s[:rows[nk + F.ENTRIES]], ent_l[:rows[nk + F.ENTRIES]])
+        del ent_s, ent_l
+        frames = {}
+        # compact sched first: its comms name the tasks
+        n = int(rows[nk + F.SWITCHES])
+        s64, s32, sent, w64, w32, went = compact
+        del compact
+        if n:
+            nxt = entries.categorical(sent[C.SW_NEXT_COMM, :n])
+            prev = entries.categorical(sent[C.SW_PREV_COMM, :n])
+            unknown_prev = int(np.count_nonzero(sent[C.SW_PREV_COMM, :n] < 0))
+            if unknown_prev:
+                self.meta["compact_sched_unknown_prev"] = unknown_prev
+            col = s32[:, :n]
+            self._learn(col[C.SW_NEXT_PID], nxt)
+            frames["sched_switch"] = (s64[C.SW_TS, :n], {
+                "prev_comm": prev, "prev_pid": col[C.SW_PREV_PID],
+                "prev_prio": col[C.SW_PREV_PRIO], "prev_state": s64[C.SW_STATE, :n],
+                "next_comm": nxt, "next_pid": col[C.SW_NEXT_PID],
+                "next_prio": col[C.SW_NEXT_PRIO]}, col[C.SW_CPU], col[C.SW_PID])
+        del sent, s64, s32
+        m = int(rows[nk + F.WAKINGS])
+        if m:
+            comm = entries.categorical(went[0, :m])
+            col = w32[:, :m]
+            self._learn(col[C.WK_PID], comm)
+            frames["sched_waking"] = (w64[0, :m], {
+                "comm": comm, "pid": col[C.WK_PID], "prio": col[C.WK_PRIO],
+                "target_cpu": col[C.WK_TCPU]}, col[C.WK_CPU], col[C.WK_WAKER])
+        del went, w64, w32
+        ev_ts, ev_cpu, ev_pid = typed[:3]
+        del typed
+        typed_switch = {}
+        for k, fno in enumerate(kinds):
+            cnt = int(rows[k])
+            if not cnt:
+                continue
+            name, cols, optional = FTRACE_EVENTS[fno]
+            base, stride = int(k_valbase[k]), int(cap[k])
+            rb = int(k_rowbase[k])
+            out = {}
+            for c, (col, _, typ) in enumerate(cols):
+                if col in optional and not seen[k, c]:
+                    continue
+                v = vals[base + c * stride:base + c * stride + cnt]
+                if typ == "str":
+                    out[col] = strings(buf, v >> F.SPAN_BITS, v & F.SPAN_LEN,
+                                        strip_newline=(name == "print"))
+                elif typ == "uint64":
+                    out[col] = v.view(np.uint64).copy()
+                else:
+                    out[col] = v.astype(typ)
+            item = (ev_ts[rb:rb + cnt], out, ev_cpu[rb:rb + cnt], ev_pid[rb:rb + cnt])
+            if name in frames:
+                typed_switch[name] = item
+            else:
+                frames[name] = item
+            if name == "sched_switch":
+                self._learn(out["next_pid"], out["next_comm"])
+            elif name in ("task_newtask",):
+                self._learn(out["pid"], out["comm"])
+            elif name == "task_rename":
+                self._learn(out["pid"], out["newcomm"])
+        del vals
+        for name, item in typed_switch.items():     # typed and compact events of one name
+            frames[name] = concat(frames[name], item)
+        gcount = int(rows[nk + F.GENERIC])
+        if gcount:
+            generic_frames(self.buf, gen[:gcount], frames, self.fail)
+        del ev_ts, ev_cpu, ev_pid
+        _release(buf)                  # every string is interned: the file's pages can go
+        while frames:                  # each frame's pieces freed once it is built
+            name, (ts, cols, cpu, pid) = frames.popitem()
+            if len(cpu):
+                self.meta["cpus"] = max(self.meta.get("cpus") or 0, int(np.max(cpu)) + 1)
+            ts = self.clocks.to_primary(ts, _BOOT)
+            order = _sorted(ts)
+            if order is not None:      # in place, one column at a time
+                ts = _permute(ts, order)
+                cpu, pid = _permute(cpu, order), _permute(pid, order)
+                for c in list(cols):
+                    cols[c] = _permute(cols[c], order)
+                del order
+            self.frames[name] = _frame(ts, cols, cpu, pid, None)
+
+    def _bundle_errors(self, berr):
         bad = np.nonzero(berr[:, 0])[0]
         if len(bad):
             first = bad[np.argmin(berr[bad, 1])]
-            names = sorted({W.ERR_NAMES[int(e)] for e in berr[bad, 0]})
+            names = sorted({ERR_NAMES[int(e)] for e in berr[bad, 0]})
             self.skips.add("corrupt_ftrace_bundle", len(bad), int(berr[first, 1]),
                            f"{', '.join(names)}; every event of the bundle dropped")
             if self.strict:
                 self.skips.raise_if_any()
+
+    def _lost(self, lost: int, unknown):
         over = 0
         if self.fstats:
             start = sum(o for p, o in self.fstats if p == 1)
@@ -427,85 +489,6 @@ class _Reader:
             self.skips.add("undecoded_ftrace_event", int(unknown.sum()), -1,
                            "FtraceEvent field numbers without a decoder: " +
                            ", ".join(f"{f} ({unknown[f]})" for f in und))
-        # compact sched first: its comms name the tasks
-        n = int(rows[nk + 1])
-        typed_switch = {}
-        frames = {}
-        if n:
-            sw, sw_ts, sw_comm = sw[:n], sw_ts[:n], sw_comm[:n]
-            nxt = _strings(buf, sw_comm[:, 0], sw_comm[:, 1])
-            prev = _strings(buf, sw_comm[:, 2], sw_comm[:, 3])
-            unknown_prev = sw_comm[:, 3] < 0
-            if unknown_prev.any():
-                self.meta["compact_sched_unknown_prev"] = int(unknown_prev.sum())
-                prev = _with_unknown(prev, unknown_prev)
-            self._learn(sw[:, 2], nxt)
-            frames["sched_switch"] = (sw_ts.copy(), {
-                "prev_comm": prev, "prev_pid": sw[:, 4].astype(np.int32),
-                "prev_prio": sw[:, 5].astype(np.int32), "prev_state": sw[:, 1].copy(),
-                "next_comm": nxt, "next_pid": sw[:, 2].astype(np.int32),
-                "next_prio": sw[:, 3].astype(np.int32)}, sw[:, 0].astype(np.int32),
-                sw[:, 4].astype(np.int32))
-        del sw, sw_ts, sw_comm         # the kernel's blocks: freed before the next ones
-        m = int(rows[nk + 2])
-        if m:
-            wk, wk_ts, wk_comm = wk[:m], wk_ts[:m], wk_comm[:m]
-            comm = _strings(buf, wk_comm[:, 0], wk_comm[:, 1])
-            self._learn(wk[:, 1], comm)
-            frames["sched_waking"] = (wk_ts.copy(), {
-                "comm": comm, "pid": wk[:, 1].astype(np.int32), "prio": wk[:, 3].astype(np.int32),
-                "target_cpu": wk[:, 2].astype(np.int32)}, wk[:, 0].astype(np.int32),
-                wk[:, 5].astype(np.int32))
-        del wk, wk_ts, wk_comm
-        for k, fno in enumerate(kinds):
-            cnt = int(rows[k])
-            if not cnt:
-                continue
-            name, cols, optional = FTRACE_EVENTS[fno]
-            nc = int(k_ncols[k])
-            base = int(k_valbase[k])
-            v = vals[base:base + cnt * nc].reshape(cnt, nc)
-            ln = slen[base:base + cnt * nc].reshape(cnt, nc)
-            rb = int(k_rowbase[k])
-            out = {}
-            for c, (col, _, typ) in enumerate(cols):
-                if col in optional and not seen[k, c]:
-                    continue
-                if typ == "str":
-                    out[col] = _strings(buf, v[:, c], ln[:, c], strip_newline=(name == "print"))
-                elif typ == "uint64":
-                    out[col] = v[:, c].view(np.uint64)
-                else:
-                    out[col] = v[:, c].astype(typ)
-            item = (ev_ts[rb:rb + cnt], out, ev_cpu[rb:rb + cnt], ev_pid[rb:rb + cnt])
-            if name in frames:
-                typed_switch[name] = item
-            else:
-                frames[name] = item
-            if name == "sched_switch":
-                self._learn(out["next_pid"], out["next_comm"])
-            elif name in ("task_newtask",):
-                self._learn(out["pid"], out["comm"])
-            elif name == "task_rename":
-                self._learn(out["pid"], out["newcomm"])
-        for name, item in typed_switch.items():     # typed and compact events of one name
-            frames[name] = _concat(frames[name], item)
-        gcount = int(rows[nk])
-        if gcount:
-            self._generic(gen[:gcount], frames)
-        del vals, slen, ev_ts, ev_cpu, ev_pid
-        _release(buf)                  # every string is interned: the file's pages can go
-        while frames:                  # each frame's pieces freed once it is built
-            name, (ts, cols, cpu, pid) = frames.popitem()
-            if len(cpu):
-                self.meta["cpus"] = max(self.meta.get("cpus") or 0, int(np.max(cpu)) + 1)
-            order = _sorted(ts)
-            if order is not None:
-                ts = ts[order]
-                cpu, pid = cpu[order], pid[order]
-                for c in list(cols):   # one column at a time: the unsorted one freed
-                    cols[c] = _take(cols[c], order)
-            self.frames[name] = _frame(ts, cols, cpu, pid, None)
 
     def _learn(self, pids, comms: pd.Categorical):
         """pid -> last comm seen (for __comm)."""
@@ -513,158 +496,16 @@ class _Reader:
             return
         df = pd.DataFrame({"p": np.asarray(pids), "c": np.asarray(comms.codes)})
         last = df.drop_duplicates("p", keep="last")
-        cats = comms.categories
+        cats = [str(c) for c in comms.categories]
         for p, c in zip(last["p"].tolist(), last["c"].tolist()):
             if c >= 0 and cats[c] and cats[c] != _UNKNOWN_COMM:
                 self.cmdlines[int(p)] = cats[c]
 
-    def _generic(self, gen, frames):
-        """Generic ftrace events: decoded in numba; the events of one name that share one
-        field layout become columns at once, others go through the Python decoder."""
-        buf = self.buf
-        gen = np.ascontiguousarray(gen)
-        ev, flds = W.decode_generic(buf, gen)
-        bad = np.nonzero(ev[:, 7] != 0)[0]
-        if len(bad):
-            self.fail("corrupt_generic_event", int(gen[bad[0], 0]),
-                      f"{W.ERR_NAMES[int(ev[bad[0], 7])]}; {len(bad)} event(s) dropped")
-        good = np.nonzero((ev[:, 7] == 0) & (ev[:, 3] >= 0))[0]
-        if not len(good):
-            return
-        codes = np.empty(len(good), np.int32)
-        rs, rl = _decode.intern_strings(buf, np.ascontiguousarray(ev[good, 3]),
-                                        np.ascontiguousarray(ev[good, 4]), False, False, codes)
-        order = np.argsort(codes, kind="stable")
-        bounds = np.searchsorted(codes[order], np.arange(len(rs) + 1))
-        slow = []
-        for c in range(len(rs)):
-            idx = good[order[bounds[c]:bounds[c + 1]]]
-            name = bytes(buf[rs[c]:rs[c] + rl[c]]).decode("utf-8", "replace")
-            if not W.same_layout(buf, ev, flds, idx):
-                slow.append(idx)
-                continue
-            f0 = ev[idx, 5]
-            first = int(f0[0])
-            cols = {}
-            for j in range(int(ev[idx[0], 6])):
-                rows = flds[f0 + j]
-                fs, fl = int(flds[first + j, 0]), int(flds[first + j, 1])
-                fname = bytes(buf[fs:fs + fl]).decode("utf-8", "replace")
-                kind = int(flds[first + j, 2])
-                if kind == 4:
-                    cols[fname] = rows[:, 3].copy()
-                elif kind == 5:
-                    cols[fname] = rows[:, 3].copy().view(np.uint64)
-                else:
-                    cols[fname] = _float_cats(_strings(buf, rows[:, 4], rows[:, 5]))
-            item = (ev[idx, 0].copy(), cols, ev[idx, 2].astype(np.int32),
-                    ev[idx, 1].astype(np.int32))
-            frames[name] = _concat(frames[name], item) if name in frames else item
-        if slow:
-            self._generic_slow(gen[np.sort(np.concatenate(slow))], frames)
-
-    def _generic_slow(self, gen, frames):
-        buf = self.buf
-        rows = defaultdict(lambda: {"ts": [], "cpu": [], "pid": [], "f": defaultdict(dict), "n": 0})
-        bad = 0
-        first = -1
-        for s, ln, cpu, off in gen.tolist():
-            data = bytes(buf[s:s + ln])
-            try:
-                ts = pid = 0
-                name = None
-                flds = {}
-                for f, w, v in fields(data):
-                    if f == 1 and w == 0:
-                        ts = v
-                    elif f == 2 and w == 0:
-                        pid = v
-                    elif f == 327 and w == 2:
-                        for g, w2, u in fields(v):
-                            if g == 1 and w2 == 2:
-                                name = u.decode("utf-8", "replace")
-                            elif g == 2 and w2 == 2:
-                                fname, val = None, None
-                                for h, w3, x in fields(u):
-                                    if h == 1 and w3 == 2:
-                                        fname = x.decode("utf-8", "replace")
-                                    elif h == 3 and w3 == 2:
-                                        val = ("s", x.decode("utf-8", "replace"))
-                                    elif h == 4 and w3 == 0:
-                                        val = ("i", signed64(x))
-                                    elif h == 5 and w3 == 0:
-                                        val = ("u", x)
-                                if fname is not None and val is not None:
-                                    flds[fname] = val
-            except PbError as exc:
-                bad += 1
-                first = s + exc.offset if first < 0 else first
-                continue
-            if not name:
-                continue
-            r = rows[name]
-            i = r["n"]
-            r["ts"].append(ts + off)
-            r["cpu"].append(cpu)
-            r["pid"].append(pid)
-            for fname, val in flds.items():
-                r["f"][fname][i] = val
-            r["n"] = i + 1
-        if bad:
-            self.fail("corrupt_generic_event", first)
-        for name, r in rows.items():
-            n = r["n"]
-            cols = {}
-            for fname, d in r["f"].items():
-                kinds = {k for k, _ in d.values()}
-                if kinds == {"s"}:
-                    vals = [d.get(i, ("s", ""))[1] for i in range(n)]
-                    cols[fname] = _float_or_text(vals)
-                elif kinds == {"u"}:
-                    cols[fname] = np.array([d.get(i, ("u", 0))[1] for i in range(n)], np.uint64)
-                elif "s" not in kinds:
-                    cols[fname] = np.array([d.get(i, ("i", 0))[1] for i in range(n)], np.int64)
-                else:
-                    cols[fname] = pd.Categorical([str(d[i][1]) if i in d else "" for i in range(n)])
-            item = (np.array(r["ts"], np.int64), cols, np.array(r["cpu"], np.int32),
-                    np.array(r["pid"], np.int32))
-            frames[name] = _concat(frames[name], item) if name in frames else item
-
     # -- tables ------------------------------------------------------------------------
     def _tables(self):
-        boot = self.clocks.offset(_BOOT)
-        if self.rails["rows"]:
-            r = np.array(self.rails["rows"], np.uint64)
-            idx = r[:, 0].astype(np.int64)
-            ts = (r[:, 1].astype(np.int64) * 1_000_000) + boot
-            energy = r[:, 2]
-            order = np.lexsort((ts, idx))
-            idx, ts, energy = idx[order], ts[order], energy[order]
-            e = energy.astype(np.float64)
-            same = np.r_[False, idx[1:] == idx[:-1]]
-            dt = np.r_[0, np.diff(ts)].astype(np.float64)
-            de = np.r_[0.0, np.diff(e)]
-            with np.errstate(divide="ignore", invalid="ignore"):
-                power = np.where(same & (dt > 0), de / (dt / 1e9) / 1000.0, np.nan)
-            names = [self.rails["desc"].get(int(i), (f"rail_{int(i)}", ""))[0] for i in idx]
-            subsys = [self.rails["desc"].get(int(i), ("", ""))[1] for i in idx]
-            order2 = np.argsort(ts, kind="stable")
-            n = len(ts)
-            self.frames["power_rails"] = _frame(
-                ts[order2], {"rail": pd.Categorical(np.array(names, object)[order2]),
-                             "subsys": pd.Categorical(np.array(subsys, object)[order2]),
-                             "energy_uws": energy[order2], "power_mw": power[order2]},
-                np.full(n, -1), np.full(n, -1), None)
-            self.meta["power_rails"] = sorted({v[0] for v in self.rails["desc"].values()})
-        if self.batt:
-            b = sorted(self.batt, key=lambda x: x[0])
-            ts = np.array([x[0] for x in b], np.int64)
-            cols = {name: np.array([x[i] for x in b], np.float64) for i, name in enumerate(
-                ("charge_counter_uah", "capacity_percent", "current_ua", "current_avg_ua",
-                 "energy_counter_uwh", "voltage_uv"), start=1)}
-            cols["name"] = pd.Categorical([x[7] for x in b])
-            n = len(ts)
-            self.frames["battery"] = _frame(ts, cols, np.full(n, -1), np.full(n, -1), None)
+        self.frames.update(self.rails.frames(_frame, lambda t: self.clocks.to_primary(t, _BOOT)))
+        if "power_rails" in self.frames:
+            self.meta["power_rails"] = self.rails.names()
         if self.ptree:
             p = sorted(self.ptree, key=lambda x: x[0])
             ts = np.array([x[0] for x in p], np.int64)
@@ -681,10 +522,10 @@ class _Reader:
         self.cmdlines.update(self.thread_names)
         for name, df in self.frames.items():
             comm = comm_column(df["__pid"].to_numpy(), self.cmdlines)
-            if name in ("power_rails", "battery", "process_tree"):
+            if name in ("power_rails", "battery", "process_tree") + TRACK_TABLES:
                 comm = _categorical(np.zeros(len(df), np.int32), [""])
             df["__comm"] = comm
-        self.meta["clock"] = _CLOCK_NAMES.get(self.clocks.primary, f"clock_{self.clocks.primary}")
+        self.meta.update(self.clocks.metadata())
         self.meta.setdefault("kernel_version", None)
         self.meta.setdefault("cpus", 0)
         self.meta["packet_counts"] = dict(self.packet_counts)
@@ -704,89 +545,41 @@ def _release(buf: np.ndarray) -> None:
             pass
 
 
-def _pv(u: bytes, pos: int):
-    v = 0
-    shift = 0
-    while True:
-        b = u[pos]
-        pos += 1
-        v |= (b & 0x7F) << shift
-        if b < 0x80:
-            return v, pos
-        shift += 7
-        if shift > 63:
-            raise PbError("overlong varint", pos)
-
-
-def _float_cats(cat: pd.Categorical):
-    """A categorical whose every category is a float literal (see :func:`_float_or_text`)
-    as float64."""
-    cats = [str(c) for c in cat.categories]
-    conv = _float_or_text(cats)
-    if isinstance(conv, np.ndarray) and len(cats):
-        return conv[np.asarray(cat.codes)]
-    return cat
-
-
-def _float_or_text(vals: list):
-    """float64 when every value is a float literal with a point, exponent, nan or inf (the
-    writer's encoding of float fields, generic events having no double), else text."""
-    try:
-        if vals and all(("." in v or "e" in v or "n" in v) and v.strip() == v for v in vals):
-            return np.array([float(v) for v in vals], np.float64)
-    except ValueError:
-        pass
-    return pd.Categorical(vals)
-
-
-def _take(v, order):
+def _permute(v, order):
+    """``v`` in the order ``order``: arrays in place (one temporary column), categoricals
+    by their codes."""
     if isinstance(v, pd.Categorical):
-        return pd.Categorical.from_codes(v.codes[order], categories=v.categories)
-    return v[order]
+        return pd.Categorical.from_codes(v.codes[order], dtype=v.dtype)
+    v[:] = v[order]
+    return v
 
 
-def _with_unknown(cat: pd.Categorical, mask) -> pd.Categorical:
-    cats = list(cat.categories)
-    if _UNKNOWN_COMM in cats:
-        code = cats.index(_UNKNOWN_COMM)
-    else:
-        cats.append(_UNKNOWN_COMM)
-        code = len(cats) - 1
-    codes = cat.codes.copy()
-    codes[mask] = code
-    return _categorical(codes, cats)
+def _block(nrows: int, n: int, dtype) -> np.ndarray:
+    """``nrows`` columns of ``n`` values, each row contiguous (the DataFrame columns are
+    views of its rows)."""
+    return empty_small_pages(nrows * n, dtype, populate=True).reshape(nrows, n)
 
 
-def _concat(a, b):
-    ts = np.concatenate([a[0], b[0]])
-    cols = {}
-    for c in dict.fromkeys(list(a[1]) + list(b[1])):
-        x, y = a[1].get(c), b[1].get(c)
-        n1, n2 = len(a[0]), len(b[0])
-        if x is None:
-            x = _blank(y, n1)
-        if y is None:
-            y = _blank(x, n2)
-        if isinstance(x, pd.Categorical) or isinstance(y, pd.Categorical):
-            x = x if isinstance(x, pd.Categorical) else pd.Categorical(np.asarray(x).astype(str))
-            y = y if isinstance(y, pd.Categorical) else pd.Categorical(np.asarray(y).astype(str))
-            cats = list(dict.fromkeys([str(v) for v in x.categories] +
-                                      [str(v) for v in y.categories]))
-            pos = {v: i for i, v in enumerate(cats)}
-            mx = np.array([pos[str(v)] for v in x.categories] or [0], np.int32)
-            my = np.array([pos[str(v)] for v in y.categories] or [0], np.int32)
-            cols[c] = _categorical(np.concatenate([mx[np.asarray(x.codes)],
-                                                   my[np.asarray(y.codes)]]), cats)
-        else:
-            cols[c] = np.concatenate([x, y])
-    return (ts, cols, np.concatenate([a[2], b[2]]).astype(np.int32),
-            np.concatenate([a[3], b[3]]).astype(np.int32))
+class _Entries:
+    """The comm strings of the compact_sched intern tables (and typed switches), interned
+    once each; records refer to them by entry index."""
 
+    def __init__(self, buf, starts, lens):
+        self.codes = np.empty(len(starts), np.int32)
+        rs, rl = _decode.intern_strings(buf, np.ascontiguousarray(starts, np.int64),
+                                        np.ascontiguousarray(lens, np.int64), False, False,
+                                        self.codes)
+        self.strings = [bytes(buf[a:a + n]).decode("utf-8", "replace")
+                        for a, n in zip(rs.tolist(), rl.tolist())]
 
-def _blank(like, n):
-    if isinstance(like, pd.Categorical):
-        return pd.Categorical([""] * n)
-    return np.zeros(n, like.dtype)
+    def categorical(self, ent: np.ndarray) -> pd.Categorical:
+        """The categorical of the records whose entry indices are ``ent`` (-1: unknown,
+        ``<...>``); categories in order of first appearance."""
+        n = len(self.strings)
+        codes = np.where(ent >= 0, self.codes[np.maximum(ent, 0)], np.int32(n)).astype(np.int32)
+        order = first_appearance(codes, n + 1)
+        cats = [self.strings[o] if o < n else _UNKNOWN_COMM for o in order.tolist()]
+        return _categorical(codes, cats)
 
 
 def read_perfetto(path, strict: bool = False):

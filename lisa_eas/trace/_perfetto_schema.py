@@ -101,7 +101,7 @@ def kind_tables():
     ``kinds`` lists the oneof field numbers in kind order; ``kind_of[fno]`` is the kind of
     an event field number (-1 generic, -2 not decoded); ``col_of[kind, proto field]`` the
     column; ``col_str[kind, column]`` whether it is a string."""
-    from ._pbwire import MAX_COLS, MAX_FNO
+    from ._pb_ftrace import MAX_COLS, MAX_FNO
     kinds = sorted(FTRACE_EVENTS)
     kind_of = np.full(_KIND_TABLE_SIZE, -2, np.int64)
     kind_of[EVENT["generic"]] = -1

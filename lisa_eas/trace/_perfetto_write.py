@@ -12,8 +12,9 @@ and the Perfetto UI opens.
   generic ftrace event with its fields by name (float fields as decimal text, which the
   reader turns back into float64 columns).
 * ``power_rails``, ``battery`` and ``process_tree`` tables go back into their packets.
-* For the UI only: the model signals of a simulated run become counter tracks and its
-  EAS decisions instant slices carrying their energies (track events the reader skips).
+* For the UI: the model signals of a simulated run also become counter tracks and its
+  EAS decisions instant slices carrying their energies (interned names, as Perfetto's SDK
+  writes them); the reader reads them back as ``track_counter`` and ``track_slice``.
 """
 from __future__ import annotations
 
@@ -289,24 +290,18 @@ def _compact_sched(sw_rows: pd.DataFrame | None, wk_rows: pd.DataFrame | None) -
         ids = np.array([table.setdefault(cats[c], len(table)) for c in u.tolist()], np.uint64)
         return ids[inv]
 
-    if sw_rows is not None and len(sw_rows):
-        ts = sw_rows["__ts"].to_numpy(np.int64)
-        d = np.diff(ts, prepend=0).astype(np.uint64)
-        comm = idx(sw_rows["next_comm"])
-        cs.packed(1, pack_varints(d).tobytes())
-        cs.packed(2, pack_varints(_u64(sw_rows["prev_state"].to_numpy())).tobytes())
-        cs.packed(3, pack_varints(_u64(sw_rows["next_pid"].to_numpy())).tobytes())
-        cs.packed(4, pack_varints(_u64(sw_rows["next_prio"].to_numpy())).tobytes())
-        cs.packed(6, pack_varints(comm).tobytes())
-    if wk_rows is not None and len(wk_rows):
-        ts = wk_rows["__ts"].to_numpy(np.int64)
-        d = np.diff(ts, prepend=0).astype(np.uint64)
-        comm = idx(wk_rows["comm"])
-        cs.packed(7, pack_varints(d).tobytes())
-        cs.packed(8, pack_varints(_u64(wk_rows["pid"].to_numpy())).tobytes())
-        cs.packed(9, pack_varints(_u64(wk_rows["target_cpu"].to_numpy())).tobytes())
-        cs.packed(10, pack_varints(_u64(wk_rows["prio"].to_numpy())).tobytes())
-        cs.packed(11, pack_varints(comm).tobytes())
+    # (rows, field of the time deltas, (column, field) of the integers, comm column, field)
+    for rows, ts_f, ints, comm, comm_f in (
+            (sw_rows, 1, (("prev_state", 2), ("next_pid", 3), ("next_prio", 4)), "next_comm", 6),
+            (wk_rows, 7, (("pid", 8), ("target_cpu", 9), ("prio", 10)), "comm", 11)):
+        if rows is None or not len(rows):
+            continue
+        d = np.diff(rows["__ts"].to_numpy(np.int64), prepend=0).astype(np.uint64)
+        codes = idx(rows[comm])
+        cs.packed(ts_f, pack_varints(d).tobytes())
+        for col, f in ints:
+            cs.packed(f, pack_varints(_u64(rows[col].to_numpy())).tobytes())
+        cs.packed(comm_f, pack_varints(codes).tobytes())
     head = Msg()
     for s in table:
         head.bytes(5, s)
@@ -473,30 +468,69 @@ def _table_packets(trace) -> list[bytes]:
     return out
 
 
-def _track_packets(trace) -> list[bytes]:
-    """Counter tracks of the model signals and instant slices of the EAS decisions."""
-    out = []
-    uuid = [1000]
-    first = [True]
+class _TrackWriter:
+    """Track packets of one sequence: descriptors, counter values and instant slices whose
+    event and annotation names are interned (``interned_data`` sent with the first packet
+    that uses a name), as Perfetto's SDK writes them."""
 
-    def pkt(ts, body_fno, body):
+    def __init__(self):
+        self.out: list[bytes] = []
+        self.uuid = 1000
+        self.first = True
+        self.names: dict[str, int] = {}
+        self.anns: dict[str, int] = {}
+
+    def _pkt(self, ts, body_fno: int, body: Msg, interned: Msg | None = None) -> None:
         m = Msg()
         if ts is not None:
             m.int(8, int(ts))
         m.int(10, _SEQ_TRACK)
-        m.int(13, 1 if first[0] else 2)
-        first[0] = False
+        m.int(13, 1 if self.first else 2)    # SEQ_INCREMENTAL_STATE_CLEARED, then NEEDS_...
+        self.first = False
+        if interned is not None and len(interned):
+            m.bytes(12, interned)
         m.bytes(body_fno, body)
-        out.append(bytes(m.buf))
+        self.out.append(bytes(m.buf))
 
-    def track(name, counter: bool):
-        uuid[0] += 1
-        d = Msg().int(1, uuid[0]).bytes(2, name)
+    def track(self, name: str, counter: bool) -> int:
+        self.uuid += 1
+        d = Msg().int(1, self.uuid).bytes(2, name)
         if counter:
             d.bytes(8, Msg())
-        pkt(None, 60, d)
-        return uuid[0]
+        self._pkt(None, 60, d)
+        return self.uuid
 
+    def counter(self, ts: int, uuid: int, value: float) -> None:
+        self._pkt(ts, 11, Msg().int(9, 4).int(11, uuid).double(44, value))
+
+    def _iid(self, table: dict, fno: int, name: str, interned: Msg) -> int:
+        if name not in table:
+            table[name] = len(table) + 1
+            interned.bytes(fno, Msg().int(1, table[name]).bytes(2, name))
+        return table[name]
+
+    def instant(self, ts: int, uuid: int, name: str, args: dict) -> None:
+        interned = Msg()
+        ev = Msg().int(9, 3).int(11, uuid).int(10, self._iid(self.names, 2, name, interned))
+        for k, x in args.items():
+            a = Msg().int(1, self._iid(self.anns, 3, k, interned))
+            if isinstance(x, (float, np.floating)):
+                a.double(5, float(x))
+            elif isinstance(x, str):
+                a.bytes(6, x)
+            else:
+                a.int(4, int(x))
+            ev.bytes(4, a)
+        self._pkt(ts, 11, ev, interned)
+
+
+def _track_packets(trace) -> list[bytes]:
+    """Counter tracks of the model signals and instant slices of the EAS decisions (or the
+    trace's own ``track_counter``/``track_slice`` tables, read from a Perfetto trace)."""
+    w = _TrackWriter()
+    if "track_counter" in trace.events or "track_slice" in trace.events:
+        _own_tracks(trace, w)
+        return w.out
     for ev in trace.events:
         if not ev.startswith("lisa_sim_") or ev in ("lisa_sim_eas_decision", "lisa_sim_rtapp_log"):
             continue
@@ -517,10 +551,9 @@ def _track_packets(trace) -> list[bytes]:
             label = " ".join(f"{k}={v}" for k, v in zip(keys, gk))
             ts = g["__ts"].to_numpy(np.int64)
             for c in num:
-                u = track(f"{ev}.{c}{' ' + label if label else ''}", True)
-                v = g[c].to_numpy(np.float64)
-                for t, x in zip(ts.tolist(), v.tolist()):
-                    pkt(t, 11, Msg().int(9, 4).int(11, u).double(44, x))
+                u = w.track(f"{ev}.{c}{' ' + label if label else ''}", True)
+                for t, x in zip(ts.tolist(), g[c].to_numpy(np.float64).tolist()):
+                    w.counter(t, u, x)
     if "lisa_sim_eas_decision" in trace.events:
         df = trace.df("lisa_sim_eas_decision")
         tracks = {}
@@ -532,18 +565,33 @@ def _track_packets(trace) -> list[bytes]:
         for i, t in enumerate(ts_all):
             cpu = chosen[i]
             if cpu not in tracks:
-                tracks[cpu] = track(f"EAS decisions -> CPU {cpu}", False)
-            ev = Msg().int(9, 3).int(11, tracks[cpu]).bytes(23, f"EAS {comms[i]}")
-            for c in num:
-                x = cols[c][i]
-                a = Msg().bytes(10, c)
-                if isinstance(x, float):
-                    a.double(5, x)
-                else:
-                    a.int(4, int(x))
-                ev.bytes(4, a)
-            pkt(t, 11, ev)
-    return out
+                tracks[cpu] = w.track(f"EAS decisions -> CPU {cpu}", False)
+            w.instant(t, tracks[cpu], f"EAS {comms[i]}", {c: cols[c][i] for c in num})
+    return w.out
+
+
+def _own_tracks(trace, w: _TrackWriter) -> None:
+    """A read-back trace's track tables, written as they were read (instants only)."""
+    uuids: dict = {}
+    if "track_counter" in trace.events:
+        df = trace.df("track_counter")
+        for t, name, x in zip(df["__ts"].tolist(), df["track"].astype(str).tolist(),
+                              df["value"].tolist()):
+            if name not in uuids:
+                uuids[name] = w.track(name, True)
+            w.counter(t, uuids[name], x)
+    if "track_slice" in trace.events:
+        df = trace.df("track_slice")
+        extra = [c for c in df.columns if c not in ("__ts", "__cpu", "__pid", "__comm", "track",
+                                                   "name", "dur")]
+        for i, (t, name, ev) in enumerate(zip(df["__ts"].tolist(), df["track"].astype(str).tolist(),
+                                              df["name"].astype(str).tolist())):
+            if name not in uuids:
+                uuids[name] = w.track(name, False)
+            args = {c: df[c].iat[i] for c in extra}
+            args = {k: (str(v) if not isinstance(v, (int, float, np.number)) else v)
+                    for k, v in args.items() if not (isinstance(v, float) and v != v) and v != ""}
+            w.instant(t, uuids[name], ev, args)
 
 
 def write_perfetto(trace, path: str | os.PathLike, *, tracks: bool = True) -> Path:
@@ -554,8 +602,9 @@ def write_perfetto(trace, path: str | os.PathLike, *, tracks: bool = True) -> Pa
     trace : Trace
     path : path-like
     tracks : bool
-        Also write model signals as counter tracks and EAS decisions as slices (for the
-        Perfetto UI; the reader does not read them back).
+        Also write model signals as counter tracks and EAS decisions as instant slices
+        carrying their energies (for the Perfetto UI; :func:`~lisa_eas.read_trace` reads
+        them back as the ``track_counter`` and ``track_slice`` tables).
 
     Returns
     -------
@@ -588,9 +637,9 @@ def write_perfetto(trace, path: str | os.PathLike, *, tracks: bool = True) -> Pa
                 cpu.int(3, int(caps[i]))
             ci.bytes(1, cpu)
         head.append(bytes(Msg().int(10, 9).bytes(67, ci).buf))
-    tables = {"power_rails", "battery", "process_tree"}
+    tables = {"power_rails", "battery", "process_tree", "track_counter", "track_slice"}
     body = _ftrace_packets(trace, tables) + _table_packets(trace)
-    if tracks:
+    if tracks or "track_counter" in trace.events or "track_slice" in trace.events:
         body += _track_packets(trace)
     parts = []
     for p in head + body:
