@@ -255,3 +255,26 @@ def test_replay_reads_rt_pressure_and_capacity_from_trace_events():
     bad = rt.assign(util=[2000] + [0] * 7)
     with pytest.raises(ModelError, match="sched_pelt_rt.util"):
         rebuild_wakeups(Trace.from_dataframes({**frames, "sched_pelt_rt": bad}, metadata=dict(tr.metadata)), plat)
+
+
+# ------------------------------------------------------------------------------------ CLI
+def test_cli_takes_the_inputs(tmp_path, capsys):
+    """``lisa-eas simulate --thermal-cap 0.1:pd0:300 --rt-pressure --runnable-boost``: the run's
+    metadata has them; a malformed ``--thermal-cap`` is one line naming the option (exit 2)."""
+    import json
+    from pathlib import Path
+
+    from lisa_eas.cli import main
+
+    smoke = Path(__file__).resolve().parent.parent / "workloads" / "smoke_local.json"
+    out = tmp_path / "o"
+    rc = main(["simulate", "--platform", "hikey960", "--workload", str(smoke), "--duration", "0.2", "--era", "v6.6",
+               "--thermal-cap", "0.1:pd0:300", "--rt-pressure", "--runnable-boost", "--out", str(out)])
+    assert rc == 0
+    cfg = json.loads((out / "metadata.json").read_text())["config"]
+    assert cfg["thermal_caps"] == [[0.1, "pd0", 300]] and cfg["rt_pressure"] and cfg["runnable_boost"]
+    capsys.readouterr()
+    rc = main(["simulate", "--platform", "hikey960", "--workload", str(smoke), "--thermal-cap", "0.1:pd0",
+               "--out", str(tmp_path / "p")])
+    err = capsys.readouterr().err
+    assert rc == 2 and "--thermal-cap" in err and err.count("\n") == 1
