@@ -80,7 +80,8 @@ M_EXTRA = 25              # 1: eas.feec gets the ``extra`` rows (RT util, therma
 M_EXTRA_RT = 26           # 1: ... with the rt_rq's util_avg as cpu_util_rt (SimConfig rt_pressure)
 M_EXTRA_THERMAL = 27      # 1: ... with the thermal pressure (the EM's allowed_cpu_cap, v5.14+, ledger em-v5.14)
 M_RUNNABLE_BOOST = 28     # 1: runnable boosting in schedutil and feec (v6.5+, ledger schedutil-v6.5 / eas-v6.5)
-M_SIZE = 29
+M_EXTRA_UCLAMP = 29       # 1: ... with the rq and task clamps in the candidates' fit (v5.7+, ledger uclamp-v5.7)
+M_SIZE = 30
 
 # thermal cap schedule rows (static slot THERMAL): from TH_TIME on, perf domain TH_PD runs at most
 # at OPP TH_OPP and its CPUs' thermal pressure is TH_PRESSURE (capacity_orig minus the capacity of
@@ -110,7 +111,7 @@ SC_PD_UE = 9
 SC_PD_RT = 10
 SC_PD_UC = 11             # two rows: the policy CPUs' (uclamp_min, uclamp_max) pairs, [m, 2] row-major
 SC_EXTRA = 13             # eas.X_SIZE rows: eas.feec's ``extra`` [X_SIZE, width]
-SC_ROWS = 13 + 6
+SC_ROWS = 13 + 11
 
 # state slot 14: per-CPU idle statistics
 AI_AVG_IDLE = 0
@@ -189,14 +190,15 @@ def task_uclamp(p, k, S, P):
 
 
 @sim_helper
-def rq_uclamp(c, k, S, P):
+def rq_uclamp(c, k, idle_max, S, P):
     """``uclamp_rq_get(rq, k)``: the max of clamp ``k`` over the tasks queued on CPU ``c``
-    (max aggregation of the clamp buckets); an empty runqueue (0, 1024) (the kernel keeps the
-    last task's ``uclamp_max`` on an idle rq: not modelled)."""
+    (max aggregation of the clamp buckets); an empty runqueue (0, ``idle_max``): 1024 for
+    schedutil, 0 for the EAS fit, where the waking task's own clamps then decide (the kernel
+    keeps the last task's ``uclamp_max`` on an idle rq: not modelled)."""
     ol = S[S_RQ_TASKS] + c * S[S_RQ_TASKS_W]
     v = 0
     if S[ol] == 0 and k == 1:
-        return 1024
+        return idle_max
     for i in range(1, S[ol] + 1):
         u = task_uclamp(S[ol + i], k, S, P)
         if u > v:
@@ -426,8 +428,8 @@ def sugov_update_flat(c, d, m, j_self, now, S, P):
         S[ose + j] = ue
         S[osr + j] = ur
         if uc:
-            S[ouc + 2 * j] = rq_uclamp(cj, 0, S, P)
-            S[ouc + 2 * j + 1] = rq_uclamp(cj, 1, S, P)
+            S[ouc + 2 * j] = rq_uclamp(cj, 0, 1024, S, P)
+            S[ouc + 2 * j + 1] = rq_uclamp(cj, 1, 1024, S, P)
     nopp = P[P[P_PD_NOPP] + d]
     of = P[P_PD_FREQ] + d * P[P_PD_FREQ_W]
     oc = P[P_PD_COST] + d * P[P_PD_COST_W]

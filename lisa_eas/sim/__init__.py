@@ -174,6 +174,13 @@ def simulate(platform, workload, *, config: SimConfig | None = None):
                       f"{config.era} the kernel's wake_cap() (v4.9-v5.6) sends them to the find_idlest_cpu() slow "
                       "path, which is not modelled; they took select_idle_sibling() on the previous CPU's LLC "
                       "(a misfit task moves up at the next load balance)")
+    uclamp_set = compiled.uclamp is not None and (compiled.uclamp >= 0).any()
+    if uclamp_set or config.thermal_caps or config.rt_pressure or config.runnable_boost:
+        approx.append("decision inputs (uclamp / thermal caps / RT pressure / runnable boosting): the EAS decision "
+                      "log (lisa_sim_eas_decision) records the CFS inputs only, so a replay of this run's EAS "
+                      "decisions from the log does not see them; EAS applies uclamp to its candidates' fit only "
+                      "(v5.7 form); thermal pressure is instantaneous and a cap takes effect at the domain's next "
+                      "frequency request; an idle runqueue's clamps are not the kernel's retained uclamp_max")
     if until_exit and raw.t_end >= t_end:
         approx.append(f"the tasks had not all exited after {_UNBOUNDED_CAP_S:.0f} s; the run was stopped there")
     has_power = all(d.has_power for d in plat.perf_domains)

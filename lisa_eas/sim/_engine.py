@@ -136,6 +136,8 @@ def _input_arrays(platform: Platform, config: SimConfig, compiled: CompiledWorkl
             raise ModelError(f"the workload sets uclamp (util_min / util_max), which kernels before v5.3 do not have; "
                              f"SimConfig.era is {config.era!r}: use v5.3 or later, or remove the clamps")
         mp[sm.M_UCLAMP] = 1                  # uclamp_is_used() (ledger uclamp-v5.3)
+        if era >= (5, 7) and config.placement == "eas":
+            mp[sm.M_EXTRA_UCLAMP] = 1        # the clamps in feec's candidate fit (ledger uclamp-v5.7)
     rows = []
     nd = int(pt["nd"])
     for i, (t, target, cap) in enumerate(config.thermal_caps):
@@ -167,7 +169,8 @@ def _input_arrays(platform: Platform, config: SimConfig, compiled: CompiledWorkl
         mp[sm.M_EXTRA_RT] = 1
     if config.runnable_boost and era >= (6, 5):
         mp[sm.M_RUNNABLE_BOOST] = 1         # ledger schedutil-v6.5 / eas-v6.5
-    mp[sm.M_EXTRA] = int(bool(mp[sm.M_EXTRA_RT] or mp[sm.M_EXTRA_THERMAL] or mp[sm.M_RUNNABLE_BOOST]))
+    mp[sm.M_EXTRA] = int(bool(mp[sm.M_EXTRA_RT] or mp[sm.M_EXTRA_THERMAL] or mp[sm.M_RUNNABLE_BOOST]
+                              or mp[sm.M_EXTRA_UCLAMP]))
     return dict(TASK_UCLAMP=uc, THERMAL=np.array(rows, np.int64).reshape(-1, sm.TH_SIZE))
 
 
