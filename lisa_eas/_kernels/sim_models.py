@@ -172,7 +172,7 @@ def capacity_of(c, S, P):
     with a thermal cap schedule, the thermal pressure (``scale_rt_capacity``, ledger thermal-v5.7;
     the instantaneous pressure, not the kernel's ``thermal_load_avg``)."""
     cap = P[P[P_CPU_CAP] + c] - S[S[S_RT_PELT] + (c) * S[S_RT_PELT_W] + SA_UTIL_AVG]
-    if P[P[P_MODEL_PARAMS] + M_THERMAL_CAPOF]:
+    if P[P_THERMAL_N] > 0 and P[P[P_MODEL_PARAMS] + M_THERMAL_CAPOF]:     # one load without a schedule
         cap -= thermal_pressure(c, S, P)
     return cap if cap > 1 else 1
 
@@ -380,7 +380,7 @@ def governor_update(c, now, S, P, O):
 
 
 @sim_helper
-def pd_cpu_util(cj, S, P):
+def pd_cpu_util(cj, boost, uc, S, P):
     """The (util_avg, util_est, util_rt) triple ``schedutil.sugov_update`` gets for CPU ``cj``:
     the root cfs_rq's util_avg and ``util_est.enqueued`` as they are (``cpu_util_cfs()`` takes
     their max; the ramp boost reads them alone) and the RT utilization that
@@ -390,13 +390,13 @@ def pd_cpu_util(cj, S, P):
     v6.8, no uclamp): the RT term is then the capacity, which saturates the sum in every era."""
     cap = P[P[P_CPU_CAP] + cj]
     ua = S[S[S_CFS_PELT] + (cj) * S[S_CFS_PELT_W] + SA_UTIL_AVG]
-    if P[P[P_MODEL_PARAMS] + M_RUNNABLE_BOOST]:
+    if boost:
         # v6.5+ cpu_util_cfs_boost(): util_avg raised to the cfs_rq's runnable_avg (ledger schedutil-v6.5)
         r = S[S[S_CFS_PELT] + (cj) * S[S_CFS_PELT_W] + SA_RUNNABLE_AVG]
         if r > ua:
             ua = r
     ue = S[S[S_CPUS] + (cj) * C_NFIELDS + C_UE_SUM]
-    if S[S[S_CPUS] + (cj) * C_NFIELDS + C_NR_RT] > 0 and not P[P[P_MODEL_PARAMS] + M_UCLAMP]:
+    if S[S[S_CPUS] + (cj) * C_NFIELDS + C_NR_RT] > 0 and not uc:
         return ua, ue, cap
     return ua, ue, S[S[S_RT_PELT] + (cj) * S[S_RT_PELT_W] + SA_UTIL_AVG]
 
@@ -421,9 +421,10 @@ def sugov_update_flat(c, d, m, j_self, now, S, P):
     osr = S[S_SCRATCH] + SC_PD_RT * S[S_SCRATCH_W]
     ouc = S[S_SCRATCH] + SC_PD_UC * S[S_SCRATCH_W]
     uc = P[P[P_MODEL_PARAMS] + M_UCLAMP] != 0
+    boost = P[P[P_MODEL_PARAMS] + M_RUNNABLE_BOOST] != 0
     for j in range(m):
         cj = P[P[P_PD_CPUS] + (d) * P[P_PD_CPUS_W] + j]
-        ua, ue, ur = pd_cpu_util(cj, S, P)
+        ua, ue, ur = pd_cpu_util(cj, boost, uc, S, P)
         S[osu + j] = ua
         S[ose + j] = ue
         S[osr + j] = ur
