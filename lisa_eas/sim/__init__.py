@@ -71,8 +71,14 @@ Scheduling model
   time to the next timer armed on it.
 * **Energy**: see :mod:`lisa_eas.sim._energy`.
 
-Workload features the simulator does not model (locks, barriers, ``mem``/``iorun``, uclamp,
-SCHED_DEADLINE/RR...) raise :class:`~lisa_eas.errors.ModelError` before the run;
+* **Decision inputs** (issue 17, each absent by default): a task's rt-app ``util_min`` /
+  ``util_max`` (uclamp, v5.3+: rq max aggregation, schedutil per era, the EAS candidates' fit
+  from v5.7), ``SimConfig.thermal_caps`` (policy max; ``capacity_of`` from v5.7; EM cap from
+  v5.14), ``SimConfig.rt_pressure`` (RT util in the EAS energy), ``SimConfig.runnable_boost``
+  (v6.5+).
+
+Workload features the simulator does not model (locks, barriers, ``mem``/``iorun``, uclamp set
+in a phase, SCHED_DEADLINE/RR...) raise :class:`~lisa_eas.errors.ModelError` before the run;
 approximations it makes (ignored taskgroups, shared timers) are listed in
 ``trace.metadata["approximations"]``.
 """
