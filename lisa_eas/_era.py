@@ -219,6 +219,20 @@ ERA_LEDGER: tuple[EraChange, ...] = (
               "freq_next = min + load (max - min) / 100, RELATION_C"),
     EraChange("ondemand-v5.16", "ondemand", (5, 16), "1f39fa0dccff cpufreq: Introducing CPUFREQ_RELATION_E",
               "od_update", "RELATION_CE: the closest efficient OPP"),
+    # ------------------------------------------------------------------ optional decision inputs (issue 17)
+    EraChange("uclamp-v5.3", "uclamp", (5, 3), "9d20ad7dfc9a sched/uclamp: Add uclamp_util_with(); 1a00d999971c "
+              "sched/uclamp: Set default clamps for RT tasks", "schedutil_cpu_util, uclamp_rq_util_with",
+              "FREQUENCY_UTIL clamps CFS + RT into the rq's [max of its tasks' uclamp_min, max of their "
+              "uclamp_max]; an RT task's uclamp_min defaults to 1024, so a runnable RT task still asks for "
+              "the maximum unless clamped", "recalled"),
+    EraChange("uclamp-v5.7", "uclamp", (5, 7), "1d42509e475c sched/fair: Make EAS wakeup placement consider "
+              "uclamp restrictions", "find_energy_efficient_cpu", "a candidate CPU must fit the task's util "
+              "clamped by uclamp_rq_util_with(rq, util, p) (max of the rq's and the task's clamps): "
+              "fits_capacity(clamped util, capacity_of); v6.1+ util_fits_cpu() refines it (not modelled)",
+              "recalled"),
+    EraChange("thermal-v5.7", "thermal", (5, 7), "467b7d01c3e7 sched/fair: Update cpu_capacity to reflect "
+              "thermal pressure", "scale_rt_capacity", "capacity_of = capacity_orig minus RT, DL and the "
+              "thermal pressure (thermal_load_avg; hw_load_avg from v6.10)", "recalled"),
 )
 
 

@@ -540,6 +540,9 @@ COVERED_ELSEWHERE = {
     "schedutil-v5.0": "test_models_schedutil.py::test_next_freq_formula_and_tipping_point",
     "schedutil-v6.5": "test_models_inputs.py::test_schedutil_runnable_boosting_from_v6_5",
     "schedutil-v6.8": "test_models_schedutil.py::test_uclamp_max_caps_a_saturated_cpu_v6_8",
+    "uclamp-v5.3": "test_sim_inputs.py::test_uclamp_needs_v5_3_and_v5_3_clamps",
+    "thermal-v5.7": "test_sim_inputs.py::test_thermal_cap_moves_a_task_from_v5_7",
+    "uclamp-v5.7": "test_sim_inputs.py::test_model_uclamp_min_task_goes_to_a_big_cpu_from_v5_7",
 }
 
 @pytest.mark.parametrize("key", [r.key for r in ERA_LEDGER])

@@ -57,12 +57,39 @@ X_BW_DL = 2       # cpu_bw_dl(rq)
 X_IRQ = 3         # cpu_util_irq(rq)
 X_THERMAL = 4     # arch_scale_thermal_pressure(cpu) (hw pressure from v6.10)
 X_RUNNABLE = 5    # cfs_rq->avg.runnable_avg (runnable boosting, v6.5+; 0 before)
-X_SIZE = 6
+X_UC_ON = 6       # 1: uclamp in the candidates' fit (uclamp_is_used(), v5.7+, ledger uclamp-v5.7); 0: no clamps
+X_UC_RQ_MIN = 7   # uclamp_rq_get(rq, UCLAMP_MIN)
+X_UC_RQ_MAX = 8   # uclamp_rq_get(rq, UCLAMP_MAX)
+X_UC_P_MIN = 9    # uclamp_eff_value(p, UCLAMP_MIN) (the same in every column)
+X_UC_P_MAX = 10   # uclamp_eff_value(p, UCLAMP_MAX)
+X_SIZE = 11
 
 
 @njit(cache=True, inline="always")
 def fits_capacity(util, capacity):
     """``fits_capacity(cap, max)``: ``util * 1280 < capacity * 1024`` (v5.4+)."""
+    return util * 1280 < capacity * 1024
+
+
+@njit(cache=True, inline="always")
+def uclamp_fits(extra, cpu, util, capacity):
+    """The candidate test of ``find_energy_efficient_cpu`` from v5.7 (1d42509e475c, ledger uclamp-v5.7):
+    ``util = uclamp_rq_util_with(rq, util, p)`` (clamped into [max(rq min, p min), max(rq max,
+    p max)], the lower bound winning when they cross) then ``fits_capacity(util, capacity_of)``;
+    without clamps (``extra`` None or its ``X_UC_ON`` row 0) ``fits_capacity`` alone."""
+    if extra is not None and extra[X_UC_ON, cpu]:
+        lo = extra[X_UC_RQ_MIN, cpu]
+        if extra[X_UC_P_MIN, cpu] > lo:
+            lo = extra[X_UC_P_MIN, cpu]
+        hi = extra[X_UC_RQ_MAX, cpu]
+        if extra[X_UC_P_MAX, cpu] > hi:
+            hi = extra[X_UC_P_MAX, cpu]
+        if lo >= hi:
+            util = lo
+        elif util < lo:
+            util = lo
+        elif util > hi:
+            util = hi
     return util * 1280 < capacity * 1024
 
 
@@ -359,7 +386,7 @@ def feec_v54(pd_info, pd_cpus, em_states, em_mode, cap_orig, cap_of, util_avg, u
             util = cpu_util_next(cpu, prev_cpu, cpu, util_avg, util_est, task_util, task_ue, cap_orig)
             work[1] += 1
             cap = cap_of[cpu]
-            if not fits_capacity(util, cap):
+            if not uclamp_fits(extra, cpu, util, cap):
                 continue
             if cpu == prev_cpu:
                 prev_delta = _pd_energy_v5(pd_info, pd_cpus, em_states, em_mode, pd, prev_cpu, prev_cpu,
@@ -438,7 +465,7 @@ def feec_v514(pd_info, pd_cpus, em_states, em_mode, cap_orig, cap_of, util_avg, 
             work[1] += 1
             cap = cap_of[cpu]
             spare = cap - util if cap > util else 0        # lsub_positive
-            if not fits_capacity(util, cap):
+            if not uclamp_fits(extra, cpu, util, cap):
                 continue
             if cpu == prev_cpu:
                 compute_prev = True
@@ -539,7 +566,7 @@ def feec_v60(pd_info, pd_cpus, em_states, em_mode, cap_orig, cap_of, util_avg, u
             util = cpu_util_next(cpu, prev_cpu, cpu, util_avg, util_est, task_util, task_ue, cap_orig)
             work[1] += 1
             cap = cap_of[cpu]
-            fits = 1 if fits_capacity(util, cap) else 0
+            fits = 1 if uclamp_fits(extra, cpu, util, cap) else 0
             if not fits:
                 continue
             spare = cap - util if cap > util else 0

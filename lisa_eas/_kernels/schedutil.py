@@ -23,6 +23,7 @@ from numba import njit
 SU_V5_0 = 0
 SU_V5_14 = 1
 SU_V6_8 = 2
+SU_V6_8_PERF = 3    # v6.8+ with the util already through sugov_effective_cpu_perf(): no headroom left to add
 
 FREQUENCY_UTIL = 0
 ENERGY_UTIL = 1
@@ -194,6 +195,32 @@ def cpu_util_cfs_rt(util_avg, util_est, util_rt, scale):
 
 
 @njit(cache=True)
+def uclamp_cpu_util(util_avg, util_est, util_rt, scale, uclamp_min, uclamp_max, era):
+    """The CPU utilization schedutil asks a frequency for with uclamp in use (ledger uclamp-v5.3),
+    without DL and IRQ: ``cpu_util_cfs()`` (``min(max(util_avg, util_est), capacity)``) + RT, then
+
+    * before v6.8 (``schedutil_cpu_util()`` / ``effective_cpu_util(FREQUENCY_UTIL)``, v5.3 -
+      v6.7): clamped into the rq's ``[uclamp_min, uclamp_max]`` (``uclamp_rq_util_with(rq,
+      util, NULL)``), capped at the capacity; :func:`get_next_freq` adds the headroom after;
+    * from v6.8 (``effective_cpu_util(cpu, util, &min, &max)`` then
+      ``sugov_effective_cpu_perf()``, ledger schedutil-v6.8): ``max(uclamp_min, min(uclamp_max,
+      capacity, 1.25 util))``, the headroom already in, so :func:`get_next_freq` is called with
+      ``SU_V6_8_PERF``.
+    """
+    u = util_avg if util_avg > util_est else util_est
+    if u > scale:
+        u = scale
+    u += util_rt
+    if era == SU_V6_8:
+        hi = uclamp_max if uclamp_max < scale else scale
+        if u >= scale:
+            u = scale
+        return sugov_effective_cpu_perf(u, uclamp_min, hi)
+    u = uclamp_rq_util_with(u, uclamp_min, uclamp_max)
+    return u if u < scale else scale
+
+
+@njit(cache=True)
 def em_pd_get_higher_freq(freqs, costs, min_freq, cost_margin):
     """RFC v3 ``em_pd_get_higher_freq()``: highest OPP whose cost is within the margin."""
     max_cost = 0
@@ -214,6 +241,8 @@ def raw_next_freq(util, max_cap, freq_ref, era):
         return (freq_ref + (freq_ref >> 2)) * util // max_cap
     if era == SU_V5_14:
         util = util + (util >> 2)
+        return freq_ref * util // max_cap
+    if era == SU_V6_8_PERF:
         return freq_ref * util // max_cap
     util = util + (util >> 2)
     if util > max_cap:
@@ -307,7 +336,7 @@ def cpu_util_cfs(util_avg, util_est, scale):
 @njit(cache=True)
 def sugov_update(cs_all, ps, cpu, time, iowait, went_idle, util_avg, util_est, max_cap, freq_ref, freqs, fmin,
                  fmax, era, rate_limit_ns, tick_ns, use_iowait, use_ramp_boost, costs, ineff=None,
-                 limits_check=False, restore_cached=False, util_rt=None):
+                 limits_check=False, restore_cached=False, util_rt=None, uclamp=None):
     """One ``cpufreq_update_util()`` call from ``cpu`` of the policy; returns the policy's next_freq.
 
     ``cs_all`` int64[m, CS_SIZE] per-CPU state; ``ps`` int64[PS_SIZE]; ``util_avg``/``util_est``
@@ -318,6 +347,10 @@ def sugov_update(cs_all, ps, cpu, time, iowait, went_idle, util_avg, util_est, m
     schedutil-v5.11): a busy hold restores ``cached_raw_freq`` instead of zeroing it.
     ``util_rt`` (int64[m], optional): RT utilization, added after ``max(util_avg, util_est)``;
     the ramp boost reads the CFS signals only.
+    ``uclamp`` (int64[m, 2], optional, needs ``util_rt``): each rq's aggregated
+    (``uclamp_min``, ``uclamp_max``) with uclamp in use (ledger uclamp-v5.3): the CPU's util is
+    :func:`uclamp_cpu_util` (``util_rt`` is then the RT utilization itself, a runnable RT task
+    raising the rq's ``uclamp_min`` instead of forcing the maximum).
     """
     m = cs_all.shape[0]
     cs = cs_all[cpu]
@@ -336,14 +369,17 @@ def sugov_update(cs_all, ps, cpu, time, iowait, went_idle, util_avg, util_est, m
             cs[CS_WENT_IDLE] = 0
         if util_rt is None:
             util = cpu_util_cfs(util_avg[0], util_est[0], max_cap)
-        else:
+        elif uclamp is None:
             util = cpu_util_cfs_rt(util_avg[0], util_est[0], util_rt[0], max_cap)
+        else:
+            util = uclamp_cpu_util(util_avg[0], util_est[0], util_rt[0], max_cap, uclamp[0, 0], uclamp[0, 1], era)
         if use_ramp_boost:
             boost = ramp_boost_update(cs, util_est[0], util_avg[0])
         if use_iowait:
             util = iowait_apply(cs, time, util, max_cap, tick_ns)
         cached = ps[PS_CACHED_RAW_FREQ]
-        next_f = get_next_freq(ps, util, max_cap, freq_ref, freqs, fmin, fmax, era, boost, costs, ineff,
+        next_f = get_next_freq(ps, util, max_cap, freq_ref, freqs, fmin, fmax,
+                               SU_V6_8_PERF if uclamp is not None and era == SU_V6_8 else era, boost, costs, ineff,
                                limits_check)
         if busy and next_f < ps[PS_NEXT_FREQ]:
             next_f = ps[PS_NEXT_FREQ]
@@ -353,8 +389,10 @@ def sugov_update(cs_all, ps, cpu, time, iowait, went_idle, util_avg, util_est, m
         for j in range(m):
             if util_rt is None:
                 u = cpu_util_cfs(util_avg[j], util_est[j], max_cap)
-            else:
+            elif uclamp is None:
                 u = cpu_util_cfs_rt(util_avg[j], util_est[j], util_rt[j], max_cap)
+            else:
+                u = uclamp_cpu_util(util_avg[j], util_est[j], util_rt[j], max_cap, uclamp[j, 0], uclamp[j, 1], era)
             if use_iowait:
                 u = iowait_apply(cs_all[j], time, u, max_cap, tick_ns)
             if u > util:
@@ -366,7 +404,8 @@ def sugov_update(cs_all, ps, cpu, time, iowait, went_idle, util_avg, util_est, m
                     b = cs_all[j, CS_RAMP_BOOST]
                 if b > boost:
                     boost = b
-        next_f = get_next_freq(ps, util, max_cap, freq_ref, freqs, fmin, fmax, era, boost, costs, ineff,
+        next_f = get_next_freq(ps, util, max_cap, freq_ref, freqs, fmin, fmax,
+                               SU_V6_8_PERF if uclamp is not None and era == SU_V6_8 else era, boost, costs, ineff,
                                limits_check)
     if ps[PS_NEED_FREQ_UPDATE]:
         ps[PS_NEED_FREQ_UPDATE] = 0

@@ -25,12 +25,15 @@ from ._jit import sim_inline
 from .sim_layout import (O_COUNTERS, O_EAS_LOG, O_EAS_LOG_W, P_CPU_CAP, P_CPU_PD_N, P_EM_PD_CPUS,
                          P_EM_PD_CPUS_N, P_EM_PD_INFO, P_EM_PD_INFO_N, P_EM_PD_INFO_W, P_EM_STATES,
                          P_EM_STATES_N, P_EM_STATES_W, P_MASKS, P_MASKS_W, P_MODEL_PARAMS, S_CFS_PELT,
-                         S_CFS_PELT_W, S_CPUS, S_GLOBALS, S_SCRATCH, S_SCRATCH_W, S_TASKS, S_TASK_PELT,
-                         S_TASK_PELT_W)
+                         S_CFS_PELT_W, S_CPUS, S_GLOBALS, S_RT_PELT, S_RT_PELT_W, S_SCRATCH, S_SCRATCH_W, S_TASKS,
+                         S_TASK_PELT, S_TASK_PELT_W)
 
-from .eas import NO_ENERGY, feec
-from .pelt import SA_UTIL_AVG
-from .sim_models import M_EAS_ERA, M_EM_MODE, SC_CAP_OF, SC_ENERGY, SC_UE, SC_UTIL, SC_WORK, capacity_of
+from .eas import (NO_ENERGY, X_RT, X_RUNNABLE, X_SIZE, X_THERMAL, X_UC_ON, X_UC_P_MAX, X_UC_P_MIN, X_UC_RQ_MAX,
+                  X_UC_RQ_MIN, feec)
+from .pelt import SA_RUNNABLE_AVG, SA_UTIL_AVG
+from .sim_models import (M_EAS_ERA, M_EM_MODE, M_EXTRA, M_EXTRA_RT, M_EXTRA_THERMAL, M_EXTRA_UCLAMP,
+                         M_RUNNABLE_BOOST, SC_CAP_OF, SC_ENERGY, SC_EXTRA, SC_UE, SC_UTIL, SC_WORK, capacity_of,
+                         rq_uclamp, task_uclamp, thermal_pressure)
 from .sim_sched import task_util_est
 from .sim_state import (C_NFIELDS, C_UE_SUM, D_CHOSEN, D_HEAD, D_IN_CPUS, D_IN_OVERUTIL, D_IN_TASK_UTIL,
                         D_IN_TASK_UTIL_EST, D_PREV, D_TASK, D_TASK_UTIL, D_TIME, G_OVERUTIL, N_EAS,
@@ -69,7 +72,32 @@ def place_eas(p, prev, now, S, P, O):
         S[ocap + c] = capacity_of(c, S, P)
     opi = P[P_EM_PD_INFO]
     ost = P[P_EM_STATES]
-    cpu = feec(P[P[P_MODEL_PARAMS] + M_EAS_ERA], P[opi:opi + P[P_EM_PD_INFO_N] * P[P_EM_PD_INFO_W]].reshape((P[P_EM_PD_INFO_N], P[P_EM_PD_INFO_W])), P[P[P_EM_PD_CPUS]:P[P_EM_PD_CPUS] + P[P_EM_PD_CPUS_N]],
+    mp = P[P_MODEL_PARAMS]
+    if P[mp + M_EXTRA]:
+        # the optional inputs (issue 17): eas.feec's ``extra`` rows in scratch, zero where not given
+        w = S[S_SCRATCH_W]
+        ox = osc + SC_EXTRA * w
+        for k in range(X_SIZE * w):
+            S[ox + k] = 0
+        for c in range(n):
+            if P[mp + M_EXTRA_RT]:
+                S[ox + X_RT * w + c] = S[S[S_RT_PELT] + c * S[S_RT_PELT_W] + SA_UTIL_AVG]
+            if P[mp + M_EXTRA_THERMAL]:
+                S[ox + X_THERMAL * w + c] = thermal_pressure(c, S, P)
+            if P[mp + M_RUNNABLE_BOOST]:
+                S[ox + X_RUNNABLE * w + c] = S[S[S_CFS_PELT] + c * S[S_CFS_PELT_W] + SA_RUNNABLE_AVG]
+            if P[mp + M_EXTRA_UCLAMP]:
+                S[ox + X_UC_ON * w + c] = 1
+                S[ox + X_UC_RQ_MIN * w + c] = rq_uclamp(c, 0, 0, S, P)
+                S[ox + X_UC_RQ_MAX * w + c] = rq_uclamp(c, 1, 0, S, P)
+                S[ox + X_UC_P_MIN * w + c] = task_uclamp(p, 0, S, P)
+                S[ox + X_UC_P_MAX * w + c] = task_uclamp(p, 1, S, P)
+        cpu = feec(P[mp + M_EAS_ERA], P[opi:opi + P[P_EM_PD_INFO_N] * P[P_EM_PD_INFO_W]].reshape((P[P_EM_PD_INFO_N], P[P_EM_PD_INFO_W])), P[P[P_EM_PD_CPUS]:P[P_EM_PD_CPUS] + P[P_EM_PD_CPUS_N]],
+                   P[ost:ost + P[P_EM_STATES_N] * P[P_EM_STATES_W]].reshape((P[P_EM_STATES_N], P[P_EM_STATES_W])), P[mp + M_EM_MODE], P[P[P_CPU_CAP]:P[P_CPU_CAP] + n],
+                   S[ocap:ocap + n], S[ou_:ou_ + n], S[oue:oue + n], tu, tue, prev, P[om:om + n], False,
+                   S[ow:ow + 2], S[oe:oe + 3], S[ox:ox + X_SIZE * w].reshape((X_SIZE, w)))
+    else:
+        cpu = feec(P[P[P_MODEL_PARAMS] + M_EAS_ERA], P[opi:opi + P[P_EM_PD_INFO_N] * P[P_EM_PD_INFO_W]].reshape((P[P_EM_PD_INFO_N], P[P_EM_PD_INFO_W])), P[P[P_EM_PD_CPUS]:P[P_EM_PD_CPUS] + P[P_EM_PD_CPUS_N]],
                P[ost:ost + P[P_EM_STATES_N] * P[P_EM_STATES_W]].reshape((P[P_EM_STATES_N], P[P_EM_STATES_W])), P[P[P_MODEL_PARAMS] + M_EM_MODE], P[P[P_CPU_CAP]:P[P_CPU_CAP] + n],
                S[ocap:ocap + n], S[ou_:ou_ + n], S[oue:oue + n], tu, tue, prev, P[om:om + n], False,
                S[ow:ow + 2], S[oe:oe + 3])

@@ -63,6 +63,8 @@ P_SLOTS = (
     ("MODEL_PARAMS", "model parameters (sim_models M_*)"),
     ("FREQ_SCALE", "arch_scale_freq_capacity per domain and OPP"),
     ("PD_INEFF", "OPPs the EM flags inefficient per domain (v5.16+ cpufreq; zeros: none)"),
+    ("TASK_UCLAMP", "each task's requested (uclamp_min, uclamp_max); -1: not set (sim_models)"),
+    ("THERMAL", "thermal cap schedule rows (sim_models TH_*), by time; no rows: no cap"),
 )
 
 #: slots of the output buffers ``O``

@@ -24,11 +24,12 @@ from ._jit import sim_helper, sim_inline, sim_kernel, sim_nrt
 
 from .sim_layout import (P_CORE_ID, P_CORE_ID_N, P_CPU_CAP, P_CPU_PD, P_CPU_PD_N, P_LLC_ID, P_LLC_ID_N,
                          P_MASKS, P_MASKS_W, P_MODEL_PARAMS, P_MODEL_PARAMS_N, P_PD_COST, P_PD_COST_W,
-                         P_PD_CPUS, P_PD_CPUS_W, P_PD_FREQ, P_PD_FREQ_W, P_PD_INEFF, P_PD_INEFF_W, P_PD_NCPU, P_PD_NOPP, S_CFS_PELT,
+                         P_PD_CPUS, P_PD_CPUS_W, P_PD_FREQ, P_PD_FREQ_W, P_PD_INEFF, P_PD_INEFF_W, P_PD_NCPU, P_PD_NOPP,
+                         P_TASK_UCLAMP, P_THERMAL, P_THERMAL_N, P_THERMAL_W, S_CFS_PELT,
                          S_CFS_PELT_W, S_CONFIG, S_CPUS, S_DOMAINS, S_GLOBALS, S_GOV_CPU, S_GOV_CPU_W,
                          S_GOV_CPU_W2, S_GOV_POLICY, S_GOV_POLICY_W, S_IDLE_STATS, S_IDLE_STATS_W, S_RT_PELT,
                          S_RT_PELT_W, S_SCRATCH, S_SCRATCH_W, S_SU_CPU, S_SU_CPU_W, S_SU_CPU_W2, S_SU_POLICY,
-                         S_SU_POLICY_W, S_TASKS)
+                         S_RQ_TASKS, S_RQ_TASKS_W, S_SU_POLICY_W, S_TASKS)
 
 from .sim_state import C_NFIELDS, P_NFIELDS, T_NFIELDS
 
@@ -36,11 +37,12 @@ from .eas import cpu_overutilized
 from .governors import (IA_CUR, OD_CUR, OD_RATE_MULT, SF_CUR, SF_REQUESTED, SF_THROTTLE_END,
                         interactive_account, interactive_step, ondemand_step, schedfreq_pending,
                         schedfreq_request)
-from .pelt import SA_UTIL_AVG
+from .pelt import SA_RUNNABLE_AVG, SA_UTIL_AVG
 from .schedutil import (CS_LAST_UPDATE, CS_WENT_IDLE, FREQUENCY_UTIL, PS_LAST_FREQ_UPDATE, PS_NEED_FREQ_UPDATE,
                         PS_NEXT_FREQ, sugov_update)
 from .sim_sched import emit, sync_cpu, refresh_next_event, task_util_for_placement
-from .sim_state import (C_BUSY_NS, C_CURR, C_NR_CFS, C_NR_RT, C_UE_SUM, EV_FREQ, EV_OVERUTIL, G_OVERUTIL, G_WAKE_CAP,
+from .sim_state import (C_BUSY_NS, C_CURR, C_NR_CFS, C_NR_RT, C_UE_SUM, EV_FREQ, EV_OVERUTIL, G_NOW, G_OVERUTIL,
+                        G_WAKE_CAP, POLICY_FIFO, T_POLICY,
                         GOV_INTERACTIVE, GOV_ONDEMAND, GOV_SCHEDFREQ, GOV_SCHEDUTIL, INF_TIME, K_GOV,
                         K_MODEL_EVENTS, K_RAMP_BOOST, K_RATE_LIMIT_NS, K_SAMPLE_NS, K_SIS, K_TICK_NS, K_TRANS_LAT_NS,
                         P_LAST_UPDATE, P_NEXT_SAMPLE, P_OPP, P_PENDING_AT, P_PENDING_OPP, P_REQ_OPP,
@@ -71,7 +73,24 @@ M_WAKE_CAP = 19           # 1: asymmetric platform at v4.9-v5.6, count the wake_
 M_MAX_CAP = 20            # the largest capacity_orig (rd->max_cpu_capacity)
 M_SU_LIMITS_CHECK = 21    # 1: v6.9+ schedutil drops an efficient OPP outside the policy limits
 M_SU_RESTORE_CACHED = 22  # 1: v5.11+ a schedutil busy hold restores cached_raw_freq
-M_SIZE = 23
+# the optional decision inputs (issue 17; all 0 by default, which is the simulator without them)
+M_UCLAMP = 23             # 1: some task has a clamp (uclamp_is_used()), era v5.3+ (ledger uclamp-v5.3)
+M_THERMAL_CAPOF = 24      # 1: the thermal pressure lowers capacity_of (v5.7+, ledger thermal-v5.7)
+M_EXTRA = 25              # 1: eas.feec gets the ``extra`` rows (RT util, thermal pressure, runnable_avg)
+M_EXTRA_RT = 26           # 1: ... with the rt_rq's util_avg as cpu_util_rt (SimConfig rt_pressure)
+M_EXTRA_THERMAL = 27      # 1: ... with the thermal pressure (the EM's allowed_cpu_cap, v5.14+, ledger em-v5.14)
+M_RUNNABLE_BOOST = 28     # 1: runnable boosting in schedutil and feec (v6.5+, ledger schedutil-v6.5 / eas-v6.5)
+M_EXTRA_UCLAMP = 29       # 1: ... with the rq and task clamps in the candidates' fit (v5.7+, ledger uclamp-v5.7)
+M_SIZE = 30
+
+# thermal cap schedule rows (static slot THERMAL): from TH_TIME on, perf domain TH_PD runs at most
+# at OPP TH_OPP and its CPUs' thermal pressure is TH_PRESSURE (capacity_orig minus the capacity of
+# that OPP, as cpufreq_cooling sets it with arch_set_thermal_pressure)
+TH_TIME = 0
+TH_PD = 1
+TH_OPP = 2
+TH_PRESSURE = 3
+TH_SIZE = 4
 
 # governor state: slot 15 per policy int64[nd, GOV_POL_WIDTH], slot 16 per policy CPU
 # int64[nd, max CPUs per domain, GOV_CPU_WIDTH] (column layouts in ``governors``)
@@ -90,7 +109,9 @@ SC_RESULT = 7
 SC_PD_UTIL = 8
 SC_PD_UE = 9
 SC_PD_RT = 10
-SC_ROWS = 11
+SC_PD_UC = 11             # two rows: the policy CPUs' (uclamp_min, uclamp_max) pairs, [m, 2] row-major
+SC_EXTRA = 13             # eas.X_SIZE rows: eas.feec's ``extra`` [X_SIZE, width]
+SC_ROWS = 13 + 11
 
 # state slot 14: per-CPU idle statistics
 AI_AVG_IDLE = 0
@@ -110,10 +131,79 @@ def cpu_util(c, S, P):
 
 
 @sim_helper
+def thermal_row(d, S, P):
+    """The thermal cap schedule's row in force for perf domain ``d`` now (-1: no cap)."""
+    n = P[P_THERMAL_N]
+    if n == 0:
+        return -1
+    now = S[S[S_GLOBALS] + G_NOW]
+    o = P[P_THERMAL]
+    w = P[P_THERMAL_W]
+    r = -1
+    for k in range(n):
+        if P[o + k * w + TH_TIME] > now:
+            break
+        if P[o + k * w + TH_PD] == d:
+            r = k
+    return r
+
+
+@sim_helper
+def thermal_pressure(c, S, P):
+    """``arch_scale_thermal_pressure(cpu)`` now (``hw_pressure`` from v6.10): from the schedule."""
+    r = thermal_row(P[P[P_CPU_PD] + c], S, P)
+    if r < 0:
+        return 0
+    return P[P[P_THERMAL] + r * P[P_THERMAL_W] + TH_PRESSURE]
+
+
+@sim_helper
+def thermal_max_opp(d, S, P):
+    """The highest OPP the thermal cap lets perf domain ``d`` run at now (policy->max)."""
+    r = thermal_row(d, S, P)
+    if r < 0:
+        return P[P[P_PD_NOPP] + d] - 1
+    return P[P[P_THERMAL] + r * P[P_THERMAL_W] + TH_OPP]
+
+
+@sim_helper
 def capacity_of(c, S, P):
-    """``capacity_of(cpu)``: original capacity minus the rt runqueue's utilization."""
+    """``capacity_of(cpu)``: original capacity minus the rt runqueue's utilization and, from v5.7
+    with a thermal cap schedule, the thermal pressure (``scale_rt_capacity``, ledger thermal-v5.7;
+    the instantaneous pressure, not the kernel's ``thermal_load_avg``)."""
     cap = P[P[P_CPU_CAP] + c] - S[S[S_RT_PELT] + (c) * S[S_RT_PELT_W] + SA_UTIL_AVG]
+    if P[P_THERMAL_N] > 0 and P[P[P_MODEL_PARAMS] + M_THERMAL_CAPOF]:     # one load without a schedule
+        cap -= thermal_pressure(c, S, P)
     return cap if cap > 1 else 1
+
+
+@sim_helper
+def task_uclamp(p, k, S, P):
+    """Task ``p``'s effective clamp ``k`` (0 min, 1 max): its request, else the default (``uclamp_none``;
+    an RT task's ``uclamp_min`` defaults to 1024, 1a00d999971c, v5.3)."""
+    v = P[P[P_TASK_UCLAMP] + 2 * p + k]
+    if v >= 0:
+        return v
+    if k == 1:
+        return 1024
+    return 1024 if S[S[S_TASKS] + (p) * T_NFIELDS + T_POLICY] == POLICY_FIFO else 0
+
+
+@sim_helper
+def rq_uclamp(c, k, idle_max, S, P):
+    """``uclamp_rq_get(rq, k)``: the max of clamp ``k`` over the tasks queued on CPU ``c``
+    (max aggregation of the clamp buckets); an empty runqueue (0, ``idle_max``): 1024 for
+    schedutil, 0 for the EAS fit, where the waking task's own clamps then decide (the kernel
+    keeps the last task's ``uclamp_max`` on an idle rq: not modelled)."""
+    ol = S[S_RQ_TASKS] + c * S[S_RQ_TASKS_W]
+    v = 0
+    if S[ol] == 0 and k == 1:
+        return idle_max
+    for i in range(1, S[ol] + 1):
+        u = task_uclamp(S[ol + i], k, S, P)
+        if u > v:
+            v = u
+    return v
 
 
 @sim_helper
@@ -234,6 +324,10 @@ def apply_opp(d, opp, now, S, P, O):
 def request_opp(d, opp, now, S, P, O):
     """The governor asks for ``opp``; it takes effect after the transition latency."""
     oPD = S[S_DOMAINS]
+    if P[P_THERMAL_N] > 0:
+        top = thermal_max_opp(d, S, P)     # the driver clamps every request to policy->max
+        if opp > top:
+            opp = top
     S[oPD + (d) * P_NFIELDS + P_REQ_OPP] = opp
     if opp == S[oPD + (d) * P_NFIELDS + P_OPP] and S[oPD + (d) * P_NFIELDS + P_PENDING_OPP] < 0:
         return
@@ -286,7 +380,7 @@ def governor_update(c, now, S, P, O):
 
 
 @sim_helper
-def pd_cpu_util(cj, S, P):
+def pd_cpu_util(cj, boost, uc, S, P):
     """The (util_avg, util_est, util_rt) triple ``schedutil.sugov_update`` gets for CPU ``cj``:
     the root cfs_rq's util_avg and ``util_est.enqueued`` as they are (``cpu_util_cfs()`` takes
     their max; the ramp boost reads them alone) and the RT utilization that
@@ -296,8 +390,13 @@ def pd_cpu_util(cj, S, P):
     v6.8, no uclamp): the RT term is then the capacity, which saturates the sum in every era."""
     cap = P[P[P_CPU_CAP] + cj]
     ua = S[S[S_CFS_PELT] + (cj) * S[S_CFS_PELT_W] + SA_UTIL_AVG]
+    if boost:
+        # v6.5+ cpu_util_cfs_boost(): util_avg raised to the cfs_rq's runnable_avg (ledger schedutil-v6.5)
+        r = S[S[S_CFS_PELT] + (cj) * S[S_CFS_PELT_W] + SA_RUNNABLE_AVG]
+        if r > ua:
+            ua = r
     ue = S[S[S_CPUS] + (cj) * C_NFIELDS + C_UE_SUM]
-    if S[S[S_CPUS] + (cj) * C_NFIELDS + C_NR_RT] > 0:
+    if S[S[S_CPUS] + (cj) * C_NFIELDS + C_NR_RT] > 0 and not uc:
         return ua, ue, cap
     return ua, ue, S[S[S_RT_PELT] + (cj) * S[S_RT_PELT_W] + SA_UTIL_AVG]
 
@@ -320,19 +419,34 @@ def sugov_update_flat(c, d, m, j_self, now, S, P):
     osu = S[S_SCRATCH] + SC_PD_UTIL * S[S_SCRATCH_W]
     ose = S[S_SCRATCH] + SC_PD_UE * S[S_SCRATCH_W]
     osr = S[S_SCRATCH] + SC_PD_RT * S[S_SCRATCH_W]
+    ouc = S[S_SCRATCH] + SC_PD_UC * S[S_SCRATCH_W]
+    uc = P[P[P_MODEL_PARAMS] + M_UCLAMP] != 0
+    boost = P[P[P_MODEL_PARAMS] + M_RUNNABLE_BOOST] != 0
     for j in range(m):
-        ua, ue, ur = pd_cpu_util(P[P[P_PD_CPUS] + (d) * P[P_PD_CPUS_W] + j], S, P)
+        cj = P[P[P_PD_CPUS] + (d) * P[P_PD_CPUS_W] + j]
+        ua, ue, ur = pd_cpu_util(cj, boost, uc, S, P)
         S[osu + j] = ua
         S[ose + j] = ue
         S[osr + j] = ur
+        if uc:
+            S[ouc + 2 * j] = rq_uclamp(cj, 0, 1024, S, P)
+            S[ouc + 2 * j + 1] = rq_uclamp(cj, 1, 1024, S, P)
     nopp = P[P[P_PD_NOPP] + d]
     of = P[P_PD_FREQ] + d * P[P_PD_FREQ_W]
     oc = P[P_PD_COST] + d * P[P_PD_COST_W]
     oi = P[P_PD_INEFF] + d * P[P_PD_INEFF_W]
     fmax = P[of + nopp - 1]
     mp = P[P_MODEL_PARAMS]
+    # policy->max: the top OPP, or the thermal cap's (cpufreq_cooling) while one is in force
+    pmax = fmax if P[P_THERMAL_N] == 0 else P[of + thermal_max_opp(d, S, P)]
+    if uc:
+        return sugov_update(S[ocs:ocs + m * wcs].reshape((m, wcs)), S[ops:ops + S[S_SU_POLICY_W]], j_self, now, False,
+                            False, S[osu:osu + m], S[ose:ose + m], P[P[P_CPU_CAP] + c], fmax, P[of:of + nopp], P[of],
+                            pmax, P[mp + M_SU_ERA], S[oK + K_RATE_LIMIT_NS], S[oK + K_TICK_NS], False,
+                            S[oK + K_RAMP_BOOST] != 0, P[oc:oc + nopp], P[oi:oi + nopp], P[mp + M_SU_LIMITS_CHECK] != 0,
+                            P[mp + M_SU_RESTORE_CACHED] != 0, S[osr:osr + m], S[ouc:ouc + 2 * m].reshape((m, 2)))
     return sugov_update(S[ocs:ocs + m * wcs].reshape((m, wcs)), S[ops:ops + S[S_SU_POLICY_W]], j_self, now, False, False,
-                        S[osu:osu + m], S[ose:ose + m], P[P[P_CPU_CAP] + c], fmax, P[of:of + nopp], P[of], fmax,
+                        S[osu:osu + m], S[ose:ose + m], P[P[P_CPU_CAP] + c], fmax, P[of:of + nopp], P[of], pmax,
                         P[mp + M_SU_ERA], S[oK + K_RATE_LIMIT_NS], S[oK + K_TICK_NS], False,
                         S[oK + K_RAMP_BOOST] != 0, P[oc:oc + nopp], P[oi:oi + nopp], P[mp + M_SU_LIMITS_CHECK] != 0,
                         P[mp + M_SU_RESTORE_CACHED] != 0, S[osr:osr + m])

@@ -24,6 +24,11 @@ def register(sub) -> None:
     p.add_argument("--sis", default="util", help="idle-CPU search depth rule: util (default) or prop")
     p.add_argument("--era", default="v5.4", help="kernel version of the models (default v5.4)")
     p.add_argument("--ramp-boost", action="store_true", help="schedutil with the RFC ramp boost")
+    p.add_argument("--thermal-cap", action="append", default=[], metavar="TIME_S:CPU|pdK:CAPACITY",
+                   help="thermal cap schedule row (repeatable): from TIME_S the perf domain of CPU (or pdK) runs "
+                        "at most at its highest OPP of capacity <= CAPACITY, e.g. 0.5:pd0:300")
+    p.add_argument("--rt-pressure", action="store_true", help="the EAS energy estimate counts RT utilization")
+    p.add_argument("--runnable-boost", action="store_true", help="runnable boosting (v6.5+) in schedutil and EAS")
     p.add_argument("--duration", type=float, default=None, help="simulated seconds (default: the "
                    "workload's duration, or until every task exits)")
     p.add_argument("--seed", type=int, default=0, help="seed of the start jitter (default 0)")
@@ -38,7 +43,29 @@ def register(sub) -> None:
 #: SimConfig fields -> the options of this command that set them.
 _OPTIONS = {"SimConfig.placement": "--placement", "SimConfig.sis": "--sis", "SimConfig.governor": "--governor",
             "SimConfig.era": "--era", "SimConfig.governor_tunables": "--ramp-boost (governor tunables)",
-            "SimConfig.duration_s": "--duration", "SimConfig.seed": "--seed"}
+            "SimConfig.duration_s": "--duration", "SimConfig.seed": "--seed",
+            "SimConfig.thermal_caps": "--thermal-cap", "SimConfig.rt_pressure": "--rt-pressure",
+            "SimConfig.runnable_boost": "--runnable-boost"}
+
+
+def _thermal_caps(values) -> list:
+    """``--thermal-cap TIME_S:CPU|pdK:CAPACITY`` values -> SimConfig rows (ModelError naming the value)."""
+    from ..errors import ModelError
+
+    rows = []
+    for v in values:
+        parts = v.split(":")
+        try:
+            if len(parts) != 3:
+                raise ValueError
+            t = float(parts[0])
+            target = parts[1] if parts[1].startswith("pd") else int(parts[1])
+            cap = int(parts[2])
+        except ValueError:
+            raise ModelError(f"--thermal-cap {v!r}: write TIME_S:CPU:CAPACITY or TIME_S:pdK:CAPACITY, "
+                             f"e.g. 0.5:pd0:300") from None
+        rows.append((t, target, cap))
+    return rows
 
 
 def _run(args) -> int:
@@ -53,7 +80,8 @@ def _run(args) -> int:
         config = SimConfig(placement=args.placement, sis=args.sis, governor=args.governor, era=args.era,
                            governor_tunables=tun, duration_s=args.duration, seed=args.seed,
                            start_jitter_us=args.start_jitter_us,
-                           model_events=not args.no_model_events)
+                           model_events=not args.no_model_events, thermal_caps=_thermal_caps(args.thermal_cap),
+                           rt_pressure=args.rt_pressure, runnable_boost=args.runnable_boost)
     except ModelError as exc:   # name the option the user typed, not the dataclass field
         raise ModelError(option_names(str(exc), _OPTIONS)) from None
     from ..sim._warm import MESSAGE, event_loop_cached

@@ -86,7 +86,8 @@ def _energy_model(platform, era, energy_model):
 def find_energy_efficient_cpu(platform, util_avg, task_util, prev_cpu, *, util_est=None, task_util_est=None,
                               allowed=None, capacity=None, overutilized=False, era="v5.4",
                               energy_model: EnergyModel | None = None, util_rt=None, util_dl=None, bw_dl=None,
-                              util_irq=None, thermal_pressure=None, runnable_avg=None) -> EasDecisions:
+                              util_irq=None, thermal_pressure=None, runnable_avg=None, uclamp_min=None,
+                              uclamp_max=None, task_uclamp_min=None, task_uclamp_max=None) -> EasDecisions:
     """Model the EAS wake-up decision of ``era`` for one or many wake-ups.
 
     Parameters
@@ -133,6 +134,16 @@ def find_energy_efficient_cpu(platform, util_avg, task_util, prev_cpu, *, util_e
     runnable_avg : array like ``util_avg``, optional
         Each CPU's ``cfs_rq->avg.runnable_avg``; from v6.5 (runnable boosting, ledger eas-v6.5)
         the OPP estimate uses ``max(util_avg, runnable_avg)``. Ignored before v6.5.
+    uclamp_min, uclamp_max : array like ``util_avg``, optional
+        Each rq's aggregated clamps (``uclamp_rq_get``; default 0 and 0: no other task's clamp,
+        as on an idle rq, so the task's own clamps decide).
+    task_uclamp_min, task_uclamp_max : int or array of int, optional
+        The waking task's effective clamps (default 0 and 1024). Given any of the four, from
+        v5.7 (ledger uclamp-v5.7, 1d42509e475c) a candidate must fit with its util clamped by
+        ``uclamp_rq_util_with(rq, util, p)``: a ``uclamp_min`` above a CPU's ``capacity_of``
+        / 1.25 keeps the task off it. Ignored before v5.7 and in the v5.0 form. v6.1+
+        ``util_fits_cpu`` is modelled by this v5.7 test, and the energy estimate ignores the
+        clamps (see the models guide).
 
     Returns
     -------
@@ -190,7 +201,9 @@ def find_energy_efficient_cpu(platform, util_avg, task_util, prev_cpu, *, util_e
     extra = None
     inputs = {"util_rt": util_rt, "util_dl": util_dl, "bw_dl": bw_dl, "util_irq": util_irq,
               "thermal_pressure": thermal_pressure, "runnable_avg": runnable_avg}
-    if any(v_ is not None for v_ in inputs.values()):
+    uc_inputs = (uclamp_min, uclamp_max, task_uclamp_min, task_uclamp_max)
+    uc_on = any(v_ is not None for v_ in uc_inputs) and full >= (5, 7) and code != ke.EAS_V5_0
+    if any(v_ is not None for v_ in inputs.values()) or uc_on:
         extra = np.zeros((n, ke.X_SIZE, n_cpus), dtype=np.int64)
         rows = {"util_rt": ke.X_RT, "util_dl": ke.X_DL, "bw_dl": ke.X_BW_DL, "util_irq": ke.X_IRQ,
                 "thermal_pressure": ke.X_THERMAL, "runnable_avg": ke.X_RUNNABLE}
@@ -202,6 +215,14 @@ def find_energy_efficient_cpu(platform, util_avg, task_util, prev_cpu, *, util_e
             if name == "runnable_avg" and full < (6, 5):
                 continue                        # no runnable boosting before v6.5 (ledger eas-v6.5)
             extra[:, rows[name], :] = per_cpu(value, name, 0)
+        if uc_on:                               # ledger uclamp-v5.7
+            extra[:, ke.X_UC_ON, :] = 1
+            extra[:, ke.X_UC_RQ_MIN, :] = per_cpu(uclamp_min, "uclamp_min", 0)
+            extra[:, ke.X_UC_RQ_MAX, :] = per_cpu(uclamp_max, "uclamp_max", 0)
+            for row, value, name, default in ((ke.X_UC_P_MIN, task_uclamp_min, "task_uclamp_min", 0),
+                                              (ke.X_UC_P_MAX, task_uclamp_max, "task_uclamp_max", 1024)):
+                a = per_wakeup(value, name, default, lambda x, nm: int_array(x, nm, ndim=(0, 1), lo=0, hi=1024))
+                extra[:, row, :] = a[:, None]
         th = extra[:, ke.X_THERMAL, :]
         if (th >= cap_orig[None, :]).any():
             i, c = (int(x) for x in np.argwhere(th >= cap_orig[None, :])[0])

@@ -71,8 +71,14 @@ Scheduling model
   time to the next timer armed on it.
 * **Energy**: see :mod:`lisa_eas.sim._energy`.
 
-Workload features the simulator does not model (locks, barriers, ``mem``/``iorun``, uclamp,
-SCHED_DEADLINE/RR...) raise :class:`~lisa_eas.errors.ModelError` before the run;
+* **Decision inputs** (issue 17, each absent by default): a task's rt-app ``util_min`` /
+  ``util_max`` (uclamp, v5.3+: rq max aggregation, schedutil per era, the EAS candidates' fit
+  from v5.7), ``SimConfig.thermal_caps`` (policy max; ``capacity_of`` from v5.7; EM cap from
+  v5.14), ``SimConfig.rt_pressure`` (RT util in the EAS energy), ``SimConfig.runnable_boost``
+  (v6.5+).
+
+Workload features the simulator does not model (locks, barriers, ``mem``/``iorun``, uclamp set
+in a phase, SCHED_DEADLINE/RR...) raise :class:`~lisa_eas.errors.ModelError` before the run;
 approximations it makes (ignored taskgroups, shared timers) are listed in
 ``trace.metadata["approximations"]``.
 """
@@ -174,6 +180,13 @@ def simulate(platform, workload, *, config: SimConfig | None = None):
                       f"{config.era} the kernel's wake_cap() (v4.9-v5.6) sends them to the find_idlest_cpu() slow "
                       "path, which is not modelled; they took select_idle_sibling() on the previous CPU's LLC "
                       "(a misfit task moves up at the next load balance)")
+    uclamp_set = compiled.uclamp is not None and (compiled.uclamp >= 0).any()
+    if uclamp_set or config.thermal_caps or config.rt_pressure or config.runnable_boost:
+        approx.append("decision inputs (uclamp / thermal caps / RT pressure / runnable boosting): the EAS decision "
+                      "log (lisa_sim_eas_decision) records the CFS inputs only, so a replay of this run's EAS "
+                      "decisions from the log does not see them; EAS applies uclamp to its candidates' fit only "
+                      "(v5.7 form); thermal pressure is instantaneous and a cap takes effect at the domain's next "
+                      "frequency request; an idle runqueue's clamps are not the kernel's retained uclamp_max")
     if until_exit and raw.t_end >= t_end:
         approx.append(f"the tasks had not all exited after {_UNBOUNDED_CAP_S:.0f} s; the run was stopped there")
     has_power = all(d.has_power for d in plat.perf_domains)

@@ -40,6 +40,7 @@ class ThreadSpec:
     policy: str = "SCHED_OTHER"
     priority: int = 0
     cpus: tuple | None = None
+    uclamp: tuple = (-1, -1)      # requested (uclamp_min, uclamp_max); -1: not set
 
 
 @dataclass
@@ -57,6 +58,7 @@ class CompiledWorkload:
     threads: tuple
     phase_names: tuple              # per thread, the names of its phases
     approximations: list = field(default_factory=list)
+    uclamp: np.ndarray | None = None     # int64[n_threads, 2]: requested (uclamp_min, uclamp_max), -1 unset
 
     @property
     def nr_threads(self) -> int:
@@ -171,7 +173,8 @@ def compile_threads(threads, nr_cpus: int) -> CompiledWorkload:
         pc0=np.array(pc0, np.int64), delay_ns=np.array(delays, np.int64),
         policy0=np.array(pol0, np.int64), prio0=np.array(prio0, np.int64),
         mask0=np.array(mask0, np.int64), masks=np.array(masks, dtype=np.uint8).reshape(-1, nr_cpus),
-        nr_timer_slots=len(timer_slots), threads=tuple(threads), phase_names=tuple(phase_names))
+        nr_timer_slots=len(timer_slots), threads=tuple(threads), phase_names=tuple(phase_names),
+        uclamp=np.array([tuple(getattr(th, "uclamp", (-1, -1))) for th in threads], np.int64).reshape(-1, 2))
 
 
 _UNMODELLED_EVENTS = {
@@ -194,7 +197,9 @@ def compile_workload(workload, nr_cpus: int) -> CompiledWorkload:
     ModelError
         The workload uses a feature the simulator does not model (named in the message):
         events other than run / runtime / sleep / timer, policies other than SCHED_OTHER /
-        SCHED_FIFO, SCHED_DEADLINE parameters, uclamp (util_min / util_max).
+        SCHED_FIFO, SCHED_DEADLINE parameters, uclamp (util_min / util_max) set in a phase
+        (a task's own ``util_min`` / ``util_max`` are modelled) or outside 0..1024 or with
+        ``util_min > util_max``.
     """
     from ..rtapp._model import Policy, Run, RunTime, Sleep, Timer
 
@@ -209,7 +214,22 @@ def compile_workload(workload, nr_cpus: int) -> CompiledWorkload:
     def pol_name(p):
         return None if p is None else (p.value if isinstance(p, Policy) else str(p))
 
-    def check_props(obj, where):
+    def task_uclamp(task, where):
+        vals = []
+        for attr in ("util_min", "util_max"):
+            v = getattr(task, attr, None)
+            if v is None or v == -1:
+                vals.append(-1)
+                continue
+            if isinstance(v, bool) or not isinstance(v, int) or not 0 <= v <= 1024:
+                raise ModelError(f"{src}: {where}: {attr} = {v!r}; uclamp values are integers within 0..1024 "
+                                 f"(-1: not set)")
+            vals.append(int(v))
+        if vals[0] >= 0 and vals[1] >= 0 and vals[0] > vals[1]:
+            raise ModelError(f"{src}: {where}: util_min {vals[0]} > util_max {vals[1]} (sched_setattr refuses it)")
+        return tuple(vals)
+
+    def check_props(obj, where, phase=False):
         for attr, what in (("dl_runtime_us", "SCHED_DEADLINE parameters"), ("dl_period_us", "SCHED_DEADLINE parameters"),
                            ("dl_deadline_us", "SCHED_DEADLINE parameters")):
             if getattr(obj, attr, None) is not None:
@@ -217,9 +237,9 @@ def compile_workload(workload, nr_cpus: int) -> CompiledWorkload:
                                  f"are not modelled by the simulator")
         for attr in ("util_min", "util_max"):
             v = getattr(obj, attr, None)
-            if v is not None and v >= 0:
-                raise ModelError(f"{src}: {where}: uclamp ({attr}) is not modelled by the simulator; "
-                                 f"remove it or simulate without it")
+            if phase and v is not None and v >= 0:
+                raise ModelError(f"{src}: {where}: uclamp ({attr}) set in a phase is not modelled by the "
+                                 f"simulator; set it on the task")
         if getattr(obj, "taskgroup", None):
             approx.append(f"{where}: taskgroup {obj.taskgroup!r} ignored (one flat CFS runqueue per CPU)")
         if getattr(obj, "nodes_membind", None):
@@ -228,10 +248,11 @@ def compile_workload(workload, nr_cpus: int) -> CompiledWorkload:
     for task in workload.tasks:
         where = f"task {task.name!r}"
         check_props(task, where)
+        uclamp = task_uclamp(task, where)
         phases = []
         for ph in task.phases:
             pwhere = f"{where}, phase {ph.name!r}"
-            check_props(ph, pwhere)
+            check_props(ph, pwhere, phase=True)
             evs = []
             for e in ph.events:
                 if isinstance(e, Run):
@@ -259,7 +280,7 @@ def compile_workload(workload, nr_cpus: int) -> CompiledWorkload:
             comm = task.name if task.instances == 1 else f"{task.name}-{k}"
             threads.append(ThreadSpec(task=task.name, comm=comm[:15],
                                       delay_ns=int(task.delay_us or 0) * 1000, loop=task.loops,
-                                      phases=tuple(phases), policy=policy, priority=prio,
+                                      phases=tuple(phases), policy=policy, priority=prio, uclamp=uclamp,
                                       cpus=tuple(task.cpus) if task.cpus is not None else None))
             idx += 1
     for ref, tasks in sorted(shared_refs.items()):

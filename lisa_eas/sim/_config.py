@@ -91,6 +91,22 @@ class SimConfig:
         (``lisa_sim_rtapp_log``) and the metadata only (energy per CPU / domain, busy and idle
         residencies in ``metadata["residency"]``); no per-event tables are built and no
         model-only events are written (``model_events`` is ignored).
+    thermal_caps : sequence of (time_s, target, capacity), optional
+        A thermal cap schedule (default none): from ``time_s`` on, the perf domain of
+        ``target`` (a CPU number, or ``"pd<k>"`` for perf domain ``k``) runs at most at its
+        highest OPP whose capacity is ``<= capacity`` (the lowest OPP if none is), as a
+        cpufreq cooling device sets ``policy->max``; its CPUs' thermal pressure is their
+        capacity minus that OPP's (``arch_set_thermal_pressure``). A later row for the same
+        domain replaces the cap; a capacity at or above the domain's lifts it. The pressure
+        lowers ``capacity_of`` from v5.7 and caps the Energy Model from v5.14 (``hw_pressure``
+        from v6.10 is the same figure).
+    rt_pressure : bool
+        The EAS energy estimate counts each CPU's RT utilization (``effective_cpu_util()``
+        of the era; default False: CFS only). ``capacity_of`` and schedutil always see it.
+    runnable_boost : bool
+        Runnable boosting (v6.5+, 7d0583cf9ec7): schedutil and the EAS OPP estimate read
+        ``max(util_avg, runnable_avg)`` of each cfs_rq (default False; ignored before v6.5;
+        not with schedutil's ``ramp_boost``).
     """
 
     placement: str = "eas"
@@ -112,6 +128,9 @@ class SimConfig:
     util_est: bool = True
     pelt_halflife_ms: int = 32
     outputs: str = "full"
+    thermal_caps: tuple = ()
+    rt_pressure: bool = False
+    runnable_boost: bool = False
 
     def __post_init__(self):
         if self.placement not in PLACEMENTS:
@@ -153,6 +172,13 @@ class SimConfig:
         if self.duration_s is not None and (not isinstance(self.duration_s, (int, float))
                                             or not math.isfinite(self.duration_s) or self.duration_s <= 0):
             raise ModelError(f"SimConfig.duration_s must be a number > 0 (seconds), got {self.duration_s!r}")
+        for name in ("rt_pressure", "runnable_boost"):
+            if not isinstance(getattr(self, name), bool):
+                raise ModelError(f"SimConfig.{name} must be True or False, got {getattr(self, name)!r}")
+        if self.runnable_boost and self.governor == "schedutil" and self.tunable("ramp_boost"):
+            raise ModelError("SimConfig.runnable_boost cannot be combined with schedutil's ramp_boost tunable "
+                             "(the RFC ramp boost predates runnable boosting); set one of them")
+        object.__setattr__(self, "thermal_caps", _thermal_caps(self.thermal_caps))
         if self.pelt_halflife_ms not in (8, 16, 32):
             raise ModelError(f"SimConfig.pelt_halflife_ms must be 8, 16 or 32, got {self.pelt_halflife_ms!r}")
 
@@ -174,4 +200,30 @@ class SimConfig:
         for f in fields(self):
             v = getattr(self, f.name)
             out[f.name] = dict(v) if isinstance(v, Mapping) else v
+        out["thermal_caps"] = [list(r) for r in self.thermal_caps]
         return out
+
+
+def _thermal_caps(rows) -> tuple:
+    """Validate ``SimConfig.thermal_caps``: ``ModelError`` naming the row and the field."""
+    if rows is None:
+        return ()
+    if isinstance(rows, (str, bytes)) or not hasattr(rows, "__iter__"):
+        raise ModelError(f"SimConfig.thermal_caps must be a list of (time_s, cpu or 'pd<k>', capacity), got {rows!r}")
+    out = []
+    for i, row in enumerate(rows):
+        where = f"SimConfig.thermal_caps[{i}]"
+        if isinstance(row, (str, bytes)) or not hasattr(row, "__len__") or len(row) != 3:
+            raise ModelError(f"{where} must be (time_s, cpu or 'pd<k>', capacity), got {row!r}")
+        t, target, cap = row
+        if isinstance(t, bool) or not isinstance(t, (int, float)) or not math.isfinite(t) or t < 0:
+            raise ModelError(f"{where}: time_s must be a number >= 0 (seconds), got {t!r}")
+        if isinstance(target, str):
+            if not (target.startswith("pd") and target[2:].isdigit()):
+                raise ModelError(f"{where}: target {target!r} must be a CPU number or 'pd<k>' (perf domain k)")
+        elif isinstance(target, bool) or not isinstance(target, int) or target < 0:
+            raise ModelError(f"{where}: target must be a CPU number or 'pd<k>', got {target!r}")
+        if isinstance(cap, bool) or not isinstance(cap, int) or not 0 < cap <= 1024:
+            raise ModelError(f"{where}: capacity must be an integer within 1..1024, got {cap!r}")
+        out.append((float(t), target, int(cap)))
+    return tuple(sorted(out, key=lambda r: r[0]))

@@ -81,7 +81,8 @@ def build_run(platform: Platform, compiled: CompiledWorkload, config: SimConfig,
              PROG=compiled.prog, MASKS=compiled.masks, EM_PD_INFO=em["pd_info"], EM_PD_CPUS=em["pd_cpus"],
              EM_STATES=em["em_states"], PD_COST=em["pd_cost"], LLC_ID=llc_id,
              CORE_ID=np.arange(nc, dtype=np.int64), MODEL_PARAMS=mp, FREQ_SCALE=freq_scale,
-             PD_INEFF=_inefficient_opps(platform, config, em["pd_cost"], pd_nopp))
+             PD_INEFF=_inefficient_opps(platform, config, em["pd_cost"], pd_nopp),
+             **_input_arrays(platform, config, compiled, pt, mp))
     K = _run_config(config, nc, cfg)
 
     nt = compiled.nr_threads
@@ -119,6 +120,58 @@ def build_run(platform: Platform, compiled: CompiledWorkload, config: SimConfig,
         EAS_LOG=np.zeros((max(4096, 4 * (nt + 1)), ss.D_IN_CPUS + ss.D_IN_PER_CPU * nc), np.int64),
         COUNTERS=np.zeros(ss.N_SIZE, np.int64)))
     return S, pack_slots(L.P_SLOTS, P), O, margin
+
+
+def _input_arrays(platform: Platform, config: SimConfig, compiled: CompiledWorkload, pt: dict, mp) -> dict:
+    """The optional decision inputs (issue 17): the tasks' clamps and the thermal cap schedule
+    as static arrays, and their era flags in the model parameters ``mp`` (``sim_models.M_*``).
+    Absent inputs leave every flag 0 and the schedule empty: the run is the one without them."""
+    from .._kernels import sim_models as sm
+    era = config.era_tuple
+    nt = compiled.nr_threads
+    uc = compiled.uclamp if compiled.uclamp is not None else np.full((nt, 2), -1, np.int64)
+    uc = np.asarray(uc, np.int64).reshape(nt, 2)
+    if (uc >= 0).any():
+        if era < (5, 3):
+            raise ModelError(f"the workload sets uclamp (util_min / util_max), which kernels before v5.3 do not have; "
+                             f"SimConfig.era is {config.era!r}: use v5.3 or later, or remove the clamps")
+        mp[sm.M_UCLAMP] = 1                  # uclamp_is_used() (ledger uclamp-v5.3)
+        if era >= (5, 7) and config.placement == "eas":
+            mp[sm.M_EXTRA_UCLAMP] = 1        # the clamps in feec's candidate fit (ledger uclamp-v5.7)
+    rows = []
+    nd = int(pt["nd"])
+    for i, (t, target, cap) in enumerate(config.thermal_caps):
+        if isinstance(target, str):
+            d = int(target[2:])
+            if d >= nd:
+                raise ModelError(f"SimConfig.thermal_caps[{i}]: perf domain {target!r} does not exist on "
+                                 f"platform {platform.name!r} (pd0..pd{nd - 1})")
+        else:
+            if target >= platform.nr_cpus:
+                raise ModelError(f"SimConfig.thermal_caps[{i}]: CPU {target} does not exist on platform "
+                                 f"{platform.name!r} ({platform.nr_cpus} CPUs)")
+            d = int(pt["cpu_pd"][target])
+        nopp = int(pt["pd_nopp"][d])
+        fmax = int(pt["pd_freq"][d, nopp - 1])
+        capmax = int(pt["cpu_capmax"][int(pt["pd_cpus"][d, 0])])
+        opp = 0
+        for k in range(nopp):           # the highest OPP whose capacity fits under the cap
+            if int(pt["pd_freq"][d, k]) * capmax // fmax <= cap:
+                opp = k
+        pressure = capmax - int(pt["pd_freq"][d, opp]) * capmax // fmax
+        rows.append((int(round(t * 1e9)), d, opp, pressure))
+    if rows:
+        if era >= (5, 7):
+            mp[sm.M_THERMAL_CAPOF] = 1      # ledger thermal-v5.7
+        if era >= (5, 14) and config.placement != "no-eas":
+            mp[sm.M_EXTRA_THERMAL] = 1      # ledger em-v5.14 (allowed_cpu_cap)
+    if config.rt_pressure and config.placement != "no-eas":
+        mp[sm.M_EXTRA_RT] = 1
+    if config.runnable_boost and era >= (6, 5):
+        mp[sm.M_RUNNABLE_BOOST] = 1         # ledger schedutil-v6.5 / eas-v6.5
+    mp[sm.M_EXTRA] = int(bool(mp[sm.M_EXTRA_RT] or mp[sm.M_EXTRA_THERMAL] or mp[sm.M_RUNNABLE_BOOST]
+                              or mp[sm.M_EXTRA_UCLAMP]))
+    return dict(TASK_UCLAMP=uc, THERMAL=np.array(rows, np.int64).reshape(-1, sm.TH_SIZE))
 
 
 def _platform_tables(platform: Platform) -> dict:

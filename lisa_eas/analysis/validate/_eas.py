@@ -65,10 +65,11 @@ def replay_eas(state: WakeupState, platform, *, era: str = "v5.4") -> tuple[pd.D
     for g, cap in enumerate(caps):
         sel = np.flatnonzero(group == g)
         r = rows[sel]
+        extra = {k: v[r] for k, v in (state.cpu_inputs or {}).items()}
         dec = find_energy_efficient_cpu(platform, state.util_avg[r], state.task_util[r], prev[sel],
                                         util_est=state.util_est[r], task_util_est=state.task_util_est[r],
                                         allowed=state.allowed[r], capacity=cap, overutilized=state.overutilized[r],
-                                        era=era, energy_model=em)
+                                        era=era, energy_model=em, **extra)
         model_cpu[sel] = dec.cpu
         pd_eval[sel] = dec.pd_evaluations
         feec_energy[sel] = np.column_stack([dec.prev_energy, dec.best_energy, dec.base_energy])
@@ -92,6 +93,7 @@ def replay_eas(state: WakeupState, platform, *, era: str = "v5.4") -> tuple[pd.D
                "regret_mean_disagreement": float(np.nanmean(dis["regret"])) if len(dis) else 0.0,
                "kernel_energy_total": float(np.nansum(e_kernel)), "model_energy_total": float(np.nansum(e_model)),
                "energy_unit": f"EM units of era {era} (cost x util / capacity)",
+               "decision_inputs": dict(state.input_sources or {}),
                "inputs": {k: _input_summary(df[df["inputs"] == k]) for k in ("logged", "kernel_pelt", "pelt_model")
                           if (df["inputs"] == k).any()}}
     return df, summary

@@ -14,8 +14,11 @@ Two figures per policy, each answering its own question:
   ``under_provisioned_pct`` are the shares above / below it (the three add up to 100).
 
 ``requests`` counts the requests compared (those made after the domain's first util sample;
-earlier ones are counted in ``requests_before_util``), ``lag_ms_median`` is the median delay between the model
-starting to ask for a frequency and the trace reaching it. Stateless: no rate limit, no iowait
+earlier ones are counted in ``requests_before_util``), ``lag_ms_median`` is the median delay
+between the model starting to ask for a frequency and the trace reaching it. With the
+kernel-signals collector's ``sched_pelt_rt`` records, each CPU's RT utilization is added after
+``max(util_avg, util_est)`` as ``effective_cpu_util`` does (``decision_inputs`` in the summary
+says whether it was). Stateless: no rate limit, no iowait
 boost, no busy hold (those need state the trace does not carry).
 """
 from __future__ import annotations
@@ -55,6 +58,21 @@ def replay_schedutil(trace, platform, cpu_util: pd.DataFrame, *, era: str = "v5.
 
     fr = df_cpu_frequency(trace, platform)
     lo, hi = trace.time_range
+    rt = None
+    inputs = {"util_rt": "absent: the trace has no sched_pelt_rt events (kernel-signals collector or LISA module)",
+              "uclamp": "absent: no trace event gives the rq clamps (not modelled by the replay)",
+              "runnable_avg": "absent: not used by the schedutil replay",
+              "thermal_pressure": "absent: the replay's policy max is the top OPP"}
+    if "sched_pelt_rt" in trace.events and {"cpu", "util"} <= set(trace.df("sched_pelt_rt").columns):
+        from ...errors import ModelError
+        rt = trace.df("sched_pelt_rt")
+        v = pd.to_numeric(rt["util"], errors="coerce").to_numpy(np.float64)
+        bad = ~np.isfinite(v) | (v < 0) | (v > 1024)
+        if bad.any():
+            k = int(np.flatnonzero(bad)[0])
+            raise ModelError(f"sched_pelt_rt.util = {rt['util'].iloc[k]!r} at {rt.index[k]} is not a utilization "
+                             f"within 0..1024; the trace's util_rt input is corrupt")
+        inputs["util_rt"] = "sched_pelt_rt.util"
     rows, summary = [], {}
     for d in platform.perf_domains:
         if not d.opps:
@@ -70,7 +88,13 @@ def replay_schedutil(trace, platform, cpu_util: pd.DataFrame, *, era: str = "v5.
         piv = pd.DataFrame({"t": sel.index.to_numpy(np.float64), "cpu": sel["cpu"].to_numpy(), "u": util})
         piv = piv.pivot_table(index="t", columns="cpu", values="u", aggfunc="last").ffill().fillna(0)
         tg = piv.index.to_numpy(np.float64)
-        dom_util = np.minimum(piv.to_numpy(np.int64).max(axis=1), cap)
+        per_cpu = np.minimum(piv.to_numpy(np.int64), cap)          # cpu_util_cfs(): min(max(util, util_est), cap)
+        if rt is not None:
+            for j, c in enumerate(piv.columns):
+                g = rt[rt["cpu"].to_numpy() == c]
+                k = np.searchsorted(g.index.to_numpy(np.float64), tg, side="right") - 1
+                per_cpu[:, j] += np.where(k >= 0, g["util"].to_numpy(np.int64)[np.maximum(k, 0)], 0) if len(g) else 0
+        dom_util = np.minimum(per_cpu.max(axis=1), cap)
         model_f = table[dom_util]
         first = d.cpus[0]
         g = fr[fr["cpu"] == first]
@@ -116,4 +140,5 @@ def replay_schedutil(trace, platform, cpu_util: pd.DataFrame, *, era: str = "v5.
             "trace_freqs_in_platform_opps": bool(np.isin(np.unique(ff), d.freqs_khz).all()) if len(ff) else None,
         }
     df = pd.DataFrame(rows, columns=["time", "domain", "trace_freq", "model_freq", "agree", "lag_ms"])
-    return df, {"era": era, "domains": summary, "util_source": cpu_util.attrs.get("source")}
+    return df, {"era": era, "domains": summary, "util_source": cpu_util.attrs.get("source"),
+                "decision_inputs": inputs}

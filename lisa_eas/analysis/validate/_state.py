@@ -48,6 +48,12 @@ class WakeupState:
     capacity: np.ndarray           # capacity_of per CPU (original capacity unless logged)
     allowed: np.ndarray            # bool, the task's affinity (all CPUs unless logged)
     inputs: np.ndarray             # per wake-up: "logged", "kernel_pelt" or "pelt_model"
+    #: the optional decision inputs (issue 17) read from the trace: name (``util_rt``, ``util_dl``,
+    #: ``util_irq``, ``runnable_avg``; the ``find_energy_efficient_cpu`` keywords) -> n x n_cpus
+    #: array, each CPU's last value before the wake-up; only those the trace records
+    cpu_inputs: dict = None
+    #: where each input came from: the event, or "absent" and why (for the replay's metadata)
+    input_sources: dict = None
 
 
 def _wakeups(trace) -> tuple[pd.DataFrame, bool]:
@@ -197,6 +203,9 @@ def rebuild_wakeups(trace, platform, *, era: str = "v5.4", pelt_era: str | None 
         ou_src = "model (cpu_overutilized on the rebuilt per-CPU util)"
     cap = np.array([platform.cpu_capacity(c) for c in range(n_cpus)], np.int64)
     capacity = np.repeat(cap[None, :], n, axis=0)
+    cpu_inputs, input_sources = trace_cpu_inputs(trace, n_cpus, t)
+    if "capacity" in cpu_inputs:
+        capacity = np.where(cpu_inputs.pop("capacity_known"), cpu_inputs.pop("capacity"), capacity)
     allowed = np.ones((n, n_cpus), bool)
     src = np.full(n, "kernel_pelt" if kc is not None and kt is not None else "pelt_model", dtype=object)
     logged = np.zeros(n, bool)
@@ -215,7 +224,69 @@ def rebuild_wakeups(trace, platform, *, era: str = "v5.4", pelt_era: str | None 
                         "prev_cpu": wk["prev_cpu"].to_numpy(), "kernel_cpu": wk["kernel_cpu"].to_numpy(np.int64),
                         "waker_cpu": wk["waker_cpu"].to_numpy(np.int64), "category": cat, "inferred": inferred})
     return WakeupState(out, ua, ue, tu, tue, idle, ou.astype(bool), "; ".join(source), ou_src, capacity, allowed,
-                       src.astype(str))
+                       src.astype(str), cpu_inputs, input_sources)
+
+
+#: The optional inputs the replay reads, the event (and field) each comes from.
+_INPUT_EVENTS = (("util_rt", "sched_pelt_rt", "util"), ("util_dl", "sched_pelt_dl", "util"),
+                 ("util_irq", "sched_pelt_irq", "util"), ("runnable_avg", "sched_pelt_cfs", "runnable"),
+                 ("capacity", "sched_cpu_capacity", "capacity"))
+
+
+def trace_cpu_inputs(trace, n_cpus: int, t: np.ndarray) -> tuple[dict, dict]:
+    """Each CPU's RT / DL / IRQ utilization, root cfs_rq ``runnable_avg`` and ``capacity_of``
+    just before each time of ``t``, from the kernel-signals collector's (or LISA module's)
+    ``sched_pelt_rt`` / ``sched_pelt_dl`` / ``sched_pelt_irq`` / ``sched_pelt_cfs`` /
+    ``sched_cpu_capacity`` events; with where each came from, or ``"absent: ..."``.
+
+    Bad values (negative, or a utilization above 1024) raise ``ModelError`` naming the event
+    and field. uclamp and the thermal pressure have no event of their own: they are reported
+    absent (``sched_cpu_capacity`` gives ``capacity_of``, which has the thermal pressure in it
+    from v5.7, and the replay uses it as such)."""
+    from ...errors import ModelError
+
+    out: dict = {}
+    src: dict = {}
+    n = len(t)
+    for name, event, field in _INPUT_EVENTS:
+        if event not in trace.events:
+            src[name] = f"absent: the trace has no {event} events (kernel-signals collector or LISA module)"
+            continue
+        df = trace.df(event)
+        if field not in df.columns or "cpu" not in df.columns:
+            src[name] = f"absent: {event} has no {field!r} field"
+            continue
+        if event == "sched_pelt_cfs" and "path" in df.columns:
+            df = df[df["path"].astype(str) == "/"]
+        vals = pd.to_numeric(df[field], errors="coerce").to_numpy(np.float64)
+        hi = None if name in ("capacity", "runnable_avg") else 1024
+        bad = ~np.isfinite(vals) | (vals < 0) | ((vals > hi) if hi is not None else False)
+        if bad.any():
+            k = int(np.flatnonzero(bad)[0])
+            raise ModelError(f"{event}.{field} = {df[field].iloc[k]!r} at {df.index[k]} (cpu {df['cpu'].iloc[k]}) "
+                             f"is not a {'capacity' if hi is None else 'utilization within 0..1024'}; "
+                             f"the trace's {name} input is corrupt")
+        if name == "runnable_avg":
+            vals = np.minimum(vals, 1024)     # a cfs_rq's runnable_avg exceeds 1024 with several runnable tasks
+        arr = np.zeros((n, n_cpus), np.int64)
+        known = np.zeros((n, n_cpus), bool)
+        cpus = df["cpu"].to_numpy(np.int64)
+        times = df.index.to_numpy(np.float64)
+        for c in range(n_cpus):
+            sel = cpus == c
+            arr[:, c], known[:, c] = _last_before(times[sel], vals[sel].astype(np.int64), t)
+        if not known.any():
+            src[name] = f"absent: no {event} record before any wake-up"
+            continue
+        out[name] = arr
+        if name == "capacity":
+            out["capacity_known"] = known
+        src[name] = f"{event}.{field}"
+    src["uclamp"] = "absent: no trace event gives the rq clamps the models could use (not modelled by the replay)"
+    src["thermal_pressure"] = ("absent: no event gives arch_scale_thermal_pressure alone; capacity_of "
+                               "(sched_cpu_capacity) includes it" if "capacity" in out else
+                               "absent: no sched_cpu_capacity events")
+    return out, src
 
 
 def _apply_logged(trace, wk, n_cpus, ua, ue, tu, tue, capacity, allowed, ou) -> np.ndarray:
