@@ -11,6 +11,8 @@
 """
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 import pytest
 
@@ -93,3 +95,15 @@ def test_ramp_boost_without_energy_model_is_refused():
     with pytest.raises(ModelError, match=r"ramp_boost.*'peach_pi'.*no Energy Model"):
         simulate("peach_pi", _many(2, 20, 16, 0.05), config=SimConfig(duration_s=0.05,
                                                                governor_tunables={"ramp_boost": 1}))
+
+
+def test_cli_simulates_x86_llc112_and_says_what_it_modelled(tmp_path, capsys):
+    import json
+
+    from lisa_eas.cli import main
+    rc = main(["simulate", "--platform", "x86_llc112", "--workload", str(Path(__file__).resolve().parents[1] / "workloads" / "smoke_local.json"),
+               "--duration", "0.05", "--out", str(tmp_path / "o")])
+    out = capsys.readouterr().out
+    assert rc == 0 and "frequency: fixed" in out and "eas: off" in out and "energy: absent" in out
+    meta = json.loads((tmp_path / "o" / "metadata.json").read_text())
+    assert meta["energy"] is None and not (tmp_path / "o" / "cpu_frequency.parquet").exists()

@@ -80,12 +80,15 @@ def _run(args) -> int:
     energy = meta.get("energy") or {}
     if args.format == "json":
         print_json({"out": str(out), "events": {r[0]: r[1] for r in rows}, "energy": energy,
-                    "t_end_s": meta["t_end_s"], "approximations": meta["approximations"]})
+                    "t_end_s": meta["t_end_s"], "approximations": meta["approximations"],
+                    "platform_model": meta.get("platform_model", {})})
         return 0
     print(format_table(["event", "rows", "file"], rows))
     if energy:
         print(f"energy total {energy['total']:.3f} {energy['unit']}: " +
               ", ".join(f"{k} {v:.3f}" for k, v in energy["per_domain"].items()))
+    for k, v in meta.get("platform_model", {}).items():
+        print(f"{k}: {v}")
     for a in meta["approximations"]:
         print(f"approximation: {a}")
     return 0
