@@ -56,13 +56,12 @@ def _run(args) -> int:
                            model_events=not args.no_model_events)
     except ModelError as exc:   # name the option the user typed, not the dataclass field
         raise ModelError(option_names(str(exc), _OPTIONS)) from None
-    from ..sim._warm import MESSAGE, event_loop_cached
-
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)     # a bad --out fails now, not after the simulation
 
-    if not event_loop_cached():     # a cold compile is a minute or two of silence otherwise
-        print(f"lisa-eas: {MESSAGE}", file=sys.stderr, flush=True)
+    from ..sim._warm import announce_compile
+
+    announce_compile()      # before reading anything: a cold compile is a minute or two (once per process)
     trace = simulate(args.platform, args.workload, config=config)
     rows = []
     for event in trace.events:

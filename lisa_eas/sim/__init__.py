@@ -156,6 +156,7 @@ def simulate(platform, workload, *, config: SimConfig | None = None):
     from ._energy import energy_from_residency
     from ._engine import build_run, run_loop
     from ._fixed import plan_platform
+    from ._warm import announce_compile
     from ._output import raw_to_frames
 
     config = config or SimConfig()
@@ -166,6 +167,7 @@ def simulate(platform, workload, *, config: SimConfig | None = None):
     compiled = compile_workload(wl, plat.nr_cpus)
     t_end, until_exit = _t_end(wl, config)
     S, P, O, margin = build_run(plat, compiled, config, t_end)
+    announce_compile()          # the first call on a machine compiles the loop: say so (stderr)
     t0 = time.perf_counter()
     raw = run_loop(S, P, O, margin)
     wall = time.perf_counter() - t0
