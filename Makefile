@@ -12,9 +12,9 @@ SIGNALS := lisa_eas/target/bpf/build/lisa-eas-signals
 SIGNALS_SRC := $(wildcard lisa_eas/target/bpf/*.c lisa_eas/target/bpf/*.h lisa_eas/target/bpf/Makefile)
 PYTEST_ARGS ?=
 
-.PHONY: demo test test-fast bench docs setup system-deps signals clean clean-cache
+.PHONY: demo test test-fast bench docs setup system-deps signals sim-cache clean clean-cache
 
-setup: $(STAMP) system-deps signals
+setup: $(STAMP) system-deps signals sim-cache
 
 $(VPY):
 	$(PYTHON) -m venv $(VENV)
@@ -54,6 +54,13 @@ signals: system-deps
 	else \
 	  PATH="$$PATH:/usr/sbin" $(MAKE) -s -C lisa_eas/target/bpf; \
 	fi
+
+# The simulator's event loop is compiled once per checkout (~1 min of CPU; numba caches it
+# next to the sources, and a kernel edit or `make clean-cache` drops it): here, with a message,
+# so that a user's first simulate() does not wait. Nothing happens when it is cached.
+sim-cache: $(STAMP)
+	@$(VPY) -c "import sys; from lisa_eas.sim._warm import event_loop_cached, warm_up_simulator; \
+	event_loop_cached() or print(f'lisa-eas: compiled in {warm_up_simulator():.0f} s', file=sys.stderr)"
 
 demo: setup
 	$(VENV)/bin/lisa-eas demo --out results

@@ -64,3 +64,21 @@ def test_event_loop_cache_detection_after_a_run():
 
     warm_up_simulator()
     assert event_loop_cached()
+
+
+def test_simulate_says_when_it_compiles(monkeypatch, capsys):
+    """A user's first ``simulate()`` (Python, a notebook) prints the message on stderr when the
+    event loop is not cached, once per process; not when it is."""
+    from lisa_eas import SimConfig, simulate
+    from lisa_eas.rtapp import periodic, task, workload
+    from lisa_eas.sim import _warm
+    from lisa_eas.sim._warm import MESSAGE
+
+    wl = workload([task("t", periodic(10, 10, duration_s=0.01))], calibration=100)
+    monkeypatch.setattr(_warm, "_announced", False)
+    simulate("hikey960", wl, config=SimConfig(duration_s=0.01))
+    assert MESSAGE not in capsys.readouterr().err          # cached (or loaded): silent
+    monkeypatch.setattr(_warm, "event_loop_cached", lambda: False)
+    simulate("hikey960", wl, config=SimConfig(duration_s=0.01))
+    simulate("hikey960", wl, config=SimConfig(duration_s=0.01))
+    assert capsys.readouterr().err.count(MESSAGE) == 1

@@ -107,8 +107,13 @@ def test_unmodelled_policies_and_uclamp_are_refused():
     forever = Phase(name="p", events=(Run(100), Timer(1000)), loop=-1)
     with pytest.raises(ModelError, match="duration_s"):
         simulate("hikey960", workload([task("x", [forever])], calibration=20))
-    with pytest.raises(ModelError, match="energy model"):
-        simulate(_no_power_platform(), workload([task("x", ph)], calibration=20))
+    # no power data: no Energy Model, so the kernel runs without EAS (issue 21: stated, not refused)
+    tr = simulate(_no_power_platform(), workload([task("x", ph)], calibration=20))
+    assert tr.metadata["config"]["placement"] == "no-eas" and tr.metadata["energy"] is None
+    assert tr.metadata["platform_model"]["eas"].startswith("off")
+    with pytest.raises(ModelError, match="Energy Model"):       # the ramp boost needs one
+        simulate(_no_power_platform(), workload([task("x", ph)], calibration=20),
+                 config=SimConfig(governor_tunables={"ramp_boost": 1}))
 
 
 def _no_power_platform():

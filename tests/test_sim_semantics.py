@@ -13,7 +13,8 @@ gives the identical run:
 * a misfit migration (active balance) lets the source CPU go idle through the normal path
   (newidle balance, idle stamp, schedutil's went-idle flag);
 * an rt pull takes the destination CPU out of idle (``cpu_idle`` exit, ``avg_idle``) first;
-* a platform without perf domains is refused with a ``ModelError``.
+* a platform without perf domains is refused by the engine with a ``ModelError`` (``simulate``
+  plans a fixed-frequency domain for it).
 """
 from __future__ import annotations
 
@@ -268,13 +269,15 @@ def test_rt_pull_takes_the_destination_out_of_idle_first():
 
 
 # ---------------------------------------------------------------- 6. no perf domains
-def test_platform_without_perf_domains_is_refused():
+def test_platform_without_perf_domains_needs_the_fixed_frequency_plan():
+    """The engine itself refuses a board without perf domains; ``simulate`` runs it through
+    ``sim._fixed.plan_platform`` (tests/test_sim_fixed_platform.py)."""
     plat = load_platform("x86_llc112")
     assert not plat.perf_domains
     wl = workload([task("t", periodic(duty_cycle_pct=10, period_ms=16, duration_s=0.1))], calibration=20)
     compiled = compile_workload(wl, plat.nr_cpus)
     for call in (lambda: build_run(plat, compiled, SimConfig(), 10**8),
-                 lambda: run_reference(plat, compiled, SimConfig(), 10**8),
-                 lambda: simulate(plat, wl)):
+                 lambda: run_reference(plat, compiled, SimConfig(), 10**8)):
         with pytest.raises(ModelError, match=r"'x86_llc112' has no perf domains \(no OPPs\)"):
             call()
+    assert simulate(plat, wl).metadata["platform_model"]["frequency"].startswith("fixed")

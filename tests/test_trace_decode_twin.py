@@ -162,15 +162,6 @@ def test_intern_random():
         _check_intern(buf, starts, lens, bool(case % 2), bool(case % 3 == 0))
 
 
-def test_content_hash_random():
-    rng = np.random.default_rng(9)
-    for n in (0, 1, 3, 4, 5, 17, 257):
-        words = rng.integers(0, 1 << 63, n, dtype=np.uint64) * np.uint64(2) + np.uint64(n % 2)
-        tail = rng.integers(0, 256, n % 8).astype(np.uint8)
-        assert int(_decode.content_hash(words, tail)) == ref.content_hash(words.tolist(),
-                                                                          tail.tolist())
-
-
 def test_byte_readers_random():
     rng = np.random.default_rng(13)
     buf = rng.integers(0, 256, 256).astype(np.uint8)

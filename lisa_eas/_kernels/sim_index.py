@@ -7,16 +7,77 @@ it slot 18) is ordered by (wake-up time, task index), so its top is the next wak
 runqueue's queued tasks (runnable or running) are kept in ascending task order (slot 19: a
 count then the task indices), so that a scan of them visits the tasks in the same order as
 a scan of the whole task table.
+
+Nor does it scan every CPU for the next op boundary or tick: a tournament tree per time
+(slot ``CPU_TIMES``, row 0 each CPU's ``C_NEXT_EVENT``, row 1 its ``C_NEXT_TICK``; a row holds
+``2 m`` words, ``m`` the CPU count rounded up to a power of two, node ``i``'s children at
+``2i`` and ``2i + 1``, the leaves at ``m + c``, the root at 1) holds in each node the CPU with
+the earliest time below it, the lower CPU at equal times: its root is the CPU a scan of all
+CPUs in order picks, kept up to date in ``log2 m`` steps by :func:`cpu_time_changed` after
+each write of one of the two times.
 """
 from __future__ import annotations
 
 from ._jit import sim_helper, sim_kernel
 
-from .sim_layout import (S_CPUS_N, S_GLOBALS, S_HEAP_POS, S_RQ_TASKS, S_RQ_TASKS_W, S_TASKS, S_TASKS_N,
-                         S_WAKE_HEAP)
+from .sim_layout import (S_CPU_TIMES, S_CPU_TIMES_W, S_CPUS, S_CPUS_N, S_GLOBALS, S_HEAP_POS, S_RQ_TASKS,
+                         S_RQ_TASKS_W, S_TASKS, S_TASKS_N, S_WAKE_HEAP)
 
-from .sim_state import (G_ALIVE, G_HEAP_N, G_WAKE_DIRTY, T_CPU, T_NFIELDS, T_STATE, T_WAKE_AT, TS_EXITED,
-                        TS_RUNNABLE, TS_RUNNING, TS_SLEEPING)
+from .sim_state import (C_NEXT_EVENT, C_NEXT_TICK, C_NFIELDS, G_ALIVE, G_HEAP_N, G_WAKE_DIRTY, T_CPU, T_NFIELDS,
+                        T_STATE, T_WAKE_AT, TS_EXITED, TS_RUNNABLE, TS_RUNNING, TS_SLEEPING)
+
+#: rows of the ``CPU_TIMES`` trees
+CT_EVENT = 0
+CT_TICK = 1
+
+
+@sim_helper
+def _earlier_cpu(a, b, field, S):
+    """Of CPUs ``a`` and ``b`` (-1: none), the one whose ``field`` time is earlier; ``a`` at equal
+    times (the caller passes the lower CPU first)."""
+    if a < 0:
+        return b
+    if b < 0:
+        return a
+    oCP = S[S_CPUS]
+    if S[oCP + b * C_NFIELDS + field] < S[oCP + a * C_NFIELDS + field]:
+        return b
+    return a
+
+
+@sim_helper
+def cpu_time_changed(c, which, S):
+    """CPU ``c``'s next op boundary (``which`` = ``CT_EVENT``) or next tick (``CT_TICK``) was
+    written: update its path to the root of that tree."""
+    w = S[S_CPU_TIMES_W]
+    o = S[S_CPU_TIMES] + which * w
+    field = C_NEXT_EVENT if which == CT_EVENT else C_NEXT_TICK
+    i = ((w >> 1) + c) >> 1
+    while i >= 1:
+        S[o + i] = _earlier_cpu(S[o + 2 * i], S[o + 2 * i + 1], field, S)
+        i >>= 1
+
+
+@sim_helper
+def earliest_cpu(which, S):
+    """The CPU with the earliest next op boundary (``CT_EVENT``) or tick (``CT_TICK``), the lowest
+    one among equal times (whatever its time, INF_TIME included)."""
+    return S[S[S_CPU_TIMES] + which * S[S_CPU_TIMES_W] + 1]
+
+
+@sim_kernel
+def build_cpu_times(S):
+    """Build both trees from the CPU table."""
+    w = S[S_CPU_TIMES_W]
+    m = w >> 1
+    n = S[S_CPUS_N]
+    for which in range(2):
+        o = S[S_CPU_TIMES] + which * w
+        field = C_NEXT_EVENT if which == CT_EVENT else C_NEXT_TICK
+        for c in range(m):
+            S[o + m + c] = c if c < n else -1
+        for i in range(m - 1, 0, -1):
+            S[o + i] = _earlier_cpu(S[o + 2 * i], S[o + 2 * i + 1], field, S)
 
 
 @sim_kernel
@@ -144,7 +205,8 @@ def rq_del(p, c, S):
 @sim_kernel
 def build_indexes(S):
     """Build the wake-up heap, the runqueue member lists and the count of live tasks from the
-    task table (at the start of a run: ``G_WAKE_DIRTY``)."""
+    task table, and the CPU time trees from the CPU table (at the start of a run:
+    ``G_WAKE_DIRTY``)."""
     oG = S[S_GLOBALS]
     oTK = S[S_TASKS]
     S[oG + G_HEAP_N] = 0
@@ -161,4 +223,5 @@ def build_indexes(S):
         elif st == TS_RUNNABLE or st == TS_RUNNING:
             rq_add(p, S[oTK + p * T_NFIELDS + T_CPU], S)
     S[oG + G_ALIVE] = alive
+    build_cpu_times(S)
     S[oG + G_WAKE_DIRTY] = 0

@@ -37,6 +37,7 @@ S_SLOTS = (
     ("WAKE_HEAP", "heap of the sleeping tasks by wake-up time"),
     ("HEAP_POS", "each task's position in the heap"),
     ("RQ_TASKS", "each runqueue's queued tasks"),
+    ("CPU_TIMES", "tournament trees of the CPUs by next op boundary and next tick (sim_index)"),
 )
 
 #: slots of the static data ``P``

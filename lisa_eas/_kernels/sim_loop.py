@@ -42,7 +42,7 @@ from .sim_models import (AI_AVG_IDLE, AI_IDLE_STAMP, capacity_of, apply_opp, gov
                          update_overutilized)
 from .eas import fits_capacity
 from .schedutil import CS_WENT_IDLE
-from .sim_index import build_indexes, heap_remove, rq_add, rq_del
+from .sim_index import CT_EVENT, CT_TICK, build_indexes, cpu_time_changed, earliest_cpu, heap_remove, rq_add, rq_del
 from .sim_sched import (acct, attach_task_avg, dequeue_sleep, detach_task_avg, emit, emit_cpu_util, enqueue,
                         log_activation, refresh_next_event, schedule, sched_slice, sync_cpu, task_util_est,
                         task_util_for_placement, update_min_vruntime, update_task_avg)
@@ -459,8 +459,10 @@ def task_tick(c, now, S, P, O):
     p = S[oCP + (c) * C_NFIELDS + C_CURR]
     if p < 0:
         S[oCP + (c) * C_NFIELDS + C_NEXT_TICK] = INF_TIME
+        cpu_time_changed(c, CT_TICK, S)
         return
     S[oCP + (c) * C_NFIELDS + C_NEXT_TICK] = now + S[oK + K_TICK_NS]
+    cpu_time_changed(c, CT_TICK, S)
     if S[oTK + (p) * T_NFIELDS + T_POLICY] == POLICY_CFS:
         update_task_avg(p, now, S, P, O)
         update_min_vruntime(c, S)
@@ -558,24 +560,19 @@ def sim_run(S, P, O, margin):
                 or O[ocnt + N_EAS] + n_task + 1 > O[4 * 2 + 1]:
             S[oG + G_STATUS] = 1
             return
-        # the earliest op boundary and the earliest tick (lowest CPU among equal times), in one pass
+        if S[oG + G_WAKE_DIRTY]:
+            build_indexes(S)
+        # the earliest op boundary and the earliest tick (lowest CPU among equal times): the roots
+        # of the CPU time trees (sim_index), not a scan of every CPU
         t = INF_TIME
         kind = -1
         idx = -1
-        t_tick = INF_TIME
-        i_tick = -1
-        for c in range(n_cpu):
-            o = oCP + c * C_NFIELDS
-            if S[o + C_NEXT_EVENT] < t:
-                t, idx = S[o + C_NEXT_EVENT], c
-            if S[o + C_NEXT_TICK] < t_tick:
-                t_tick, i_tick = S[o + C_NEXT_TICK], c
-        if idx >= 0:
-            kind = 0
-        if t_tick < t:
-            t, kind, idx = t_tick, 1, i_tick
-        if S[oG + G_WAKE_DIRTY]:
-            build_indexes(S)
+        c = earliest_cpu(CT_EVENT, S)
+        if S[oCP + c * C_NFIELDS + C_NEXT_EVENT] < t:
+            t, idx, kind = S[oCP + c * C_NFIELDS + C_NEXT_EVENT], c, 0
+        c = earliest_cpu(CT_TICK, S)
+        if S[oCP + c * C_NFIELDS + C_NEXT_TICK] < t:
+            t, kind, idx = S[oCP + c * C_NFIELDS + C_NEXT_TICK], 1, c
         alive = S[oG + G_ALIVE]
         if S[oG + G_HEAP_N] > 0:
             # the earliest wake-up (lowest task index among equal times): the heap's top

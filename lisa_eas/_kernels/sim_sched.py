@@ -68,7 +68,7 @@ from .sim_state import (A_SIZE, A_CDUR, A_CPERIOD, A_CPU, A_END, A_PERF, A_PHASE
                         T_PHASE, T_PHASE_ACT, T_POLICY, T_PRIO, T_REM, T_RT_END, T_SLICE_START, T_STATE,
                         T_SUM_EXEC, T_TIMER_DUE, T_UE_CPU, T_UE_ENQ, T_UE_EWMA, T_VRUNTIME, T_WAKE_AT,
                         TS_RUNNABLE, TS_RUNNING, TS_SLEEPING, G_ALIVE, G_HEAP_N, TS_EXITED)
-from .sim_index import heap_push, heap_remove, rq_add, rq_del
+from .sim_index import CT_EVENT, CT_TICK, cpu_time_changed, heap_push, heap_remove, rq_add, rq_del
 from .util_est import UE_V6_12, task_util_est_clear_flag, task_util_est_value, util_est_update
 
 NICE_0_LOAD = 1024
@@ -361,6 +361,7 @@ def refresh_next_event(c, now, S, P):
     oCP = S[S_CPUS]
     p = S[oCP + (c) * C_NFIELDS + C_CURR]
     S[oCP + (c) * C_NFIELDS + C_NEXT_EVENT] = INF_TIME if p < 0 else op_boundary(p, c, now, S, P)
+    cpu_time_changed(c, CT_EVENT, S)
 
 
 @sim_kernel
@@ -540,6 +541,7 @@ def switch_to(c, nxt, prev_state, now, S, P, O):
         if S[oCP + (c) * C_NFIELDS + C_NEXT_TICK] >= INF_TIME:
             tick = S[oK + K_TICK_NS]
             S[oCP + (c) * C_NFIELDS + C_NEXT_TICK] = (now // tick + 1) * tick
+            cpu_time_changed(c, CT_TICK, S)
         refresh_next_event(c, now, S, P)
     else:
         if not S[oK + K_DELTA_SCALING]:      # update_idle_rq_clock_pelt (v5.1+; the rq is synced)
@@ -551,6 +553,8 @@ def switch_to(c, nxt, prev_state, now, S, P, O):
         S[oCP + (c) * C_NFIELDS + C_IDLE_STATE] = st
         S[oCP + (c) * C_NFIELDS + C_NEXT_TICK] = INF_TIME
         S[oCP + (c) * C_NFIELDS + C_NEXT_EVENT] = INF_TIME
+        cpu_time_changed(c, CT_TICK, S)
+        cpu_time_changed(c, CT_EVENT, S)
         emit(O, now, EV_IDLE, c, st, 0, 0, 0, 0)
     S[oCP + (c) * C_NFIELDS + C_NEED_RESCHED] = 0
 

@@ -14,26 +14,37 @@ from ..errors import LisaEasError
 
 __all__ = ["main"]
 
-# Sub-command modules, in the order `lisa-eas --help` lists them.
-_COMMAND_MODULES = (
-    "_platforms",
-    "_platform_fit",
-    "_model",
-    "_run",
-    "_signals",
-    "_simulate",
-    "_target",
-    "_trace",
-    "_validate",
-    "_check",
-    "_compare",
-    "_workload",
-    "_reproduce",
-    "_demo",
-)
+# Sub-command -> the module registering it, in the order `lisa-eas --help` lists them.
+_COMMANDS = {
+    "platforms": "_platforms",
+    "platform": "_platform_fit",
+    "model": "_model",
+    "run": "_run",
+    "signals": "_signals",
+    "simulate": "_simulate",
+    "target": "_target",
+    "trace": "_trace",
+    "validate": "_validate",
+    "check": "_check",
+    "compare": "_compare",
+    "workload": "_workload",
+    "reproduce": "_reproduce",
+    "demo": "_demo",
+}
+_COMMAND_MODULES = tuple(_COMMANDS.values())
 
 
-def build_parser() -> argparse.ArgumentParser:
+def _command_of(argv: list[str] | None) -> str | None:
+    """The sub-command ``argv`` names (its first word), when it is a known one."""
+    words = sys.argv[1:] if argv is None else argv
+    if words and words[0] in _COMMANDS:
+        return words[0]
+    return None
+
+
+def build_parser(command: str | None = None) -> argparse.ArgumentParser:
+    """The ``lisa-eas`` parser; with ``command``, only that sub-command's parser is registered
+    (start-up: a command does not import what the other commands need)."""
     from .. import __version__
 
     parser = argparse.ArgumentParser(
@@ -42,14 +53,14 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"lisa-eas {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     sub.required = True
-    for mod in _COMMAND_MODULES:
+    for mod in ([_COMMANDS[command]] if command else _COMMAND_MODULES):
         importlib.import_module(f"{__name__}.{mod}").register(sub)
     return parser
 
 
 def main(argv: list[str] | None = None) -> int:
     """Entry point of the ``lisa-eas`` console script; returns the exit code."""
-    parser = build_parser()
+    parser = build_parser(_command_of(argv))
     args = parser.parse_args(argv)      # usage errors: argparse prints one line and exits 2
     try:
         return int(args.func(args) or 0)

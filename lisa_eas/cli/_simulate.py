@@ -84,13 +84,12 @@ def _run(args) -> int:
                            rt_pressure=args.rt_pressure, runnable_boost=args.runnable_boost)
     except ModelError as exc:   # name the option the user typed, not the dataclass field
         raise ModelError(option_names(str(exc), _OPTIONS)) from None
-    from ..sim._warm import MESSAGE, event_loop_cached
-
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)     # a bad --out fails now, not after the simulation
 
-    if not event_loop_cached():     # a cold compile is a minute or two of silence otherwise
-        print(f"lisa-eas: {MESSAGE}", file=sys.stderr, flush=True)
+    from ..sim._warm import announce_compile
+
+    announce_compile()      # before reading anything: a cold compile is a minute or two (once per process)
     trace = simulate(args.platform, args.workload, config=config)
     rows = []
     for event in trace.events:
@@ -108,12 +107,15 @@ def _run(args) -> int:
     energy = meta.get("energy") or {}
     if args.format == "json":
         print_json({"out": str(out), "events": {r[0]: r[1] for r in rows}, "energy": energy,
-                    "t_end_s": meta["t_end_s"], "approximations": meta["approximations"]})
+                    "t_end_s": meta["t_end_s"], "approximations": meta["approximations"],
+                    "platform_model": meta.get("platform_model", {})})
         return 0
     print(format_table(["event", "rows", "file"], rows))
     if energy:
         print(f"energy total {energy['total']:.3f} {energy['unit']}: " +
               ", ".join(f"{k} {v:.3f}" for k, v in energy["per_domain"].items()))
+    for k, v in meta.get("platform_model", {}).items():
+        print(f"{k}: {v}")
     for a in meta["approximations"]:
         print(f"approximation: {a}")
     return 0

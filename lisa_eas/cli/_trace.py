@@ -33,8 +33,13 @@ def register(sub) -> None:
 
 def _info(trace) -> dict:
     meta = trace.metadata
-    counts = {e: len(trace.df(e)) for e in trace.events}
-    start, end = trace.time_range
+    counts, span = meta.get("event_counts"), meta.get("time_range")
+    if isinstance(counts, dict) and set(counts) == set(trace.events) and span and None not in span:
+        # a cache hit: the counts and time range of the decode, no event table read
+        counts, (start, end) = dict(counts), span
+    else:
+        counts = {e: len(trace.df(e)) for e in trace.events}
+        start, end = trace.time_range
     return {"source": meta.get("source"), "format": meta.get("format"),
             "clock": meta.get("clock"), "cpus": meta.get("cpus"),
             "kernel_version": meta.get("kernel_version"), "buffer": meta.get("buffer"),

@@ -70,6 +70,10 @@ Scheduling model
 * **Idle states**: a CPU going idle enters the deepest state whose target residency fits the
   time to the next timer armed on it.
 * **Energy**: see :mod:`lisa_eas.sim._energy`.
+* **Boards without cpufreq or an Energy Model** (``x86_llc112``, a probed server or VM): fixed
+  frequency at each CPU's capacity (no ``cpu_frequency`` events), EAS off (the kernel enables it
+  only with an Energy Model), no energy figure; ``metadata["platform_model"]`` says so
+  (:func:`lisa_eas.sim._fixed.plan_platform`).
 
 * **Decision inputs** (issue 17, each absent by default): a task's rt-app ``util_min`` /
   ``util_max`` (uclamp, v5.3+: rq max aggregation, schedutil per era, the EAS candidates' fit
@@ -140,7 +144,9 @@ def simulate(platform, workload, *, config: SimConfig | None = None):
         ``cpu_idle``, ``print`` (rt-app markers), ``lisa_sim_rtapp_log`` (rt-app log rows)
         and the model-only ``lisa_sim_task_util``, ``lisa_sim_cpu_util``,
         ``lisa_sim_overutilized``, ``lisa_sim_eas_decision``. ``metadata`` holds the
-        configuration, ``energy`` (per CPU, per domain, total), ``approximations``.
+        configuration that ran, ``energy`` (per CPU, per domain, total; None without power
+        data), ``approximations`` and ``platform_model`` (what was modelled instead of what on a
+        board without cpufreq or Energy Model: ``frequency``, ``eas``, ``energy``; empty otherwise).
 
     Raises
     ------
@@ -155,24 +161,27 @@ def simulate(platform, workload, *, config: SimConfig | None = None):
     from ._compile import compile_workload
     from ._energy import energy_from_residency
     from ._engine import build_run, run_loop
+    from ._fixed import plan_platform
+    from ._warm import announce_compile
     from ._output import raw_to_frames
 
     config = config or SimConfig()
     if not isinstance(config, SimConfig):
         raise ModelError(f"config must be a SimConfig, got {type(config).__name__}")
-    plat = _as_platform(platform)
-    if not plat.perf_domains:
-        raise ModelError(f"platform {plat.name!r} has no perf domains (no OPPs); the simulator needs them")
+    plat, config, platform_model = plan_platform(_as_platform(platform), config)
     wl = _as_workload(workload)
     compiled = compile_workload(wl, plat.nr_cpus)
     t_end, until_exit = _t_end(wl, config)
     S, P, O, margin = build_run(plat, compiled, config, t_end)
+    announce_compile()          # the first call on a machine compiles the loop: say so (stderr)
     t0 = time.perf_counter()
     raw = run_loop(S, P, O, margin)
     wall = time.perf_counter() - t0
     summary = config.outputs == "summary"
     t1 = time.perf_counter()
     frames = raw_to_frames(raw, compiled, plat, model_events=config.model_events, summary=summary)
+    if "frequency" in platform_model:       # no cpufreq: no frequency events, as on such a machine
+        frames.pop("cpu_frequency", None)
     output_wall = time.perf_counter() - t1
     approx = list(compiled.approximations)
     if raw.wake_cap_wakeups:
@@ -197,7 +206,7 @@ def simulate(platform, workload, *, config: SimConfig | None = None):
         "approximations": approx, "energy": energy, "t_end_s": raw.t_end / 1e9,
         "threads": [th.comm for th in compiled.threads], "sim_wall_s": wall,
         "sim_events": int(len(raw.events)), "wake_cap_wakeups": raw.wake_cap_wakeups,
-        "output_wall_s": output_wall,
+        "output_wall_s": output_wall, "platform_model": platform_model,
     }
     if summary:
         meta["residency"] = {"busy_ns_per_opp": raw.res_busy.tolist(), "idle_ns_per_state": raw.res_idle.tolist()}

@@ -112,7 +112,8 @@ def build_run(platform: Platform, compiled: CompiledWorkload, config: SimConfig,
         RES_BUSY=np.zeros((nc, kmax), np.int64), RES_IDLE=np.zeros((nc, smax), np.int64), SU_POLICY=gov_ps,
         SCRATCH=np.zeros((sm.SC_ROWS, max(nc, mmax, 8)), np.int64), IDLE_STATS=idle_stats, GOV_POLICY=gov_pol,
         GOV_CPU=gov_cpu, WAKE_HEAP=np.zeros(max(nt, 1), np.int64), HEAP_POS=np.full(max(nt, 1), -1, np.int64),
-        RQ_TASKS=np.zeros((nc, nt + 1), np.int64)))
+        RQ_TASKS=np.zeros((nc, nt + 1), np.int64),
+        CPU_TIMES=np.zeros((2, 2 * (1 << max(nc - 1, 0).bit_length())), np.int64)))
     margin = _MARGIN_BASE + 32 * (nc + nt)
     O = pack_slots(L.O_SLOTS, dict(
         EVENTS=np.zeros((max(_EV_CAP, 4 * margin), ss.E_SIZE), np.int64),

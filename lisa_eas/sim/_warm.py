@@ -6,9 +6,10 @@ from __future__ import annotations
 import sys
 import time
 
-__all__ = ["event_loop_cached", "warm_up_simulator"]
+__all__ = ["announce_compile", "event_loop_cached", "warm_up_simulator"]
 
 MESSAGE = "compiling the simulator's event loop, first run only, ~1-2 min; cached afterwards"
+_announced = False
 
 
 def event_loop_cached() -> bool:
@@ -24,6 +25,18 @@ def event_loop_cached() -> bool:
         return False
 
 
+def announce_compile(stream=None) -> bool:
+    """Print :data:`MESSAGE` to ``stream`` (default stderr) when the next run of the event loop
+    will compile it (neither loaded in this process nor cached on disk), once per process: a
+    user's first ``simulate()`` is not a minute of silence. Returns whether it printed."""
+    global _announced
+    if _announced or event_loop_cached():
+        return False
+    _announced = True
+    print(f"lisa-eas: {MESSAGE}", file=stream or sys.stderr, flush=True)
+    return True
+
+
 def warm_up_simulator(stream=None) -> float:
     """Compile (or load) the event loop with a 10 ms run of one task; print :data:`MESSAGE` to
     ``stream`` (default stderr) first when it is not cached. Returns the seconds it took."""
@@ -36,8 +49,7 @@ def warm_up_simulator(stream=None) -> float:
 
     if sim_run.signatures:
         return 0.0
-    if not event_loop_cached():
-        print(f"lisa-eas: {MESSAGE}", file=stream or sys.stderr, flush=True)
+    announce_compile(stream)
     wl = workload([task("warm", periodic(10, 2, duration_s=0.01))], calibration=100)
     simulate(load_platform("hikey960"), wl, config=SimConfig(duration_s=0.01, model_events=False))
     return time.perf_counter() - t0

@@ -2,12 +2,14 @@
 
 Each trace gets a directory (next to the trace by default: ``.<name>.lisa_eas/``) holding
 one parquet file per event and a ``manifest.json`` with the content key, metadata and the
-skipped report. The key is a fast 64-bit hash (numba) of the file content (every byte up to
-64 MiB, sampled blocks plus size and mtime above) and the cache format version, so a
-changed file is re-decoded.
+skipped report. The key is a 64-bit hash (SHA-256, truncated; hashlib, so that a cache hit loads neither numba
+nor pandas: ~30 ms for 64 MiB here) of the file content (every byte up to 64 MiB, sampled
+blocks plus size and mtime above) and the cache format version, so a changed file is
+re-decoded.
 """
 from __future__ import annotations
 
+import hashlib
 import json
 import mmap
 import os
@@ -15,15 +17,16 @@ import shutil
 import tempfile
 from pathlib import Path
 
-import numpy as np
-import pandas as pd
+from typing import TYPE_CHECKING
 
-from . import _decode
-from ._parquet_io import read_frame, write_frame
+import numpy as np
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 __all__ = ["TraceCache", "content_key", "CACHE_VERSION"]
 
-CACHE_VERSION = 3
+CACHE_VERSION = 4      # 4: SHA-256 content key
 _MANIFEST = "manifest.json"
 
 
@@ -33,18 +36,20 @@ _SAMPLE_BUDGET = 16 << 20
 
 
 def _hash_mapped(mm, size: int) -> int:
-    arr = np.frombuffer(mm, np.uint8)
+    h = hashlib.sha256()
+    view = memoryview(mm)
     if size <= _FULL_HASH_LIMIT:
-        data = arr
+        h.update(view)
     else:
         edge = 1 << 20
         nblocks = (_SAMPLE_BUDGET - 2 * edge) // _SAMPLE_BLOCK
         stride = (size - 2 * edge) // nblocks
-        parts = [arr[:edge], arr[size - edge:]]
-        parts += [arr[edge + k * stride:edge + k * stride + _SAMPLE_BLOCK] for k in range(nblocks)]
-        data = np.concatenate(parts)
-    nwords = data.shape[0] // 8
-    return int(_decode.content_hash(data[:nwords * 8].view(np.uint64), data[nwords * 8:]))
+        h.update(view[:edge])
+        h.update(view[size - edge:])
+        for k in range(nblocks):
+            h.update(view[edge + k * stride:edge + k * stride + _SAMPLE_BLOCK])
+    view.release()
+    return int.from_bytes(h.digest()[:8], "little")
 
 
 def content_key(path: str | os.PathLike) -> str:
@@ -118,11 +123,14 @@ class TraceCache:
 
     def load(self, event: str) -> pd.DataFrame:
         """The cached DataFrame of ``event`` (see :mod:`._parquet_io` for the file layout)."""
+        from ._parquet_io import read_frame
         return read_frame(self.event_path(event))[0]
 
     def store(self, dfs: dict, metadata: dict, skipped: dict, manifest: dict | None) -> None:
         """Write ``dfs`` (adding to an existing matching cache); best effort, never raises."""
         import pyarrow as pa
+
+        from ._parquet_io import write_frame
         try:
             if manifest is None and self.dir.exists():
                 shutil.rmtree(self.dir, ignore_errors=True)

@@ -12,7 +12,7 @@ import numba
 import numpy as np
 
 __all__ = ["word_views", "time_order", "factorize_ints", "gather_int", "loc_spans",
-           "intern_strings", "content_hash", "DIAG_NAMES"]
+           "intern_strings", "DIAG_NAMES"]
 
 # diag rows: [count, first byte offset]
 DIAG_NAMES = (
@@ -269,35 +269,3 @@ def intern_strings(buf, starts, maxlens, stop_at_nul, strip_newline, codes):
             cap *= 4
             table = _hash_table(rep_hash, k, cap)
     return rep_start[:k].copy(), rep_len[:k].copy()
-
-
-@numba.njit(cache=True)
-def content_hash(words, tail):
-    """A fast 64-bit hash of a whole file (4 independent multiply-rotate lanes)."""
-    p1 = np.uint64(0x9E3779B185EBCA87)
-    p2 = np.uint64(0xC2B2AE3D27D4EB4F)
-    a = np.uint64(1)
-    b = np.uint64(2)
-    c = np.uint64(3)
-    d = np.uint64(4)
-    n = words.shape[0]
-    i = 0
-    while i + 4 <= n:
-        a = ((a ^ words[i]) * p1)
-        a = (a << np.uint64(31)) | (a >> np.uint64(33))
-        b = ((b ^ words[i + 1]) * p1)
-        b = (b << np.uint64(31)) | (b >> np.uint64(33))
-        c = ((c ^ words[i + 2]) * p1)
-        c = (c << np.uint64(31)) | (c >> np.uint64(33))
-        d = ((d ^ words[i + 3]) * p1)
-        d = (d << np.uint64(31)) | (d >> np.uint64(33))
-        i += 4
-    h = (a * p2 ^ ((b << np.uint64(7)) | (b >> np.uint64(57))) ^ c * p1
-         ^ ((d << np.uint64(17)) | (d >> np.uint64(47))))
-    while i < n:
-        h = (h ^ words[i]) * p2
-        i += 1
-    for j in range(tail.shape[0]):
-        h = (h ^ np.uint64(tail[j])) * p1
-    h ^= h >> np.uint64(29)
-    return h

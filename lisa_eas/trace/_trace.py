@@ -4,14 +4,16 @@ from __future__ import annotations
 import os
 from pathlib import Path
 from types import MappingProxyType
-from typing import Callable, Iterable, Mapping
+from typing import TYPE_CHECKING, Callable, Iterable, Mapping
 
 import numpy as np
-import pandas as pd
 
 from ..errors import TraceError
 from ._events import RECORD_HINT
 from ._skips import SkipReport
+
+if TYPE_CHECKING:        # pandas loads when a DataFrame is first built or read (start-up)
+    import pandas as pd
 
 __all__ = ["Trace", "read_trace", "SCHEMA_COLUMNS"]
 
@@ -63,6 +65,8 @@ class Trace:
         TraceError
             If a DataFrame lacks a schema column or its index is not numeric and sorted.
         """
+        import pandas as pd
+
         frames = {}
         for name, df in dfs.items():
             if not pd.api.types.is_numeric_dtype(df.index):
@@ -157,6 +161,7 @@ class Trace:
                 frames[name] = _window_df(frame, start, end)
         meta = dict(self._metadata)
         meta["window"] = (start, end)
+        meta.pop("time_range", None)
         return Trace(frames, meta, self._skipped)
 
     def to_perfetto(self, path: str | os.PathLike, *, tracks: bool = True) -> Path:
@@ -200,6 +205,7 @@ class Trace:
             if "print" in self._frames:
                 df_print = self.df("print")
             else:
+                import pandas as pd
                 df_print = pd.DataFrame({"__ts": pd.Series([], dtype=np.int64),
                                          "__cpu": pd.Series([], dtype=np.int32),
                                          "__pid": pd.Series([], dtype=np.int32),
@@ -395,6 +401,8 @@ def read_trace(path: str | os.PathLike, *, events: Iterable[str] | None = None,
         trace = Trace(frames, meta, skipped)
     else:
         dfs, meta, skipped = _read_source(path, kind, wanted, strict, buffer)
+        meta = dict(meta)
+        meta["time_range"] = _frames_time_range(dfs.values())    # a cache hit needs no frame for it
         if store is not None:
             store.store(dfs, meta, {"unit": skipped.unit, "entries": skipped.as_dict()}, None)
             meta = dict(meta)
@@ -407,6 +415,16 @@ def read_trace(path: str | os.PathLike, *, events: Iterable[str] | None = None,
     if window is not None:
         trace = trace.window(*window)
     return trace
+
+
+def _frames_time_range(frames) -> list:
+    """[first, last] time in seconds over DataFrames (None, None when all are empty)."""
+    lo, hi = np.inf, -np.inf
+    for df in frames:
+        idx = df.index
+        if len(idx):
+            lo, hi = min(lo, float(idx[0])), max(hi, float(idx[-1]))
+    return [lo, hi] if lo <= hi else [None, None]
 
 
 def wanted_of(events):
@@ -443,5 +461,6 @@ def _with_signals(trace: "Trace", signals: Path, wanted, window) -> "Trace":
                       f"{meta.get('clock')!r}: their times do not line up; record with trace_clock=mono",
                       stacklevel=3)
     meta.pop("skipped", None)
+    meta.pop("time_range", None)
     out = Trace(merged, meta, skipped)
     return out.window(*window) if window is not None else out
