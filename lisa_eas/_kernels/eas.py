@@ -68,7 +68,7 @@ def fits_capacity(util, capacity):
     return util * 1280 < capacity * 1024
 
 
-@njit(cache=True)
+@model_inline
 def cpu_overutilized(util, capacity, era):
     """``cpu_overutilized()``: v5.0 ``cap*1024 < util*1280``; v5.4+ ``!fits_capacity``."""
     if era == EAS_V5_0:
