@@ -35,7 +35,7 @@ def main() -> int:
 
     from lisa_eas.analysis import brute_force_placement, optimal_placement
     from lisa_eas.errors import ModelError
-    from lisa_eas.analysis._placement import placement_tables
+    from lisa_eas.models.placement import placement_tables
     from reference.ref_placement import brute_force as py_brute_force
 
     rng = np.random.default_rng(args.seed)

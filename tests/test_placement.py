@@ -8,7 +8,7 @@ from reference import ref_placement as ref
 
 from lisa_eas._kernels import placement as kp
 from lisa_eas.analysis import brute_force_placement, optimal_placement
-from lisa_eas.analysis._placement import placement_tables
+from lisa_eas.models.placement import placement_tables
 from lisa_eas.errors import ModelError
 
 

@@ -30,7 +30,9 @@ def validation_page(tmp_path_factory):
 
     tr = simulate("pixel3", ramp_boost_step(), config=SimConfig(governor="schedutil", placement="eas"))
     rep = validate(tr, "pixel3")
-    paths = rep.write(tmp_path_factory.mktemp("validation"))
+    from lisa_eas.plot import write_validation
+
+    paths = write_validation(rep, tmp_path_factory.mktemp("validation"))
     return paths["html"], rep
 
 

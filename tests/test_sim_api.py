@@ -190,3 +190,32 @@ def test_summary_output_is_the_full_run_without_its_event_tables():
     assert busy.sum() > 0 and busy.shape[0] == 8
     with pytest.raises(ModelError, match="outputs"):
         SimConfig(outputs="tables")
+
+
+@pytest.mark.parametrize("cfg", [dict(), dict(placement="no-eas", governor="ondemand", model_events=False)],
+                         ids=["eas-schedutil", "no-eas-ondemand"])
+def test_summary_loop_equals_the_full_loop(cfg):
+    """The summary output's loop (no event or EAS rows written) computes what the full one does:
+    the same rt-app log rows, busy/idle residencies per CPU and OPP / idle state, end time and
+    wake_cap count, on a run long enough for the loop to return to Python several times (its
+    buffers re-laid out, the summary flag carried over), and writes no event row after t = 0."""
+    from lisa_eas.platform import load_platform
+    from lisa_eas.rtapp import periodic, task, workload
+    from lisa_eas.sim._compile import compile_workload
+    from lisa_eas.sim._engine import build_run, run_loop
+
+    plat = load_platform("hikey960")
+    wl = workload([task(f"t{i}", periodic(duty_cycle_pct=5 + i % 7, period_ms=16, duration_s=1.5))
+                   for i in range(50)], calibration=20)
+    compiled = compile_workload(wl, plat.nr_cpus)
+    raws = []
+    for outputs in ("full", "summary"):
+        S, P, O, margin = build_run(plat, compiled, SimConfig(outputs=outputs, **cfg), int(1.5e9))
+        raws.append(run_loop(S, P, O, margin))
+    full, summ = raws
+    assert summ.iterations >= 1 and len(summ.activations) > 4096      # the loop paused, its tables re-laid out
+    for k in ("activations", "res_busy", "res_idle"):
+        np.testing.assert_array_equal(getattr(summ, k), getattr(full, k), err_msg=k)
+    assert (summ.t_end, summ.wake_cap_wakeups) == (full.t_end, full.wake_cap_wakeups)
+    assert len(summ.events) == 2 * plat.nr_cpus and len(summ.eas) == 0
+    assert len(full.events) > 10_000 and (len(full.eas) > 0) == ("placement" not in cfg)

@@ -28,6 +28,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from ._jit import model_inline
+
 EAS_V5_0 = 0      # ledger eas-v5.0
 EAS_V5_4 = 1      # ledger eas-v5.4 (v5.4 - v5.13)
 EAS_V6_0 = 2      # ledger eas-v6.0 (v6.0 - v6.1: the max-spare CPU is always costed)
@@ -93,7 +95,7 @@ def uclamp_fits(extra, cpu, util, capacity):
     return util * 1280 < capacity * 1024
 
 
-@njit(cache=True)
+@model_inline
 def cpu_overutilized(util, capacity, era):
     """``cpu_overutilized()``: v5.0 ``cap*1024 < util*1280``; v5.4+ ``!fits_capacity``."""
     if era == EAS_V5_0:
@@ -360,7 +362,7 @@ def _store_energies(energies, prev_delta, best_delta, base_energy):
     energies[2] = base_energy
 
 
-@njit(cache=True)
+@model_inline
 def feec_v54(pd_info, pd_cpus, em_states, em_mode, cap_orig, cap_of, util_avg, util_est, task_util,
              task_ue, prev_cpu, allowed, work, energies, extra=None):
     """v5.4 (eb92692b2544) ``find_energy_efficient_cpu()``; ``energies`` gets (prev_delta, best_delta, base).
@@ -626,7 +628,7 @@ def feec_v60(pd_info, pd_cpus, em_states, em_mode, cap_orig, cap_of, util_avg, u
     return target
 
 
-@njit(cache=True)
+@model_inline
 def feec(era, pd_info, pd_cpus, em_states, em_mode, cap_orig, cap_of, util_avg, util_est, task_util,
          task_ue, prev_cpu, allowed, overutilized, work, energies, extra=None):
     """One wake-up. Returns the CPU (-1: EAS not used because the root domain is overutilized).

@@ -13,6 +13,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from ._jit import model_inline
+
 from .util_est import UE_V6_12, task_util_est_clear_flag, util_est_update
 
 SCHED_CAPACITY_SHIFT = 10
@@ -49,7 +51,7 @@ RUNNING = 2
 DETACHED = 3   # off every rq clock: time passes without accrual or decay (migration, <= v5.x attach)
 
 
-@njit(cache=True)
+@model_inline
 def mul_u64_u32_shr32(val, mul):
     """``mul_u64_u32_shr(val, mul, 32)`` without overflow, in int64 (val < 2**62, mul < 2**32)."""
     hi = val >> 32
@@ -60,7 +62,7 @@ def mul_u64_u32_shr32(val, mul):
     return hi * mul + low_part
 
 
-@njit(cache=True)
+@model_inline
 def decay_load(val, n, yn_inv):
     """``decay_load(val, n)``: ``val * y**n``; ``len(yn_inv)`` is LOAD_AVG_PERIOD (32, 16 or 8)."""
     period = yn_inv.shape[0]
@@ -84,7 +86,7 @@ def _decay_shifted(val, mul):
     return mul_u64_u32_shr32(val, mul)
 
 
-@njit(cache=True)
+@model_inline
 def accumulate_sum(sa, delta, load, runnable, running, scale_freq, scale_cpu, cfg, yn_inv):
     """``accumulate_sum()``: decay the sums over crossed periods and add the new contribution.
 
@@ -194,7 +196,7 @@ def update_signal_v411(sa, now, load, runnable, running, scale_freq, scale_cpu, 
     return decayed
 
 
-@njit(cache=True)
+@model_inline
 def update_load_sum(sa, now, load, runnable, running, scale_freq, scale_cpu, cfg, yn_inv):
     """``___update_load_sum()``; ``now`` in ns. Returns the number of crossed periods (0: no avg change).
 
@@ -215,7 +217,7 @@ def update_load_sum(sa, now, load, runnable, running, scale_freq, scale_cpu, cfg
     return accumulate_sum(sa, delta, load, runnable, running, scale_freq, scale_cpu, cfg, yn_inv)
 
 
-@njit(cache=True)
+@model_inline
 def pelt_divider(sa, cfg):
     """``get_pelt_divider()`` (``LOAD_AVG_MAX`` up to v4.12, ledger pelt-v4.13)."""
     if cfg[CFG_DIVIDER_MODE] == 0:
@@ -223,7 +225,7 @@ def pelt_divider(sa, cfg):
     return cfg[CFG_LOAD_AVG_MAX] - 1024 + sa[SA_PERIOD_CONTRIB]
 
 
-@njit(cache=True)
+@model_inline
 def update_load_avg(sa, weight, runnable_weight, cfg):
     """``___update_load_avg()``: the ``*_avg`` from the ``*_sum`` (only after a period crossing)."""
     divider = pelt_divider(sa, cfg)
@@ -334,7 +336,7 @@ def update_signal(sa, now, on_rq, running, weight, scale_freq, scale_cpu, cfg, y
     return periods
 
 
-@njit(cache=True)
+@model_inline
 def clock_pelt_advance(clock_pelt, delta_ns, scale_cpu, scale_freq):
     """``update_rq_clock_pelt()`` for a busy rq: the PELT clock runs at the CPU's relative speed."""
     delta_ns = (delta_ns * scale_cpu) >> SCHED_CAPACITY_SHIFT
@@ -342,7 +344,7 @@ def clock_pelt_advance(clock_pelt, delta_ns, scale_cpu, scale_freq):
     return clock_pelt + delta_ns
 
 
-@njit(cache=True)
+@model_inline
 def idle_lost_time(util_sum, clock_task, clock_pelt, load_avg_max):
     """``update_idle_rq_clock_pelt()``: idle time lost when the rq was saturated (else 0)."""
     divider = ((load_avg_max - 1024) << SCHED_CAPACITY_SHIFT) - load_avg_max

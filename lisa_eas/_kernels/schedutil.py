@@ -20,6 +20,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from ._jit import model_inline
+
 SU_V5_0 = 0
 SU_V5_14 = 1
 SU_V6_8 = 2
@@ -164,7 +166,7 @@ def _find_index_al(freqs, ineff, target, efficiencies):
     return best
 
 
-@njit(cache=True)
+@model_inline
 def resolve_freq_le(freqs, ineff, target, fmin, fmax, limits_check):
     """``cpufreq_driver_resolve_freq()`` with ``CPUFREQ_RELATION_LE`` (v5.16+, ledger schedutil-v5.16):
     clamp to [fmin, fmax], then the lowest *efficient* table frequency >= target (``ineff[i]``
@@ -183,7 +185,7 @@ def resolve_freq_le(freqs, ineff, target, fmin, fmax, limits_check):
     return freqs[idx]
 
 
-@njit(cache=True)
+@model_inline
 def cpu_util_cfs_rt(util_avg, util_est, util_rt, scale):
     """The CPU utilization schedutil reads without DL/IRQ: ``max(util_avg, util_est) + util_rt``
     (``cpu_util_cfs()`` then ``effective_cpu_util()`` adds RT), capped at ``scale``."""
@@ -234,7 +236,7 @@ def em_pd_get_higher_freq(freqs, costs, min_freq, cost_margin):
     return min_freq
 
 
-@njit(cache=True)
+@model_inline
 def raw_next_freq(util, max_cap, freq_ref, era):
     """The unresolved frequency of ``get_next_freq()`` for ``util`` (0..max_cap)."""
     if era == SU_V5_0:
@@ -250,7 +252,7 @@ def raw_next_freq(util, max_cap, freq_ref, era):
     return freq_ref * util // max_cap
 
 
-@njit(cache=True)
+@model_inline
 def get_next_freq(ps, util, max_cap, freq_ref, freqs, fmin, fmax, era, boost, costs, ineff=None,
                   limits_check=False):
     """``get_next_freq(sg_policy, util, max)`` (+ RFC ramp boost when ``boost >= 0``).
@@ -269,7 +271,7 @@ def get_next_freq(ps, util, max_cap, freq_ref, freqs, fmin, fmax, era, boost, co
     return resolve_freq_le(freqs, ineff, f, fmin, fmax, limits_check)
 
 
-@njit(cache=True)
+@model_inline
 def iowait_reset(cs, time, set_boost, tick_ns):
     """``sugov_iowait_reset()``: drop the boost after more than a tick without request."""
     if time - cs[CS_LAST_UPDATE] <= tick_ns:
@@ -279,7 +281,7 @@ def iowait_reset(cs, time, set_boost, tick_ns):
     return True
 
 
-@njit(cache=True)
+@model_inline
 def iowait_boost(cs, time, iowait, tick_ns):
     """``sugov_iowait_boost()``: on each update; doubles at most once per request."""
     if cs[CS_IOWAIT_BOOST] and iowait_reset(cs, time, iowait, tick_ns):
@@ -296,7 +298,7 @@ def iowait_boost(cs, time, iowait, tick_ns):
     cs[CS_IOWAIT_BOOST] = IOWAIT_BOOST_MIN
 
 
-@njit(cache=True)
+@model_inline
 def iowait_apply(cs, time, util, max_cap, tick_ns):
     """``sugov_iowait_apply()``: ``max(util, boost)``, halving the boost when no request is pending."""
     if not cs[CS_IOWAIT_BOOST]:
@@ -313,7 +315,7 @@ def iowait_apply(cs, time, util, max_cap, tick_ns):
     return boost if boost > util else util
 
 
-@njit(cache=True)
+@model_inline
 def ramp_boost_update(cs, util_est_enqueued, util_avg):
     """RFC v3 ``sugov_cpu_ramp_boost_update()``: ``util_avg - util_est`` while util rises above it."""
     boost = 0
@@ -333,7 +335,7 @@ def cpu_util_cfs(util_avg, util_est, scale):
     return u if u < scale else scale
 
 
-@njit(cache=True)
+@model_inline
 def sugov_update(cs_all, ps, cpu, time, iowait, went_idle, util_avg, util_est, max_cap, freq_ref, freqs, fmin,
                  fmax, era, rate_limit_ns, tick_ns, use_iowait, use_ramp_boost, costs, ineff=None,
                  limits_check=False, restore_cached=False, util_rt=None, uclamp=None):

@@ -37,7 +37,7 @@ from .sim_models import (M_EAS_ERA, M_EM_MODE, M_EXTRA, M_EXTRA_RT, M_EXTRA_THER
 from .sim_sched import task_util_est
 from .sim_state import (C_NFIELDS, C_UE_SUM, D_CHOSEN, D_HEAD, D_IN_CPUS, D_IN_OVERUTIL, D_IN_TASK_UTIL,
                         D_IN_TASK_UTIL_EST, D_PREV, D_TASK, D_TASK_UTIL, D_TIME, G_OVERUTIL, N_EAS,
-                        T_MASK, T_NFIELDS)
+                        N_SUMMARY, T_MASK, T_NFIELDS)
 
 @sim_inline
 def place_eas(p, prev, now, S, P, O):
@@ -101,7 +101,7 @@ def place_eas(p, prev, now, S, P, O):
                P[ost:ost + P[P_EM_STATES_N] * P[P_EM_STATES_W]].reshape((P[P_EM_STATES_N], P[P_EM_STATES_W])), P[P[P_MODEL_PARAMS] + M_EM_MODE], P[P[P_CPU_CAP]:P[P_CPU_CAP] + n],
                S[ocap:ocap + n], S[ou_:ou_ + n], S[oue:oue + n], tu, tue, prev, P[om:om + n], False,
                S[ow:ow + 2], S[oe:oe + 3])
-    if S[oe + 1] != NO_ENERGY or S[oe] != NO_ENERGY:
+    if (S[oe + 1] != NO_ENERGY or S[oe] != NO_ENERGY) and O[O[O_COUNTERS] + N_SUMMARY] == 0:
         n = P[P_CPU_PD_N]
         k = O[O[O_COUNTERS] + N_EAS]
         r = O[O_EAS_LOG] + k * O[O_EAS_LOG_W]

@@ -372,7 +372,13 @@ def governor_update(c, now, S, P, O):
         # CPU's last update; taken here before gathering the utilizations (same result)
         S[S[S_SU_CPU] + (d * S[S_SU_CPU_W] + j_self) * S[S_SU_CPU_W2] + CS_LAST_UPDATE] = now
         S[S[S_DOMAINS] + (d) * P_NFIELDS + P_LAST_UPDATE] = now
-        request_opp(d, opp_of_freq(d, S[ops + PS_NEXT_FREQ], P), now, S, P, O)
+        opp = opp_of_freq(d, S[ops + PS_NEXT_FREQ], P)
+        o = S[S_DOMAINS] + d * P_NFIELDS
+        # the same request again (the common case): request_opp would change nothing, as
+        # the request is already pending or already in effect; skip the call
+        if opp == S[o + P_REQ_OPP] and (S[o + P_PENDING_OPP] == opp or (S[o + P_PENDING_OPP] < 0 and opp == S[o + P_OPP])):
+            return
+        request_opp(d, opp, now, S, P, O)
         return
     f = sugov_update_flat(c, d, m, j_self, now, S, P)
     S[S[S_DOMAINS] + (d) * P_NFIELDS + P_LAST_UPDATE] = now

@@ -62,7 +62,7 @@ from .sim_state import (A_SIZE, A_CDUR, A_CPERIOD, A_CPU, A_END, A_PERF, A_PHASE
                         C_NEXT_TICK, C_NR_CFS, C_NR_RT, C_UE_SUM, E_A, E_B, E_C, G_WAKE_DIRTY, E_CPU, E_D,
                         E_E, E_KIND, E_TIME, EV_CPU_UTIL, EV_IDLE, EV_SWITCH, EV_TASK_UTIL, G_ENQ_SEQ,
                         INF_TIME, K_DELTA_SCALING, K_LATENCY_NS, K_MIN_GRAN_NS, K_MODEL_EVENTS, K_TICK_NS,
-                        K_UE_ERA, K_UTIL_EST, N_ACT, N_EV, OP_RUN, OP_RUNTIME, P_OPP, POLICY_CFS,
+                        K_UE_ERA, K_UTIL_EST, N_ACT, N_EV, N_SUMMARY, OP_RUN, OP_RUNTIME, P_OPP, POLICY_CFS,
                         POLICY_FIFO, T_ACT_CDUR, T_ACT_CPERIOD, T_ACT_PERF, T_ACT_RUN, T_ACT_SLACK,
                         T_ACT_START, T_ACT_WULAT, T_CPU, T_ENQ_SEQ, T_EXEC_START, T_FRESH, T_NR_ACT, T_PC,
                         T_PHASE, T_PHASE_ACT, T_POLICY, T_PRIO, T_REM, T_RT_END, T_SLICE_START, T_STATE,
@@ -76,7 +76,11 @@ NICE_0_LOAD = 1024
 
 @sim_helper
 def emit(O, t, kind, cpu, a, b, c, d, e):
-    """Append one event to the output buffer (slot 0, rows of E_SIZE; count in slot 3)."""
+    """Append one event to the output buffer (slot 0, rows of E_SIZE; count in slot 3); nothing
+    in the summary output (a flag that does not change during a run: a branch always taken the
+    same way, where the row's eight stores and its fresh memory are the cost)."""
+    if O[O[O_COUNTERS] + N_SUMMARY]:
+        return
     nc = O[O_COUNTERS] + N_EV
     n = O[nc]
     r = O[O_EVENTS] + n * E_SIZE

@@ -165,7 +165,8 @@ D_IN_PER_CPU = 4                  # util_est.enqueued, capacity_of, allowed (0/1
 N_EV = 0
 N_ACT = 1
 N_EAS = 2
-N_SIZE = 3
+N_SUMMARY = 3      # 1: summary output (SimConfig(outputs="summary")): no event or EAS rows are written
+N_SIZE = 4
 
 PREV_STATE_RUNNING = 0
 PREV_STATE_SLEEP = 1

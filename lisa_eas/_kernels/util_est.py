@@ -30,6 +30,8 @@ from __future__ import annotations
 
 from numba import njit
 
+from ._jit import model_inline
+
 UE_V4_17 = 0
 UE_V5_1 = 1
 UE_V5_5 = 2
@@ -44,19 +46,19 @@ FLAG_MSB = 0x80000000
 U32 = 0xFFFFFFFF
 
 
-@njit(cache=True)
+@model_inline
 def util_est_flag(era):
     """The UTIL_AVG_UNCHANGED bit of the era."""
     return FLAG_LSB if era < UE_V5_13 else FLAG_MSB
 
 
-@njit(cache=True)
+@model_inline
 def within_margin(value, margin):
     """``within_margin()``: ``abs(value) < margin`` via the kernel's unsigned compare."""
     return ((value + margin - 1) & U32) < (2 * margin - 1)
 
 
-@njit(cache=True)
+@model_inline
 def task_util_est_clear_flag(ewma, enqueued, era):
     """``cfs_se_util_change()``: clear UTIL_AVG_UNCHANGED once util_avg was recomputed."""
     flag = util_est_flag(era)
@@ -65,7 +67,7 @@ def task_util_est_clear_flag(ewma, enqueued, era):
     return ewma, enqueued & ~flag
 
 
-@njit(cache=True)
+@model_inline
 def task_util_est_value(ewma, enqueued, era):
     """``_task_util_est(p)`` (the estimate without util_avg) as the era's kernel returns it.
 
@@ -83,7 +85,7 @@ def task_util_est_value(ewma, enqueued, era):
     return ewma if ewma > e else e
 
 
-@njit(cache=True)
+@model_inline
 def util_est_update(ewma, enqueued, task_util, task_runnable, cpu_capacity, era):
     """Update at the dequeue of a task going to sleep; returns the new ``(ewma, enqueued)``."""
     flag = util_est_flag(era)

@@ -59,10 +59,10 @@ _EXPORTS = {
     "AREAS": "._ana",
     "LISA_NAMES": "._ana",
     "TraceAnalyses": "._ana",
-    "PlacementResult": "._placement",
-    "brute_force_placement": "._placement",
-    "optimal_placement": "._placement",
-    "placement_energy": "._placement",
+    "PlacementResult": "lisa_eas.models.placement",
+    "brute_force_placement": "lisa_eas.models.placement",
+    "optimal_placement": "lisa_eas.models.placement",
+    "placement_energy": "lisa_eas.models.placement",
 }
 
 __all__ = sorted(_EXPORTS)

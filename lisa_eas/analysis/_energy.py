@@ -123,7 +123,7 @@ def ramp_boost_energy_overhead(trace) -> pd.DataFrame:
     pandas.DataFrame
         Index ``cpu``; ``overhead_pct``, ``boosted_time_s``, ``samples``.
     """
-    from .._kernels.schedutil import CS_SIZE, ramp_boost_update
+    from ..models.schedutil import ramp_boost_series
     from ._load import kernel_cpu_util
 
     cu = kernel_cpu_util(trace)
@@ -148,8 +148,7 @@ def ramp_boost_energy_overhead(trace) -> pd.DataFrame:
         t = g.index.to_numpy(np.float64)
         ua = g["util"].to_numpy(np.int64)
         ue = g["util_est_enqueued"].to_numpy(np.int64)
-        cs = np.zeros(CS_SIZE, dtype=np.int64)
-        boost = np.array([ramp_boost_update(cs, int(e), int(a)) for e, a in zip(ue, ua)], dtype=np.int64)
+        boost = ramp_boost_series(ue, ua)
         dt = np.r_[np.diff(t), 0.0]
         busy = ua > 0
         w = dt * busy

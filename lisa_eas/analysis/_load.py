@@ -358,17 +358,12 @@ def df_overutilized(trace, *, platform=None, era: str = "v5.4") -> pd.DataFrame:
         if platform is None:
             raise ModelError("df_overutilized: the trace has no overutilized events; pass the platform to "
                              "derive it from the CPUs' utilization")
-        from .._era import parse_kernel_version
-        from .._kernels.eas import EAS_V5_0, EAS_V5_4, cpu_overutilized
+        from ..models.eas import rd_overutilized_rows
 
-        v_era = parse_kernel_version(era)
-        code = EAS_V5_0 if v_era[:2] < (5, 4) else EAS_V5_4       # fits_capacity() from v5.4
         cu = df_cpu_util(trace, platform=platform, era=era)
         piv = cu.pivot_table(index=cu.index, columns="cpu", values="util", aggfunc="last").ffill().fillna(0)
         caps = [platform.cpu_capacity(int(c)) for c in piv.columns]
-        arr = piv.to_numpy(np.int64)
-        v = np.array([any(cpu_overutilized(int(u), int(c), code) for u, c in zip(row, caps)) for row in arr],
-                     dtype=np.int64)
+        v = rd_overutilized_rows(piv.to_numpy(np.int64), caps, era)      # fits_capacity() from v5.4
         t = piv.index.to_numpy(np.float64)
         src = f"model ({cu.attrs.get('source')})"
     change = np.r_[True, v[1:] != v[:-1]] if len(v) else np.zeros(0, bool)

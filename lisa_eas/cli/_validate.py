@@ -31,7 +31,9 @@ def _run(args) -> int:
     report = validate(trace, args.platform, era=args.era, sis_era=args.sis_era, pelt_era=args.pelt_era)
     src = Path(args.trace)
     out = args.out or (src / "validation" if src.is_dir() else src.with_name(src.name + ".validation"))
-    paths = report.write(out)
+    from ..plot import write_validation
+
+    paths = write_validation(report, out)
     s = report.summary
     if args.format == "json":
         print_json({"out": {k: str(v) for k, v in paths.items()}, "summary": report.to_dict()["summary"]})

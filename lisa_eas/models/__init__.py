@@ -13,7 +13,9 @@ compiles on first use and is cached on disk.
 * schedutil: :func:`schedutil_next_freq`, :func:`schedutil_run`, :func:`effective_cpu_util`, :func:`effective_cpu_perf`,
   :func:`em_pd_get_higher_freq` (ramp boost), :func:`schedutil_tables`;
 * legacy governors: :func:`ondemand`, :func:`interactive`, :func:`schedfreq`,
-  :func:`performance`, :func:`powersave`.
+  :func:`performance`, :func:`powersave`;
+* energy-optimal placement of periodic tasks: :func:`optimal_placement`, :func:`brute_force_placement`,
+  :func:`placement_energy` (also exported by :mod:`lisa_eas.analysis`).
 """
 from __future__ import annotations
 
@@ -57,6 +59,10 @@ _EXPORTS = {
     "performance": "lisa_eas.models.governors",
     "powersave": "lisa_eas.models.governors",
     "schedfreq": "lisa_eas.models.governors",
+    "PlacementResult": "lisa_eas.models.placement",
+    "brute_force_placement": "lisa_eas.models.placement",
+    "optimal_placement": "lisa_eas.models.placement",
+    "placement_energy": "lisa_eas.models.placement",
 }
 
 __all__ = sorted(_EXPORTS)

@@ -268,3 +268,33 @@ def cpu_overutilized(util, capacity, era="v5.4") -> bool:
     u = int(util_array(util, "util", ndim=(0,)))
     c = int(util_array(capacity, "capacity", ndim=(0,)))
     return bool(ke.cpu_overutilized(u, c, ke.EAS_V5_0 if v < (5, 4) else ke.EAS_V5_4))
+
+
+def rd_overutilized_rows(cpu_util, capacity, era="v5.4") -> np.ndarray:
+    """The root domain's overutilized flag for each row of ``cpu_util`` (int[n, cpus]): any CPU
+    ``cpu_overutilized()`` at its ``capacity`` (the v5.0 form before v5.4, ``!fits_capacity``
+    from v5.4; an older ``era`` takes the v5.0 form). Returns int64[n] of 0/1."""
+    from .._kernels import eas as ke
+
+    code = ke.EAS_V5_0 if parse_kernel_version(era) < (5, 4) else ke.EAS_V5_4
+    cu = np.ascontiguousarray(cpu_util, np.int64)
+    cap = np.ascontiguousarray(capacity, np.int64)
+    if cu.ndim != 2 or cap.shape != (cu.shape[1],):
+        raise ModelError(f"rd_overutilized_rows: cpu_util must be [rows, cpus] and capacity [cpus], got "
+                         f"{cu.shape} and {cap.shape}")
+    return np.array([ke.rd_overutilized(cu[i], cap, code) for i in range(cu.shape[0])], dtype=np.int64)
+
+
+def compute_energy_v50(em_arrays: dict, task_cpu: int, dst_cpu: int, util_avg, util_est, task_util: int,
+                       task_util_est: int, work=None) -> int:
+    """v5.0 ``compute_energy(p, dst_cpu, head)``: the system's energy (every perf domain) with the
+    task moved from ``task_cpu`` to ``dst_cpu``, per-CPU ``util_avg``/``util_est`` as the cfs_rqs
+    hold them; ``em_arrays`` is :meth:`lisa_eas.energy_model.EnergyModel.arrays`. ``work``
+    (int64[2], optional) accumulates the perf-domain and CPU-util evaluations."""
+    from .._kernels.eas import compute_energy_v50 as k
+
+    if work is None:
+        work = np.zeros(2, np.int64)
+    return k(em_arrays["pd_info"], em_arrays["pd_cpus"], em_arrays["em_states"], em_arrays["em_mode"],
+             int(task_cpu), int(dst_cpu), util_avg, util_est, int(task_util), int(task_util_est),
+             em_arrays["cap_orig"], work)

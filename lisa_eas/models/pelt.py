@@ -332,3 +332,22 @@ def resample_signal(signal: pd.DataFrame, grid_ns) -> pd.DataFrame:
     out = signal.iloc[pos].copy()
     out.index = pd.Index(grid, name="time_ns")
     return out
+
+
+def util_est_kernel_era(era) -> int:
+    """The ``lisa_eas._kernels.util_est`` era code of kernel ``era``: the index of the newest
+    :data:`UTIL_EST_ERAS` row not newer than it (0 before the first)."""
+    from .._era import parse_kernel_version
+
+    v = parse_kernel_version(era)
+    k = [i for i, e in enumerate(UTIL_EST_ERAS) if e <= v]
+    return k[-1] if k else 0
+
+
+def task_util_est_values(ewma, enqueued, era) -> np.ndarray:
+    """``_task_util_est(p)`` (the estimate without util_avg, raw flag handling of the era) of each
+    ``(ewma, enqueued)`` pair of the raw kernel fields; int64[n]."""
+    from .._kernels.util_est import task_util_est_value
+
+    code = util_est_kernel_era(era)
+    return np.array([task_util_est_value(int(a), int(b), code) for a, b in zip(ewma, enqueued)], dtype=np.int64)

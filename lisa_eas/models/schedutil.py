@@ -294,3 +294,17 @@ def schedutil_run(times_ns, util_avg, freqs_khz, *, util_est=None, cpu=None, cap
     ks.sugov_run(t, cpu_arr, io, wi, ua, ue, capacity, int(f[-1]), f, lo, hi, _formula(v), rate, tick,
                  iowait is not None, bool(ramp_boost), c, out, ineff, v >= (6, 9), v >= (5, 11), rt)
     return out
+
+
+def ramp_boost_series(util_est_enqueued, util_avg) -> np.ndarray:
+    """RFC v3 ``sugov_cpu_ramp_boost_update()`` over one CPU's samples in order (the boost,
+    ``util_avg - util_est`` while util rises above the estimate, of each sample; int64[n])."""
+    from .._kernels.schedutil import CS_SIZE, ramp_boost_update
+
+    ue = np.asarray(util_est_enqueued, np.int64)
+    ua = np.asarray(util_avg, np.int64)
+    if ue.shape != ua.shape or ue.ndim != 1:
+        raise ModelError(f"ramp_boost_series: util_est_enqueued and util_avg must be 1-D of one length, got "
+                         f"{ue.shape} and {ua.shape}")
+    cs = np.zeros(CS_SIZE, dtype=np.int64)
+    return np.array([ramp_boost_update(cs, int(e), int(a)) for e, a in zip(ue, ua)], dtype=np.int64)

@@ -31,6 +31,7 @@ _EXPORTS = {
     "plot_pelt_error": "._validate",
     "plot_schedutil": "._validate",
     "validation_html": "._validate",
+    "write_validation": "._validate",
     "plot_ab_distributions": "._suite",
     "plot_suite_energy": "._suite",
     "plot_suite_power": "._suite",

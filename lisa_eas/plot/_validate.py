@@ -6,7 +6,8 @@ import pandas as pd
 
 from ._common import hv
 
-__all__ = ["plot_eas_agreement", "plot_eas_regret", "plot_pelt_error", "plot_schedutil", "validation_html"]
+__all__ = ["plot_eas_agreement", "plot_eas_regret", "plot_pelt_error", "plot_schedutil", "validation_html",
+           "write_validation"]
 
 
 def plot_eas_agreement(report):
@@ -114,3 +115,20 @@ def validation_html(report, *, title: str = "lisa_eas validation") -> str:
                      if len(report.eas) else "None: no EAS wake-up was replayed."}
     return render_page("validation.html", plots=plots, title=title, groups=groups, plots_and_notes=items,
                        disagreements=disagreements)
+
+
+def write_validation(report, out_dir) -> dict:
+    """Write ``validation.json`` (every figure) and the standalone ``validation.html`` of a
+    :class:`~lisa_eas.analysis.validate.ValidationReport` into ``out_dir`` (atomically).
+
+    Returns
+    -------
+    dict
+        ``{"json": path, "html": path}``.
+    """
+    from .._atomic import write_atomic
+
+    pj = report.write_json(out_dir)
+    ph = pj.with_name("validation.html")
+    write_atomic(ph, validation_html(report))
+    return {"json": pj, "html": ph}

@@ -83,6 +83,7 @@ def live_section(out_dir: Path) -> tuple[ReportSection, dict]:
     """
     from ..analysis.validate import validate
     from ..plot import _repro as p
+    from ..plot import write_validation
     import pandas as pd
 
     from ..rtapp import read_rtapp_log
@@ -109,9 +110,11 @@ def live_section(out_dir: Path) -> tuple[ReportSection, dict]:
         plat_note = (f"probed platform {info.platform.name!r} (validation); simulated as {plat.name!r}: this "
                      "machine exposes no cpufreq, so it is modelled at a fixed frequency (one OPP, placeholder "
                      "power; no energy figure is reported)")
-    report.write(run_dir / "validation")
+    write_validation(report, run_dir / "validation")
     measured = pd.concat([read_rtapp_log(lp) for lp in result.log_paths], ignore_index=True)
-    sim = simulate(plat, smoke_local(), config=SimConfig(governor="performance", placement="no-eas"))
+    # only its rt-app log is compared: the summary output (the same log as the full run)
+    sim = simulate(plat, smoke_local(), config=SimConfig(governor="performance", placement="no-eas",
+                                                         outputs="summary"))
     modeled = sim.df("lisa_sim_rtapp_log")
     run = {"kernel": info.kernel_release, "cpus": len(info.online_cpus), "platform": plat_note,
            "trace": str(result.trace_path), "events": ", ".join(trace.events),

@@ -7,7 +7,7 @@ success_rate% (wake-ups that got an idle CPU) for netperf TCP_RR/UDP_RR, schbenc
 tbench at growing load on 112 CPUs per LLC; and a histogram of the time spent in
 ``select_idle_cpu()`` with 224 netperf instances.
 
-Reproduced with a dedicated wake-up model of one LLC (:mod:`lisa_eas._kernels.llc_wakeups`):
+Reproduced with a dedicated wake-up model of one LLC (:mod:`lisa_eas.models.llc_wakeups`):
 every wake-up goes through the project's ``select_idle_sibling`` kernel, under SIS_PROP and
 under SIS_UTIL. Modeled assumptions (none fitted to the published table):
 
@@ -68,16 +68,11 @@ class LlcWakeupParams:
     seed: int = 1
 
     def to_array(self, imbalance_pct: int):
-        from .._kernels import llc_wakeups as k
+        from ..models.llc_wakeups import llc_params
 
-        p = np.zeros(k.N_PARAMS, np.int64)
-        p[k.P_SIM_NS], p[k.P_WARMUP_NS] = self.sim_ns, self.warmup_ns
-        p[k.P_SCAN_RQ_NS], p[k.P_SCAN_BASE_NS] = self.scan_rq_ns, self.scan_base_ns
-        p[k.P_LB_INTERVAL_NS], p[k.P_JIFFY_NS] = self.lb_interval_ns, self.jiffy_ns
-        p[k.P_DECAY_Q32] = int(round(0.5 ** (self.lb_interval_ns / 1e6 / 32) * 2 ** 32))
-        p[k.P_MAX_IDLE_BALANCE_COST] = self.max_idle_balance_cost_ns
-        p[k.P_IMBALANCE_PCT] = imbalance_pct
-        return p
+        return llc_params(sim_ns=self.sim_ns, warmup_ns=self.warmup_ns, scan_rq_ns=self.scan_rq_ns,
+                          scan_base_ns=self.scan_base_ns, lb_interval_ns=self.lb_interval_ns, jiffy_ns=self.jiffy_ns,
+                          max_idle_balance_cost_ns=self.max_idle_balance_cost_ns, imbalance_pct=imbalance_pct)
 
 
 def _csr(lists):
@@ -124,7 +119,7 @@ def simulate_llc(job: tuple[str, int, int]) -> dict:
 
     Returns the SIS counters, the derived percentages and the select_idle_cpu() time histogram.
     """
-    from .._kernels import llc_wakeups as k
+    from ..models.llc_wakeups import run_llc_wakeups
     from ..platform import load_platform
 
     family, load, util_mode = job
@@ -133,17 +128,14 @@ def simulate_llc(job: tuple[str, int, int]) -> dict:
     params = LlcWakeupParams()
     w = rr_pairs_workload(load, n_cpus) if family == "rr" else hackbench_workload(load, n_cpus)
     jitter = np.random.default_rng(params.seed).integers(0, 1024, 4096).astype(np.int64)
-    st = np.zeros(k.N_STATS, np.int64)
-    hist = np.zeros(k.N_HIST, np.int64)
-    k.llc_wakeups(util_mode, n_cpus, w["run_ns"], w["tail_ns"], w["wake_ptr"], w["wake_idx"], w["init_cpu"],
-                  w["init_runnable"], jitter, params.to_array(int(plat.imbalance_pct)), st, hist)
-    searches, fast, dsearch, dscan, dfound, found = (int(st[i]) for i in range(6))
+    st, hist = run_llc_wakeups(util_mode, n_cpus, w, jitter, params.to_array(int(plat.imbalance_pct)))
+    searches, fast, dscan, dfound, found = st["searches"], st["fast"], st["dom_scanned"], st["dom_found"], st["found"]
     return {"job": job, "searches": searches,
             "se_eff_pct": _pct(found, fast + dscan), "dom_eff_pct": _pct(dfound, dscan),
             "fast_rate_pct": _pct(fast, searches), "success_rate_pct": _pct(found, searches),
             "rqs_per_wakeup": round(dscan / searches, 4) if searches else None,
-            "busy_pct": round(100.0 * st[k.S_BUSY_NS] / (st[k.S_COUNTED_NS] * n_cpus), 2),
-            "avg_sum_util_pct": round(100.0 * st[k.S_SUM_UTIL_SUM] / max(1, st[k.S_UTIL_TICKS]) / (1024 * n_cpus), 2),
+            "busy_pct": round(100.0 * st["busy_ns"] / (st["counted_ns"] * n_cpus), 2),
+            "avg_sum_util_pct": round(100.0 * st["sum_util_sum"] / max(1, st["util_ticks"]) / (1024 * n_cpus), 2),
             "hist": hist.tolist(), "params": asdict(params)}
 
 

@@ -13,6 +13,8 @@ import enum
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
+from ._writer import workload_to_json
+
 __all__ = [
     "Barrier", "Broadcast", "Event", "Fork", "GlobalSettings", "IORun", "Lock", "Mem", "Phase",
     "Policy", "Resume", "Run", "RunTime", "Signal", "Sleep", "Suspend", "Sync", "Task", "Timer",
@@ -398,8 +400,6 @@ class Workload:
 
     def to_json(self, indent: int = 2) -> str:
         """rt-app JSON text that Debian's rt-app 1.0 runs as is (see :func:`write_workload`)."""
-        from ._writer import workload_to_json
-
         return workload_to_json(self, indent=indent)
 
     @property

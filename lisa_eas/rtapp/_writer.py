@@ -9,9 +9,12 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from .._atomic import write_atomic
-from ._model import GlobalSettings, Phase, Task, Workload, _Props
+
+if TYPE_CHECKING:       # the model's classes, for the annotations only: _model imports this module
+    from ._model import GlobalSettings, Phase, Task, Workload, _Props
 
 __all__ = ["workload_to_dict", "workload_to_json", "write_workload"]
 

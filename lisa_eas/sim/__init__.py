@@ -205,7 +205,7 @@ def simulate(platform, workload, *, config: SimConfig | None = None):
         "platform": plat.name, "workload": str(getattr(wl, "source", "")), "config": config.to_dict(),
         "approximations": approx, "energy": energy, "t_end_s": raw.t_end / 1e9,
         "threads": [th.comm for th in compiled.threads], "sim_wall_s": wall,
-        "sim_events": int(len(raw.events)), "wake_cap_wakeups": raw.wake_cap_wakeups,
+        "sim_events": None if summary else int(len(raw.events)), "wake_cap_wakeups": raw.wake_cap_wakeups,
         "output_wall_s": output_wall, "platform_model": platform_model,
     }
     if summary:

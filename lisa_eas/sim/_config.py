@@ -89,8 +89,9 @@ class SimConfig:
     outputs : {"full", "summary"}
         ``"full"`` (default): every event table. ``"summary"``, for sweeps: the rt-app log
         (``lisa_sim_rtapp_log``) and the metadata only (energy per CPU / domain, busy and idle
-        residencies in ``metadata["residency"]``); no per-event tables are built and no
-        model-only events are written (``model_events`` is ignored).
+        residencies in ``metadata["residency"]``); the event loop writes no event and no EAS
+        decision row (``metadata["sim_events"]`` is None), computing what the full run does
+        (the same rt-app log, energy and residencies), and ``model_events`` is ignored.
     thermal_caps : sequence of (time_s, target, capacity), optional
         A thermal cap schedule (default none): from ``time_s`` on, the perf domain of
         ``target`` (a CPU number, or ``"pd<k>"`` for perf domain ``k``) runs at most at its

@@ -115,11 +115,18 @@ def build_run(platform: Platform, compiled: CompiledWorkload, config: SimConfig,
         RQ_TASKS=np.zeros((nc, nt + 1), np.int64),
         CPU_TIMES=np.zeros((2, 2 * (1 << max(nc - 1, 0).bit_length())), np.int64)))
     margin = _MARGIN_BASE + 32 * (nc + nt)
+    summary = config.outputs == "summary"
+    counters = np.zeros(ss.N_SIZE, np.int64)
+    counters[ss.N_SUMMARY] = int(summary)
+    # the summary output writes no event or EAS rows (the loop skips them): buffers of the least
+    # size the loop runs with (the t = 0 events, then the free rows it checks for)
+    ev_rows = margin + 2 * nc + 8 if summary else max(_EV_CAP, 4 * margin)
+    eas_rows = nt + 8 if summary else max(4096, 4 * (nt + 1))
     O = pack_slots(L.O_SLOTS, dict(
-        EVENTS=np.zeros((max(_EV_CAP, 4 * margin), ss.E_SIZE), np.int64),
+        EVENTS=np.zeros((ev_rows, ss.E_SIZE), np.int64),
         ACTIVATIONS=np.zeros((max(4096, 4 * (nt + 1)), ss.A_SIZE), np.int64),
-        EAS_LOG=np.zeros((max(4096, 4 * (nt + 1)), ss.D_IN_CPUS + ss.D_IN_PER_CPU * nc), np.int64),
-        COUNTERS=np.zeros(ss.N_SIZE, np.int64)))
+        EAS_LOG=np.zeros((eas_rows, ss.D_IN_CPUS + ss.D_IN_PER_CPU * nc), np.int64),
+        COUNTERS=counters))
     return S, pack_slots(L.P_SLOTS, P), O, margin
 
 
@@ -505,17 +512,19 @@ class _Output:
     def layout(self, expect) -> None:
         """Lay the tables out again with room for ``expect[i]`` rows each (the rows written so
         far copied over), in a new flat array."""
+        from .._kernels import sim_state as ss
         from .._kernels.sim_views import HEADER_WORDS
         old, old_base = self.O, self.base
         cap = [max(int(e), n) for e, n in zip(expect, self.n)]
-        total = HEADER_WORDS + sum(c * w for c, w in zip(cap, self.width)) + 4
+        total = HEADER_WORDS + sum(c * w for c, w in zip(cap, self.width)) + ss.N_SIZE
         nbytes = total * 8
         if nbytes < _MAP_MIN_BYTES or not hasattr(mmap, "MAP_ANONYMOUS"):
             O, buf = np.zeros(total, np.int64), None
         else:
             buf = mmap.mmap(-1, nbytes, flags=mmap.MAP_PRIVATE | mmap.MAP_ANONYMOUS)
             O = np.frombuffer(buf, np.int64)
-        # the header, the counters slot at the end (4 words; 3 used)
+        # the header, the counters slot at the end (N_SIZE words: the row counts, collected and
+        # so 0 here, and the summary flag)
         O[:HEADER_WORDS] = old[:HEADER_WORDS]
         off = HEADER_WORDS
         base = []
@@ -523,7 +532,8 @@ class _Output:
             base.append(off)
             off += cap[i] * self.width[i]
         O[4 * 3] = off
-        O[off:off + 3] = 0
+        old_cnt = int(old[4 * 3])
+        O[off:off + ss.N_SIZE] = old[old_cnt:old_cnt + ss.N_SIZE]
         self.O, self.base, self.cap, self.map = O, base, cap, buf
         self.populated = [0, 0, 0]
         for i in range(3):

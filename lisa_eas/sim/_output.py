@@ -77,7 +77,7 @@ def raw_to_frames(raw, compiled, platform, *, model_events: bool = True,
         return pd.Categorical.from_codes(np.full(n, code_of[nt], np.int32), dtype=comm_dtype, validate=False)
 
     if summary:
-        return {"lisa_sim_rtapp_log": _rtapp_frames(raw, compiled, comm_of, pid_of)["lisa_sim_rtapp_log"]}
+        return _rtapp_frames(raw, compiled, comm_of, pid_of, log_only=True)
     rows_of = _rows_by_kind(raw.events, ss.E_KIND)
     frames: dict[str, pd.DataFrame] = {}
 
@@ -157,8 +157,8 @@ def raw_to_frames(raw, compiled, platform, *, model_events: bool = True,
     return frames
 
 
-def _rtapp_frames(raw, compiled, comm_of, pid_of) -> dict[str, pd.DataFrame]:
-    """rt-app's per-loop statistics: the log-file table and the ``print`` markers."""
+def _rtapp_frames(raw, compiled, comm_of, pid_of, log_only: bool = False) -> dict[str, pd.DataFrame]:
+    """rt-app's per-loop statistics: the log-file table and (unless ``log_only``) the ``print`` markers."""
     from .._kernels import sim_state as ss
 
     raw_a = raw.activations
@@ -175,6 +175,8 @@ def _rtapp_frames(raw, compiled, comm_of, pid_of) -> dict[str, pd.DataFrame]:
     # the time index), so that it need not re-sort the frame
     by_start = np.argsort(a[:, ss.A_START] / 1e9, kind="stable")
     log = _log_frame(raw_a[order[by_start]], t0, comm_of, pid_of)
+    if log_only:
+        return {"lisa_sim_rtapp_log": log}
     # print markers (LISA form): one rtapp_loop start/end pair and one rtapp_stats per loop,
     # a categorical like the trace reader's: each distinct text formatted once
     keys, key_code = _distinct_rows(a[:, ss.A_PHASE], a[:, ss.A_PHASE_LOOP])

@@ -2,7 +2,7 @@
 trace, against the CPU the kernel picked, with the energy gap of each disagreement.
 
 The energy of a placement is the model's ``compute_energy`` over every perf domain
-(:func:`lisa_eas._kernels.eas.compute_energy_v50` with the era's Energy Model), i.e. the
+(:func:`lisa_eas.models.eas.compute_energy_v50` with the era's Energy Model), i.e. the
 energy the EM predicts for the system with the task on that CPU; the *regret* of a wake-up
 is E(kernel's CPU) - E(model's CPU).
 """
@@ -18,7 +18,7 @@ __all__ = ["replay_eas"]
 
 def placement_energy(em, state: WakeupState, rows: np.ndarray, cpus: np.ndarray) -> np.ndarray:
     """EM energy of each wake-up in ``rows`` with the task placed on ``cpus`` (per row)."""
-    from ..._kernels.eas import compute_energy_v50
+    from ...models.eas import compute_energy_v50
 
     arr = em.arrays()
     out = np.full(len(rows), np.nan)
@@ -26,10 +26,8 @@ def placement_energy(em, state: WakeupState, rows: np.ndarray, cpus: np.ndarray)
     for k, (i, c) in enumerate(zip(rows, cpus)):
         if c < 0:
             continue
-        out[k] = compute_energy_v50(arr["pd_info"], arr["pd_cpus"], arr["em_states"], arr["em_mode"],
-                                    int(state.wakeups["prev_cpu"].iat[i]), int(c), state.util_avg[i],
-                                    state.util_est[i], int(state.task_util[i]), int(state.task_util_est[i]),
-                                    arr["cap_orig"], work)
+        out[k] = compute_energy_v50(arr, int(state.wakeups["prev_cpu"].iat[i]), int(c), state.util_avg[i],
+                                    state.util_est[i], int(state.task_util[i]), int(state.task_util_est[i]), work)
     return out
 
 

@@ -45,17 +45,16 @@ class ValidationReport:
                 "schedutil": records(self.schedutil), "pelt": records(self.pelt),
                 "wakeups": records(self.wakeups)}
 
-    def write(self, out_dir: str | os.PathLike) -> dict[str, Path]:
-        """Write ``validation.json`` and ``validation.html`` into ``out_dir`` (atomically)."""
+    def write_json(self, out_dir: str | os.PathLike) -> Path:
+        """Write ``validation.json`` (every figure) into ``out_dir`` (atomically); the page with it:
+        :func:`lisa_eas.plot.write_validation`."""
         from ..._atomic import write_atomic
-        from ...plot import validation_html
 
         out = Path(out_dir)
         out.mkdir(parents=True, exist_ok=True)
-        pj, ph = out / "validation.json", out / "validation.html"
+        pj = out / "validation.json"
         write_atomic(pj, json.dumps(self.to_dict(), indent=1) + "\n")
-        write_atomic(ph, validation_html(self))
-        return {"json": pj, "html": ph}
+        return pj
 
 
 def _clean(obj):

@@ -144,11 +144,10 @@ def rebuild_wakeups(trace, platform, *, era: str = "v5.4", pelt_era: str | None 
             if len(g):
                 tu[idx], _ = _last_before(g.index.to_numpy(), g["util"].to_numpy(), t[idx], strict=False)
                 if "util_est_ewma" in g.columns:
-                    from ..._kernels.util_est import task_util_est_value
+                    from ...models.pelt import task_util_est_values
                     ew, _ = _last_before(g.index.to_numpy(), g["util_est_ewma"].to_numpy(), t[idx], strict=False)
                     en, _ = _last_before(g.index.to_numpy(), g["util_est_enqueued"].to_numpy(), t[idx], strict=False)
-                    ue_era = _util_est_era(pelt_era)
-                    tue[idx] = [task_util_est_value(int(a), int(b), ue_era) for a, b in zip(ew, en)]
+                    tue[idx] = task_util_est_values(ew, en, pelt_era)
     if model is not None:
         source.append("model (PELT fed with sched_switch/sched_wakeup)")
         mt = model.reset_index()
@@ -192,14 +191,13 @@ def rebuild_wakeups(trace, platform, *, era: str = "v5.4", pelt_era: str | None 
             ou_src = e
             break
     else:
-        from ...models.eas import EAS_ERAS
-        from ..._kernels.eas import EAS_V5_0, EAS_V5_4, rd_overutilized
+        from ...models.eas import EAS_ERAS, rd_overutilized_rows
         from ..._era import select_era
 
-        code = EAS_V5_0 if select_era(era, EAS_ERAS, "overutilized") < (5, 4) else EAS_V5_4
+        v = select_era(era, EAS_ERAS, "overutilized")       # an era before EAS: the error names it
         cap = np.array([platform.cpu_capacity(c) for c in range(n_cpus)], np.int64)
         cpu_util = np.minimum(np.maximum(ua, ue), cap[None, :])
-        ou = np.array([rd_overutilized(cpu_util[i], cap, code) for i in range(n)], dtype=np.int64)
+        ou = rd_overutilized_rows(cpu_util.reshape(n, n_cpus), cap, v)
         ou_src = "model (cpu_overutilized on the rebuilt per-CPU util)"
     cap = np.array([platform.cpu_capacity(c) for c in range(n_cpus)], np.int64)
     capacity = np.repeat(cap[None, :], n, axis=0)
@@ -322,12 +320,3 @@ def _apply_logged(trace, wk, n_cpus, ua, ue, tu, tue, capacity, allowed, ou) -> 
     prev[i] = dec["prev_cpu"].to_numpy(np.int64)[r]
     wk["prev_cpu"] = prev
     return hit
-
-
-def _util_est_era(era) -> int:
-    from ..._era import parse_kernel_version
-    from ...models.pelt import UTIL_EST_ERAS
-
-    v = parse_kernel_version(era)
-    k = [i for i, e in enumerate(UTIL_EST_ERAS) if e <= v]
-    return k[-1] if k else 0
