@@ -91,6 +91,24 @@ ERA_LEDGER: tuple[EraChange, ...] = (
               "verified",
               evidence="quoted as Fixes: 9f68395333ad (sched/pelt: Add a new runnable average signal) on LKML;"
               " [tip: sched/core] mail of 25 Feb 2020 (v5.7 merge window)"),
+    EraChange("pelt-v5.13", "pelt", (5, 13), "1c35b07e6d39 sched/fair: Ensure _sum and _avg values stay "
+              "consistent", "update_cfs_rq_load_avg, detach_entity_load_avg",
+              "a task's util leaving a cfs_rq (removed at wake-up migration / exit, detached when a queued "
+              "task moves): util_avg minus the task's, util_sum re-derived as util_avg * divider (before: "
+              "sub_positive of util_sum by r * divider, or by the entity's util_sum on detach)", "verified",
+              evidence="named by Fixes: 1c35b07e6d39 (sched/fair: Ensure _sum and _avg values stay consistent) "
+              "in the v5.17 fix series (LKML, 22 Dec 2021), whose diff shows the v5.16 lines "
+              "util_sum = util_avg * divider in both functions; its release (v5.13) is the audit's reading"),
+    EraChange("pelt-v5.17", "pelt", (5, 17), "98b0d890220d sched/pelt: Relax the sync of util_sum with util_avg; "
+              "7ceb77103001 sched/pelt: Continue to relax the sync of util_sum with util_avg",
+              "update_cfs_rq_load_avg, detach_entity_load_avg",
+              "sub_positive(util_sum, r * divider) (removed) / (the entity's util_sum) (detached) again, then "
+              "util_sum = max(util_sum, util_avg * PELT_MIN_DIVIDER), PELT_MIN_DIVIDER = LOAD_AVG_MAX - 1024",
+              "verified",
+              evidence="the v2 patch (sched/pelt: Don't sync hardly util_sum with uti_avg, 22 Dec 2021) read: "
+              "both hunks; both full hashes with these subjects in a mainline commit list (next to 95246d1ec80b "
+              "and 2d02fa8cc21a, the runnable_sum / load_sum patches of the series); the release (v5.17, "
+              "tip sched/urgent of Jan 2022) was not re-read in a tagged tree"),
     # ------------------------------------------------------------------ util_est
     EraChange("util_est-v4.17", "util_est", (4, 17), "7f65ea42eb00 sched/fair: Add util_est on top of PELT",
               "util_est_dequeue, _task_util_est", "EWMA w = 1/4 at dequeue, skipped within a 1 % margin; "

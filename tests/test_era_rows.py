@@ -97,6 +97,53 @@ def test_pelt_v4_15_weight_applied_in_the_average():
     assert a.util_avg.tolist() == b.util_avg.tolist() == [0, 31, 26]
 
 
+def _cfs_rq_after_removal(era, util_avg, util_sum, period_contrib, r, r_sum):
+    """A cfs_rq signal after a task's util ``r`` (sum ``r_sum``) left it, in ``era``'s form."""
+    import numpy as np
+
+    from lisa_eas._kernels import pelt as kp
+
+    sa = np.zeros(kp.SA_SIZE, np.int64)
+    sa[kp.SA_UTIL_AVG], sa[kp.SA_UTIL_SUM], sa[kp.SA_PERIOD_CONTRIB] = util_avg, util_sum, period_contrib
+    kp.cfs_rq_sub_util(sa, r, r_sum, pelt_config(era))
+    return int(sa[kp.SA_UTIL_AVG]), int(sa[kp.SA_UTIL_SUM])
+
+
+def test_pelt_v5_12_sub_positive_vs_v5_13_util_sum_resynced():
+    """kernel/sched/fair.c update_cfs_rq_load_avg, removed path: v5.12 sub_positive(&sa->util_sum,
+    r * divider) vs v5.13 (1c35b07e6d39) sa->util_sum = sa->util_avg * divider.
+
+    A cfs_rq with util_avg 300, period_contrib 500 (divider 47742 - 1024 + 500 = 47218) and
+    util_sum 300 * 47218 + 5000 = 14170400 (5000 of contribution not yet in util_avg); a task
+    with util_avg 100 migrated away at wake-up: r = 100, r * divider = 4721800.
+    v5.12: util_avg 200, util_sum 14170400 - 4721800 = 9448600.
+    v5.13: util_avg 200, util_sum 200 * 47218 = 9443600 (the 5000 are lost).
+    """
+    state = (300, 14_170_400, 500, 100, 4_721_800)
+    assert _cfs_rq_after_removal("v5.12", *state) == (200, 9_448_600)
+    assert _cfs_rq_after_removal("v5.13", *state) == (200, 9_443_600)
+
+
+def test_pelt_v5_16_resync_vs_v5_17_sub_positive_with_floor():
+    """kernel/sched/fair.c update_cfs_rq_load_avg / detach_entity_load_avg: v5.16 util_sum =
+    util_avg * divider vs v5.17 (98b0d890220d, 7ceb77103001) sub_positive, then util_sum =
+    max(util_sum, util_avg * PELT_MIN_DIVIDER), PELT_MIN_DIVIDER = 47742 - 1024 = 46718.
+
+    1. The removal of test_pelt_v5_12_sub_positive_vs_v5_13_util_sum_resynced: v5.16 gives
+       util_sum 200 * 47218 = 9443600; v5.17 14170400 - 4721800 = 9448600 (above the floor
+       200 * 46718 = 9343600).
+    2. A detached entity whose util_sum (4774200, util_avg 100) exceeds its share of the cfs_rq
+       (util_avg 300, util_sum 14016400, period_contrib 0: divider 46718): v5.12 (and before)
+       14016400 - 4774200 = 9242200; v5.17 max(9242200, 200 * 46718 = 9343600) = 9343600.
+    """
+    state = (300, 14_170_400, 500, 100, 4_721_800)
+    assert _cfs_rq_after_removal("v5.16", *state) == (200, 9_443_600)
+    assert _cfs_rq_after_removal("v5.17", *state) == (200, 9_448_600)
+    detach = (300, 14_016_400, 0, 100, 4_774_200)
+    assert _cfs_rq_after_removal("v5.12", *detach) == (200, 9_242_200)
+    assert _cfs_rq_after_removal("v5.17", *detach) == (200, 9_343_600)
+
+
 # --------------------------------------------------------------------------------- util_est
 
 
@@ -493,6 +540,8 @@ def test_schedutil_map_util_perf_rounds_differently_from_v5_14():
 PINNED = {
     "pelt-v4.12": test_pelt_v4_11_old_update_vs_v4_12_accumulate_sum,
     "pelt-v4.13": test_pelt_v4_12_vs_v4_13_divider,
+    "pelt-v5.13": test_pelt_v5_12_sub_positive_vs_v5_13_util_sum_resynced,
+    "pelt-v5.17": test_pelt_v5_16_resync_vs_v5_17_sub_positive_with_floor,
     "util_est-v5.13": test_util_est_flag_kept_by_task_util_est_before_v5_13,
     "eas-v5.4": test_eas_v5_4_unsigned_delta_never_wins,
     "eas-v5.14": test_eas_v5_14_base_only_for_domains_with_a_candidate,

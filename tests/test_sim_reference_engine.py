@@ -158,9 +158,10 @@ SLOW_CASES = {
 
 
 #: the simulator's known deviations from the kernel (reference.ref_sim_engine.ENGINE_DEVIATIONS):
-#: the comparison computes these steps the simulator's way and checks everything else;
-#: ``test_known_engine_deviations_still_hold`` fails once the simulator is fixed
-KNOWN_DEVIATIONS = ("cfs_removal", "op_boundary_rq_update")
+#: the comparison would compute these steps the simulator's way and check everything else.
+#: None today: "cfs_removal" and "op_boundary_rq_update" were fixed in the simulator (issue 16),
+#: so every case below compares the kernel-form reference engine with the simulator as it is.
+KNOWN_DEVIATIONS: tuple = ()
 
 
 def _run_both(board, wl_name, config, t_end_s, deviations=KNOWN_DEVIATIONS):
@@ -279,49 +280,7 @@ def test_reference_output_schema_is_the_engines():
         assert getattr(ref_sim_schema, n) == getattr(ss, n), n
 
 
-def _first_event_difference(case, deviations):
-    board, wl_name, config, t_end = CASES[case]
-    plat, fast, ref = _run_both(board, wl_name, config, t_end, deviations=deviations)
-    assert _differences(fast, ref, plat.nr_cpus), f"{case}: the simulator now computes it as the kernel does"
-    ev_f, ev_r = fast.events, ref.events
-    n = min(len(ev_f), len(ev_r))
-    k = next(i for i in range(n) if not np.array_equal(ev_f[i], ev_r[i]))
-    # the first difference is a runqueue's util, all else of that row equal
-    assert ev_f[k, ss.E_KIND] == ev_r[k, ss.E_KIND] == ss.EV_CPU_UTIL
-    same = [ss.E_TIME, ss.E_CPU, ss.E_B, ss.E_C, ss.E_D]       # time, cpu, ue_sum, cap_now, nr_running
-    assert np.array_equal(ev_f[k, same], ev_r[k, same])
-    return ev_f[k], ev_r[k], ref, k
-
-
-@pytest.mark.parametrize("case", ["juno-performance-jitter", "tc2-eas-v5.2", "tc2-eas-v5.16-schedutil",
-                                  "pixel3-many-eas-asym-v6"])
-def test_known_deviation_cfs_removal_still_holds(case):
-    """With a task's util leaving a cfs_rq as the kernel does, the reference engine and the
-    simulator part at a cfs_rq util_avg one unit apart, after a task left that cfs_rq
-    (``ENGINE_DEVIATIONS["cfs_removal"]``; one case per removal era: v5.2, v5.16, v6.1 and the
-    default). When this fails, the simulator was fixed: drop the entry from KNOWN_DEVIATIONS and
-    from ``ENGINE_DEVIATIONS``."""
-    assert set(KNOWN_DEVIATIONS) == set(ENGINE_DEVIATIONS)
-    keep = tuple(d for d in KNOWN_DEVIATIONS if d != "cfs_removal")
-    f, r, ref, k = _first_event_difference(case, keep)
-    assert abs(int(f[ss.E_A]) - int(r[ss.E_A])) == 1 and f[ss.E_E] == r[ss.E_E]     # cfs util_avg
-    before = ref.events[:k]
-    left = (before[:, ss.E_KIND] == ss.EV_MIGRATE) | ((before[:, ss.E_KIND] == ss.EV_SWITCH)
-                                                      & (before[:, ss.E_B] == ss.PREV_STATE_DEAD))
-    assert left.any()            # a task left a cfs_rq (migration or exit) before the difference
-
-
-@pytest.mark.parametrize("case", ["juno-performance-jitter", "hikey960-eas-schedutil", "tc2-program-eas50"])
-def test_known_deviation_op_boundary_rq_update_still_holds(case):
-    """Without the simulator's runqueue update at an rt-app op boundary that is no scheduler event
-    (``ENGINE_DEVIATIONS["op_boundary_rq_update"]``), the first difference is a runqueue's cfs or
-    rt util_avg, by less than one PELT period's change (1024 * (1 - y) < 22: the util_avg of the
-    split signal was recomputed at the extra point and not since), after a missed rt-app deadline
-    on that CPU (the task ran on into its next activation)."""
-    keep = tuple(d for d in KNOWN_DEVIATIONS if d != "op_boundary_rq_update")
-    f, r, ref, k = _first_event_difference(case, keep)
-    d_cfs, d_rt = abs(int(f[ss.E_A]) - int(r[ss.E_A])), abs(int(f[ss.E_E]) - int(r[ss.E_E]))
-    assert 0 < max(d_cfs, d_rt) < 22
-    act = ref.activations
-    missed = act[(act[:, ss.A_SLACK] <= 0) & (act[:, ss.A_END] < r[ss.E_TIME]) & (act[:, ss.A_CPU] == r[ss.E_CPU])]
-    assert len(missed) > 0
+def test_no_known_engine_deviation_is_left():
+    """Each entry of ``ENGINE_DEVIATIONS`` is held here; none is left, so the reference engine
+    runs every step as the kernel does in every comparison of this file."""
+    assert set(KNOWN_DEVIATIONS) == set(ENGINE_DEVIATIONS) == set()

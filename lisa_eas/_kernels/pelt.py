@@ -40,9 +40,16 @@ CFG_LOAD_AVG_MAX = 5
 CFG_UTIL_EST_ERA = 6       # util_est era code (see util_est.py), -1: no util_est (< v4.17)
 CFG_OLD_UPDATE = 7         # 1: v4.11 ``__update_load_avg`` (ledger pelt-v4.12: replaced by accumulate_sum)
 CFG_MAX_N = 8              # LOAD_AVG_MAX_N of the v4.11 tables (345 for a 32-period half-life)
-CFG_SIZE = 9
+CFG_CFS_REMOVAL = 9        # how a leaving task's util comes off a cfs_rq: one of REMOVAL_* below
+CFG_SIZE = 10
 # With CFG_OLD_UPDATE the v4.11 tables follow the CFG_SIZE slots of the configuration array:
 # ``runnable_avg_yN_sum[0..P]`` (P + 1 values, P = len(yn_inv)), then ``__accumulated_sum_N32``.
+
+# CFG_CFS_REMOVAL: a task's util leaving a cfs_rq (update_cfs_rq_load_avg's removed path,
+# detach_entity_load_avg)
+REMOVAL_SUB = 0            # sub_positive of util_avg and util_sum (v4.11 - v5.12)
+REMOVAL_RESYNC = 1         # util_sum = util_avg * divider (ledger pelt-v5.13)
+REMOVAL_FLOOR = 2          # sub_positive, then util_sum >= util_avg * PELT_MIN_DIVIDER (ledger pelt-v5.17)
 
 # timeline states
 SLEEPING = 0
@@ -223,6 +230,30 @@ def pelt_divider(sa, cfg):
     if cfg[CFG_DIVIDER_MODE] == 0:
         return cfg[CFG_LOAD_AVG_MAX]
     return cfg[CFG_LOAD_AVG_MAX] - 1024 + sa[SA_PERIOD_CONTRIB]
+
+
+@model_inline
+def cfs_rq_sub_util(sa, r, r_sum, cfg):
+    """Take a leaving task's util out of the cfs_rq signal ``sa``: ``r`` off ``util_avg`` and,
+    in the era's form (``cfg[CFG_CFS_REMOVAL]``), ``r_sum`` off ``util_sum``.
+
+    ``update_cfs_rq_load_avg()`` applies ``cfs_rq->removed`` (``remove_entity_load_avg()``:
+    wake-up migration, exit) with ``r_sum = r * divider``; ``detach_entity_load_avg()`` (a
+    queued task moved) with ``r_sum`` = the entity's own ``util_sum``. Up to v5.12 both are
+    ``sub_positive``; v5.13 (1c35b07e6d39, ledger pelt-v5.13) re-derives ``util_sum`` as
+    ``util_avg * divider``; v5.17 (98b0d890220d / 7ceb77103001, ledger pelt-v5.17) is
+    ``sub_positive`` again, then ``util_sum`` no lower than ``util_avg * PELT_MIN_DIVIDER``
+    (``LOAD_AVG_MAX - 1024``)."""
+    sa[SA_UTIL_AVG] = sa[SA_UTIL_AVG] - r if sa[SA_UTIL_AVG] > r else 0
+    form = cfg[CFG_CFS_REMOVAL]
+    if form == REMOVAL_RESYNC:
+        sa[SA_UTIL_SUM] = sa[SA_UTIL_AVG] * pelt_divider(sa, cfg)
+        return
+    sa[SA_UTIL_SUM] = sa[SA_UTIL_SUM] - r_sum if sa[SA_UTIL_SUM] > r_sum else 0
+    if form == REMOVAL_FLOOR:
+        lo = sa[SA_UTIL_AVG] * (cfg[CFG_LOAD_AVG_MAX] - 1024)
+        if sa[SA_UTIL_SUM] < lo:
+            sa[SA_UTIL_SUM] = lo
 
 
 @model_inline

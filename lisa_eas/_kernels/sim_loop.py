@@ -44,8 +44,9 @@ from .eas import fits_capacity
 from .schedutil import CS_WENT_IDLE
 from .sim_index import CT_EVENT, CT_TICK, build_indexes, cpu_time_changed, earliest_cpu, heap_remove, rq_add, rq_del
 from .sim_sched import (acct, attach_task_avg, dequeue_sleep, detach_task_avg, emit, emit_cpu_util, enqueue,
-                        log_activation, refresh_next_event, schedule, sched_slice, sync_cpu, task_util_est,
-                        task_util_for_placement, update_min_vruntime, update_task_avg)
+                        log_activation, refresh_next_event, remove_task_avg, schedule, sched_slice, sync_cpu,
+                        task_util_est, task_util_for_placement, update_curr, update_min_vruntime, update_rq_avgs,
+                        update_task_avg)
 from .sim_state import (C_CURR, C_IDLE_STATE, C_MIN_VRUNTIME, C_NEED_RESCHED, C_NEXT_EVENT, C_NEXT_TICK,
                         C_NR_CFS, C_NR_RT, C_UE_SUM, EV_IDLE, EV_MIGRATE, EV_WAKEUP, G_ALIVE, G_DONE,
                         G_HEAP_N, G_NEXT_LB, G_NOW, G_OVERUTIL, G_STATUS, G_T_END, G_WAKE_DIRTY, INF_TIME,
@@ -135,6 +136,7 @@ def advance(p, c, now, S, P, O):
                 S[oTK + (p) * T_NFIELDS + T_PC] = pc + 1
         elif k == OP_SET_SCHED:
             S[oTK + (p) * T_NFIELDS + T_PC] = pc + 1
+            update_rq_avgs(c, now, S, P)     # __sched_setscheduler: update_rq_clock
             set_sched(p, c, a, b, now, S, P, O)
         elif k == OP_SET_AFFINITY:
             S[oTK + (p) * T_NFIELDS + T_PC] = pc + 1
@@ -297,7 +299,7 @@ def wake_up(p, now, S, P, O):
     cpu = select_task_rq(p, prev, now, S, P, O)
     if cpu != prev:
         if S[oTK + (p) * T_NFIELDS + T_POLICY] == POLICY_CFS:
-            detach_task_avg(p, prev, S, P)
+            remove_task_avg(p, prev, S, P)      # migrate_task_rq_fair -> remove_entity_load_avg
             S[oTK + (p) * T_NFIELDS + T_VRUNTIME] = S[oTK + (p) * T_NFIELDS + T_VRUNTIME] - S[oCP + (prev) * C_NFIELDS + C_MIN_VRUNTIME]
         emit(O, now, EV_MIGRATE, cpu, p, prev, 0, 0, 0)
         sync_cpu(cpu, now, S, P)
@@ -488,12 +490,18 @@ def task_tick(c, now, S, P, O):
 
 @sim_kernel
 def op_done(c, now, S, P, O):
-    """The running task of CPU ``c`` reached an op boundary: finish the op, run the program on."""
+    """The running task of CPU ``c`` reached an op boundary: finish the op, run the program on.
+
+    An rt-app op boundary is no kernel event (a ``clock_nanosleep`` whose deadline has passed
+    returns without one): the task's progress and the residency are accounted here, and the
+    runqueue (rq clock, cfs_rq / rt_rq PELT) is brought to ``now`` only by the scheduler event
+    that follows, if any (``__schedule``'s / ``dequeue_task``'s ``update_rq_clock``)."""
     oCP = S[S_CPUS]
     oTK = S[S_TASKS]
     oprog = P[P_PROG]
     p = S[oCP + (c) * C_NFIELDS + C_CURR]
-    sync_cpu(c, now, S, P)
+    acct(c, now, S, P)
+    update_curr(c, now, S, P)
     if S[oTK + (p) * T_NFIELDS + T_FRESH]:
         S[oTK + (p) * T_NFIELDS + T_FRESH] = 0
     else:
@@ -515,8 +523,10 @@ def op_done(c, now, S, P, O):
     if code == ADV_RUN:
         refresh_next_event(c, now, S, P)
         if S[oCP + (c) * C_NFIELDS + C_NEED_RESCHED]:
+            update_rq_avgs(c, now, S, P)        # __schedule: update_rq_clock
             schedule(c, PREV_STATE_RUNNING, now, S, P, O)
         return
+    update_rq_avgs(c, now, S, P)    # dequeue_task (sleep, exit) / the stopper's move: update_rq_clock
     if code == ADV_MIGRATE:
         dst = select_task_rq(p, c, now, S, P, O)
         sync_cpu(dst, now, S, P)
@@ -535,7 +545,7 @@ def op_done(c, now, S, P, O):
             S[S[S_GLOBALS] + G_ALIVE] -= 1
             state = PREV_STATE_DEAD
             if S[oTK + (p) * T_NFIELDS + T_POLICY] == POLICY_CFS:
-                detach_task_avg(p, c, S, P)
+                remove_task_avg(p, c, S, P)     # task_dead_fair -> remove_entity_load_avg
         leave_cpu(c, state, now, S, P, O)
     governor_update(c, now, S, P, O)
     emit_cpu_util(c, now, S, P, O)

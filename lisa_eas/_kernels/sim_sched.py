@@ -53,8 +53,8 @@ from .sim_layout import (O_ACTIVATIONS, O_COUNTERS, O_EVENTS, P_CPU_CAP, P_CPU_P
                          S_TASK_PELT_W, S_WAKE_HEAP)
 
 from .pelt import (CFG_LOAD_AVG_MAX, CFG_SIZE, CFG_WEIGHT_IN_SUM, SA_LAST_UPDATE, SA_LOAD_AVG, SA_PERIOD_CONTRIB,
-                   SA_SIZE, SA_UTIL_AVG, SA_UTIL_SUM, clock_pelt_advance, idle_lost_time, pelt_divider,
-                   update_load_avg, update_load_sum)
+                   SA_SIZE, SA_UTIL_AVG, SA_UTIL_SUM, cfs_rq_sub_util, clock_pelt_advance, idle_lost_time,
+                   pelt_divider, update_load_avg, update_load_sum)
 from .sim_state import *  # noqa: F401,F403  (column indices)
 from .sim_state import (A_SIZE, A_CDUR, A_CPERIOD, A_CPU, A_END, A_PERF, A_PHASE, A_PHASE_LOOP, A_RUN,
                         A_SLACK, A_START, A_TASK, A_WULAT, C_BUSY_NS, C_CLOCK_PELT, C_CLOCK_TASK, C_CURR,
@@ -259,16 +259,26 @@ def task_util_for_placement(p, S):
 
 
 @sim_kernel
-def detach_task_avg(p, c, S, P):
-    """``remove_entity_load_avg``: take a migrating task's util out of its old cfs_rq."""
+def remove_task_avg(p, c, S, P):
+    """``remove_entity_load_avg`` (wake-up migration, exit) and the removed path of the cfs_rq's
+    next ``update_cfs_rq_load_avg`` (the cfs_rq is synced to now first, so that update is now):
+    the task's util_avg, ``r * divider`` of the cfs_rq's sum, in the era's form
+    (``pelt.cfs_rq_sub_util``, ledger pelt-v5.13 / pelt-v5.17)."""
     o = S[S_CFS_PELT] + c * S[S_CFS_PELT_W]
-    r = S[S[S_TASK_PELT] + (p) * S[S_TASK_PELT_W] + SA_UTIL_AVG]
-    S[o + SA_UTIL_AVG] = S[o + SA_UTIL_AVG] - r if S[o + SA_UTIL_AVG] > r else 0
-    s = r * pelt_divider_flat(S, o, P)
-    S[o + SA_UTIL_SUM] = S[o + SA_UTIL_SUM] - s if S[o + SA_UTIL_SUM] > s else 0
-    lo = S[o + SA_UTIL_AVG] * (P[P[P_PELT_CFG] + CFG_LOAD_AVG_MAX] - 1024)
-    if S[o + SA_UTIL_SUM] < lo:
-        S[o + SA_UTIL_SUM] = lo
+    r = S[S[S_TASK_PELT] + p * S[S_TASK_PELT_W] + SA_UTIL_AVG]
+    cfs_rq_sub_util(S[o:o + SA_SIZE], r, r * pelt_divider_flat(S, o, P),
+                    P[P[P_PELT_CFG]:P[P_PELT_CFG] + CFG_SIZE])
+
+
+@sim_kernel
+def detach_task_avg(p, c, S, P):
+    """``detach_entity_load_avg`` (a queued task moved by the balancer / misfit / affinity path):
+    the entity's own util_avg and util_sum off its cfs_rq, in the era's form
+    (``pelt.cfs_rq_sub_util``)."""
+    o = S[S_CFS_PELT] + c * S[S_CFS_PELT_W]
+    ot = S[S_TASK_PELT] + p * S[S_TASK_PELT_W]
+    cfs_rq_sub_util(S[o:o + SA_SIZE], S[ot + SA_UTIL_AVG], S[ot + SA_UTIL_SUM],
+                    P[P[P_PELT_CFG]:P[P_PELT_CFG] + CFG_SIZE])
 
 
 @sim_kernel

@@ -97,6 +97,11 @@ def pelt_config(era="v6.9", halflife: int = 32, util_est: bool = True) -> np.nda
     v5.1    scale invariance moves to the rq's PELT clock (``update_rq_clock_pelt``), with
             ``lost_idle_time`` when the rq was saturated (23127296889f)
     v5.7    ``runnable_avg`` replaces ``runnable_load_avg`` (``<< 10``, no weight)
+    v5.13   a task's util leaving a cfs_rq (removed / detached): ``util_sum`` re-derived as
+            ``util_avg * divider`` (1c35b07e6d39)
+    v5.17   ... ``util_sum`` minus the task's sum, no lower than ``util_avg *
+            PELT_MIN_DIVIDER`` (98b0d890220d, 7ceb77103001); before v5.13 the plain
+            ``sub_positive`` (``_kernels.pelt.cfs_rq_sub_util``)
     ======  ============================================================================
     """
     from .._kernels import pelt as kp
@@ -116,6 +121,9 @@ def pelt_config(era="v6.9", halflife: int = 32, util_est: bool = True) -> np.nda
     cfg[kp.CFG_RUNNABLE_SCALED] = int(v >= (5, 7))        # ledger pelt-v5.7
     cfg[kp.CFG_LOAD_AVG_MAX] = lam
     cfg[kp.CFG_OLD_UPDATE] = int(old)
+    cfg[kp.CFG_CFS_REMOVAL] = (kp.REMOVAL_SUB if v < (5, 13) else          # ledger pelt-v5.13
+                               kp.REMOVAL_RESYNC if v < (5, 17) else      # ledger pelt-v5.17
+                               kp.REMOVAL_FLOOR)
     if old:
         cfg[kp.CFG_MAX_N] = max_n
         cfg[kp.CFG_SIZE:kp.CFG_SIZE + sums.size] = sums

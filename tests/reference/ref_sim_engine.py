@@ -36,22 +36,12 @@ __all__ = ["ENGINE_DEVIATIONS", "run_reference"]
 #: simulator's form, so that the event-for-event comparison still checks everything else;
 #: ``tests/test_sim_reference_engine.py`` holds each deviation (it fails once the simulator is
 #: fixed, so that the entry is removed here).
-ENGINE_DEVIATIONS = {
-    "cfs_removal": (
-        "A task's util leaving a cfs_rq. Kernel: remove_entity_load_avg (wake-up migration, exit) "
-        "subtracts r * divider from the cfs_rq's util_sum and detach_entity_load_avg (load-balance "
-        "/ misfit / affinity move of a queued task) subtracts the entity's own util_sum; before "
-        "v5.13 with sub_positive only, v5.13-v5.16 (1c35b07e6d39) util_sum is re-derived as "
-        "util_avg * divider, from v5.17 (2d02fa8cc21a) sub_positive then util_sum >= util_avg * "
-        "PELT_MIN_DIVIDER. Simulator (sim_sched.detach_task_avg): r * divider on every path, with "
-        "the v5.17 floor in every era."),
-    "op_boundary_rq_update": (
-        "An rt-app op boundary with no scheduler event (the end of a run whose timer deadline has "
-        "passed, so the task runs on into its next activation). Kernel: nothing happens to the "
-        "runqueue (clock_nanosleep to a past deadline returns without a scheduler event). "
-        "Simulator (sim_loop.op_done -> sync_cpu): the rq clock and its cfs_rq / rt_rq PELT "
-        "signals are updated there, an extra PELT split point that moves the cfs_rq util_avg by "
-        "a few units of rounding (tests/test_sim_pelt_timeline.py rebuilds these points)."),
+ENGINE_DEVIATIONS: dict = {
+    # none today. Fixed (issue 16): "cfs_removal" (the simulator took r * divider off the
+    # cfs_rq's util_sum on every path with the v5.17 floor in every era; now
+    # pelt.cfs_rq_sub_util, era rows pelt-v5.13 / pelt-v5.17, detach with the entity's own sum)
+    # and "op_boundary_rq_update" (the simulator updated the runqueue at an rt-app op boundary
+    # that is no scheduler event)
 }
 
 

@@ -49,7 +49,8 @@ wake_up                    try_to_wake_up -> select_task_rq_fair (find_energy_ef
 remove_avg                 remove_entity_load_avg + update_cfs_rq_load_avg's removed path: =
                            < v5.13 sub_positive(util_sum, r * divider); v5.13-v5.16
                            util_sum = util_avg * divider (1c35b07e6d39); v5.17+ sub_positive
-                           then >= util_avg * PELT_MIN_DIVIDER (2d02fa8cc21a)
+                           then >= util_avg * PELT_MIN_DIVIDER (98b0d890220d,
+                           7ceb77103001)
 detach_entity_avg          detach_entity_cfs_rq -> detach_entity_load_avg (the entity's    =
                            util_sum off; same three era forms)
 attach_avg                 attach_entity_load_avg (last_update_time / period_contrib of the = / ~
@@ -99,7 +100,7 @@ class Scheduler:
     ``nr_cfs``/``nr_rt`` count them per class.
     """
 
-    deviations = frozenset()     # ref_sim_engine.ENGINE_DEVIATIONS computed the simulator's way
+    deviations = frozenset()     # ref_sim_engine.ENGINE_DEVIATIONS computed the simulator's way (none today)
 
     # ================================================================== output
     def emit(self, t, kind, cpu, a=0, b=0, c=0, d=0, e=0):
@@ -230,8 +231,6 @@ class Scheduler:
     def _cfs_rq_sub_util(self, rq, r, r_sum):
         """Take util ``r`` (its sum ``r_sum``) out of cfs_rq signal ``rq`` in the era's form."""
         form = self.era["cfs_removal"]
-        if "cfs_removal" in self.deviations:     # the simulator's form (ENGINE_DEVIATIONS)
-            r_sum, form = r * self.divider(rq), 2
         rq.util_avg = max(rq.util_avg - r, 0)
         if form == 1:
             rq.util_sum = rq.util_avg * self.divider(rq)
@@ -756,14 +755,11 @@ class Scheduler:
     def op_done(self, c, now):
         """The running task of ``c`` reached an op boundary: finish the op, run its program on."""
         p = c.curr
-        if "op_boundary_rq_update" in self.deviations:     # the simulator's form (ENGINE_DEVIATIONS)
-            self.sync_cpu(c, now)
-        else:
-            # the task's progress and the residency are accounted; the runqueue (rq clock, cfs_rq /
-            # rt_rq PELT) is touched only by a scheduler event below: an rt-app op boundary is no
-            # kernel event (a clock_nanosleep whose deadline has passed returns without one)
-            self.account(c, now)
-            self.update_curr(c, now)
+        # the task's progress and the residency are accounted; the runqueue (rq clock, cfs_rq /
+        # rt_rq PELT) is touched only by a scheduler event below: an rt-app op boundary is no
+        # kernel event (a clock_nanosleep whose deadline has passed returns without one)
+        self.account(c, now)
+        self.update_curr(c, now)
         if p.fresh:
             p.fresh = False
         else:

@@ -166,7 +166,7 @@ def pelt_era(version, halflife: int, util_est: bool) -> dict:
             # how update_cfs_rq_load_avg() takes a removed task's util out of the cfs_rq and
             # detach_entity_load_avg() a detached one's: 0 sub_positive of the sums (v4.11 fair.c),
             # 1 util_sum re-derived as util_avg * divider (1c35b07e6d39, v5.13), 2 sub_positive then
-            # util_sum >= util_avg * PELT_MIN_DIVIDER (2d02fa8cc21a, v5.17)
+            # util_sum >= util_avg * PELT_MIN_DIVIDER (98b0d890220d / 7ceb77103001, v5.17)
             "cfs_removal": 0 if v < (5, 13) else (1 if v < (5, 17) else 2)}
 
 
