@@ -336,4 +336,4 @@ def test_cfs_rq_is_exact_on_the_kernels_update_points(board, era, governor):
                                                                  int(np.abs(sim - mod).max()))
     plat, cpus, trace = _run(board, era, governor)
     act = trace.activations
-    assert (act["slack"] <= 0).any(), "a missed timer (the task runs on into its next activation) should occur"
+    assert (act["slack_us"] <= 0).any(), "a missed timer (the task runs on into its next activation) should occur"
