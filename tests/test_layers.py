@@ -104,7 +104,6 @@ def test_imports_follow_the_layer_order():
 #: pairs of modules that import each other at run time (one of the two lazily, inside a
 #: function); remove a row when its cycle is gone (the test then insists)
 KNOWN_CYCLES = {
-    ("lisa_eas.analysis.validate._cfs_rq", "lisa_eas.analysis.validate._kernel_signals"),
     ("lisa_eas.sim", "lisa_eas.sim._warm"),
 }
 

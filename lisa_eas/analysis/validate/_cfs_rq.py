@@ -199,7 +199,7 @@ def compare_cfs_rq(trace, *, era: str = "v6.18", clock: str = "pelt",
     s_t = root.index.to_numpy(np.float64)
     s_c = root["cpu"].to_numpy(np.int64)
     if clock == "pelt":
-        from ._kernel_signals import pelt_clock_map
+        from ._pelt_clock import pelt_clock_map
         to_pelt = pelt_clock_map(trace)
         s_loc = root["update_time"].to_numpy(np.int64)
     else:
