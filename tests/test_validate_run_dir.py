@@ -154,6 +154,26 @@ def test_schedutil_requests_before_the_first_util_sample_are_not_compared():
     assert (df["model_freq"] >= 533000).all() and len(df) == 1
 
 
+def test_schedutil_request_is_held_against_the_util_sample_of_the_same_instant():
+    """The update that makes a request carries the request's timestamp (the simulator and the
+    kernel emit the util sample and the cpu_frequency event in one path). HiKey960 little
+    (CPUs 0-3, top OPP 1844 MHz): util 0 at 1.0 s (model: lowest OPP, 533 MHz), util 1024 on
+    CPU 0 at 2.0 s (model: 1.25 * 1844 MHz * 1024 / 1024, above the top, so 1844 MHz); requests
+    at 1.0 s (533 MHz) and at 2.0 s (1844 MHz). By hand: both agree with the sample of their own
+    instant (the sample before 2.0 s would have answered 533 MHz)."""
+    plat = load_platform("hikey960")
+    little = plat.perf_domains[0]
+    top = max(little.freqs_khz)
+    assert top == 1844000
+    tr = _freq_trace([1.0, 2.0, 3.0], [533000, top, top])
+    cu = pd.DataFrame({"cpu": np.r_[np.arange(4), 0], "util": np.r_[np.zeros(4, np.int64), 1024]},
+                      index=pd.Index(np.r_[np.full(4, 1.0), 2.0], name="Time"))
+    df, s = replay_schedutil(tr, plat, cu, era="v5.4")
+    d = s["domains"]["little"]
+    assert d["requests"] == 2 and d["requests_agree"] == 2
+    assert list(df["model_freq"]) == [533000, top]
+
+
 def test_validate_notes_an_interrupted_run(run_dir, capsys):
     info = json.loads((run_dir / "run.json").read_text())
     info["status"] = "interrupted"

@@ -7,7 +7,9 @@ Two figures per policy, each answering its own question:
 * ``request_agreement_pct`` (*per frequency request*): of the trace's frequency requests (each
   ``cpu_frequency`` event of the policy's first CPU that sets a new frequency: schedutil only
   asks the driver when its answer changes), the share whose frequency equals the model's answer
-  just before the request. A low figure with a high residency agreement means the kernel
+  at the request, from the util samples at or before it (the update that makes a request
+  carries the same timestamp as the request: ``sugov_update_*`` runs in the path that updated
+  the util). A low figure with a high residency agreement means the kernel
   reached the same frequencies at other moments (rate limit, busy hold, iowait boost).
 * ``time_at_model_freq_pct`` (*time-weighted residency*): the share of the time where both
   are known that the trace ran at exactly the model's frequency; ``over_provisioned_pct`` /
@@ -101,7 +103,7 @@ def replay_schedutil(trace, platform, cpu_util: pd.DataFrame, *, era: str = "v5.
         tf, ff = g.index.to_numpy(np.float64), g["frequency"].to_numpy(np.int64)
         changes = np.r_[True, ff[1:] != ff[:-1]] if len(ff) else np.zeros(0, bool)
         tc, fc = tf[changes], ff[changes]
-        k = np.searchsorted(tg, tc, side="left") - 1
+        k = np.searchsorted(tg, tc, side="right") - 1
         # a request made before the first util sample of the domain has no model answer to
         # hold it against: it is counted apart (``requests_before_util``), not as a disagreement
         known = k >= 0
