@@ -34,30 +34,41 @@ from __future__ import annotations
 
 from numba import types
 from numba.core import cgutils
-from numba.extending import intrinsic
+from numba.core.imputils import lower_builtin
+from numba.extending import type_callable
 from numba.np.arrayobj import make_array, populate_array
 
 HEADER_SLOTS = 24
 HEADER_WORDS = 4 * HEADER_SLOTS
 
 
-@intrinsic
-def view2d(typingctx, flat, start, rows, cols):
-    """``flat[start:start + rows * cols].reshape((rows, cols))`` of a 1-D contiguous array,
-    without the reshape helper call (the caller guarantees the bounds, as for a slice)."""
-    if not (isinstance(flat, types.Array) and flat.ndim == 1 and flat.layout == "C"):
-        return None
-    ret = flat.copy(ndim=2, layout="C")
+def view2d(flat, start, rows, cols):
+    """``flat[start:start + rows * cols].reshape((rows, cols))`` of a 1-D contiguous array; in
+    numba code without the reshape helper call (the caller guarantees the bounds, as for a
+    slice); in Python (the reference engine runs the loop's ``py_func``) that expression."""
+    return flat[start:start + rows * cols].reshape((rows, cols))
 
-    def codegen(context, builder, sig, args):
-        src = make_array(sig.args[0])(context, builder, args[0])
-        start_, rows_, cols_ = (context.cast(builder, v, t, types.intp) for v, t in zip(args[1:], sig.args[1:]))
-        itemsize = context.get_constant(types.intp,
-                                        context.get_abi_sizeof(context.get_data_type(sig.args[0].dtype)))
-        out = make_array(sig.return_type)(context, builder)
-        populate_array(out, data=builder.gep(src.data, [start_]),
-                       shape=cgutils.pack_array(builder, [rows_, cols_]),
-                       strides=cgutils.pack_array(builder, [builder.mul(cols_, itemsize), itemsize]),
-                       itemsize=itemsize, meminfo=src.meminfo, parent=src.parent)
-        return out._getvalue()
-    return ret(flat, start, rows, cols), codegen
+
+@type_callable(view2d)
+def _view2d_type(context):
+    def typer(flat, start, rows, cols):
+        if (isinstance(flat, types.Array) and flat.ndim == 1 and flat.layout == "C"
+                and all(isinstance(t, types.Integer) for t in (start, rows, cols))):
+            return flat.copy(ndim=2, layout="C")
+        return None
+    return typer
+
+
+@lower_builtin(view2d, types.Array, types.Integer, types.Integer, types.Integer)
+def _view2d_lower(context, builder, sig, args):
+    """The array header of ``flat[start:start + rows * cols]`` as ``rows x cols`` (C order),
+    sharing the flat array's data and owner."""
+    src = make_array(sig.args[0])(context, builder, args[0])
+    start_, rows_, cols_ = (context.cast(builder, v, t, types.intp) for v, t in zip(args[1:], sig.args[1:]))
+    itemsize = context.get_constant(types.intp, context.get_abi_sizeof(context.get_data_type(sig.args[0].dtype)))
+    out = make_array(sig.return_type)(context, builder)
+    populate_array(out, data=builder.gep(src.data, [start_]),
+                   shape=cgutils.pack_array(builder, [rows_, cols_]),
+                   strides=cgutils.pack_array(builder, [builder.mul(cols_, itemsize), itemsize]),
+                   itemsize=itemsize, meminfo=src.meminfo, parent=src.parent)
+    return out._getvalue()
