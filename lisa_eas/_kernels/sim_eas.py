@@ -7,7 +7,7 @@ fix in ``_kernels/eas.py`` reaches the simulator. ``place_eas`` gathers the per-
 (the CPUs' cfs util_avg from state slot 6, util_est.enqueued from the CPU table,
 ``capacity_of`` from the rt util_avg in slot 7) into scratch rows of state slot 13 and passes
 the static arrays (original capacities, slot 1; the task's affinity row, slot 12; the EM
-arrays, slots 13, 14, 15) as views in place. The work counters (per decision: the perf-domain
+arrays, slots 13, 14, 15) as views in place (2-D ones by ``sim_views.view2d``). The work counters (per decision: the perf-domain
 evaluations and CPU-util computations of that one call, ``eas.feec``'s ``work`` row) and the
 compared energies are ``eas.feec``'s ``work`` / ``energies`` arguments, the scratch rows
 ``SC_WORK`` / ``SC_ENERGY``; a decision with costed energies is logged with its inputs.
@@ -35,6 +35,7 @@ from .sim_models import (M_EAS_ERA, M_EM_MODE, M_EXTRA, M_EXTRA_RT, M_EXTRA_THER
                          M_RUNNABLE_BOOST, SC_CAP_OF, SC_ENERGY, SC_EXTRA, SC_UE, SC_UTIL, SC_WORK, capacity_of,
                          rq_uclamp, task_uclamp, thermal_pressure)
 from .sim_sched import task_util_est
+from .sim_views import view2d
 from .sim_state import (C_NFIELDS, C_UE_SUM, D_CHOSEN, D_HEAD, D_IN_CPUS, D_IN_OVERUTIL, D_IN_TASK_UTIL,
                         D_IN_TASK_UTIL_EST, D_PREV, D_TASK, D_TASK_UTIL, D_TIME, G_OVERUTIL, N_EAS,
                         N_SUMMARY, T_MASK, T_NFIELDS)
@@ -92,13 +93,13 @@ def place_eas(p, prev, now, S, P, O):
                 S[ox + X_UC_RQ_MAX * w + c] = rq_uclamp(c, 1, 0, S, P)
                 S[ox + X_UC_P_MIN * w + c] = task_uclamp(p, 0, S, P)
                 S[ox + X_UC_P_MAX * w + c] = task_uclamp(p, 1, S, P)
-        cpu = feec(P[mp + M_EAS_ERA], P[opi:opi + P[P_EM_PD_INFO_N] * P[P_EM_PD_INFO_W]].reshape((P[P_EM_PD_INFO_N], P[P_EM_PD_INFO_W])), P[P[P_EM_PD_CPUS]:P[P_EM_PD_CPUS] + P[P_EM_PD_CPUS_N]],
-                   P[ost:ost + P[P_EM_STATES_N] * P[P_EM_STATES_W]].reshape((P[P_EM_STATES_N], P[P_EM_STATES_W])), P[mp + M_EM_MODE], P[P[P_CPU_CAP]:P[P_CPU_CAP] + n],
+        cpu = feec(P[mp + M_EAS_ERA], view2d(P, opi, P[P_EM_PD_INFO_N], P[P_EM_PD_INFO_W]), P[P[P_EM_PD_CPUS]:P[P_EM_PD_CPUS] + P[P_EM_PD_CPUS_N]],
+                   view2d(P, ost, P[P_EM_STATES_N], P[P_EM_STATES_W]), P[mp + M_EM_MODE], P[P[P_CPU_CAP]:P[P_CPU_CAP] + n],
                    S[ocap:ocap + n], S[ou_:ou_ + n], S[oue:oue + n], tu, tue, prev, P[om:om + n], False,
-                   S[ow:ow + 2], S[oe:oe + 3], S[ox:ox + X_SIZE * w].reshape((X_SIZE, w)))
+                   S[ow:ow + 2], S[oe:oe + 3], view2d(S, ox, X_SIZE, w))
     else:
-        cpu = feec(P[P[P_MODEL_PARAMS] + M_EAS_ERA], P[opi:opi + P[P_EM_PD_INFO_N] * P[P_EM_PD_INFO_W]].reshape((P[P_EM_PD_INFO_N], P[P_EM_PD_INFO_W])), P[P[P_EM_PD_CPUS]:P[P_EM_PD_CPUS] + P[P_EM_PD_CPUS_N]],
-               P[ost:ost + P[P_EM_STATES_N] * P[P_EM_STATES_W]].reshape((P[P_EM_STATES_N], P[P_EM_STATES_W])), P[P[P_MODEL_PARAMS] + M_EM_MODE], P[P[P_CPU_CAP]:P[P_CPU_CAP] + n],
+        cpu = feec(P[P[P_MODEL_PARAMS] + M_EAS_ERA], view2d(P, opi, P[P_EM_PD_INFO_N], P[P_EM_PD_INFO_W]), P[P[P_EM_PD_CPUS]:P[P_EM_PD_CPUS] + P[P_EM_PD_CPUS_N]],
+               view2d(P, ost, P[P_EM_STATES_N], P[P_EM_STATES_W]), P[P[P_MODEL_PARAMS] + M_EM_MODE], P[P[P_CPU_CAP]:P[P_CPU_CAP] + n],
                S[ocap:ocap + n], S[ou_:ou_ + n], S[oue:oue + n], tu, tue, prev, P[om:om + n], False,
                S[ow:ow + 2], S[oe:oe + 3])
     if (S[oe + 1] != NO_ENERGY or S[oe] != NO_ENERGY) and O[O[O_COUNTERS] + N_SUMMARY] == 0:

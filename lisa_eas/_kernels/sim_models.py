@@ -47,6 +47,7 @@ from .sim_state import (C_BUSY_NS, C_CURR, C_NR_CFS, C_NR_RT, C_UE_SUM, EV_FREQ,
                         K_MODEL_EVENTS, K_RAMP_BOOST, K_RATE_LIMIT_NS, K_SAMPLE_NS, K_SIS, K_TICK_NS, K_TRANS_LAT_NS,
                         P_LAST_UPDATE, P_NEXT_SAMPLE, P_OPP, P_PENDING_AT, P_PENDING_OPP, P_REQ_OPP,
                         SIS_UTIL, T_MASK)
+from .sim_views import view2d
 from .sis import select_idle_sibling, select_idle_sibling_asym, sis_prop_nr, sis_util_nr_idle_scan
 
 # model parameter vector: static slot 19
@@ -446,12 +447,12 @@ def sugov_update_flat(c, d, m, j_self, now, S, P):
     # policy->max: the top OPP, or the thermal cap's (cpufreq_cooling) while one is in force
     pmax = fmax if P[P_THERMAL_N] == 0 else P[of + thermal_max_opp(d, S, P)]
     if uc:
-        return sugov_update(S[ocs:ocs + m * wcs].reshape((m, wcs)), S[ops:ops + S[S_SU_POLICY_W]], j_self, now, False,
+        return sugov_update(view2d(S, ocs, m, wcs), S[ops:ops + S[S_SU_POLICY_W]], j_self, now, False,
                             False, S[osu:osu + m], S[ose:ose + m], P[P[P_CPU_CAP] + c], fmax, P[of:of + nopp], P[of],
                             pmax, P[mp + M_SU_ERA], S[oK + K_RATE_LIMIT_NS], S[oK + K_TICK_NS], False,
                             S[oK + K_RAMP_BOOST] != 0, P[oc:oc + nopp], P[oi:oi + nopp], P[mp + M_SU_LIMITS_CHECK] != 0,
-                            P[mp + M_SU_RESTORE_CACHED] != 0, S[osr:osr + m], S[ouc:ouc + 2 * m].reshape((m, 2)))
-    return sugov_update(S[ocs:ocs + m * wcs].reshape((m, wcs)), S[ops:ops + S[S_SU_POLICY_W]], j_self, now, False, False,
+                            P[mp + M_SU_RESTORE_CACHED] != 0, S[osr:osr + m], view2d(S, ouc, m, 2))
+    return sugov_update(view2d(S, ocs, m, wcs), S[ops:ops + S[S_SU_POLICY_W]], j_self, now, False, False,
                         S[osu:osu + m], S[ose:ose + m], P[P[P_CPU_CAP] + c], fmax, P[of:of + nopp], P[of], pmax,
                         P[mp + M_SU_ERA], S[oK + K_RATE_LIMIT_NS], S[oK + K_TICK_NS], False,
                         S[oK + K_RAMP_BOOST] != 0, P[oc:oc + nopp], P[oi:oi + nopp], P[mp + M_SU_LIMITS_CHECK] != 0,
@@ -485,7 +486,7 @@ def schedfreq_update(c, now, S, P, O):
     w = S[S_GOV_CPU_W2]
     o = S[S_GOV_CPU] + d * S[S_GOV_CPU_W] * w
     f = schedfreq_request(now, j_self, cfs, rt, 0, freqs, P[P[P_MODEL_PARAMS] + M_SF_MARGIN], throttle,
-                          S[o:o + m * w].reshape((m, w)), pol)
+                          view2d(S, o, m, w), pol)
     if f >= 0:
         request_opp(d, opp_of_freq(d, f, P), now, S, P, O)
     # a request latched by the throttle is applied when it expires (the frequency thread)
@@ -515,7 +516,7 @@ def governor_sample(d, now, S, P, O):
     cur = freqs[S[oPD + (d) * P_NFIELDS + P_OPP]]      # policy->cur
     w = S[S_GOV_CPU_W2]
     o = S[S_GOV_CPU] + d * S[S_GOV_CPU_W] * w
-    cst = S[o:o + m * w].reshape((m, w))
+    cst = view2d(S, o, m, w)
     mp = P[P[P_MODEL_PARAMS]:P[P_MODEL_PARAMS] + P[P_MODEL_PARAMS_N]]                 # model parameters (static slot 19)
     if gov == GOV_ONDEMAND:
         o = S[S_SCRATCH] + SC_PD_UTIL * S[S_SCRATCH_W]

@@ -163,9 +163,16 @@ def _rtapp_frames(raw, compiled, comm_of, pid_of, log_only: bool = False) -> dic
 
     raw_a = raw.activations
     order = _order_by(raw_a[:, ss.A_END], raw_a[:, ss.A_TASK])
+    us = 1000
+    if log_only:
+        # the same rows in the same order as below, without the reordered copy of the whole
+        # table the print markers need (only the start column is gathered)
+        st = raw_a[order, ss.A_START]
+        t0 = st.min() // us if len(st) else 0
+        return {"lisa_sim_rtapp_log": _log_frame(raw_a[order[np.argsort(st / 1e9, kind="stable")]], t0,
+                                                 comm_of, pid_of)}
     a = raw_a[order]
     p = a[:, ss.A_TASK]
-    us = 1000
     start_us = a[:, ss.A_START] // us
     end_us = a[:, ss.A_END] // us
     t0 = a[:, ss.A_START].min() // us if len(a) else 0
@@ -175,8 +182,6 @@ def _rtapp_frames(raw, compiled, comm_of, pid_of, log_only: bool = False) -> dic
     # the time index), so that it need not re-sort the frame
     by_start = np.argsort(a[:, ss.A_START] / 1e9, kind="stable")
     log = _log_frame(raw_a[order[by_start]], t0, comm_of, pid_of)
-    if log_only:
-        return {"lisa_sim_rtapp_log": log}
     # print markers (LISA form): one rtapp_loop start/end pair and one rtapp_stats per loop,
     # a categorical like the trace reader's: each distinct text formatted once
     keys, key_code = _distinct_rows(a[:, ss.A_PHASE], a[:, ss.A_PHASE_LOOP])
@@ -206,6 +211,7 @@ def _log_frame(a, t0, comm_of, pid_of) -> pd.DataFrame:
     the first start, in us."""
     from .._kernels import sim_state as ss
 
+    a = _columns(a).T       # each column contiguous (one blocked pass instead of a strided one per column)
     p = a[:, ss.A_TASK]
     us = 1000
     start_us = a[:, ss.A_START] // us
@@ -213,7 +219,7 @@ def _log_frame(a, t0, comm_of, pid_of) -> pd.DataFrame:
     period = end_us - start_us
     run = a[:, ss.A_RUN] // us
     p_comm, p_pid = comm_of(p), pid_of(p)
-    return _frame(a[:, ss.A_START], {
+    return _frame(a[:, ss.A_START].copy(), {      # a copy: the frame keeps no view of the transposed table
         "task": p_comm, "thread_idx": p.astype(np.int64), "perf": a[:, ss.A_PERF] // us,
         "run_us": run, "period_us": period, "start_us": start_us, "end_us": end_us,
         "rel_start_us": start_us - t0, "slack_us": a[:, ss.A_SLACK] // us,
