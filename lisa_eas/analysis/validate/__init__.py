@@ -3,7 +3,9 @@
 >>> from lisa_eas.analysis.validate import validate
 >>> report = validate("trace.dat", "juno_r0", era="v5.4")
 >>> report.summary["eas"]["agreement_pct"], report.eas[~report.eas.agree].head()
->>> report.write("validation/")      # validation.json + validation.html
+>>> report.write_json("validation/")                  # validation.json
+>>> from lisa_eas.plot import write_validation
+>>> write_validation(report, "validation/")            # validation.json + validation.html
 
 * **EAS** (:func:`replay_eas`): every CFS wake-up while not overutilized, the model's
   ``find_energy_efficient_cpu`` vs the CPU the kernel picked; energy gap and total regret.
