@@ -135,6 +135,23 @@ ERA_LEDGER: tuple[EraChange, ...] = (
               "v6.12-rc1, still updated after a completed dequeue; measured on 6.18 with the kernel-signals "
               "collector)", "read"),
     # ------------------------------------------------------------------ EAS
+    EraChange("eas-v4.16", "eas", (4, 16), "RFC, never merged: [RFC PATCH v2 5/6] sched/fair: Select an "
+              "energy-efficient CPU on task wake-up (Quentin Perret, LKML, 6 Apr 2018; series 'Energy Aware "
+              "Scheduling' v2, cover letter by Dietmar Eggemann, base tip/sched/core 4.16-rc6 at b720342849fe)",
+              "find_energy_efficient_cpu, compute_energy, em_fd_energy",
+              "the out-of-tree EAS the RFC posted (eras v4.16 - v4.20 with placement 'eas': 4.16-rc6 + RFC): "
+              "prev_cpu costed whenever allowed (no fit test), then per frequency domain the non-prev CPU with "
+              "the most spare capacity among those the task fits (capacity_margin 1280); system-wide energies; "
+              "prev is left only when the best saves more than prev_energy >> 6 (1.5 %); per-CPU capacity-state "
+              "EM (util + util/4 -> lowest capacity state above; power * sum_util / cap), modelled by the v5.0 EM "
+              "form (same state and energy up to integer rounding)", "recalled",
+              evidence="cover letter read (seeds/003: v1->v2 changes 'Avoid prev_cpu if not allowed', 'Optimize "
+              "selection of CPU candidates'); the RFC's energy.c/energy.h (capacity states, find_cap_state with "
+              "util += util >> 2) read in qperret/linux (kernel/sched/energy.c at d2172f15df5e, "
+              "include/linux/sched/energy.h at 054029ca459c); a later development fair.c in the same tree "
+              "(00b51db2421a: root-domain freq domains, prev costed only when it fits, 6 % margin >> 4) read; "
+              "the v2 patch text itself (prev always costed, 1.5 % margin >> 6) is recalled, not found in the "
+              "code index"),
     EraChange("eas-v5.0", "eas", (5, 0), "732cd75b8c92 sched/fair: Select an energy-efficient CPU on task "
               "wake-up", "find_energy_efficient_cpu, compute_energy", "each candidate costed over every perf "
               "domain; prev wins unless the best saves more than 1/16 of prev's system energy"),

@@ -160,6 +160,10 @@ class Platform:
     provenance: tuple[Mapping[str, str], ...] = ()
     source: str = ""
     llc_groups: tuple[tuple[int, ...], ...] = ()
+    #: What the board's published energy meter covers (``"meter"`` in the JSON; see
+    #: :mod:`lisa_eas.sim._meter`): ``scope`` ("cpus" or "board"), ``name``, ``domains`` (the
+    #: perf domains it measures), ``non_cpu_baseline_mw`` (None: no public figure) and ``provenance``.
+    meter: Mapping[str, Any] | None = None
 
     @property
     def cpus(self) -> tuple[int, ...]:
@@ -295,7 +299,31 @@ def platform_from_dict(data: Mapping[str, Any], *, source: str = "<dict>") -> Pl
     prov = tuple(FrozenMap(dict(p)) for p in data.get("provenance", ()))
     return Platform(name=name, description=str(data.get("description", "")), perf_domains=pds,
                     nr_cpus=nr_cpus, llc_weight=llc_weight, imbalance_pct=imbalance_pct,
-                    notes=str(data.get("notes", "")), provenance=prov, source=source, llc_groups=llc_groups)
+                    notes=str(data.get("notes", "")), provenance=prov, source=source, llc_groups=llc_groups,
+                    meter=_meter(data.get("meter"), pds, source))
+
+
+def _meter(raw: Any, pds: tuple, source: str) -> Mapping[str, Any] | None:
+    """The ``meter`` declaration: what the board's published energy meter covers."""
+    if raw is None:
+        return None
+    where = f"{source}: 'meter'"
+    if not isinstance(raw, Mapping):
+        raise PlatformError(f"{where} must be an object with 'scope' ('cpus' or 'board'), 'name', 'domains'")
+    scope = raw.get("scope")
+    if scope not in ("cpus", "board"):
+        raise PlatformError(f"{where}: 'scope' must be 'cpus' or 'board', got {scope!r}")
+    names = [pd.name for pd in pds]
+    domains = raw.get("domains", names)
+    if not isinstance(domains, list) or not all(d in names for d in domains):
+        raise PlatformError(f"{where}: 'domains' must list perf domains of this board ({', '.join(names)}), "
+                            f"got {domains!r}")
+    base = raw.get("non_cpu_baseline_mw")
+    if base is not None and (not isinstance(base, (int, float)) or isinstance(base, bool) or base < 0):
+        raise PlatformError(f"{where}: 'non_cpu_baseline_mw' must be a number >= 0 or null, got {base!r}")
+    return FrozenMap({"scope": scope, "name": str(raw.get("name", "")), "domains": tuple(domains),
+                      "non_cpu_baseline_mw": base, "baseline_note": str(raw.get("baseline_note", "")),
+                      "provenance": str(raw.get("provenance", ""))})
 
 
 def _llc_groups(raw: Any, nr_cpus: int, source: str) -> tuple[tuple[int, ...], ...]:

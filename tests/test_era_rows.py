@@ -11,6 +11,7 @@ from __future__ import annotations
 import pathlib
 import re
 
+import numpy as np
 import pytest
 
 from lisa_eas._era import ERA_LEDGER, eras_of, ledger_row
@@ -181,8 +182,8 @@ def test_eas_v5_0_costs_whole_system_energy_and_signed_margin():
     """kernel/sched/fair.c v5.0 (732cd75b8c92) find_energy_efficient_cpu(): for each perf domain the
     max-spare CPU (prev is costed in the loop and ``continue``s) gets compute_energy(p, cpu) =
     the sum of em_pd_energy() over every domain; prev wins unless ``prev_energy - best_energy >
-    prev_energy >> 4``. v4.20 has no feec (select_task_rq_fair goes to wake_cap /
-    select_idle_sibling): the model refuses that era. v5.4 (eb92692b2544) costs per-domain deltas
+    prev_energy >> 4``. Mainline v4.20 has no feec; v4.16 - v4.20 model the April 2018 RFC v2
+    (test_eas_rfc_v2_costs_prev_without_fit_test_and_1_64_margin) and v4.15 is refused. v5.4 (eb92692b2544) costs per-domain deltas
     in unsigned long (test_eas_v5_4_unsigned_delta_never_wins: the same state keeps prev 3).
     pixel3 [0, 224, 416, 256, 352, 352, 480, 224], task 288, prev 3, v5.0 EM (cost = fmax power /
     freq; freq = (fmax + fmax/4) max_util / scale_cpu, first OPP >= freq; E = cost sum_util /
@@ -202,12 +203,47 @@ def test_eas_v5_0_costs_whole_system_energy_and_signed_margin():
     from lisa_eas.errors import ModelError
 
     u = [0, 224, 416, 256, 352, 352, 480, 224]
-    with pytest.raises(ModelError, match="v5.0"):
-        find_energy_efficient_cpu("pixel3", u, 288, 3, era="v4.20")
+    with pytest.raises(ModelError, match="v4.16"):      # before the RFC v2 era (ledger eas-v4.16)
+        find_energy_efficient_cpu("pixel3", u, 288, 3, era="v4.15")
     d = find_energy_efficient_cpu("pixel3", u, 288, 3, era="v5.0")
     assert (d.cpu[0], d.pd_evaluations[0]) == (7, 6)
     assert (d.prev_energy[0], d.best_energy[0]) == (971, 828)
     assert find_energy_efficient_cpu("pixel3", u, 288, 3, era="v5.4").cpu[0] == 3
+
+
+def test_eas_rfc_v2_costs_prev_without_fit_test_and_1_64_margin():
+    """EAS RFC v2 (LKML, 6 Apr 2018, on 4.16-rc6; ledger eas-v4.16) against v5.0 (732cd75b8c92),
+    worked from the two find_energy_efficient_cpu() texts and the v5.0 EM (the RFC's capacity-state
+    EM picks the same state). juno_r0, CPUs [L0, B1, B2, L3, L4, L5]; truncated mW powers and
+    cost = fmax * power / freq: LITTLE (scale 446, fmax 850000) 450000: 79, 775000: 106, 850000: 119;
+    big (scale 1024, fmax 1100000) 450000: 391, 950000: 525, 1100000: 583; OPP = first freq >=
+    (fmax + fmax/4) max_util / scale; E = cost * sum_util / scale.
+
+    1. Prev costed without a fit test. utils [400, 0, 0, 345, 0, 0], task 100, prev 0 (LITTLE).
+       v5.0: prev 0 (400 * 1280 > 446 * 1024) is skipped, so prev_energy = ULONG_MAX; LITTLE
+       candidates: 3 (445) does not fit, 4 and 5 (100) spare 346 -> 4; big -> 1.
+       E(4): LITTLE 300, 345, 100, 0 -> max 345: 821889 -> 850000 (119), 119 * 745 / 446 = 198;
+       big 0. E(1): LITTLE 300, 345 -> 119 * 645 / 446 = 172; big 100: 134277 -> 450000 (391),
+       391 * 100 / 1024 = 38; 210. prev_energy is ULONG_MAX -> CPU 4.
+       RFC v2: prev costed: LITTLE 400, 345 -> max 400: 952914 -> top (119), 119 * 745 / 446 = 198;
+       E(prev) = 198 = best; E(4) = 198 is not below, E(1) = 210 -> stays on 0.
+    2. The margin. utils [0, 100, 700, 300, 300, 0], task 100, prev 1 (big, fits).
+       E(prev 1): big 100 + 700 -> max 700: 939941 -> 950000 (525), 525 * 800 / 1024 = 410; LITTLE
+       300, 300 -> 714686 -> 775000 (106), 106 * 600 / 446 = 142; 552. Big candidate 2 (800 fits,
+       spare 224): big 0 + 800 -> 1074218 -> 1100000 (583), 583 * 800 / 1024 = 455; + 142 = 597.
+       LITTLE candidate 0 (spare 346, first of 0 and 5): big 700 -> 525 * 700 / 1024 = 358; LITTLE
+       sum 700 -> 106 * 700 / 446 = 166; 524. Best 524 (CPU 0): 552 - 524 = 28.
+       v5.0: 28 > 552 >> 4 = 34 is false -> stays on 1. RFC v2: 28 > 552 >> 6 = 8 -> CPU 0."""
+    u1 = [400, 0, 0, 345, 0, 0]
+    d50 = find_energy_efficient_cpu("juno_r0", u1, 100, 0, era="v5.0")
+    rfc = find_energy_efficient_cpu("juno_r0", u1, 100, 0, era="v4.16")
+    assert d50.cpu[0] == 4 and np.isnan(d50.prev_energy[0]) and d50.best_energy[0] == 198
+    assert rfc.cpu[0] == 0 and (rfc.prev_energy[0], rfc.best_energy[0]) == (198, 198)
+    u2 = [0, 100, 700, 300, 300, 0]
+    d50 = find_energy_efficient_cpu("juno_r0", u2, 100, 1, era="v5.0")
+    rfc = find_energy_efficient_cpu("juno_r0", u2, 100, 1, era="v4.20")
+    assert d50.cpu[0] == 1 and (d50.prev_energy[0], d50.best_energy[0]) == (552, 524)
+    assert rfc.cpu[0] == 0 and (rfc.prev_energy[0], rfc.best_energy[0]) == (552, 524)
 
 
 def test_eas_v5_4_prev_as_max_spare_not_recosted():
@@ -559,6 +595,7 @@ PINNED = {
     "schedutil-v5.14": test_schedutil_map_util_perf_rounds_differently_from_v5_14,
     "pelt-v4.15": test_pelt_v4_15_weight_applied_in_the_average,
     "eas-v5.0": test_eas_v5_0_costs_whole_system_energy_and_signed_margin,
+    "eas-v4.16": test_eas_rfc_v2_costs_prev_without_fit_test_and_1_64_margin,
     "em-v5.15": test_em_power_x1000_from_v5_15_moves_the_margin,
     "sis-v4.9": test_sis_v4_9_select_idle_cpu_depth_and_no_earlier_era,
     "sis-v5.7": test_sis_v5_7_asym_capacity_scans_every_cpu,

@@ -6,7 +6,8 @@ Follows ``kernel/sched/fair.c``: ``cpu_util_next()`` (``cpu_util(cpu, p, dst, 0)
 ``fits_capacity()``, and ``em_cpu_energy()`` (``em_pd_energy()`` before v5.9) from
 ``include/linux/energy_model.h``.
 
-Eras (``EAS_*``, rows ``eas-*`` of the era ledger ``lisa_eas._era.ERA_LEDGER``): v5.0 (every
+Eras (``EAS_*``, rows ``eas-*`` of the era ledger ``lisa_eas._era.ERA_LEDGER``): the April 2018
+RFC v2 on 4.16-rc6 (``feec_rfc2``: prev always costed, system energies, 1/64 margin), v5.0 (every
 candidate costed over all perf domains, 1/16-of-prev-energy margin), v5.4 (eb92692b2544
 "Speed-up energy-aware wake-ups": per-domain base + unsigned deltas, margin 1/16 of prev
 delta + base), v5.14 (base only for domains with a candidate, prev out of the max-spare race,
@@ -35,6 +36,7 @@ EAS_V5_4 = 1      # ledger eas-v5.4 (v5.4 - v5.13)
 EAS_V6_0 = 2      # ledger eas-v6.0 (v6.0 - v6.1: the max-spare CPU is always costed)
 EAS_V5_14 = 3     # ledger eas-v5.14 (v5.14 - v5.19)
 EAS_V6_2 = 4      # ledger eas-v6.2 (v6.2+: max_spare_cap > prev_spare_cap)
+EAS_RFC_V2 = 5    # ledger eas-v4.16 (the April 2018 RFC v2 on 4.16-rc6; never merged)
 
 NO_ENERGY = np.iinfo(np.int64).max     # "not computed" in the ``energies`` output
 ULONG_MAX = np.int64(-1)               # the kernel's ULONG_MAX in int64 bits (unsigned emulation)
@@ -331,6 +333,57 @@ def feec_v50(pd_info, pd_cpus, em_states, em_mode, cap_orig, cap_of, util_avg, u
     if prev_energy == NO_ENERGY:
         return best_cpu
     if (prev_energy - best_energy) > (prev_energy >> 4):
+        return best_cpu
+    return prev_cpu
+
+
+@njit(cache=True)
+def feec_rfc2(pd_info, pd_cpus, em_states, em_mode, cap_orig, cap_of, util_avg, util_est, task_util,
+              task_ue, prev_cpu, allowed, work, energies, extra=None):
+    """EAS RFC v2 (Perret/Eggemann, LKML 6 Apr 2018, on tip/sched/core 4.16-rc6) ``find_energy_efficient_cpu()``;
+    ``energies`` gets (prev, best, 0).
+
+    Candidate rule: prev_cpu is costed first whenever the task may run there (no fit test: v2's
+    "Avoid prev_cpu if not allowed" is the only condition), then in each frequency domain the CPU
+    other than prev with the most spare capacity among those the task fits with the 1280/1024
+    margin. Energies are system-wide (every frequency domain, as v5.0). Migration margin: leave
+    prev only when the best saves more than ``prev_energy >> 6`` (the posting's "1.5 %"; v3 and
+    the merged v5.0 use ``>> 4``, 6 %)."""
+    best_cpu = prev_cpu
+    if allowed[prev_cpu]:
+        prev_energy = compute_energy_v50(pd_info, pd_cpus, em_states, em_mode, prev_cpu, prev_cpu, util_avg,
+                                         util_est, task_util, task_ue, cap_orig, work, extra)
+    else:
+        prev_energy = NO_ENERGY
+    best_energy = prev_energy
+    for pd in range(pd_info.shape[0]):
+        max_spare = 0
+        msc = -1
+        for j in range(pd_info[pd, PD_CPU_START], pd_info[pd, PD_CPU_END]):
+            cpu = pd_cpus[j]
+            if not allowed[cpu] or cpu == prev_cpu:
+                continue
+            util = cpu_util_next(cpu, prev_cpu, cpu, util_avg, util_est, task_util, task_ue, cap_orig)
+            work[1] += 1
+            cap = cap_of[cpu]
+            if cap * 1024 < util * 1280:
+                continue
+            spare = cap - util
+            if spare > max_spare:
+                max_spare = spare
+                msc = cpu
+        if msc >= 0:
+            e = compute_energy_v50(pd_info, pd_cpus, em_states, em_mode, prev_cpu, msc, util_avg, util_est,
+                                   task_util, task_ue, cap_orig, work, extra)
+            if e < best_energy:
+                best_energy = e
+                best_cpu = msc
+    energies[0] = prev_energy
+    energies[1] = best_energy
+    energies[2] = 0
+    if prev_energy == NO_ENERGY:
+        return best_cpu
+    if (prev_energy - best_energy) > (prev_energy >> 6):
         return best_cpu
     return prev_cpu
 
@@ -649,6 +702,9 @@ def feec(era, pd_info, pd_cpus, em_states, em_mode, cap_orig, cap_of, util_avg, 
     if era == EAS_V5_0:
         return feec_v50(pd_info, pd_cpus, em_states, em_mode, cap_orig, cap_of, util_avg, util_est, task_util,
                         task_ue, prev_cpu, allowed, work, energies, extra)
+    if era == EAS_RFC_V2:
+        return feec_rfc2(pd_info, pd_cpus, em_states, em_mode, cap_orig, cap_of, util_avg, util_est, task_util,
+                         task_ue, prev_cpu, allowed, work, energies, extra)
     if era == EAS_V5_4:
         return feec_v54(pd_info, pd_cpus, em_states, em_mode, cap_orig, cap_of, util_avg, util_est, task_util,
                         task_ue, prev_cpu, allowed, work, energies, extra)

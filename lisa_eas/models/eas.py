@@ -17,7 +17,8 @@ from ._validate import cpu_index, era_of, int_array, util_array
 
 __all__ = ["EAS_ERAS", "EasDecisions", "cpu_overutilized", "find_energy_efficient_cpu"]
 
-#: Kernel versions where the EAS wake-up changed (rows ``eas-*`` of the era ledger): v5.0 (first
+#: Kernel versions where the EAS wake-up changed (rows ``eas-*`` of the era ledger): v4.16 (the
+#: out-of-tree RFC v2 of April 2018 on 4.16-rc6, ledger eas-v4.16), v5.0 (first
 #: mainline EAS, O(n^2)), v5.4 (eb92692b2544, O(n) per-domain unsigned deltas), v5.14 (base only
 #: for domains with a candidate, prev out of the max-spare race, early return), v6.0 (no margin;
 #: task busy time separate), v6.2 (max-spare CPU costed only with more spare capacity than prev).
@@ -29,7 +30,7 @@ def eas_kernel_era(version) -> int:
     from .._kernels import eas as ke
 
     v = era_of(version, EAS_ERAS, "the mainline EAS wake-up")
-    return {(5, 0): ke.EAS_V5_0, (5, 4): ke.EAS_V5_4, (5, 14): ke.EAS_V5_14, (6, 0): ke.EAS_V6_0,
+    return {(4, 16): ke.EAS_RFC_V2, (5, 0): ke.EAS_V5_0, (5, 4): ke.EAS_V5_4, (5, 14): ke.EAS_V5_14, (6, 0): ke.EAS_V6_0,
             (6, 2): ke.EAS_V6_2, (6, 5): ke.EAS_V6_2}[v]
 
 
@@ -52,7 +53,8 @@ class EasDecisions:
     cpu_util_computations : ndarray of int
         Number of ``cpu_util_next`` computations.
     era : str
-        The modeled era (``"v5.0"``, ``"v5.4"``, ``"v5.14"``, ``"v6.0"`` or ``"v6.2"``).
+        The modeled era (``"v4.16"`` for the April 2018 EAS RFC v2, ``"v5.0"``, ``"v5.4"``, ``"v5.14"``,
+        ``"v6.0"`` or ``"v6.2"``).
     """
 
     cpu: np.ndarray
@@ -80,6 +82,10 @@ def _energy_model(platform, era, energy_model):
         platform = load_platform(platform)
     if not isinstance(platform, Platform):
         raise ModelError(f"platform must be a Platform or a board name, got {type(platform).__name__}")
+    # the RFC v2 era (v4.16 - v4.20, ledger eas-v4.16) has no mainline EM: its capacity-state table
+    # is modelled by the v5.0 EM form (the same state and energy up to integer rounding)
+    if parse_kernel_version(era) < (5, 0):
+        era = "v5.0"
     return EnergyModel.from_platform(platform, era=era)
 
 

@@ -69,7 +69,9 @@ Scheduling model
   reports them) and its exact inputs.
 * **Idle states**: a CPU going idle enters the deepest state whose target residency fits the
   time to the next timer armed on it.
-* **Energy**: see :mod:`lisa_eas.sim._energy`.
+* **Energy**: see :mod:`lisa_eas.sim._energy` (the Energy Model's estimate,
+  ``metadata["energy"]``) and :mod:`lisa_eas.sim._meter` (what the board's meter would read:
+  cluster and idle power included, ``metadata["energy"]["meter"]``; full output only).
 * **Boards without cpufreq or an Energy Model** (``x86_llc112``, a probed server or VM): fixed
   frequency at each CPU's capacity (no ``cpu_frequency`` events), EAS off (the kernel enables it
   only with an Energy Model), no energy figure; ``metadata["platform_model"]`` says so
@@ -103,6 +105,18 @@ _UNBOUNDED_CAP_S = 3600.0
 def _as_platform(platform):
     from ..platform import Platform, load_platform
     return platform if isinstance(platform, Platform) else load_platform(platform)
+
+
+def _meter_or_none(frames, meta, plat):
+    """The meter figure of a run (:func:`lisa_eas.sim._meter.meter_energy`); None for a board
+    without meter power data (no legacy cluster/idle costs)."""
+    from ..trace import Trace
+    from ._meter import meter_energy
+
+    try:
+        return meter_energy(Trace.from_dataframes(frames, meta), plat, t_end=meta["t_end_s"])
+    except ModelError:
+        return None
 
 
 def _as_workload(workload):
@@ -208,6 +222,8 @@ def simulate(platform, workload, *, config: SimConfig | None = None):
         "sim_events": None if summary else int(len(raw.events)), "wake_cap_wakeups": raw.wake_cap_wakeups,
         "output_wall_s": output_wall, "platform_model": platform_model,
     }
+    if energy is not None and not summary and "cpu_frequency" in frames:
+        energy["meter"] = _meter_or_none(frames, meta, plat)
     if summary:
         meta["residency"] = {"busy_ns_per_opp": raw.res_busy.tolist(), "idle_ns_per_state": raw.res_idle.tolist()}
     return Trace.from_dataframes(frames, meta)

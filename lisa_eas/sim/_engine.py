@@ -223,7 +223,7 @@ def _energy_arrays(platform: Platform, config: SimConfig, nd: int, kmax: int) ->
         return dict(pd_info=np.zeros((1, 6), np.int64), pd_cpus=np.zeros(1, np.int64),
                     em_states=np.zeros((1, 4), np.int64), em_mode=0, pd_cost=pd_cost)
     try:
-        em = EnergyModel.from_platform(platform, config.era)
+        em = EnergyModel.from_platform(platform, config.era if config.era_tuple >= (5, 0) else "v5.0")
     except Exception as exc:
         raise ModelError(f"placement {config.placement!r} needs the energy model of platform "
                          f"{platform.name!r}, which cannot be built: {exc}; use placement='no-eas'") from exc
@@ -271,9 +271,10 @@ def _model_params(platform: Platform, config: SimConfig, em_mode: int, cpu_capma
     mp = np.zeros(sm.M_SIZE, np.int64)
     mp[sm.M_EM_MODE] = em_mode
     # placement "eas-v5.0" is the v5.0 find_energy_efficient_cpu whatever the era; "eas" is the
-    # era's own form from v5.0 (ledger eas-*); before v5.0 (no mainline EAS) it stays the v5.4 form
+    # era's own form from v5.0 (ledger eas-*), the April 2018 RFC v2 from v4.16 to v4.20 (ledger
+    # eas-v4.16: 4.16-rc6 + the RFC); before v4.16 (no EAS posted for it) it stays the v5.4 form
     mp[sm.M_EAS_ERA] = (eas_kernel_era((5, 0)) if config.placement == "eas-v5.0"
-                        else eas_kernel_era(era if era >= (5, 0) else (5, 4)))
+                        else eas_kernel_era(era if era >= (4, 16) else (5, 4)))
     # cpu_overutilized: the v5.0 test (1280/1024) for eras before v5.0 too
     mp[sm.M_EAS_OVERUTIL_ERA] = eas_kernel_era(max(era, (5, 0)))
     mp[sm.M_SIS_MODE] = sis_kernel_mode(max(era, (4, 9)))
