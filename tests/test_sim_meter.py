@@ -90,3 +90,22 @@ def test_meter_declaration_is_validated():
     raw["meter"] = {"scope": "cpus", "domains": ["gpu"]}
     with pytest.raises(PlatformError, match="'domains'"):
         platform_from_dict(raw)
+
+
+def test_menu_select_by_hand():
+    """menu.c v4.16 menu_select(): deepest state with target_residency <= predicted and
+    exit_latency <= predicted / (1 + 10 nr_iowaiters) (and <= the QoS request).
+    Juno r0 LITTLE: WFI (no figures), cpu-sleep-0 (residency 2000, exit 1200), cluster-sleep-0
+    (2500, 1200). predicted 2400: cpu-sleep-0 (cluster-sleep needs 2500) -> 1; 3000 -> 2;
+    1999 -> 0; 3000 with one iowaiter: limit 3000 / 11 = 272 < 1200 -> 0; QoS 1000 -> 0.
+    HiKey960 big cluster-sleep-1 (3500, 2900): 3400 -> cpu-sleep-1 (1500, 550) = 0 (no WFI
+    listed). The loop's thresholds are max(residency, exit) in ns."""
+    from lisa_eas.models import menu_select, menu_thresholds
+
+    juno = load_platform("juno_r0").perf_domains[0].idle_states
+    assert [menu_select(juno, p) for p in (2400, 3000, 1999)] == [1, 2, 0]
+    assert menu_select(juno, 3000, nr_iowaiters=1) == 0
+    assert menu_select(juno, 3000, latency_req_us=1000) == 0
+    big = load_platform("hikey960").perf_domains[1].idle_states
+    assert menu_select(big, 3400) == 0 and menu_select(big, 3500) == 1
+    assert menu_thresholds(juno) == [0, 2_000_000, 2_500_000]

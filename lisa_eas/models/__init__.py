@@ -7,8 +7,9 @@ compiles on first use and is cached on disk.
 * PELT / util_est: :func:`pelt_timeline`, :func:`resample_signal`, :func:`pelt_config`,
   :func:`pelt_tables`, :func:`rq_clock_pelt` (a runqueue's v5.1+ PELT clock), :func:`pelt_clock_scaled`,
   :func:`util_est_step`;
-* EAS wake-up: :func:`find_energy_efficient_cpu` (eras v5.0, v5.4, v5.14, v6.0, v6.2, v6.5), :func:`cpu_overutilized`;
+* EAS wake-up: :func:`find_energy_efficient_cpu` (eras v4.16 = the April 2018 RFC v2, v5.0, v5.4, v5.14, v6.0, v6.2, v6.5), :func:`cpu_overutilized`;
 * the era ledger: :data:`ERA_LEDGER`, :func:`era_ledger` (one row per modelled behaviour change);
+* cpuidle: :func:`menu_select`, :func:`menu_thresholds` (the menu governor's state choice);
 * idle-CPU search: :func:`select_idle_sibling`, :func:`sis_util_nr_scan`, :func:`sis_prop_nr`;
 * schedutil: :func:`schedutil_next_freq`, :func:`schedutil_run`, :func:`effective_cpu_util`, :func:`effective_cpu_perf`,
   :func:`em_pd_get_higher_freq` (ramp boost), :func:`schedutil_tables`;
@@ -31,6 +32,8 @@ _EXPORTS = {
     "UTIL_EST_ERAS": "lisa_eas.models.pelt",
     "cpu_overutilized": "lisa_eas.models.eas",
     "find_energy_efficient_cpu": "lisa_eas.models.eas",
+    "menu_select": "lisa_eas.models.cpuidle",
+    "menu_thresholds": "lisa_eas.models.cpuidle",
     "pelt_clock_scaled": "lisa_eas.models.pelt",
     "pelt_config": "lisa_eas.models.pelt",
     "pelt_tables": "lisa_eas.models.pelt",

@@ -5,9 +5,19 @@ Published (Eggemann, EAS RFC v2 cover letter): 10..50 rt-app tasks of 5 % every 
 cape) and Juno r0 (on-board meters: big and LITTLE CPUs only).
 
 Reproduced: the same workloads simulated for the full 30 s on the bundled HiKey960 and Juno r0
-models with schedutil, placement ``no-eas`` (idle-CPU search only, the "without" kernel) and
-``eas`` (find_energy_efficient_cpu); energy from the simulator's energy-model integration
-(CPUs only: busy power at each OPP plus idle-state power where the platform gives it).
+models with schedutil on the posting's kernel: era v4.17 = tip/sched/core at 4.16-rc6 (the
+scheduler merged in v4.17, util_est included, which the RFC's changelog uses), placement
+``no-eas`` ("without": the same kernel without EAS) and ``eas`` (the RFC v2 wake-up, ledger
+eas-v4.16). Energy as the published meters read it (:mod:`lisa_eas.sim._meter`: the EM's
+per-CPU power plus cluster active/idle power, idle-state power and cluster power-down, from the
+boards' legacy EAS tables), compared like with like: Juno r0's meters cover the two CPU
+clusters (relative saving compared); HiKey960's cover the whole board and no public figure for
+its non-CPU power was found (saving in joules compared: a placement-independent baseline
+cancels there, not in a relative saving).
+
+Ablations (printed with the result, :func:`ablations`): each switches one cause and reruns the
+same rows: the energy figure (the meter vs the EM estimate EAS itself uses) and the EAS form
+(the RFC v2 rule vs the merged v5.0 rule with its prev fit test and 1/16 margin, same kernel).
 """
 from __future__ import annotations
 
@@ -25,17 +35,18 @@ TASKS = (10, 20, 30, 40, 50)
 _TO_JOULES = {"mW*s": 1e-3, "mJ": 1e-3, "J": 1.0, "W*s": 1.0}
 
 
-#: Era of the modelled EAS: v5.4's find_energy_efficient_cpu, the RFC's search with per-domain
-#: energy deltas and the same migration margin (move only to save more than 1/16 of the
-#: whole-system energy with the task on prev_cpu).
-ERA = "v5.4"
-#: Era of the sensitivity runs (not checked): the feec without the 1/16 margin.
-ERA_NO_MARGIN = "v6.1"
+#: The posting's kernel: tip/sched/core at 4.16-rc6 (b720342849fe), whose scheduler is what v4.17
+#: merged (util_est: the RFC's changelog "Use UTIL_EST ... during OPP estimation"); with placement
+#: "eas" its wake-up is the RFC v2's (ledger eas-v4.16), with "no-eas" the same kernel without EAS.
+ERA = "v4.17"
+#: The ablation of the EAS form: the merged v5.0 rule (prev costed only when the task fits it,
+#: margin prev_energy >> 4) on the same kernel (placement "eas-v5.0").
+ABLATE_PLACEMENT = "eas-v5.0"
 
 
 def simulate_energy(job: tuple) -> dict:
-    """Simulate ``(board, n_tasks, placement[, era])``; return the CPU energy, its unit and where the
-    tasks ran (how many tasks spent most of their last 10 s on each perf domain)."""
+    """Simulate ``(board, n_tasks, placement[, era])``; return the EM and the meter energy and where
+    the tasks ran (how many tasks spent most of their last 10 s on each perf domain)."""
     from ..platform import load_platform
     from ..sim import SimConfig, simulate
     from .workloads import eas_rfc_energy
@@ -58,8 +69,12 @@ def simulate_energy(job: tuple) -> dict:
         mig = tr.df("sched_migrate_task")
         mig = mig[mig["__ts"].to_numpy() >= late["__ts"].min()]
         cross = int(np.count_nonzero(dom[mig["orig_cpu"].to_numpy()] != dom[mig["dest_cpu"].to_numpy()]))
-    return {"board": board, "tasks": n, "placement": placement, "era": era, "energy": float(e["total"]),
-            "unit": e["unit"], "per_domain": {k: float(v) for k, v in dict(e.get("per_domain", {})).items()},
+    m = e.get("meter") or {}
+    return {"board": board, "tasks": n, "placement": placement, "era": era, "energy_em": float(e["total"]),
+            "energy": float(m.get("covered", e["total"])), "meter": bool(m), "unit": m.get("unit", e["unit"]),
+            "per_domain": {k: float(v["total"]) for k, v in m.get("per_domain", {}).items()}
+            or {k: float(v) for k, v in dict(e.get("per_domain", {})).items()},
+            "cluster_down_s": {k: round(float(v["cluster_down_s"]), 2) for k, v in m.get("per_domain", {}).items()},
             "tasks_on": tasks_on, "cross_domain_migrations_last_10s": cross, "config": config.to_dict(),
             "approximations": list(tr.metadata.get("approximations", ())),
             "wake_cap_wakeups": int(tr.metadata.get("wake_cap_wakeups", 0))}
@@ -77,13 +92,34 @@ def _grew(r: dict) -> str:
     return f"{r['board']} N={r['tasks']} ({r['reproduced_delta_pct']:+.1f} %: {', '.join(ups)})"
 
 
+def _delta(off: dict, on: dict, key: str = "energy") -> float:
+    return 100.0 * (on[key] / off[key] - 1.0)
+
+
+def ablations(sims: dict, ablate: dict) -> list[dict]:
+    """One row per published row and cause switched: the reproduced saving with the meter (as
+    checked), with the EM estimate instead of the meter (same runs), and with the merged v5.0
+    EAS rule instead of the RFC v2 one (same kernel, meter energy)."""
+    out = []
+    for (b, n, p), off in sims.items():
+        if p != "no-eas":
+            continue
+        on, v50 = sims[(b, n, "eas")], ablate[(b, n)]
+        out.append({"board": b, "tasks": n, "meter_rfc_v2": round(_delta(off, on), 2),
+                    "em_estimate_rfc_v2": round(_delta(off, on, "energy_em"), 2),
+                    "meter_v5_0_rule": round(_delta(off, v50), 2),
+                    "saving_j_meter": round((off["energy"] - on["energy"]) * 1e-3, 2),
+                    "saving_j_em": round((off["energy_em"] - on["energy_em"]) * 1e-3, 2)})
+    return sorted(out, key=lambda r: (r["board"], r["tasks"]))
+
+
 def run(sweep: Sweep) -> ExperimentResult:
     pub = published_csv(FILE)
-    jobs = [(b, n, p) for b in BOARDS for n in TASKS for p in ("no-eas", "eas")]
-    jobs += [(b, n, p, ERA_NO_MARGIN) for b in BOARDS for n in TASKS for p in ("no-eas", "eas")]
+    jobs = [(b, n, p, ERA) for b in BOARDS for n in TASKS for p in ("no-eas", "eas", ABLATE_PLACEMENT)]
     every = sweep.map(simulate_energy, jobs, warm=warm_up_simulator)
-    sims = {(r["board"], r["tasks"], r["placement"]): r for r in every if r["era"] == ERA}
-    no_margin = {(r["board"], r["tasks"], r["placement"]): r for r in every if r["era"] == ERA_NO_MARGIN}
+    sims = {(r["board"], r["tasks"], r["placement"]): r for r in every if r["placement"] != ABLATE_PLACEMENT}
+    ablate = {(r["board"], r["tasks"]): r for r in every if r["placement"] == ABLATE_PLACEMENT}
+    abl = {(a["board"], a["tasks"]): a for a in ablations(sims, ablate)}
     rows = []
     for _, p in pub.iterrows():
         b, n = p["board"], int(p["tasks"])
@@ -91,21 +127,22 @@ def run(sweep: Sweep) -> ExperimentResult:
         scale = _TO_JOULES.get(off["unit"])
         e_off = off["energy"] * scale if scale else None
         e_on = on["energy"] * scale if scale else None
-        delta = 100.0 * (on["energy"] / off["energy"] - 1.0)
         rows.append({"board": b, "tasks": n,
                      "published_j_without": float(p["energy_j_without"]), "published_j_with": float(p["energy_j_with"]),
                      "published_delta_pct": float(p["delta_pct"]),
                      "published_rsd_pct": max(float(p["rsd_pct_without"]), float(p["rsd_pct_with"])),
                      "published_saving_j": round(float(p["energy_j_without"] - p["energy_j_with"]), 2),
-                     "model_cpu_j_without": None if e_off is None else round(e_off, 2),
-                     "model_cpu_j_with": None if e_on is None else round(e_on, 2),
-                     "reproduced_delta_pct": round(delta, 2),
+                     "model_meter_j_without": None if e_off is None else round(e_off, 2),
+                     "model_meter_j_with": None if e_on is None else round(e_on, 2),
+                     "reproduced_delta_pct": round(_delta(off, on), 2),
                      "model_saving_j": None if e_off is None else round(e_off - e_on, 2),
                      "model_j_by_domain_without": _by_domain(off, scale),
                      "model_j_by_domain_with": _by_domain(on, scale),
                      "model_tasks_by_domain_with": ", ".join(f"{k} {v}" for k, v in on["tasks_on"].items()),
-                     "model_delta_pct_no_margin": round(100.0 * (no_margin[(b, n, "eas")]["energy"]
-                                                                 / no_margin[(b, n, "no-eas")]["energy"] - 1.0), 2),
+                     "cluster_down_s_without": ", ".join(f"{k} {v}" for k, v in off["cluster_down_s"].items()),
+                     "cluster_down_s_with": ", ".join(f"{k} {v}" for k, v in on["cluster_down_s"].items()),
+                     "ablation_em_estimate_delta_pct": abl[(b, n)]["em_estimate_rfc_v2"],
+                     "ablation_v5_0_rule_delta_pct": abl[(b, n)]["meter_v5_0_rule"],
                      "energy_unit": off["unit"]})
     checks = []
     # Sign: only rows whose published saving exceeds its own run-to-run spread (RSD) have a
@@ -116,13 +153,15 @@ def run(sweep: Sweep) -> ExperimentResult:
         "EAS saves energy in every row whose saving exceeds its RSD",
         f"{len(signed)} rows, all negative", f"{len(agree)}/{len(signed)} rows with the published sign",
         len(agree) == len(signed), tolerance="sign per row; rows within the published RSD are not signed",
-        # The reasoning (start-up util, the v5.x 1/16 margin) is in notebooks/repro_eas_rfc_energy.ipynb.
-        why="EAS raised a perf domain's energy more than it saved elsewhere (start-up placement kept by the "
-            "v5.x migration margin): " + "; ".join(_grew(r) for r in signed if r not in agree)
+        why="EAS raised a cluster's metered energy more than it saved elsewhere: "
+            + "; ".join(_grew(r) for r in signed if r not in agree)
             + ". Tasks per domain at the end, cross-domain migrations in the last 10 s: "
             + "; ".join(f"{r['board']} N={r['tasks']}: {r['model_tasks_by_domain_with']}, "
                         f"{sims[(r['board'], r['tasks'], 'eas')]['cross_domain_migrations_last_10s']} migrations"
-                        for r in signed if r not in agree)))
+                        for r in signed if r not in agree)
+            + ". Ablations on these rows (EM estimate instead of the meter / merged v5.0 rule instead of the "
+              "RFC's): " + "; ".join(f"{r['board']} N={r['tasks']}: {r['ablation_em_estimate_delta_pct']:+.1f} / "
+                                     f"{r['ablation_v5_0_rule_delta_pct']:+.1f} %" for r in signed if r not in agree)))
     for b in BOARDS:
         br = [r for r in rows if r["board"] == b]
         n = [r["tasks"] for r in br]
@@ -136,55 +175,68 @@ def run(sweep: Sweep) -> ExperimentResult:
             f"Spearman(N, delta) = {rho_pub:.2f}", f"Spearman(N, delta) = {rho_rep:.2f}",
             rho_rep >= 0.5 if rho_pub >= 0.5 else rho_rep < 0.5,
             tolerance="rho >= 0.5 on 5 rows (at most one pair out of order)",
-            why="the model's saving vs N: " + ", ".join(f"{r['reproduced_delta_pct']:+.1f}" for r in br) + " %"))
+            why="the model's saving vs N: " + ", ".join(f"{r['reproduced_delta_pct']:+.1f}" for r in br)
+                + " %; with the EM estimate instead of the meter: "
+                + ", ".join(f"{r['ablation_em_estimate_delta_pct']:+.1f}" for r in br)
+                + " %; with the merged v5.0 rule: " + ", ".join(f"{r['ablation_v5_0_rule_delta_pct']:+.1f}" for r in br)
+                + " %"))
     juno = [r for r in rows if r["board"] == "juno_r0"]
     mad = sum(abs(r["reproduced_delta_pct"] - r["published_delta_pct"]) for r in juno) / len(juno)
-    # Size, Juno r0: the meters cover the CPUs only, like the model, so the relative saving is
-    # comparable; published RSD up to 3.1 % per measurement and an energy model built from
-    # the board's DT/EM data: mean absolute difference within 10 points.
-    checks.append(check_close("juno_r0: size of the saving (CPU energy, as measured)", 0.0, round(mad, 2), abs_=10.0,
+    mad_em = sum(abs(r["ablation_em_estimate_delta_pct"] - r["published_delta_pct"]) for r in juno) / len(juno)
+    mad_v50 = sum(abs(r["ablation_v5_0_rule_delta_pct"] - r["published_delta_pct"]) for r in juno) / len(juno)
+    # Size, Juno r0: the meters cover the two CPU clusters, as the meter model does, so the
+    # relative saving is comparable; published RSD up to 3.1 % per measurement and a power model
+    # from the board's EM and legacy EAS tables: mean absolute difference within 10 points.
+    checks.append(check_close("juno_r0: size of the saving (CPU clusters, as metered)", 0.0, round(mad, 2), abs_=10.0,
                               justification="mean |reproduced - published| delta over the 5 rows; published RSD "
-                                            "up to 3.1 %, the model's power table is the board's energy model",
+                                            "up to 3.1 %, the power tables are the board's EM and legacy EAS costs",
                               why="the model's Juno r0 savings differ from the measured ones by more than 10 points "
                                   "on average: " + ", ".join(f"N={r['tasks']}: {r['reproduced_delta_pct']:+.1f} vs "
-                                                             f"{r['published_delta_pct']:+.1f}" for r in juno)))
+                                                             f"{r['published_delta_pct']:+.1f}" for r in juno)
+                                  + f"; ablations: {mad_em:.1f} points with the EM estimate instead of the meter, "
+                                    f"{mad_v50:.1f} with the merged v5.0 rule"))
     hikey = [r for r in rows if r["board"] == "hikey960" and r["model_saving_j"] is not None]
     if hikey:
-        # Size, HiKey960: the published energy is the whole board (memory, GPU, regulators...),
-        # the model covers the CPUs only. If placement does not change the non-CPU energy, the
-        # saving in joules is comparable; board-level RSD up to 5.3 % of ~40-120 J is several
-        # joules, so agreement within a factor of 2 is what the data can support.
+        # Size, HiKey960: the published energy is the whole board (memory, GPU, regulators...);
+        # no public figure for the non-CPU part was found, so only the saving in joules is
+        # comparable (a placement-independent baseline cancels in it, not in a ratio); board-level
+        # RSD up to 5.3 % of ~40-120 J is several joules, so agreement within a factor of 2 is what
+        # the data can support.
         ratios = [r["model_saving_j"] / r["published_saving_j"] for r in hikey]
         ok = all(0.5 <= x <= 2.0 for x in ratios)
         checks.append(check_that(
-            "hikey960: saving in joules (whole-board published, CPU-only model)",
+            "hikey960: saving in joules (whole board published; CPU clusters metered, baseline cancels)",
             ", ".join(f"{r['published_saving_j']:.2f}" for r in hikey) + " J",
             ", ".join(f"{r['model_saving_j']:.2f}" for r in hikey) + " J", ok,
             tolerance="each row within a factor of 2 of the published saving (non-CPU board energy assumed "
                       "unchanged by placement; board RSD up to 5.3 %)",
             why="model/published saving ratios " + ", ".join(f"{x:.2f}" for x in ratios)
-                + "; the model covers "
-                + f"{100 * hikey[0]['model_cpu_j_without'] / hikey[0]['published_j_without']:.0f} % of the "
+                + "; with the EM estimate instead of the meter the savings are "
+                + ", ".join(f"{abl[(r['board'], r['tasks'])]['saving_j_em']:.2f}" for r in hikey)
+                + " J; the metered CPU clusters are "
+                + f"{100 * hikey[0]['model_meter_j_without'] / hikey[0]['published_j_without']:.0f} % of the "
                   "published board energy at N=10, and the non-CPU part (memory, GPU) can change with placement"))
     units = sorted({r["energy_unit"] for r in rows})
     notes = (
         "Full published duration (30 s) and task set; one deterministic simulation per row (published: 10 "
         "iterations, mean and RSD).",
-        "Scope: HiKey960's published energy is the whole board (the model: CPUs only; sign, trend and joules "
-        "compared), Juno r0's the CPU meters (same scope as the model).",
-        f"'without EAS': no-eas placement at {ERA} (select_idle_sibling, SIS_UTIL depth, on the waking task's "
-        f"cluster); {sum(r['wake_cap_wakeups'] for r in every)} start-up wake-up(s) would have taken the 4.16 "
-        "kernel's find_idlest_cpu() slow path (wake_cap(); not modelled).",
+        "Energy: the meter model (lisa_eas.sim._meter: EM per-CPU power at each OPP, legacy EAS cluster active/"
+        "idle and CPU idle-state power converted to mW by each domain's power_mw / legacy_cpu_power at the top "
+        "OPP, cluster power-down when all its CPUs are in cluster-sleep). Scope: Juno r0's meters read the two "
+        "CPU clusters (relative saving compared); HiKey960's the whole board, no public non-CPU baseline found "
+        "(saving in joules compared, sign and trend).",
+        f"Kernel: era {ERA} (tip/sched/core at 4.16-rc6 carries the v4.17 scheduler, util_est on); 'with "
+        "patches' = the RFC v2 wake-up (ledger eas-v4.16: prev costed without a fit test, 1/64 margin, root-"
+        "domain overutilized flag instead of the RFC's per-sched-domain flag); 'without' = no-eas placement "
+        f"(select_idle_sibling on the waking task's cluster); {sum(r['wake_cap_wakeups'] for r in every)} "
+        "wake-up(s) would have taken the kernel's find_idlest_cpu() slow path (wake_cap(); not modelled).",
         f"Model energy unit(s): {', '.join(units)}.",
-        f"Sensitivity (not a check): the same runs with the {ERA_NO_MARGIN} find_energy_efficient_cpu, which "
-        "has no migration margin, give EAS savings of "
-        + ", ".join(f"{r['board']} N={r['tasks']}: {r['model_delta_pct_no_margin']:+.1f} % ("
-                    + ", ".join(f"{k} {v}" for k, v in no_margin[(r['board'], r['tasks'], 'eas')]['tasks_on'].items())
-                    + " tasks)" for r in rows)
-        + ". A task's domain is where it woke most often in the last 10 s. Cross-domain migrations in the "
-          "last 10 s with EAS, with / without the margin: "
-        + ", ".join(f"{r['board']} N={r['tasks']}: {sims[(r['board'], r['tasks'], 'eas')]['cross_domain_migrations_last_10s']}"
-                    f" / {no_margin[(r['board'], r['tasks'], 'eas')]['cross_domain_migrations_last_10s']}"
+        "Ablations (each switches one cause on the same rows; reproduced saving %): "
+        + "; ".join(f"{a['board']} N={a['tasks']}: meter + RFC v2 {a['meter_rfc_v2']:+.1f}, EM estimate "
+                    f"{a['em_estimate_rfc_v2']:+.1f}, v5.0 rule {a['meter_v5_0_rule']:+.1f}"
+                    for a in ablations(sims, ablate))
+        + ". Cluster power-down time (s) without / with EAS: "
+        + "; ".join(f"{r['board']} N={r['tasks']}: {r['cluster_down_s_without']} / {r['cluster_down_s_with']}"
                     for r in rows) + ".",
     )
     return ExperimentResult(
@@ -195,7 +247,7 @@ def run(sweep: Sweep) -> ExperimentResult:
                     "workloads": "eas_rfc_energy(board, N) (workloads/eas_rfc_energy/*.json)",
                     "simulation_config": {p: next(s["config"] for k, s in sims.items() if k[2] == p)
                                           for p in ("no-eas", "eas")},
-                    "sensitivity_config": next(s["config"] for k, s in no_margin.items() if k[2] == "eas"),
+                    "ablation_config": next(s["config"] for s in ablate.values()),
                     "simulations": len(every)},
         series={"delta_pct": {"label": [f"{r['board']} N={r['tasks']}" for r in rows],
                           "published": [r["published_delta_pct"] for r in rows],

@@ -20,7 +20,7 @@ Scheduling model
   SCHED_FIFO runs above CFS (highest priority first, FIFO among equals, no throttling).
 * **Wake-up placement** of CFS tasks: ``find_energy_efficient_cpu`` (issue-3 kernel; the
   v5.0, v5.4, v5.14, v6.0 or v6.2 form of ``era`` as ``models.eas.eas_kernel_era`` maps it,
-  the v5.4 form before v5.0, the v5.0 form with ``placement="eas-v5.0"``) while the root domain is not overutilized, else
+  the EAS RFC v2 of April 2018 from v4.16 to v4.20, the v5.4 form before v4.16, the v5.0 form with ``placement="eas-v5.0"``) while the root domain is not overutilized, else
   ``select_idle_sibling`` (target = the task's previous CPU; no wake_affine): on the LLC with
   the SIS_UTIL or SIS_PROP depth, or, from v5.7 on a platform whose CPUs differ in capacity
   (every bundled board), its asymmetric-capacity form: from v5.10 target/prev when idle and
@@ -67,8 +67,11 @@ Scheduling model
   work of that one ``find_energy_efficient_cpu`` call (``pd_evaluations``,
   ``cpu_util_computations``, as :func:`lisa_eas.models.eas.find_energy_efficient_cpu`
   reports them) and its exact inputs.
-* **Idle states**: a CPU going idle enters the deepest state whose target residency fits the
-  time to the next timer armed on it.
+* **Idle states** (:mod:`lisa_eas.models.cpuidle`): a CPU going idle enters the state the menu
+  governor picks, the deepest whose target residency and exit latency fit the predicted idle,
+  here the time to the next timer armed on it (no learnt correction factor, no iowait, no QoS);
+  cluster states are per-CPU requests, the cluster powering down only while all its CPUs are in
+  one (the meter model).
 * **Energy**: see :mod:`lisa_eas.sim._energy` (the Energy Model's estimate,
   ``metadata["energy"]``) and :mod:`lisa_eas.sim._meter` (what the board's meter would read:
   cluster and idle power included, ``metadata["energy"]["meter"]``; full output only).

@@ -44,7 +44,7 @@ class SimConfig:
     ----------
     placement : {"eas", "eas-v5.0", "no-eas"}
         Wake-up placement of CFS tasks. ``"eas"``: ``find_energy_efficient_cpu`` in the
-        form of ``era`` (v5.0, v5.4, v5.14, v6.0, v6.2; the v5.4 form before v5.0) while the root domain is not
+        form of ``era`` (v5.0, v5.4, v5.14, v6.0, v6.2; v4.16 - v4.20: the April 2018 RFC v2, ledger eas-v4.16; the v5.4 form before v4.16) while the root domain is not
         overutilized, else the idle-CPU search; ``"eas-v5.0"``: the original v5.0 search;
         ``"no-eas"``: the idle-CPU search always (the "without EAS" baseline).
     era : str

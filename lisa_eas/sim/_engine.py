@@ -184,6 +184,8 @@ def _input_arrays(platform: Platform, config: SimConfig, compiled: CompiledWorkl
 
 def _platform_tables(platform: Platform) -> dict:
     """Per-CPU and per-perf-domain tables of the platform (OPPs, capacities, CPUs, idle states)."""
+    from ..models.cpuidle import menu_thresholds
+
     nc = platform.nr_cpus
     pds = platform.perf_domains
     nd = len(pds)
@@ -210,8 +212,8 @@ def _platform_tables(platform: Platform) -> dict:
             t["cpu_capmax"][c] = pd.cpu_capacity_max
         if pd.idle_states:
             t["idle_nstates"][d] = len(pd.idle_states)
-            for i, st in enumerate(pd.idle_states):
-                t["idle_resid"][d, i] = int(st.min_residency_us or 0) * 1000
+            # menu_select(): target residency and exit latency against the predicted idle, one threshold
+            t["idle_resid"][d, :len(pd.idle_states)] = menu_thresholds(pd.idle_states)
     return t
 
 
