@@ -239,7 +239,7 @@ def test_em_kernel_agrees_with_energy_model_exactly():
     (dict(util_avg=[0] * 6, task_util=1025, prev_cpu=0), "task_util"),
     (dict(util_avg=[0] * 6, task_util=1, prev_cpu=6), "prev_cpu"),
     (dict(util_avg=[0] * 5, task_util=1, prev_cpu=0), "util_avg"),
-    (dict(util_avg=[0] * 6, task_util=1, prev_cpu=0, era="v4.19"), "v5.0"),
+    (dict(util_avg=[0] * 6, task_util=1, prev_cpu=0, era="v4.15"), "v4.16"),
     (dict(util_avg=[0] * 6, task_util=1, prev_cpu=0, era="linux"), "kernel version"),
     (dict(util_avg=[0.5] * 6, task_util=1, prev_cpu=0), "util_avg"),
     (dict(util_avg=[0] * 6, task_util=[1, 2], prev_cpu=0), "task_util"),

@@ -57,21 +57,21 @@ def test_ramp_boost_result():
 
 
 def test_eas_rfc_energy_job():
-    from lisa_eas.repro.eas_rfc_energy import simulate_energy
+    from lisa_eas.repro.eas_rfc_energy import ERA, simulate_energy
 
-    with_eas = simulate_energy(("juno_r0", 10, "eas"))
-    without = simulate_energy(("juno_r0", 10, "no-eas"))
-    assert with_eas["unit"] == without["unit"] == "mW*s"
+    with_eas = simulate_energy(("juno_r0", 10, "eas", ERA))
+    without = simulate_energy(("juno_r0", 10, "no-eas", ERA))
+    assert with_eas["unit"] == without["unit"] == "mW*s" and with_eas["meter"] and without["meter"]
     assert with_eas["energy"] > 0 and without["energy"] > 0
     assert with_eas["config"]["placement"] == "eas" and without["config"]["placement"] == "no-eas"
-    # per-domain energies add up to the total
+    # Juno r0's meters cover both clusters: the per-domain meter energies add up to the figure
     assert sum(with_eas["per_domain"].values()) == pytest.approx(with_eas["energy"], rel=1e-9)
-    # every task has a home domain; without the v5.x migration margin, EAS moves all the small
-    # tasks to the LITTLE CPUs, which the idle search does not
+    # the meter reads the EM's per-CPU power plus cluster and idle power
+    assert with_eas["energy"] > with_eas["energy_em"]
+    # every task has a home domain; the RFC v2 wake-up (prev costed without a fit test, 1/64 margin)
+    # moves all the small tasks to the LITTLE CPUs, which the idle search does not
     assert sum(with_eas["tasks_on"].values()) == sum(without["tasks_on"].values()) == 10
-    assert with_eas["era"] == "v5.4"
-    no_margin = simulate_energy(("juno_r0", 10, "eas", "v6.1"))
-    assert no_margin["era"] == "v6.1" and no_margin["tasks_on"] == {"little": 10, "big": 0}
+    assert with_eas["era"] == "v4.17" and with_eas["tasks_on"] == {"little": 10, "big": 0}
     assert without["tasks_on"]["big"] > 0
 
 

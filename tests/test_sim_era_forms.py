@@ -37,7 +37,8 @@ def _params(era, placement="eas"):
 
 
 @pytest.mark.parametrize("era, eas, overutil", [
-    ("v4.19", ke.EAS_V5_4, ke.EAS_V5_0),     # before mainline EAS: the v5.4 form (stated)
+    ("v4.15", ke.EAS_V5_4, ke.EAS_V5_0),     # before the RFC v2's base: the v5.4 form (stated)
+    ("v4.19", ke.EAS_RFC_V2, ke.EAS_V5_0),   # v4.16 - v4.20: the April 2018 RFC v2 (ledger eas-v4.16)
     ("v5.0", ke.EAS_V5_0, ke.EAS_V5_0), ("v5.3", ke.EAS_V5_0, ke.EAS_V5_0),
     ("v5.4", ke.EAS_V5_4, ke.EAS_V5_4), ("v5.13", ke.EAS_V5_4, ke.EAS_V5_4),
     ("v5.14", ke.EAS_V5_14, ke.EAS_V5_14), ("v5.19", ke.EAS_V5_14, ke.EAS_V5_14),
