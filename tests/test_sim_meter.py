@@ -109,3 +109,22 @@ def test_menu_select_by_hand():
     big = load_platform("hikey960").perf_domains[1].idle_states
     assert menu_select(big, 3400) == 0 and menu_select(big, 3500) == 1
     assert menu_thresholds(juno) == [0, 2_000_000, 2_500_000]
+
+
+def test_ablation_switch_is_validated_and_reaches_the_loop():
+    """SimConfig.ablate names causes to switch off; "eas-overutilized" sets the loop's flag."""
+    from lisa_eas._kernels import sim_models as sm
+    from lisa_eas.errors import ModelError
+    from lisa_eas.sim import SimConfig
+    from lisa_eas.sim._engine import _model_params
+
+    with pytest.raises(ModelError, match="not an ablation"):
+        SimConfig(ablate=("margin",))
+    with pytest.raises(ModelError, match="tuple of names"):
+        SimConfig(ablate="eas-overutilized")
+    plat = load_platform("juno_r0")
+    caps = np.array([plat.domain_of(c).cpu_capacity_max for c in range(plat.nr_cpus)], np.int64)
+    on = _model_params(plat, SimConfig(ablate=("eas-overutilized",)), 0, caps)
+    off = _model_params(plat, SimConfig(), 0, caps)
+    assert on[sm.M_EAS_IGNORE_OU] == 1 and off[sm.M_EAS_IGNORE_OU] == 0
+    assert SimConfig(ablate=["eas-overutilized"]).to_dict()["ablate"] == ["eas-overutilized"]

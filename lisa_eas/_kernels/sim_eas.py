@@ -31,7 +31,7 @@ from .sim_layout import (O_COUNTERS, O_EAS_LOG, O_EAS_LOG_W, P_CPU_CAP, P_CPU_PD
 from .eas import (NO_ENERGY, X_RT, X_RUNNABLE, X_SIZE, X_THERMAL, X_UC_ON, X_UC_P_MAX, X_UC_P_MIN, X_UC_RQ_MAX,
                   X_UC_RQ_MIN, feec)
 from .pelt import SA_RUNNABLE_AVG, SA_UTIL_AVG
-from .sim_models import (M_EAS_ERA, M_EM_MODE, M_EXTRA, M_EXTRA_RT, M_EXTRA_THERMAL, M_EXTRA_UCLAMP,
+from .sim_models import (M_EAS_ERA, M_EAS_IGNORE_OU, M_EM_MODE, M_EXTRA, M_EXTRA_RT, M_EXTRA_THERMAL, M_EXTRA_UCLAMP,
                          M_RUNNABLE_BOOST, SC_CAP_OF, SC_ENERGY, SC_EXTRA, SC_UE, SC_UTIL, SC_WORK, capacity_of,
                          rq_uclamp, task_uclamp, thermal_pressure)
 from .sim_sched import task_util_est
@@ -59,7 +59,7 @@ def place_eas(p, prev, now, S, P, O):
     tue = task_util_est(p, S)
     om = P[P_MASKS] + S[S[S_TASKS] + (p) * T_NFIELDS + T_MASK] * P[P_MASKS_W]
     ou = S[S[S_GLOBALS] + G_OVERUTIL] != 0
-    if ou:
+    if ou and not P[P[P_MODEL_PARAMS] + M_EAS_IGNORE_OU]:
         return -1
     if tu == 0 and tue == 0:      # task_util_est(p) == 0: stay on prev
         return prev

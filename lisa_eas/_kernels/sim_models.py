@@ -82,7 +82,8 @@ M_EXTRA_RT = 26           # 1: ... with the rt_rq's util_avg as cpu_util_rt (Sim
 M_EXTRA_THERMAL = 27      # 1: ... with the thermal pressure (the EM's allowed_cpu_cap, v5.14+, ledger em-v5.14)
 M_RUNNABLE_BOOST = 28     # 1: runnable boosting in schedutil and feec (v6.5+, ledger schedutil-v6.5 / eas-v6.5)
 M_EXTRA_UCLAMP = 29       # 1: ... with the rq and task clamps in the candidates' fit (v5.7+, ledger uclamp-v5.7)
-M_SIZE = 30
+M_EAS_IGNORE_OU = 30      # 1: ablation (SimConfig.ablate "eas-overutilized"): the EAS wake-up ignores the flag
+M_SIZE = 31
 
 # thermal cap schedule rows (static slot THERMAL): from TH_TIME on, perf domain TH_PD runs at most
 # at OPP TH_OPP and its CPUs' thermal pressure is TH_PRESSURE (capacity_orig minus the capacity of

@@ -16,8 +16,9 @@ its non-CPU power was found (saving in joules compared: a placement-independent 
 cancels there, not in a relative saving).
 
 Ablations (printed with the result, :func:`ablations`): each switches one cause and reruns the
-same rows: the energy figure (the meter vs the EM estimate EAS itself uses) and the EAS form
-(the RFC v2 rule vs the merged v5.0 rule with its prev fit test and 1/16 margin, same kernel).
+same rows: the energy figure (the meter vs the EM estimate EAS itself uses), the EAS form (the
+RFC v2 rule vs the merged v5.0 rule with its prev fit test and 1/16 margin, same kernel) and the
+tipping point (the RFC v2 wake-up used even while the system is overutilized).
 """
 from __future__ import annotations
 
@@ -42,6 +43,9 @@ ERA = "v4.17"
 #: The ablation of the EAS form: the merged v5.0 rule (prev costed only when the task fits it,
 #: margin prev_energy >> 4) on the same kernel (placement "eas-v5.0").
 ABLATE_PLACEMENT = "eas-v5.0"
+#: The ablation of the tipping point: the RFC v2 wake-up used even while the system is
+#: overutilized (``SimConfig.ablate``; the job's placement is tagged with this suffix).
+ABLATE_OU = "+eas-overutilized"
 
 
 def simulate_energy(job: tuple) -> dict:
@@ -53,7 +57,9 @@ def simulate_energy(job: tuple) -> dict:
 
     board, n, placement = job[:3]
     era = job[3] if len(job) > 3 else ERA
-    config = SimConfig(governor="schedutil", placement=placement, era=era, model_events=False)
+    ablate = ("eas-overutilized",) if placement.endswith(ABLATE_OU) else ()
+    config = SimConfig(governor="schedutil", placement=placement.removesuffix(ABLATE_OU), era=era,
+                       model_events=False, ablate=ablate)
     tr = simulate(board, eas_rfc_energy(board, n), config=config)
     e = tr.metadata["energy"]
     plat = load_platform(board)
@@ -96,10 +102,11 @@ def _delta(off: dict, on: dict, key: str = "energy") -> float:
     return 100.0 * (on[key] / off[key] - 1.0)
 
 
-def ablations(sims: dict, ablate: dict) -> list[dict]:
+def ablations(sims: dict, ablate: dict, ablate_ou: dict) -> list[dict]:
     """One row per published row and cause switched: the reproduced saving with the meter (as
-    checked), with the EM estimate instead of the meter (same runs), and with the merged v5.0
-    EAS rule instead of the RFC v2 one (same kernel, meter energy)."""
+    checked), with the EM estimate instead of the meter (same runs), with the merged v5.0 EAS
+    rule instead of the RFC v2 one (same kernel, meter energy), and with the RFC v2 wake-up used
+    even while the system is overutilized (the tipping point switched off)."""
     out = []
     for (b, n, p), off in sims.items():
         if p != "no-eas":
@@ -108,6 +115,8 @@ def ablations(sims: dict, ablate: dict) -> list[dict]:
         out.append({"board": b, "tasks": n, "meter_rfc_v2": round(_delta(off, on), 2),
                     "em_estimate_rfc_v2": round(_delta(off, on, "energy_em"), 2),
                     "meter_v5_0_rule": round(_delta(off, v50), 2),
+                    "meter_no_tipping_point": round(_delta(off, ablate_ou[(b, n)]), 2),
+                    "saving_j_no_tipping_point": round((off["energy"] - ablate_ou[(b, n)]["energy"]) * 1e-3, 2),
                     "saving_j_meter": round((off["energy"] - on["energy"]) * 1e-3, 2),
                     "saving_j_em": round((off["energy_em"] - on["energy_em"]) * 1e-3, 2)})
     return sorted(out, key=lambda r: (r["board"], r["tasks"]))
@@ -115,11 +124,14 @@ def ablations(sims: dict, ablate: dict) -> list[dict]:
 
 def run(sweep: Sweep) -> ExperimentResult:
     pub = published_csv(FILE)
-    jobs = [(b, n, p, ERA) for b in BOARDS for n in TASKS for p in ("no-eas", "eas", ABLATE_PLACEMENT)]
+    jobs = [(b, n, p, ERA) for b in BOARDS for n in TASKS
+            for p in ("no-eas", "eas", ABLATE_PLACEMENT, "eas" + ABLATE_OU)]
     every = sweep.map(simulate_energy, jobs, warm=warm_up_simulator)
-    sims = {(r["board"], r["tasks"], r["placement"]): r for r in every if r["placement"] != ABLATE_PLACEMENT}
+    sims = {(r["board"], r["tasks"], r["placement"]): r for r in every
+            if r["placement"] in ("no-eas", "eas") and not r["config"]["ablate"]}
     ablate = {(r["board"], r["tasks"]): r for r in every if r["placement"] == ABLATE_PLACEMENT}
-    abl = {(a["board"], a["tasks"]): a for a in ablations(sims, ablate)}
+    ablate_ou = {(r["board"], r["tasks"]): r for r in every if r["config"]["ablate"]}
+    abl = {(a["board"], a["tasks"]): a for a in ablations(sims, ablate, ablate_ou)}
     rows = []
     for _, p in pub.iterrows():
         b, n = p["board"], int(p["tasks"])
@@ -143,6 +155,7 @@ def run(sweep: Sweep) -> ExperimentResult:
                      "cluster_down_s_with": ", ".join(f"{k} {v}" for k, v in on["cluster_down_s"].items()),
                      "ablation_em_estimate_delta_pct": abl[(b, n)]["em_estimate_rfc_v2"],
                      "ablation_v5_0_rule_delta_pct": abl[(b, n)]["meter_v5_0_rule"],
+                     "ablation_no_tipping_point_delta_pct": abl[(b, n)]["meter_no_tipping_point"],
                      "energy_unit": off["unit"]})
     checks = []
     # Sign: only rows whose published saving exceeds its own run-to-run spread (RSD) have a
@@ -160,8 +173,10 @@ def run(sweep: Sweep) -> ExperimentResult:
                         f"{sims[(r['board'], r['tasks'], 'eas')]['cross_domain_migrations_last_10s']} migrations"
                         for r in signed if r not in agree)
             + ". Ablations on these rows (EM estimate instead of the meter / merged v5.0 rule instead of the "
-              "RFC's): " + "; ".join(f"{r['board']} N={r['tasks']}: {r['ablation_em_estimate_delta_pct']:+.1f} / "
-                                     f"{r['ablation_v5_0_rule_delta_pct']:+.1f} %" for r in signed if r not in agree)))
+              "RFC's / EAS used while overutilized): "
+            + "; ".join(f"{r['board']} N={r['tasks']}: {r['ablation_em_estimate_delta_pct']:+.1f} / "
+                        f"{r['ablation_v5_0_rule_delta_pct']:+.1f} / {r['ablation_no_tipping_point_delta_pct']:+.1f} %"
+                        for r in signed if r not in agree)))
     for b in BOARDS:
         br = [r for r in rows if r["board"] == b]
         n = [r["tasks"] for r in br]
@@ -179,11 +194,13 @@ def run(sweep: Sweep) -> ExperimentResult:
                 + " %; with the EM estimate instead of the meter: "
                 + ", ".join(f"{r['ablation_em_estimate_delta_pct']:+.1f}" for r in br)
                 + " %; with the merged v5.0 rule: " + ", ".join(f"{r['ablation_v5_0_rule_delta_pct']:+.1f}" for r in br)
-                + " %"))
+                + " %; with EAS used while overutilized: "
+                + ", ".join(f"{r['ablation_no_tipping_point_delta_pct']:+.1f}" for r in br) + " %"))
     juno = [r for r in rows if r["board"] == "juno_r0"]
     mad = sum(abs(r["reproduced_delta_pct"] - r["published_delta_pct"]) for r in juno) / len(juno)
     mad_em = sum(abs(r["ablation_em_estimate_delta_pct"] - r["published_delta_pct"]) for r in juno) / len(juno)
     mad_v50 = sum(abs(r["ablation_v5_0_rule_delta_pct"] - r["published_delta_pct"]) for r in juno) / len(juno)
+    mad_ou = sum(abs(r["ablation_no_tipping_point_delta_pct"] - r["published_delta_pct"]) for r in juno) / len(juno)
     # Size, Juno r0: the meters cover the two CPU clusters, as the meter model does, so the
     # relative saving is comparable; published RSD up to 3.1 % per measurement and a power model
     # from the board's EM and legacy EAS tables: mean absolute difference within 10 points.
@@ -194,7 +211,8 @@ def run(sweep: Sweep) -> ExperimentResult:
                                   "on average: " + ", ".join(f"N={r['tasks']}: {r['reproduced_delta_pct']:+.1f} vs "
                                                              f"{r['published_delta_pct']:+.1f}" for r in juno)
                                   + f"; ablations: {mad_em:.1f} points with the EM estimate instead of the meter, "
-                                    f"{mad_v50:.1f} with the merged v5.0 rule"))
+                                    f"{mad_v50:.1f} with the merged v5.0 rule, {mad_ou:.1f} with EAS used while "
+                                    "overutilized"))
     hikey = [r for r in rows if r["board"] == "hikey960" and r["model_saving_j"] is not None]
     if hikey:
         # Size, HiKey960: the published energy is the whole board (memory, GPU, regulators...);
@@ -213,6 +231,8 @@ def run(sweep: Sweep) -> ExperimentResult:
             why="model/published saving ratios " + ", ".join(f"{x:.2f}" for x in ratios)
                 + "; with the EM estimate instead of the meter the savings are "
                 + ", ".join(f"{abl[(r['board'], r['tasks'])]['saving_j_em']:.2f}" for r in hikey)
+                + " J, with EAS used while overutilized "
+                + ", ".join(f"{abl[(r['board'], r['tasks'])]['saving_j_no_tipping_point']:.2f}" for r in hikey)
                 + " J; the metered CPU clusters are "
                 + f"{100 * hikey[0]['model_meter_j_without'] / hikey[0]['published_j_without']:.0f} % of the "
                   "published board energy at N=10, and the non-CPU part (memory, GPU) can change with placement"))
@@ -233,8 +253,8 @@ def run(sweep: Sweep) -> ExperimentResult:
         f"Model energy unit(s): {', '.join(units)}.",
         "Ablations (each switches one cause on the same rows; reproduced saving %): "
         + "; ".join(f"{a['board']} N={a['tasks']}: meter + RFC v2 {a['meter_rfc_v2']:+.1f}, EM estimate "
-                    f"{a['em_estimate_rfc_v2']:+.1f}, v5.0 rule {a['meter_v5_0_rule']:+.1f}"
-                    for a in ablations(sims, ablate))
+                    f"{a['em_estimate_rfc_v2']:+.1f}, v5.0 rule {a['meter_v5_0_rule']:+.1f}, no tipping point "
+                    f"{a['meter_no_tipping_point']:+.1f}" for a in ablations(sims, ablate, ablate_ou))
         + ". Cluster power-down time (s) without / with EAS: "
         + "; ".join(f"{r['board']} N={r['tasks']}: {r['cluster_down_s_without']} / {r['cluster_down_s_with']}"
                     for r in rows) + ".",
@@ -248,6 +268,7 @@ def run(sweep: Sweep) -> ExperimentResult:
                     "simulation_config": {p: next(s["config"] for k, s in sims.items() if k[2] == p)
                                           for p in ("no-eas", "eas")},
                     "ablation_config": next(s["config"] for s in ablate.values()),
+                    "ablation_tipping_point_config": next(s["config"] for s in ablate_ou.values()),
                     "simulations": len(every)},
         series={"delta_pct": {"label": [f"{r['board']} N={r['tasks']}" for r in rows],
                           "published": [r["published_delta_pct"] for r in rows],

@@ -12,6 +12,8 @@ from ..platform import FrozenMap
 __all__ = ["GOVERNORS", "PLACEMENTS", "SIS_MODES", "SimConfig"]
 
 PLACEMENTS = ("eas", "eas-v5.0", "no-eas")
+#: Causes an ablation experiment can switch off (``SimConfig.ablate``).
+ABLATIONS = ("eas-overutilized",)
 SIS_MODES = ("util", "prop")
 #: what ``simulate`` returns: every table, or the rt-app log and the metadata (sweeps)
 OUTPUTS = ("full", "summary")
@@ -108,6 +110,10 @@ class SimConfig:
         Runnable boosting (v6.5+, 7d0583cf9ec7): schedutil and the EAS OPP estimate read
         ``max(util_avg, runnable_avg)`` of each cfs_rq (default False; ignored before v6.5;
         not with schedutil's ``ramp_boost``).
+    ablate : tuple of str
+        Causes switched off for an ablation experiment (no kernel does this; default none):
+        ``"eas-overutilized"``: the EAS wake-up ignores the overutilized flag (load balance still
+        sees it), to measure what the tipping point costs a reproduction.
     """
 
     placement: str = "eas"
@@ -132,6 +138,7 @@ class SimConfig:
     thermal_caps: tuple = ()
     rt_pressure: bool = False
     runnable_boost: bool = False
+    ablate: tuple = ()
 
     def __post_init__(self):
         if self.placement not in PLACEMENTS:
@@ -180,6 +187,12 @@ class SimConfig:
             raise ModelError("SimConfig.runnable_boost cannot be combined with schedutil's ramp_boost tunable "
                              "(the RFC ramp boost predates runnable boosting); set one of them")
         object.__setattr__(self, "thermal_caps", _thermal_caps(self.thermal_caps))
+        if isinstance(self.ablate, str) or not all(isinstance(a, str) for a in self.ablate):
+            raise ModelError(f"SimConfig.ablate must be a tuple of names, got {self.ablate!r}")
+        object.__setattr__(self, "ablate", tuple(self.ablate))
+        unknown = [a for a in self.ablate if a not in ABLATIONS]
+        if unknown:
+            raise ModelError(f"SimConfig.ablate: {unknown[0]!r} is not an ablation (known: {', '.join(ABLATIONS)})")
         if self.pelt_halflife_ms not in (8, 16, 32):
             raise ModelError(f"SimConfig.pelt_halflife_ms must be 8, 16 or 32, got {self.pelt_halflife_ms!r}")
 
@@ -202,6 +215,7 @@ class SimConfig:
             v = getattr(self, f.name)
             out[f.name] = dict(v) if isinstance(v, Mapping) else v
         out["thermal_caps"] = [list(r) for r in self.thermal_caps]
+        out["ablate"] = list(self.ablate)
         return out
 
 

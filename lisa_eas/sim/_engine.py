@@ -279,6 +279,7 @@ def _model_params(platform: Platform, config: SimConfig, em_mode: int, cpu_capma
                         else eas_kernel_era(era if era >= (4, 16) else (5, 4)))
     # cpu_overutilized: the v5.0 test (1280/1024) for eras before v5.0 too
     mp[sm.M_EAS_OVERUTIL_ERA] = eas_kernel_era(max(era, (5, 0)))
+    mp[sm.M_EAS_IGNORE_OU] = int("eas-overutilized" in config.ablate)
     mp[sm.M_SIS_MODE] = sis_kernel_mode(max(era, (4, 9)))
     su_era = max(era, (5, 0))                # schedutil before v5.0: the v5.0 formula
     mp[sm.M_SU_ERA] = schedutil_kernel_era(su_era)
