@@ -36,9 +36,14 @@ Modules and entry points
     energies, ``NO_ENERGY`` when not computed); ``feec_batch(...)`` for many;
     ``em_cpu_energy(pd_info, em_states, em_mode, pd, max_util, sum_util, allowed_cap)``;
     ``cpu_util_next``, ``fits_capacity``, ``cpu_overutilized(util, cap, era)``,
-    ``rd_overutilized``. Platform arrays from ``EnergyModel.arrays()``; eras ``EAS_V5_0``,
+    ``rd_overutilized``. Platform arrays from ``EnergyModel.arrays()``; eras ``EAS_RFC_V2`` (the
+    April 2018 RFC v2, ``feec_rfc2``), ``EAS_V5_0``,
     ``EAS_V5_4``, ``EAS_V5_14``, ``EAS_V6_0``, ``EAS_V6_2``; optional ``extra`` (``X_*`` rows: RT/DL/IRQ,
     thermal pressure, runnable_avg).
+``meter`` (the legacy EAS energy model's sched_group_energy, as a meter reads it)
+    ``integrate_cluster(t, kind, slot, val, t_start, t_end, n_cpus, cpu_busy, cpu_idle,
+    cluster_busy, cluster_idle, init_state, out)``: one cluster's CPU and cluster power over a
+    merged OPP / idle-state timeline (``M_*`` slots of ``out``).
 ``sis`` (fair.c select_idle_sibling / select_idle_cpu / update_idle_cpu_scan)
     ``sis_util_nr_idle_scan(sum_util, llc_weight, imbalance_pct)``;
     ``sis_prop_nr(avg_idle, avg_scan_cost, span_weight, era)``;

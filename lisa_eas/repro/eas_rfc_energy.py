@@ -150,6 +150,7 @@ def run(sweep: Sweep) -> ExperimentResult:
                      "model_saving_j": None if e_off is None else round(e_off - e_on, 2),
                      "model_j_by_domain_without": _by_domain(off, scale),
                      "model_j_by_domain_with": _by_domain(on, scale),
+                     "model_tasks_by_domain_without": ", ".join(f"{k} {v}" for k, v in off["tasks_on"].items()),
                      "model_tasks_by_domain_with": ", ".join(f"{k} {v}" for k, v in on["tasks_on"].items()),
                      "cluster_down_s_without": ", ".join(f"{k} {v}" for k, v in off["cluster_down_s"].items()),
                      "cluster_down_s_with": ", ".join(f"{k} {v}" for k, v in on["cluster_down_s"].items()),
@@ -166,10 +167,11 @@ def run(sweep: Sweep) -> ExperimentResult:
         "EAS saves energy in every row whose saving exceeds its RSD",
         f"{len(signed)} rows, all negative", f"{len(agree)}/{len(signed)} rows with the published sign",
         len(agree) == len(signed), tolerance="sign per row; rows within the published RSD are not signed",
-        why="EAS raised a cluster's metered energy more than it saved elsewhere: "
+        why="EAS did not lower the metered energy: "
             + "; ".join(_grew(r) for r in signed if r not in agree)
-            + ". Tasks per domain at the end, cross-domain migrations in the last 10 s: "
-            + "; ".join(f"{r['board']} N={r['tasks']}: {r['model_tasks_by_domain_with']}, "
+            + ". Tasks per domain at the end without / with EAS, cross-domain migrations in the last 10 s with: "
+            + "; ".join(f"{r['board']} N={r['tasks']}: {r['model_tasks_by_domain_without']} / "
+                        f"{r['model_tasks_by_domain_with']}, "
                         f"{sims[(r['board'], r['tasks'], 'eas')]['cross_domain_migrations_last_10s']} migrations"
                         for r in signed if r not in agree)
             + ". Ablations on these rows (EM estimate instead of the meter / merged v5.0 rule instead of the "
