@@ -225,8 +225,9 @@ def simulate(platform, workload, *, config: SimConfig | None = None):
         "sim_events": None if summary else int(len(raw.events)), "wake_cap_wakeups": raw.wake_cap_wakeups,
         "output_wall_s": output_wall, "platform_model": platform_model,
     }
-    if energy is not None and not summary and "cpu_frequency" in frames:
-        energy["meter"] = _meter_or_none(frames, meta, plat)
+    if energy is not None:      # the meter needs the cpu_frequency / cpu_idle timeline: full output only
+        energy["meter"] = (_meter_or_none(frames, meta, plat) if not summary and "cpu_frequency" in frames
+                           else None)
     if summary:
         meta["residency"] = {"busy_ns_per_opp": raw.res_busy.tolist(), "idle_ns_per_state": raw.res_idle.tolist()}
     return Trace.from_dataframes(frames, meta)
