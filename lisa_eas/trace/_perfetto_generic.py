@@ -16,7 +16,7 @@ import pandas as pd
 
 from . import _decode
 from . import _pb_ftrace as F
-from ._columns import SpanInterner, _categorical
+from ._columns import SpanInterner, _categorical, empty_small_pages
 from ._pb_wire import ERR_NAMES
 from ._pbsmall import PbError, fields, signed64
 
@@ -39,7 +39,10 @@ def generic_frames(buf, gen, frames: dict, fail) -> None:
     field layout become columns at once, others go through the Python decoder. ``fail(reason,
     offset, detail)`` reports what does not decode."""
     gen = np.ascontiguousarray(gen)
-    ev, flds = F.decode_generic(buf, gen)
+    # rows for the most fields the events can hold: only those written become resident
+    flds = empty_small_pages(F.generic_field_bound(gen) * 6, np.int64).reshape(-1, 6)
+    ev, total = F.decode_generic(buf, gen, flds)
+    flds = flds[:total]
     bad = np.nonzero(ev[:, 7] != 0)[0]
     if len(bad):
         fail("corrupt_generic_event", int(gen[bad[0], 0]),
