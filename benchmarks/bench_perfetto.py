@@ -222,7 +222,7 @@ def main() -> int:
     # packets of the benchmark trace itself (the same event kinds), and a trace of
     # another writer (compact waking, generic events)
     import lzma
-    warm = work / "warmup.perfetto-trace"
+    warm = work / f"warmup_{pf.stem}.perfetto-trace"
     if not warm.exists() or warm.stat().st_mtime < pf.stat().st_mtime:
         src = (Path(__file__).resolve().parent.parent / "tests/data/traces/perfetto/"
                "systing_x86_22cpu_compact_sched.pb.xz")
