@@ -218,9 +218,9 @@ def main() -> int:
         trace.to_perfetto(pf, tracks=False)
         t_write = time.perf_counter() - t0
         del trace
-    # the warm-up (not timed) loads every decode kernel the timed read uses: the first
-    # packets of the benchmark trace itself (the same event kinds), and a trace of
-    # another writer (compact waking, generic events)
+    # the warm-up (not timed) loads every decode kernel the timed read uses: a trace of
+    # another writer (systing, compact waking) and the first packets of the benchmark trace
+    # itself (the same event kinds: typed strings, generic events when written)
     import lzma
     warm = work / f"warmup_{pf.stem}.perfetto-trace"
     if not warm.exists() or warm.stat().st_mtime < pf.stat().st_mtime:
