@@ -28,8 +28,9 @@ generic ftrace event carrying its event and field names, ~3x the bytes per event
 
 Prints ONE JSON line (and the two ratios, labelled, on stderr). Targets (issue 19): cold
 >= 5 M events/s, >= 20x the Python protobuf parse, peak RSS growth <= 2x the DataFrames.
-Measured (2026-11-25, load 4.2-4.4 on 2 shared CPUs): 7.5 M events per CPU-s, 4.7x (upb),
-1.58x (main before: 3.9 M, 2.7x, 2.7x).
+Measured (2026-11-26, load 9-13 on 2 shared CPUs): 8.1 M events per CPU-s (0.39 CPU-s),
+64x the pure-Python protobuf baseline (24.8 CPU-s), 5.4x the upb one (2.08 CPU-s), 1.51x
+(2026-11-25: 7.5 M, 4.7x upb, 1.58x; main before: 3.9 M, 2.7x, 2.7x).
 
 Usage: ``python benchmarks/bench_perfetto.py [--trace TRACE.dat] [--workdir DIR]``
 (recording needs root and tracefs: run it under ``flock /tmp/lisa_live.lock`` on a shared
