@@ -228,3 +228,22 @@ def test_every_clock_snapshot_converts(tmp_path):
     meta = trace.metadata
     assert meta["clock"] == "mono" and meta["clock_snapshots"] == 2
     assert "latest clock snapshot at or before" in meta["clock_method"]
+
+
+def test_a_damaged_generic_event_is_dropped_alone(tmp_path):
+    """Generic events are decoded in one walk: a damaged one (its second field holds a field
+    number 0, after a good first field) is dropped and reported, and the field rows it began
+    to write do not leak into the next event's columns."""
+    bad = Msg().bytes(1, "vendor_evt").bytes(2, Msg().bytes(1, "a").int(4, 99)) \
+        .bytes(2, bytes(Msg().bytes(1, "b").buf) + b"\x00")
+    evs = [_generic_event(2050, 7, "vendor_evt", [("a", "i", 1), ("b", "i", 2)]),
+           Msg().int(1, 2060).int(2, 7).bytes(327, bad),
+           _generic_event(2070, 7, "vendor_evt", [("a", "i", 3), ("b", "i", 4)])]
+    p = _write(tmp_path, _trace([_bundle(1, evs)]))
+    trace = read_trace(p, cache=False)
+    v = trace.df("vendor_evt")
+    assert v["a"].tolist() == [1, 3] and v["b"].tolist() == [2, 4]
+    assert v["__ts"].tolist() == [2050, 2070]
+    assert trace.skipped.count("corrupt_generic_event") == 1
+    with pytest.raises(TraceError, match=r"byte offset \d+: corrupt_generic_event"):
+        read_trace(p, cache=False, strict=True)
