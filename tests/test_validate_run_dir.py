@@ -110,10 +110,11 @@ def _freq_trace(times, freqs, cpu=0, switches=((0.0, 1, 100), (10.0, 0, 0))):
     df = pd.DataFrame({"__cpu": np.int32(cpu), "__pid": np.int32(0), "__comm": "swapper",
                        "cpu_id": np.uint32(cpu), "state": np.asarray(freqs, np.uint32)},
                       index=pd.Index(np.asarray(times, float), name="Time"))
-    t, c, p = (np.array(x) for x in zip(*switches))
+    switches = [tuple(x) + (0,) * (4 - len(x)) for x in switches]      # prev_pid 0 unless given
+    t, c, p, pp = (np.array(x) for x in zip(*switches))
     n = len(t)
     sw = pd.DataFrame({"__cpu": c.astype(np.int32), "__pid": np.zeros(n, np.int32), "__comm": ["swapper"] * n,
-                       "prev_comm": ["swapper"] * n, "prev_pid": np.zeros(n, np.int32),
+                       "prev_comm": ["swapper"] * n, "prev_pid": pp.astype(np.int32),
                        "prev_prio": np.full(n, 120, np.int32), "prev_state": np.zeros(n, np.int64),
                        "next_comm": ["swapper" if x == 0 else "task" for x in p], "next_pid": p.astype(np.int32),
                        "next_prio": np.full(n, 120, np.int32)},
@@ -163,6 +164,13 @@ def test_schedutil_residency_counts_only_time_the_domain_runs_a_task():
     assert d["time_at_model_freq_pct"] == pytest.approx(50.0)
     assert d["over_provisioned_pct"] == pytest.approx(50.0) and d["under_provisioned_pct"] == 0.0
     assert "idle" in s["residency_scope"]
+    # a CPU whose first switch leaves a task (prev_pid 55 on CPU 3 at 9 s) ran it before: the
+    # domain is busy from the start to 9 s as well, so all 10 s are compared (1-9 s, 8 s, above the model)
+    tr = _freq_trace([0.0, 1.0, 9.0], [533000, 999000, 533000],
+                     switches=((0.0, 1, 100), (2.0, 1, 0), (8.0, 2, 101), (9.0, 3, 0, 55), (10.0, 0, 0)))
+    d = replay_schedutil(tr, plat, cu, era="v5.4")[1]["domains"]["little"]
+    assert d["compared_s"] == pytest.approx(10.0) and d["idle_excluded_s"] == pytest.approx(0.0)
+    assert d["over_provisioned_pct"] == pytest.approx(80.0)
 
 
 def test_schedutil_requests_before_the_first_util_sample_are_not_compared():

@@ -166,7 +166,8 @@ RESIDENCY_SCOPE = ("time while some CPU of the domain runs a task (sched_switch)
 def _domain_busy(trace, cpus):
     """``(switch times of the domain's CPUs, busy(t))``: ``busy(t)`` is whether, at each of
     the times ``t``, some CPU of ``cpus`` runs a task, i.e. its last ``sched_switch`` at or
-    before ``t`` switched to a pid other than 0 (a CPU with no switch yet counts as idle).
+    before ``t`` switched to a pid other than 0; before its first switch, whether that switch
+    left a task (``prev_pid`` other than 0) or the idle task.
     Without ``sched_switch`` every instant counts as busy (the residency is then over all
     the time, as the scope in the summary cannot be applied)."""
     if "sched_switch" not in trace.events:
@@ -176,15 +177,17 @@ def _domain_busy(trace, cpus):
     st = sw.index.to_numpy(np.float64)[on]
     scpu = sw["__cpu"].to_numpy(np.int64)[on]
     spid = sw["next_pid"].to_numpy(np.int64)[on]
+    ppid = sw["prev_pid"].to_numpy(np.int64)[on]
     per = []
     for c in cpus:
-        m = scpu == c
-        per.append((st[m], spid[m] != 0))
+        m = np.flatnonzero(scpu == c)
+        if len(m):
+            per.append((st[m], spid[m] != 0, bool(ppid[m[0]] != 0)))
 
     def busy(t):
         out = np.zeros(len(t), bool)
-        for tc, run in per:
+        for tc, run, before in per:
             j = np.searchsorted(tc, t, side="right") - 1
-            out |= (j >= 0) & run[np.maximum(j, 0)] if len(tc) else False
+            out |= np.where(j >= 0, run[np.maximum(j, 0)], before)
         return out
     return st, busy
