@@ -10,6 +10,9 @@ printed for:
 
 * ``python -c pass``: the interpreter alone (the floor of any Python CLI);
 * ``trace-cmd report FILE > /dev/null``: the C tool on the same file (when installed);
+* ``floor``: a Python that imports numpy, pandas and numba and initialises numba's CPU target
+  (what numba does before it loads any cached kernel): the least any fresh decode costs
+  with this stack;
 * ``lisa-eas trace info FILE --no-cache``: decode the trace (numpy, pandas, numba and its
   cached decode kernels loaded);
 * ``lisa-eas trace info FILE`` (cache filled first): the parquet cache hit, answered from the
@@ -104,6 +107,13 @@ def main() -> int:
         drop_cache = lambda: shutil.rmtree(cache, ignore_errors=True)       # noqa: E731
         cli = _lisa_eas()
         rows = {"python -c pass": _measure([sys.executable, "-c", "pass"], work, args.repeat)}
+        # what any decode pays before its first byte: the libraries it stands on, and numba's
+        # target initialisation (numba refreshes every typing/lowering registry before it
+        # loads the first cached kernel, whichever kernel it is)
+        rows["floor: numpy+pandas+numba, numba init"] = _measure(
+            [sys.executable, "-c", "import numpy, pandas, numba\n"
+             "from numba.core.registry import cpu_target\ncpu_target.target_context.refresh()"],
+            work, args.repeat)
         if shutil.which("trace-cmd"):
             rows["trace-cmd report"] = _measure(["trace-cmd", "report", trace.name], work, args.repeat)
         rows["trace info --no-cache"] = _measure([*cli, "trace", "info", trace.name, "--no-cache"], work,

@@ -22,7 +22,8 @@ extensions = ["myst_nb", "sphinx.ext.autodoc", "sphinx.ext.autosummary", "numpyd
 exclude_patterns = ["_build", "**.ipynb_checkpoints"]
 html_theme = "furo"
 html_title = "lisa_eas"
-html_static_path = ["_static"]
+# the render probe has one source, in the package (its pages include it)
+html_static_path = ["_static", "../lisa_eas/plot/templates/render_probe.js"]
 html_js_files = ["render_probe.js"]
 html_css_files = ["custom.css"]
 myst_enable_extensions = ["colon_fence"]

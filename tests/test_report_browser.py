@@ -71,4 +71,11 @@ def test_validation_page_in_browser(validation_page):
     body = page.dom[page.dom.rfind("<body"):]
     assert "<h2>Summary</h2>" in body and "agreement_pct" in body
     assert "Largest EAS disagreements" in body
+    # the per-domain schedutil figures the CLI prints, and what the time shares count
+    for name, d in rep.summary["schedutil"]["domains"].items():
+        assert f"schedutil: {name}" in body
+        if d.get("requests"):
+            assert f"{d['request_agreement_pct']:.1f}%" in body
+    assert "time at the model&#39;s frequency" in body or "time at the model's frequency" in body
+    assert "while all its CPUs are idle" in body
     print(f"screenshot: {page.screenshot}")

@@ -228,3 +228,43 @@ def test_every_clock_snapshot_converts(tmp_path):
     meta = trace.metadata
     assert meta["clock"] == "mono" and meta["clock_snapshots"] == 2
     assert "latest clock snapshot at or before" in meta["clock_method"]
+
+
+def test_a_damaged_generic_event_is_dropped_alone(tmp_path):
+    """Generic events are decoded in one walk: a damaged one (its second field holds a field
+    number 0, after a good first field) is dropped and reported, and the field rows it began
+    to write do not leak into the next event's columns."""
+    bad = Msg().bytes(1, "vendor_evt").bytes(2, Msg().bytes(1, "a").int(4, 99)) \
+        .bytes(2, bytes(Msg().bytes(1, "b").buf) + b"\x00")
+    evs = [_generic_event(2050, 7, "vendor_evt", [("a", "i", 1), ("b", "i", 2)]),
+           Msg().int(1, 2060).int(2, 7).bytes(327, bad),
+           _generic_event(2070, 7, "vendor_evt", [("a", "i", 3), ("b", "i", 4)])]
+    p = _write(tmp_path, _trace([_bundle(1, evs)]))
+    trace = read_trace(p, cache=False)
+    v = trace.df("vendor_evt")
+    assert v["a"].tolist() == [1, 3] and v["b"].tolist() == [2, 4]
+    assert v["__ts"].tolist() == [2050, 2070]
+    assert trace.skipped.count("corrupt_generic_event") == 1
+    with pytest.raises(TraceError, match=r"byte offset \d+: corrupt_generic_event"):
+        read_trace(p, cache=False, strict=True)
+
+
+def test_a_typed_event_written_generic_keeps_the_kernel_widths(tmp_path):
+    """A kernel whose sched_process_exit has a field the proto lacks (``group_dead``, 6.x) is
+    written as a generic event; its integers carry no width there, and come back at the
+    trace.dat types (pid/prio int32 as the typed proto's columns, group_dead uint8: bool in
+    the kernel's format). A value that does not fit the width keeps the decoded type."""
+    evs = [_generic_event(3000, 5, "sched_process_exit", [("comm", "s", "sh"), ("pid", "i", 77),
+                                                          ("prio", "i", 120), ("group_dead", "u", 1)]),
+           _generic_event(3100, 5, "sched_process_exit", [("comm", "s", "sh"), ("pid", "i", 78),
+                                                          ("prio", "i", 120), ("group_dead", "u", 0)]),
+           _generic_event(3200, 5, "sched_pi_setprio", [("comm", "s", "x"), ("pid", "i", 1 << 40),
+                                                        ("oldprio", "i", 1), ("newprio", "i", 2)])]
+    trace = read_trace(_write(tmp_path, _trace([_bundle(0, evs)])), cache=False)
+    ex = trace.df("sched_process_exit")
+    assert {c: str(ex[c].dtype) for c in ("pid", "prio", "group_dead")} == \
+        {"pid": "int32", "prio": "int32", "group_dead": "uint8"}
+    assert ex["pid"].tolist() == [77, 78] and ex["group_dead"].tolist() == [1, 0]
+    pi = trace.df("sched_pi_setprio")
+    assert str(pi["pid"].dtype) == "int64" and pi["pid"].tolist() == [1 << 40]
+    assert str(pi["oldprio"].dtype) == "int32"

@@ -104,14 +104,21 @@ def test_simulated_schedutil_eas_run_keeps_its_checks(tmp_path, capsys):
     assert "does not apply: eas" not in text and "does not apply: schedutil" not in text
 
 
-def _freq_trace(times, freqs, cpu=0):
+def _freq_trace(times, freqs, cpu=0, switches=((0.0, 1, 100), (10.0, 0, 0))):
+    """cpu_frequency events of ``cpu``; ``switches`` (time, cpu, next_pid): by default a task
+    runs on CPU 1 from 0 s and CPU 0 switches to idle at 10 s (the trace's end)."""
     df = pd.DataFrame({"__cpu": np.int32(cpu), "__pid": np.int32(0), "__comm": "swapper",
                        "cpu_id": np.uint32(cpu), "state": np.asarray(freqs, np.uint32)},
                       index=pd.Index(np.asarray(times, float), name="Time"))
-    sw = pd.DataFrame({"__cpu": np.int32([0]), "__pid": np.int32([0]), "__comm": ["swapper"], "prev_comm": ["swapper"],
-                       "prev_pid": np.int32([0]), "prev_prio": np.int32([120]), "prev_state": [0],
-                       "next_comm": ["swapper"], "next_pid": np.int32([0]), "next_prio": np.int32([120])},
-                      index=pd.Index([10.0], name="Time"))
+    switches = [tuple(x) + (0,) * (4 - len(x)) for x in switches]      # prev_pid 0 unless given
+    t, c, p, pp = (np.array(x) for x in zip(*switches))
+    n = len(t)
+    sw = pd.DataFrame({"__cpu": c.astype(np.int32), "__pid": np.zeros(n, np.int32), "__comm": ["swapper"] * n,
+                       "prev_comm": ["swapper"] * n, "prev_pid": pp.astype(np.int32),
+                       "prev_prio": np.full(n, 120, np.int32), "prev_state": np.zeros(n, np.int64),
+                       "next_comm": ["swapper" if x == 0 else "task" for x in p], "next_pid": p.astype(np.int32),
+                       "next_prio": np.full(n, 120, np.int32)},
+                      index=pd.Index(t.astype(float), name="Time"))
     return Trace.from_dataframes({"cpu_frequency": df, "sched_switch": sw}, {"cpus": 8})
 
 
@@ -119,7 +126,8 @@ def test_schedutil_figures_per_request_and_time_weighted():
     """HiKey960's little domain (CPUs 0-3) with util 0 all along: schedutil's answer is the
     lowest OPP, 533 MHz, at every instant (next_freq = 1.25 * fmax * 0 / cap -> lowest OPP).
     Util is known from just before 0 s; the trace sits at 533 MHz from 0 to 10 s (its last event) except a
-    blip to 999 MHz from 5.00 to 5.05 s (three requests: 533, 999, 533). By hand: 2 of the 3
+    blip to 999 MHz from 5.00 to 5.05 s (three requests: 533, 999, 533); a task runs on CPU 1 all
+    along (the domain is busy: the residency counts all 10 s). By hand: 2 of the 3
     requests equal the model's answer (66.7 %); the trace ran at the model's frequency 9.95 of
     the 10 s (99.5 %), above it the other 0.05 s (0.5 %), never below it."""
     plat = load_platform("hikey960")
@@ -135,6 +143,34 @@ def test_schedutil_figures_per_request_and_time_weighted():
     assert d["time_at_model_freq_pct"] == pytest.approx(99.5)
     assert d["over_provisioned_pct"] == pytest.approx(0.5) and d["under_provisioned_pct"] == 0.0
     assert "agreement_pct" not in d      # no unnamed headline figure
+
+
+def test_schedutil_residency_counts_only_time_the_domain_runs_a_task():
+    """While every CPU of a domain is idle, schedutil gets no update and makes no request: the
+    frequency it left is not held against the model's answer. HiKey960 little (CPUs 0-3), util 0
+    all along (model: 533 MHz). The trace: 533 MHz at 0 s, 999 MHz at 1 s, 533 MHz at 9 s; a
+    task runs on CPU 1 from 0 to 2 s and on CPU 2 from 8 s to the end (10 s); the domain is
+    idle from 2 to 8 s. By hand: compared 0-2 s and 8-10 s (4 s; 6 s idle left out); at the
+    model's frequency 0-1 s and 9-10 s (2 s, 50 %), above it 1-2 s and 8-9 s (2 s, 50 %).
+    (Over all 10 s it would read 20 % at the model's frequency, 80 % above.)"""
+    plat = load_platform("hikey960")
+    tr = _freq_trace([0.0, 1.0, 9.0], [533000, 999000, 533000],
+                     switches=((0.0, 1, 100), (2.0, 1, 0), (8.0, 2, 101), (10.0, 0, 0)))
+    cu = pd.DataFrame({"cpu": np.arange(4), "util": np.zeros(4, np.int64)},
+                      index=pd.Index(np.full(4, -0.001), name="Time"))
+    _, s = replay_schedutil(tr, plat, cu, era="v5.4")
+    d = s["domains"]["little"]
+    assert d["compared_s"] == pytest.approx(4.0) and d["idle_excluded_s"] == pytest.approx(6.0)
+    assert d["time_at_model_freq_pct"] == pytest.approx(50.0)
+    assert d["over_provisioned_pct"] == pytest.approx(50.0) and d["under_provisioned_pct"] == 0.0
+    assert "idle" in s["residency_scope"]
+    # a CPU whose first switch leaves a task (prev_pid 55 on CPU 3 at 9 s) ran it before: the
+    # domain is busy from the start to 9 s as well, so all 10 s are compared (1-9 s, 8 s, above the model)
+    tr = _freq_trace([0.0, 1.0, 9.0], [533000, 999000, 533000],
+                     switches=((0.0, 1, 100), (2.0, 1, 0), (8.0, 2, 101), (9.0, 3, 0, 55), (10.0, 0, 0)))
+    d = replay_schedutil(tr, plat, cu, era="v5.4")[1]["domains"]["little"]
+    assert d["compared_s"] == pytest.approx(10.0) and d["idle_excluded_s"] == pytest.approx(0.0)
+    assert d["over_provisioned_pct"] == pytest.approx(80.0)
 
 
 def test_schedutil_requests_before_the_first_util_sample_are_not_compared():

@@ -55,7 +55,7 @@ def _run(args) -> int:
                              f"frequency", f"{v['requests_agree']} of {v['requests']} frequency requests "
                              f"({_pct(v['request_agreement_pct'])}) match the model; above it "
                              f"{_pct(v['over_provisioned_pct'])}, below {_pct(v['under_provisioned_pct'])} "
-                             f"of the time"])
+                             f"of the time (time while a CPU of the domain runs a task)"])
     if s["pelt"].get("available") and s["pelt"]["samples"]:
         p = s["pelt"]
         rows.append(["PELT |error|", f"p95 {p['abs_error_p95']:.0f}",

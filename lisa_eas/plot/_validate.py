@@ -79,7 +79,10 @@ def validation_html(report, *, title: str = "lisa_eas validation") -> str:
                       ("pelt", "PELT"), ("kernel_signals", "kernel signals: model vs kernel")):
         if isinstance(s.get(key), dict):
             groups.append({"title": name, "rows": kv_rows({k: v for k, v in s[key].items()
-                                                           if not isinstance(v, (dict, list))})})
+                                                           if not isinstance(v, (dict, list))
+                                                           and k != "residency_scope"})})
+        if key == "schedutil":
+            groups.extend(_schedutil_domains(s.get(key)))
     plots, items = {}, []
     candidates = (
         ("eas-agreement", report.eas, plot_eas_agreement,
@@ -91,7 +94,8 @@ def validation_html(report, *, title: str = "lisa_eas validation") -> str:
          "model's (positive: the kernel spent more).", None),
         ("schedutil", report.schedutil, plot_schedutil,
          "At each frequency change of the trace, the frequency the schedutil model requests (one colour per "
-         "frequency domain); on the diagonal they agree.",
+         "frequency domain); on the diagonal they agree. The time shares in the schedutil cards count only "
+         + str((s.get("schedutil") or {}).get("residency_scope", "the time both are known")) + ".",
          "schedutil not replayed: " + str((s.get("schedutil") or {}).get("reason", "no frequency changes")) + "."),
         ("pelt-error", report.pelt, plot_pelt_error,
          "Distribution of the PELT model's util minus the kernel's, at every kernel PELT sample.",
@@ -115,6 +119,35 @@ def validation_html(report, *, title: str = "lisa_eas validation") -> str:
                      if len(report.eas) else "None: no EAS wake-up was replayed."}
     return render_page("validation.html", plots=plots, title=title, groups=groups, plots_and_notes=items,
                        disagreements=disagreements)
+
+
+# the per-domain schedutil figures, as the CLI prints them (key, label, unit)
+_SU_ROWS = (("requests", "requests compared", ""), ("requests_agree", "requests matching the model", ""),
+            ("request_agreement_pct", "requests matching (%)", "%"),
+            ("requests_before_util", "requests before the first util sample", ""),
+            ("time_at_model_freq_pct", "time at the model's frequency", "%"),
+            ("over_provisioned_pct", "time above it", "%"), ("under_provisioned_pct", "time below it", "%"),
+            ("compared_s", "time compared (s, a CPU busy)", ""),
+            ("idle_excluded_s", "time left out (s, domain idle)", ""),
+            ("lag_ms_median", "median lag to the model's frequency (ms)", ""),
+            ("trace_freqs_in_platform_opps", "trace frequencies are platform OPPs", ""), ("note", "note", ""))
+
+
+def _schedutil_domains(su) -> list[dict]:
+    """One summary card per schedutil domain: the figures ``lisa-eas validate`` prints."""
+    from ._html import fmt
+
+    if not isinstance(su, dict) or not isinstance(su.get("domains"), dict):
+        return []
+    cards = []
+    for name, d in su["domains"].items():
+        rows = []
+        for key, label, unit in _SU_ROWS:
+            if key in d:
+                v = d[key]
+                rows.append((label, "n/a" if v is None else (f"{v:.1f}%" if unit == "%" else fmt(v))))
+        cards.append({"title": f"schedutil: {name}", "rows": rows})
+    return cards
 
 
 def write_validation(report, out_dir) -> dict:

@@ -119,27 +119,40 @@ def _comms(buf, sp, f, out, row, i0, n, ent0, nint):
 
 
 @numba.njit(cache=True)
+def _decode_columns(buf, sp, f_ts, f_a, f_b, f_c, f_comm, f_opt, off, ent0, nint, i0, t64, a_out,
+                    a_row, b32, b_row, c_row, ent, ent_row):
+    """The set-up both record kinds share: the number of records (varints of the time column
+    ``f_ts``), the columns ``f_a``, ``f_b``, ``f_c``, ``f_comm`` (and ``f_opt`` when present,
+    -1 for none) of that length, room from row ``i0``; then the times (+ ``off``) into
+    ``t64[0, i0:]``, column ``f_a`` into ``a_out[a_row]``, ``f_b``/``f_c`` into
+    ``b32[b_row]``/``b32[c_row]`` and the comm indices as entry indices into ``ent[ent_row]``.
+    Returns ``(error, records)``; ``(E_OK, 0)`` when the time column is absent."""
+    if sp[f_ts, 0] < 0:
+        return E_OK, 0
+    n = count_packed(buf, sp[f_ts, 0], sp[f_ts, 1])
+    if not _same_length(buf, sp, (f_a, f_b, f_c, f_comm), n):
+        return E_COMPACT, 0
+    if f_opt >= 0 and sp[f_opt, 0] >= 0 and count_packed(buf, sp[f_opt, 0], sp[f_opt, 1]) != n:
+        return E_COMPACT, 0
+    if i0 + n > t64.shape[1]:
+        return E_COMPACT, 0
+    if not (_times(buf, sp, f_ts, t64, 0, i0, n, off)
+            and _column(buf, sp, f_a, a_out, a_row, i0, n)
+            and _column(buf, sp, f_b, b32, b_row, i0, n)
+            and _column(buf, sp, f_c, b32, c_row, i0, n)):
+        return E_TRUNC, 0
+    return _comms(buf, sp, f_comm, ent, ent_row, i0, n, ent0, nint), n
+
+
+@numba.njit(cache=True)
 def decode_switches(buf, sp, cpu, off, ent0, nint, i0, cur, s64, s32, sent):
     """Decode the switch columns (``sp`` from :func:`compact_columns`) into rows ``i0..``
     of ``s64``/``s32``/``sent`` (entry indices: ``ent0 + intern index``), column by
     column, advancing ``cur[cpu]``. Returns ``(error, rows)``."""
-    if sp[1, 0] < 0:
-        return E_OK, 0
-    n = count_packed(buf, sp[1, 0], sp[1, 1])
-    if not _same_length(buf, sp, (2, 3, 4, 6), n):
-        return E_COMPACT, 0
-    if i0 + n > s64.shape[1]:
-        return E_COMPACT, 0
-    if not (_times(buf, sp, 1, s64, SW_TS, i0, n, off)
-            and _column(buf, sp, 2, s64, SW_STATE, i0, n)
-            and _column(buf, sp, 3, s32, SW_NEXT_PID, i0, n)
-            and _column(buf, sp, 4, s32, SW_NEXT_PRIO, i0, n)):
-        return E_TRUNC, 0
-    err = _comms(buf, sp, 6, sent, SW_NEXT_COMM, i0, n, ent0, nint)
-    if err != E_OK:
+    err, n = _decode_columns(buf, sp, 1, 2, 3, 4, 6, -1, off, ent0, nint, i0, s64, s64, SW_STATE,
+                             s32, SW_NEXT_PID, SW_NEXT_PRIO, sent, SW_NEXT_COMM)
+    if err != E_OK or n == 0:
         return err, 0
-    if n == 0:
-        return E_OK, 0
     # the task each switch leaves is the one the switch before chose
     end = i0 + n
     s32[SW_CPU, i0:end] = np.int32(cpu)
@@ -163,22 +176,9 @@ def decode_wakings(buf, sp, cpu, off, ent0, nint, i0, waker, s64, s32, sw_lo, sw
     (``__pid``) is the task running on the CPU at the waking: ``waker`` (the pid before the
     bundle's compact switches), then the ``next_pid`` of each of the bundle's switches
     (rows ``sw_lo..sw_hi`` of ``s64``/``s32``) at or before it. Returns ``(error, rows)``."""
-    if sp[7, 0] < 0:
-        return E_OK, 0
-    n = count_packed(buf, sp[7, 0], sp[7, 1])
-    if not _same_length(buf, sp, (8, 9, 10, 11), n):
-        return E_COMPACT, 0
-    if sp[12, 0] >= 0 and count_packed(buf, sp[12, 0], sp[12, 1]) != n:
-        return E_COMPACT, 0
-    if i0 + n > w64.shape[1]:
-        return E_COMPACT, 0
-    if not (_times(buf, sp, 7, w64, 0, i0, n, off)
-            and _column(buf, sp, 8, w32, WK_PID, i0, n)
-            and _column(buf, sp, 9, w32, WK_TCPU, i0, n)
-            and _column(buf, sp, 10, w32, WK_PRIO, i0, n)):
-        return E_TRUNC, 0
-    err = _comms(buf, sp, 11, went, 0, i0, n, ent0, nint)
-    if err != E_OK:
+    err, n = _decode_columns(buf, sp, 7, 8, 9, 10, 11, 12, off, ent0, nint, i0, w64, w32, WK_PID,
+                             w32, WK_TCPU, WK_PRIO, went, 0)
+    if err != E_OK or n == 0:
         return err, 0
     w32[WK_CPU, i0:i0 + n] = np.int32(cpu)
     si = sw_lo

@@ -22,10 +22,10 @@ import numpy as np
 from ._pb_compact import CUR_COMM, CUR_PID, CUR_PRIO, NCOLS, SW_CPU, SW_NEXT_COMM, SW_NEXT_PID, \
     SW_NEXT_PRIO, SW_PID, SW_PREV_COMM, SW_PREV_PID, SW_PREV_PRIO, SW_STATE, SW_TS, \
     compact_columns, decode_switches, decode_wakings
-from ._pb_wire import E_CPU, E_OK, E_TRUNC, E_WIRE, count_packed, field, value, varint
+from ._pb_wire import E_CPU, E_OK, E_TAG, E_TRUNC, E_WIRE, count_packed, field, value, varint
 
 __all__ = ["MAX_CPUS", "MAX_COLS", "MAX_FNO", "SPAN_BITS", "SPAN_LEN", "bundle_counts", "decode_bundles",
-           "decode_generic", "same_layout", "GENERIC", "SWITCHES", "WAKINGS", "ENTRIES"]
+           "decode_generic", "generic_field_bound", "same_layout", "GENERIC", "SWITCHES", "WAKINGS", "ENTRIES"]
 
 MAX_CPUS = 4096
 MAX_COLS = 8            # columns per typed event kind
@@ -221,6 +221,23 @@ def _decode_event(buf, pos, end, tab, k0, rows, vals):
                 vals[vb + c * stride] = 0
             qq = s
             while qq < e:
+                b0 = buf[qq]
+                if b0 < 0x80 and (b0 & 7) == 0:
+                    # the usual field: a one-byte key and a varint, decoded in one walk
+                    f2 = np.int64(b0 >> 3)
+                    if f2 == 0:
+                        return E_TAG, qq, ts, pid, kind
+                    v, r = varint(buf, qq + 1, e)
+                    if r < 0:
+                        return E_TRUNC, qq, ts, pid, kind
+                    c = tab[b + _T_COLOF + f2] if f2 < MAX_FNO else -1
+                    if c >= 0:
+                        if tab[b + _T_STR + c]:
+                            return E_WIRE, qq, ts, pid, kind
+                        vals[vb + c * stride] = np.int64(v)
+                        tab[b + _T_SEEN + c] = 1
+                    qq = r
+                    continue
                 err, f2, w2, s2, e2 = field(buf, qq, e)
                 if err != E_OK:
                     return err, qq, ts, pid, kind
@@ -459,36 +476,36 @@ def _generic_one(buf, s, e, fill, fpos, fields):
 
 
 @numba.njit(cache=True)
-def decode_generic(buf, gen):
-    """Generic ftrace events (spans from :func:`decode_bundles`) into flat arrays:
-    ``ev`` (ts, pid, cpu, name start, name length, first field row, field count, error)
-    and ``fields`` (name start, name length, kind, int value, string start, length)."""
+def decode_generic(buf, gen, fields):
+    """Generic ftrace events (spans from :func:`decode_bundles`) into flat arrays, in one
+    walk: ``ev`` (ts, pid, cpu, name start, name length, first field row, field count,
+    error) and ``fields[:total]`` (name start, name length, kind, int value, string start,
+    length). ``fields`` needs :func:`generic_field_bound` rows. Returns ``(ev, total)``."""
     n = gen.shape[0]
     ev = np.zeros((n, 8), np.int64)
-    dummy = np.zeros((1, 6), np.int64)
-    total = 0
-    for i in range(n):
-        err, ts, pid, ns, nl, nf = _generic_one(buf, gen[i, 0], gen[i, 0] + gen[i, 1], False, 0,
-                                                dummy)
-        ev[i, 6] = nf
-        ev[i, 7] = err
-        if err == E_OK:
-            total += nf
-    fields = np.empty((total, 6), np.int64)
     pos = 0
     for i in range(n):
-        if ev[i, 7] != E_OK:
-            continue
         err, ts, pid, ns, nl, nf = _generic_one(buf, gen[i, 0], gen[i, 0] + gen[i, 1], True, pos,
                                                 fields)
+        ev[i, 7] = err
+        if err != E_OK:         # its rows (if any) are overwritten by the next event's
+            continue
         ev[i, 0] = ts + gen[i, 3]
         ev[i, 1] = pid
         ev[i, 2] = gen[i, 2]
         ev[i, 3] = ns
         ev[i, 4] = nl
         ev[i, 5] = pos
+        ev[i, 6] = nf
         pos += nf
-    return ev, fields
+    return ev, pos
+
+
+def generic_field_bound(gen) -> int:
+    """Rows enough for every field of the generic events ``gen``: a field kept takes at
+    least 6 bytes of its event (its key and length, a name key and length, a value key and
+    one byte), so an event of ``L`` bytes holds at most ``L // 6`` of them."""
+    return int((gen[:, 1] // 6).sum()) + 1
 
 
 @numba.njit(cache=True)

@@ -16,9 +16,10 @@ import pandas as pd
 
 from . import _decode
 from . import _pb_ftrace as F
-from ._columns import SpanInterner, _categorical
+from ._columns import SpanInterner, _categorical, empty_small_pages
 from ._pb_wire import ERR_NAMES
 from ._pbsmall import PbError, fields, signed64
+from ._perfetto_schema import GENERIC_WIDTHS
 
 __all__ = ["generic_frames", "strings", "concat"]
 
@@ -39,7 +40,10 @@ def generic_frames(buf, gen, frames: dict, fail) -> None:
     field layout become columns at once, others go through the Python decoder. ``fail(reason,
     offset, detail)`` reports what does not decode."""
     gen = np.ascontiguousarray(gen)
-    ev, flds = F.decode_generic(buf, gen)
+    # rows for the most fields the events can hold: only those written become resident
+    flds = empty_small_pages(F.generic_field_bound(gen) * 6, np.int64).reshape(-1, 6)
+    ev, total = F.decode_generic(buf, gen, flds)
+    flds = flds[:total]
     bad = np.nonzero(ev[:, 7] != 0)[0]
     if len(bad):
         fail("corrupt_generic_event", int(gen[bad[0], 0]),
@@ -73,7 +77,7 @@ def generic_frames(buf, gen, frames: dict, fail) -> None:
                 cols[fname] = flds[at, 3].view(np.uint64)
             else:
                 cols[fname] = _float_cats(strings(buf, flds[at, 4], flds[at, 5]))
-        item = (ev[idx, 0].copy(), cols, ev[idx, 2].astype(np.int32),
+        item = (ev[idx, 0].copy(), _widths(name, cols), ev[idx, 2].astype(np.int32),
                 ev[idx, 1].astype(np.int32))
         frames[name] = concat(frames[name], item) if name in frames else item
     if slow:
@@ -142,9 +146,25 @@ def _generic_slow(buf, gen, frames: dict, fail) -> None:
                 cols[fname] = np.array([d.get(i, ("i", 0))[1] for i in range(n)], np.int64)
             else:
                 cols[fname] = pd.Categorical([str(d[i][1]) if i in d else "" for i in range(n)])
-        item = (np.array(r["ts"], np.int64), cols, np.array(r["cpu"], np.int32),
+        item = (np.array(r["ts"], np.int64), _widths(name, cols), np.array(r["cpu"], np.int32),
                 np.array(r["pid"], np.int32))
         frames[name] = concat(frames[name], item) if name in frames else item
+
+
+def _widths(name: str, cols: dict) -> dict:
+    """The integer columns of a generic event whose kernel types are known
+    (:data:`GENERIC_WIDTHS`) at those types, when every value fits (else left as decoded)."""
+    want = GENERIC_WIDTHS.get(name)
+    if not want:
+        return cols
+    for c, typ in want.items():
+        v = cols.get(c)
+        if not isinstance(v, np.ndarray) or v.dtype.kind not in "iu" or v.dtype == typ:
+            continue
+        info = np.iinfo(typ)
+        if not len(v) or (int(v.min()) >= info.min and int(v.max()) <= info.max):
+            cols[c] = v.astype(typ)
+    return cols
 
 
 def _float_cats(cat: pd.Categorical):

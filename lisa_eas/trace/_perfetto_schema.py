@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["FTRACE_EVENTS", "PACKET", "BUNDLE", "EVENT", "COMPACT", "kind_tables"]
+__all__ = ["FTRACE_EVENTS", "GENERIC_WIDTHS", "PACKET", "BUNDLE", "EVENT", "COMPACT", "kind_tables"]
 
 # TracePacket
 PACKET = {"ftrace_events": 1, "process_tree": 2, "trusted_uid": 3, "clock_snapshot": 6,
@@ -91,6 +91,16 @@ FTRACE_EVENTS = {
           ("running", "load")),
 }
 EVENT_FIELD = {name: fno for fno, (name, _, _) in FTRACE_EVENTS.items()}
+
+# integer widths of events that reach the reader as generic ftrace events although they have
+# a typed proto (a kernel whose event has a field the proto lacks: the writer keeps every
+# field by writing the event generic, whose integers carry no width): the typed columns'
+# types, and the extra fields' from the kernels' format files (sched_process_exit's
+# ``group_dead``: ``bool``, size 1, unsigned, in the format file of the 6.18 kernel recorded
+# by bench_ingest)
+GENERIC_WIDTHS = {name: {col: typ for col, _, typ in cols if typ != "str"}
+                  for name, cols, _ in FTRACE_EVENTS.values()}
+GENERIC_WIDTHS["sched_process_exit"]["group_dead"] = "uint8"
 
 _KIND_TABLE_SIZE = 1024
 

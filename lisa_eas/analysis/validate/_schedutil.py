@@ -12,8 +12,13 @@ Two figures per policy, each answering its own question:
   the util). A low figure with a high residency agreement means the kernel
   reached the same frequencies at other moments (rate limit, busy hold, iowait boost).
 * ``time_at_model_freq_pct`` (*time-weighted residency*): the share of the time where both
-  are known that the trace ran at exactly the model's frequency; ``over_provisioned_pct`` /
-  ``under_provisioned_pct`` are the shares above / below it (the three add up to 100).
+  are known **and some CPU of the domain runs a task** that the trace ran at exactly the
+  model's frequency; ``over_provisioned_pct`` / ``under_provisioned_pct`` are the shares
+  above / below it (the three add up to 100). While every CPU of the domain is idle,
+  schedutil gets no util update and makes no request (the frequency stays where the last
+  request left it), while the model's answer follows the decaying util: comparing then would
+  count as "above the model" time where the governor had nothing to answer
+  (``idle_excluded_s`` says how much time that leaves out; ``compared_s`` the time compared).
 
 ``requests`` counts the requests compared (those made after the domain's first util sample;
 earlier ones are counted in ``requests_before_util``), ``lag_ms_median`` is the median delay
@@ -75,6 +80,9 @@ def replay_schedutil(trace, platform, cpu_util: pd.DataFrame, *, era: str = "v5.
             raise ModelError(f"sched_pelt_rt.util = {rt['util'].iloc[k]!r} at {rt.index[k]} is not a utilization "
                              f"within 0..1024; the trace's util_rt input is corrupt")
         inputs["util_rt"] = "sched_pelt_rt.util"
+    busy_t, busy_at = {}, {}
+    for d in platform.perf_domains:
+        busy_t[d.name], busy_at[d.name] = _domain_busy(trace, d.cpus)
     rows, summary = [], {}
     for d in platform.perf_domains:
         if not d.opps:
@@ -121,12 +129,16 @@ def replay_schedutil(trace, platform, cpu_util: pd.DataFrame, *, era: str = "v5.
             rows.append({"time": tc[j], "domain": d.name, "trace_freq": int(fc[j]), "model_freq": int(m_at[j]),
                          "agree": bool(m_at[j] == fc[j]), "lag_ms": lag[j]})
         # time-weighted residency: both step functions on the union of their change points,
-        # from the first instant both are known to the end of the trace
-        bp = np.unique(np.r_[tg, tf])
+        # from the first instant both are known to the end of the trace, counting only the
+        # time some CPU of the domain runs a task (see _domain_busy)
+        bp = np.unique(np.r_[tg, tf, busy_t[d.name]])
         bp = bp[(bp >= max(tg[0] if len(tg) else np.inf, tf[0] if len(tf) else np.inf)) & (bp <= hi)]
         dt = np.diff(np.r_[bp, hi]) if len(bp) else np.zeros(0)
         mf = model_f[np.searchsorted(tg, bp, side="right") - 1] if len(bp) else np.zeros(0, np.int64)
         tfreq = ff[np.searchsorted(tf, bp, side="right") - 1] if len(bp) else np.zeros(0, np.int64)
+        busy = busy_at[d.name](bp)
+        idle_s = float(dt[~busy].sum())
+        dt = np.where(busy, dt, 0.0)
         tot = dt.sum()
         over = dt[tfreq > mf].sum()
         under = dt[tfreq < mf].sum()
@@ -137,10 +149,45 @@ def replay_schedutil(trace, platform, cpu_util: pd.DataFrame, *, era: str = "v5.
             "time_at_model_freq_pct": float(100.0 * (tot - over - under) / tot) if tot > 0 else None,
             "over_provisioned_pct": float(100.0 * over / tot) if tot > 0 else None,
             "under_provisioned_pct": float(100.0 * under / tot) if tot > 0 else None,
-            "compared_s": float(tot),
+            "compared_s": float(tot), "idle_excluded_s": idle_s,
             "lag_ms_median": float(np.nanmedian(lag)) if np.isfinite(lag).any() else None,
             "trace_freqs_in_platform_opps": bool(np.isin(np.unique(ff), d.freqs_khz).all()) if len(ff) else None,
         }
     df = pd.DataFrame(rows, columns=["time", "domain", "trace_freq", "model_freq", "agree", "lag_ms"])
     return df, {"era": era, "domains": summary, "util_source": cpu_util.attrs.get("source"),
-                "decision_inputs": inputs}
+                "decision_inputs": inputs, "residency_scope": RESIDENCY_SCOPE}
+
+
+RESIDENCY_SCOPE = ("time while some CPU of the domain runs a task (sched_switch): while all its CPUs are "
+                   "idle schedutil gets no util update and makes no request, so the frequency it left is "
+                   "not held against the model's answer from the decaying util")
+
+
+def _domain_busy(trace, cpus):
+    """``(switch times of the domain's CPUs, busy(t))``: ``busy(t)`` is whether, at each of
+    the times ``t``, some CPU of ``cpus`` runs a task, i.e. its last ``sched_switch`` at or
+    before ``t`` switched to a pid other than 0; before its first switch, whether that switch
+    left a task (``prev_pid`` other than 0) or the idle task.
+    Without ``sched_switch`` every instant counts as busy (the residency is then over all
+    the time, as the scope in the summary cannot be applied)."""
+    if "sched_switch" not in trace.events:
+        return np.zeros(0), lambda t: np.ones(len(t), bool)
+    sw = trace.df("sched_switch")
+    on = np.isin(sw["__cpu"].to_numpy(), list(cpus))
+    st = sw.index.to_numpy(np.float64)[on]
+    scpu = sw["__cpu"].to_numpy(np.int64)[on]
+    spid = sw["next_pid"].to_numpy(np.int64)[on]
+    ppid = sw["prev_pid"].to_numpy(np.int64)[on]
+    per = []
+    for c in cpus:
+        m = np.flatnonzero(scpu == c)
+        if len(m):
+            per.append((st[m], spid[m] != 0, bool(ppid[m[0]] != 0)))
+
+    def busy(t):
+        out = np.zeros(len(t), bool)
+        for tc, run, before in per:
+            j = np.searchsorted(tc, t, side="right") - 1
+            out |= np.where(j >= 0, run[np.maximum(j, 0)], before)
+        return out
+    return st, busy
