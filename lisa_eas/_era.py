@@ -108,7 +108,9 @@ ERA_LEDGER: tuple[EraChange, ...] = (
               evidence="the v2 patch (sched/pelt: Don't sync hardly util_sum with uti_avg, 22 Dec 2021) read: "
               "both hunks; both full hashes with these subjects in a mainline commit list (next to 95246d1ec80b "
               "and 2d02fa8cc21a, the runnable_sum / load_sum patches of the series); the release (v5.17, "
-              "tip sched/urgent of Jan 2022) was not re-read in a tagged tree"),
+              "tip sched/urgent of Jan 2022) was not re-read in a tagged tree; [tip] mail for "
+              "7ceb77103001544a43e11d7f3a8a69a2c1f422cf: CommitterDate 18 Jan 2022 (v5.17-rc1 was 23 Jan 2022), "
+              "and 98b0d890220d is in 5.15.y/5.16.y stable queues as a backport"),
     # ------------------------------------------------------------------ util_est
     EraChange("util_est-v4.17", "util_est", (4, 17), "7f65ea42eb00 sched/fair: Add util_est on top of PELT",
               "util_est_dequeue, _task_util_est", "EWMA w = 1/4 at dequeue, skipped within a 1 % margin; "
@@ -184,9 +186,13 @@ ERA_LEDGER: tuple[EraChange, ...] = (
               "1ad3aaf3fcd2 sched/core: Implement new approach to scale select_idle_cpu()", "select_idle_cpu",
               "scan of the LLC span from target with if (!--nr) before the affinity test: depth is spent on "
               "CPUs the task may not use (v4.0 - v4.8 looked for a wholly idle sched group instead: not "
-              "modelled, the models refuse those eras)", "recalled",
+              "modelled, the models refuse those eras); SIS_PROP's depth nr (1ad3aaf3fcd2) is a v4.13 commit: "
+              "v4.9 - v4.12 have no depth limit, give nr >= the LLC size for those eras (the models do not "
+              "enforce it)", "recalled",
               evidence="10e2f1acd010 quoted as introduced in v4.9-rc1 (a write-up of df3cb4ea1fb6); "
-              "1ad3aaf3fcd2's subject quoted in 60588bfa223f's Fixes tag, its release not confirmed; "
+              "1ad3aaf3fcd2444406628a19a9b9e0922b95e2d4 (sched/core: Implement new approach to scale "
+              "select_idle_cpu()) is authored 2017-05-17 (git blame quoted in an LKML report) and listed as "
+              "merged in 4.13-rc1, so the row's second commit is not v4.9 (corrected in the text above); "
               "the v4.8 code was not re-read"),
     EraChange("sis-v5.6", "sis", (5, 6), "60588bfa223f sched/fair: Optimize select_idle_cpu", "select_idle_cpu",
               "the scan walks LLC & p->cpus_ptr, so depth is spent only on allowed CPUs", "verified",
@@ -245,7 +251,12 @@ ERA_LEDGER: tuple[EraChange, ...] = (
               "sched/uclamp: Set default clamps for RT tasks", "schedutil_cpu_util, uclamp_rq_util_with",
               "FREQUENCY_UTIL clamps CFS + RT into the rq's [max of its tasks' uclamp_min, max of their "
               "uclamp_max]; an RT task's uclamp_min defaults to 1024, so a runnable RT task still asks for "
-              "the maximum unless clamped", "recalled"),
+              "the maximum unless clamped", "verified",
+              evidence="subjects Set default clamps for RT tasks, Add clamps for FAIR and RT tasks, Add "
+              "uclamp_util_with() and Add uclamp support to energy_compute() in one scheduler pull (patch set v10, "
+              "June 2019); write-ups of eaf5a92ebde5 and 3e1493f46390 give 1a00d999971c and 9d20ad7dfc9a as "
+              "introduced in v5.3-rc1. Not modelled: before v5.14 (3e1493f46390) uclamp_rq_util_with also "
+              "max-aggregates an idle rq's retained uclamp_max; the models take an idle rq's clamps as 0"),
     EraChange("uclamp-v5.6", "uclamp", (5, 6), "1d42509e475c sched/fair: Make EAS wakeup placement consider "
               "uclamp restrictions", "find_energy_efficient_cpu", "a candidate CPU must fit the task's util "
               "clamped by uclamp_rq_util_with(rq, util, p) (max of the rq's and the task's clamps): "
@@ -285,7 +296,11 @@ ERA_LEDGER: tuple[EraChange, ...] = (
               "backported to 6.1.63 / 5.10.199 in Nov 2023"),
     EraChange("thermal-v5.7", "thermal", (5, 7), "467b7d01c3e7 sched/fair: Update cpu_capacity to reflect "
               "thermal pressure", "scale_rt_capacity", "capacity_of = capacity_orig minus RT, DL and the "
-              "thermal pressure (thermal_load_avg; hw_load_avg from v6.10)", "recalled"),
+              "thermal pressure (thermal_load_avg; hw_load_avg from v6.10)", "verified",
+              evidence="subject sched/fair: Update cpu_capacity to reflect thermal pressure (Thara Gopinath, patch v10 "
+              "7/9 of Feb 2020) in the [GIT PULL] scheduler changes for v5.7, with sched/pelt: Add support to track "
+              "thermal pressure and sched/fair: Enable periodic update of average thermal pressure (so capacity_of "
+              "subtracts the PELT average from v5.7); the abbreviated hash 467b7d01c3e7 was not found quoted"),
 )
 
 

@@ -142,3 +142,64 @@ def test_uclamp_fit_form_follows_the_ledger(era):
 
     assert uclamp_fit_form(era) == {"v6.2": ke.UC_V6_2, "v6.3": ke.UC_V6_3, "v6.7": ke.UC_V6_7}[era]
     assert uclamp_fit_form("v5.5") == 0 and uclamp_fit_form("v6.1") == ke.UC_V5_6
+
+
+def test_replay_reads_the_rq_clamps_from_uclamp_util_cfs():
+    """A simulated EAS trace (a 10 % task, util ~100 at its wake-ups, on the littles) plus
+    synthetic LISA-module ``uclamp_util_cfs`` records saying every little rq has uclamp_min 500
+    (a boosted task lives there) from the start.
+
+    v5.10 (v5.6 fit, before 3e1493f46390 an idle rq's retained clamps are aggregated too): a
+    little candidate needs uclamp_rq_util_with(rq, ~100, p) = max(500, 0) = 500 to fit:
+    500 * 1280 = 640000 >= 462 * 1024 = 473088, no little fits, the model wakes the task on a big
+    CPU. Without the records it stays on the littles (util ~100 fits). From v5.14 an idle rq's
+    clamps are not aggregated: the replay zeroes the clamps of the CPUs idle at the wake-up, so
+    at v6.2 the task (its little prev idle) fits a little again (util_fits_cpu with no boost).
+    The summary names the event, and says the task's own clamps are absent."""
+    from lisa_eas.analysis.validate import rebuild_wakeups, replay_eas
+    from lisa_eas.platform import load_platform
+    from lisa_eas.rtapp import periodic, task, workload
+    from lisa_eas.sim import SimConfig, simulate
+    from lisa_eas.trace import Trace
+    import numpy as np
+    import pandas as pd
+
+    plat = load_platform("hikey960")
+    wl = workload([task("x", periodic(duty_cycle_pct=10, period_ms=16, duration_s=0.5))], calibration=20)
+    tr = simulate("hikey960", wl, config=SimConfig(era="v5.10"))
+    frames = {ev: tr.df(ev) for ev in tr.events}
+    uc = pd.DataFrame({"__cpu": np.arange(8), "__pid": 0, "__comm": "<idle>", "cpu": np.arange(8),
+                       "util_avg": 0, "uclamp_avg": 0, "uclamp_min": [500] * 4 + [0] * 4, "uclamp_max": 1024},
+                      index=pd.Index([0.001] * 8, name="Time", dtype=float))
+    with_uc = Trace.from_dataframes({**frames, "uclamp_util_cfs": uc}, metadata=dict(tr.metadata))
+    got = {}
+    for name, t_ in (("plain", tr), ("uclamp", with_uc)):
+        for era in ("v5.10", "v6.2"):
+            df, s = replay_eas(rebuild_wakeups(t_, plat, inputs="rebuilt", era=era), plat, era=era)
+            late = df[(df["time"] > 0.2) & (df["prev_cpu"] < 4)]
+            assert len(late) and (late["task_util"] < 300).all()
+            got[name, era] = (set(late["model_cpu"].tolist()), s["decision_inputs"]["uclamp"])
+    assert max(got["plain", "v5.10"][0]) < 4 and got["plain", "v5.10"][1].startswith("absent")
+    assert min(got["uclamp", "v5.10"][0]) >= 4
+    assert got["uclamp", "v5.10"][1].startswith("rq clamps from uclamp_util_cfs")
+    assert max(got["uclamp", "v6.2"][0]) < 4
+
+
+def test_sim_uclamp_max_zero_task_skips_eas_until_v6_7():
+    """The simulator passes the era's uclamp form to feec: a 10 % task with util_max = 0 (alone on
+    HiKey960; its util ~100 at wake-ups is never 0).
+
+    v6.6: uclamp_task_util(p) = clamp(~100, 0, 0) = 0: ``goto unlock`` at every wake-up, it stays
+    on prev and nothing is costed, so no decision is logged (the simulator logs the wake-ups whose
+    energies were computed). v6.7 (23c9519def98): task_util_est(p) != 0: the search runs; prev
+    (forced to fit by uclamp_max 0 <= its capacity) is costed: its wake-ups are logged."""
+    from lisa_eas.rtapp import periodic, task, workload
+    from lisa_eas.sim import SimConfig, simulate
+
+    wl = workload([task("x", periodic(duty_cycle_pct=10, period_ms=16, duration_s=0.4), util_max=0)],
+                  calibration=20)
+    n = {}
+    for era in ("v6.6", "v6.7"):
+        dec = simulate("hikey960", wl, config=SimConfig(era=era)).df("lisa_sim_eas_decision")
+        n[era] = int((dec.index > 0.1).sum())
+    assert n["v6.6"] == 0 and n["v6.7"] > 0
