@@ -248,10 +248,13 @@ ERA_LEDGER: tuple[EraChange, ...] = (
               "od_update", "RELATION_CE: the closest efficient OPP"),
     # ------------------------------------------------------------------ optional decision inputs (issue 17)
     EraChange("uclamp-v5.3", "uclamp", (5, 3), "9d20ad7dfc9a sched/uclamp: Add uclamp_util_with(); 1a00d999971c "
-              "sched/uclamp: Set default clamps for RT tasks", "schedutil_cpu_util, uclamp_rq_util_with",
+              "sched/uclamp: Set default clamps for RT tasks; af24bde8df20 sched/uclamp: Add uclamp support to "
+              "energy_compute()", "schedutil_cpu_util, uclamp_rq_util_with, compute_energy",
               "FREQUENCY_UTIL clamps CFS + RT into the rq's [max of its tasks' uclamp_min, max of their "
               "uclamp_max]; an RT task's uclamp_min defaults to 1024, so a runnable RT task still asks for "
-              "the maximum unless clamped", "verified",
+              "the maximum unless clamped; EAS's energy estimate takes the OPP from that clamped util, the "
+              "waking task's clamps max-aggregated on the destination (the models take clamps in EAS from "
+              "v5.6, where its inputs start)", "verified",
               evidence="subjects Set default clamps for RT tasks, Add clamps for FAIR and RT tasks, Add "
               "uclamp_util_with() and Add uclamp support to energy_compute() in one scheduler pull (patch set v10, "
               "June 2019); write-ups of eaf5a92ebde5 and 3e1493f46390 give 1a00d999971c and 9d20ad7dfc9a as "

@@ -91,10 +91,11 @@ def test_uclamp_max_zero_early_exit_v6_6_vs_v6_7():
 
 
 def test_spare_capacity_zero_is_a_candidate_from_v6_7():
-    """Only CPU 1 allowed; CPU 1 has util_avg 462 (its capacity); the task (util 100, uclamp_max
-    200) wakes with prev CPU 0 (not allowed).
+    """Only CPU 1 allowed; CPU 1 has util_avg 462 (its capacity) from a task capped at 200 (its rq's
+    uclamp_max is 200); the waking task (util 100, uclamp_max 200) has prev CPU 0 (not allowed).
 
-    util = cpu_util_next(1, p, 1) = min(462 + 100, 462) = 462; spare = lsub_positive(462, 462) = 0.
+    util = cpu_util_next(1, p, 1) = min(462 + 100, 462) = 462; spare = lsub_positive(462, 462) = 0;
+    the clamps seen are max(rq, p): (0, 200).
     v6.1: the v5.6 fit clamps util to 200 (256000 < 473088: fits); ``cpu_cap > max_spare_cap``
     with max_spare_cap 0 is false: no max-spare CPU, prev none (``prev_spare_cap == 0``): the
     domain is skipped, target prev CPU 0, nothing costed.
@@ -106,7 +107,7 @@ def test_spare_capacity_zero_is_a_candidate_from_v6_7():
     best_fits 1 > prev_fits -1: CPU 1."""
     allowed = [False, True] + [False] * 6
     util = [0, 462, 0, 0, 0, 0, 0, 0]
-    kw = dict(allowed=allowed, task_uclamp_max=200)
+    kw = dict(allowed=allowed, task_uclamp_max=200, uclamp_max=[0, 200, 0, 0, 0, 0, 0, 0])
     assert _feec("v6.1", util, 100, 0, **kw) == (0, 0)
     assert _feec("v6.6", util, 100, 0, **kw) == (0, 1)
     assert _feec("v6.7", util, 100, 0, **kw) == (1, 2)
@@ -203,3 +204,29 @@ def test_sim_uclamp_max_zero_task_skips_eas_until_v6_7():
         dec = simulate("hikey960", wl, config=SimConfig(era=era)).df("lisa_sim_eas_decision")
         n[era] = int((dec.index > 0.1).sum())
     assert n["v6.6"] == 0 and n["v6.7"] > 0
+
+
+def test_energy_estimate_clamps_the_destination_util():
+    """The OPP of the destination's perf domain in the energy estimate takes the clamps
+    (af24bde8df20 sched/uclamp: Add uclamp support to energy_compute(): FREQUENCY_UTIL with
+    ``uclamp_rq_util_with(rq, util, p)`` on the destination). HiKey960, only CPU 0 allowed,
+    prev CPU 0 with util_avg 100 (the waking task's own, util 100), every other CPU idle.
+
+    Little EM (power in uW from v6.0, cost = fmax * power / freq): 533 MHz 28728 uW -> cost
+    1844000 * 28728 // 533000 = 99389; 1402 MHz 124918 uW -> 164300; 1709 MHz 187990 uW ->
+    202840. The base energy is 0 (no util without the task); prev's delta is cost * busy 100 // 462.
+
+    v6.1 without clamps: max_util 100, (100 + 25) -> 1844000 * 125 // 462 = 498917 kHz: 533 MHz,
+    21512. With task uclamp_min 300 (the fit: 300 * 1280 < 462 * 1024): max_util 300, 375 ->
+    1496753 kHz: 1709 MHz, 202840 * 100 // 462 = 43904.
+    v6.8 (9c0b4bb7f630, sugov_effective_cpu_perf): max(300, min(125, 1024)) = 300, no headroom on
+    the floor: 1844000 * 300 // 462 = 1197402 kHz: 1402 MHz, 164300 * 100 // 462 = 35562."""
+    allowed = [True] + [False] * 7
+    util = [100, 0, 0, 0, 0, 0, 0, 0]
+    got = {}
+    for era in ("v6.1", "v6.8"):
+        for umin in (None, 300):
+            d = find_energy_efficient_cpu("hikey960", util, 100, 0, era=era, allowed=allowed, task_uclamp_min=umin)
+            assert int(d.cpu[0]) == 0
+            got[era, umin] = int(d.prev_energy[0])
+    assert got == {("v6.1", None): 21512, ("v6.1", 300): 43904, ("v6.8", None): 21512, ("v6.8", 300): 35562}

@@ -247,15 +247,43 @@ def _energy_util(extra, cpu, u, scale):
 
 
 @njit(cache=True, inline="always")
-def _freq_util(extra, cpu, u, scale):
-    """``effective_cpu_util(cpu, u, FREQUENCY_UTIL, p)`` (v5.3 - v6.7) with CONFIG_UCLAMP_TASK=y and
-    no clamps: CFS + RT, max when + DL reaches the capacity, IRQ-scaled, + DL bandwidth."""
+def _uc_bounds(extra, cpu, dst):
+    """The (min, max) of ``uclamp_rq_util_with(rq, util, dst ? p : NULL)`` in the energy estimate
+    (af24bde8df20, ledger uclamp-v5.3): the rq's clamps, max-aggregated with the task's on the
+    destination CPU. rq clamps (0, 0) stand for an idle rq: the task's own on the destination (as
+    from v5.14), no clamp (0, 1024) elsewhere."""
+    lo = extra[X_UC_RQ_MIN, cpu]
+    hi = extra[X_UC_RQ_MAX, cpu]
+    if lo == 0 and hi == 0 and not dst:
+        hi = 1024
+    if dst:
+        if extra[X_UC_P_MIN, cpu] > lo:
+            lo = extra[X_UC_P_MIN, cpu]
+        if extra[X_UC_P_MAX, cpu] > hi:
+            hi = extra[X_UC_P_MAX, cpu]
+    return lo, hi
+
+
+@njit(cache=True, inline="always")
+def _freq_util(extra, cpu, u, scale, dst=False):
+    """``effective_cpu_util(cpu, u, FREQUENCY_UTIL, p)`` (v5.3 - v6.7) with CONFIG_UCLAMP_TASK=y:
+    CFS + RT, clamped by ``uclamp_rq_util_with(rq, ., dst ? p : NULL)`` when clamps are given (the
+    ``X_UC_ON`` row, ledger uclamp-v5.3), max when + DL reaches the capacity, IRQ-scaled, + DL
+    bandwidth."""
     if extra is None:
         return u if u < scale else scale
     irq = extra[X_IRQ, cpu]
     if irq >= scale:
         return scale
     util = u + extra[X_RT, cpu]
+    if extra[X_UC_ON, cpu]:
+        lo, hi = _uc_bounds(extra, cpu, dst)
+        if lo >= hi:
+            util = lo
+        elif util < lo:
+            util = lo
+        elif util > hi:
+            util = hi
     if util + extra[X_DL, cpu] >= scale:
         return scale
     util = irq + util * (scale - irq) // scale
@@ -264,9 +292,11 @@ def _freq_util(extra, cpu, u, scale):
 
 
 @njit(cache=True, inline="always")
-def _perf_util_v68(extra, cpu, u, scale):
+def _perf_util_v68(extra, cpu, u, scale, dst=False):
     """v6.8+ ``effective_cpu_util(cpu, u, &min, &max)`` then ``sugov_effective_cpu_perf()``:
-    ``max(irq + bw_dl, min(1.25 * util, max))`` (no clamps)."""
+    ``max(irq + bw_dl, min(1.25 * util, max))``; with clamps (``X_UC_ON``) min also takes the rq's
+    ``uclamp_min`` and max is ``min(scale, rq uclamp_max)``, the task's max-aggregated on the
+    destination (``eenv_pd_max_util``, 9c0b4bb7f630)."""
     if extra is None:
         if u > scale:
             u = scale
@@ -276,14 +306,21 @@ def _perf_util_v68(extra, cpu, u, scale):
     if irq >= scale:
         return scale
     lo = irq + extra[X_BW_DL, cpu]
+    hi = scale
+    if extra[X_UC_ON, cpu]:
+        ulo, uhi = _uc_bounds(extra, cpu, dst)
+        if ulo > lo:
+            lo = ulo
+        if uhi < hi:
+            hi = uhi
     util = u + extra[X_RT, cpu] + extra[X_DL, cpu]
     if util >= scale:
         util = scale
     else:
         util = irq + util * (scale - irq) // scale
     util = util + (util >> 2)
-    if util > scale:
-        util = scale
+    if util > hi:
+        util = hi
     return lo if lo > util else util
 
 
@@ -321,7 +358,7 @@ def _pd_energy_v5(pd_info, pd_cpus, em_states, em_mode, pd, task_cpu, dst_cpu, u
         work[1] += 1
         e = _energy_util(extra, cpu, u, scale)
         sum_util += e
-        f = _freq_util(extra, cpu, u, scale) if freq_max else e
+        f = _freq_util(extra, cpu, u, scale, cpu == dst_cpu) if freq_max else e
         if f > max_util:
             max_util = f
     work[0] += 1
@@ -481,7 +518,7 @@ def _pd_energy_v514(pd_info, pd_cpus, em_states, em_mode, pd, task_cpu, dst_cpu,
             u_run = cpu_util_next(cpu, task_cpu, -1, util_avg, util_est, task_util, task_ue, cap_orig) + tue
             work[1] += 1
         u_run = _energy_util(extra, cpu, u_run, scale)
-        u_freq = _freq_util(extra, cpu, u_freq, scale)
+        u_freq = _freq_util(extra, cpu, u_freq, scale, cpu == dst_cpu)
         sum_util += u_run
         if u_freq > max_util:
             max_util = u_freq
@@ -564,9 +601,9 @@ def _compute_energy_v60(pd_info, pd_cpus, em_states, em_mode, pd, task_cpu, dst_
         u = cpu_util_boost(extra, cpu, task_cpu, dst_cpu, util_avg, util_est, task_util, task_ue, cap_orig)
         work[1] += 1
         if em_mode >= 2:        # v6.8+: sugov_effective_cpu_perf() adds the headroom here
-            u = _perf_util_v68(extra, cpu, u, scale)
+            u = _perf_util_v68(extra, cpu, u, scale, cpu == dst_cpu)
         else:
-            u = _freq_util(extra, cpu, u, scale)
+            u = _freq_util(extra, cpu, u, scale, cpu == dst_cpu)
         if u > max_util:
             max_util = u
     if max_util > cpu_cap:

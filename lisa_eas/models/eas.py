@@ -160,7 +160,8 @@ def find_energy_efficient_cpu(platform, util_avg, task_util, prev_cpu, *, util_e
         ``uclamp_task_util(p) == 0`` and "auto" overutilized uses the rq clamps; v6.3 (ledger
         uclamp-v6.3) ranks CPUs that fail only the boost (fits -1) by thermal capacity; v6.7
         (ledger uclamp-v6.7) keeps CPUs with spare capacity 0. Ignored before v5.6 and in the
-        v5.0 form. The energy estimate ignores the clamps (see the models guide).
+        v5.0 form. The energy estimate's OPP takes the clamps too (ledger uclamp-v5.3: the rq's, and
+        the task's on the destination; rq clamps (0, 0) are an idle rq).
 
     Returns
     -------

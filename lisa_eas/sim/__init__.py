@@ -195,7 +195,7 @@ def simulate(platform, workload, *, config: SimConfig | None = None):
         approx.append("decision inputs (uclamp / thermal caps / RT pressure / runnable boosting): the EAS decision "
                       "log (lisa_sim_eas_decision) records the CFS inputs only, so a replay of this run's EAS "
                       "decisions from the log does not see them; EAS applies uclamp to its candidates' fit and "
-                      "the overutilized test (per era), not to its energy estimate nor the idle search; thermal pressure is instantaneous and a cap takes effect at the domain's next "
+                      "the overutilized test and its energy estimate's OPP (per era), not to the idle search; thermal pressure is instantaneous and a cap takes effect at the domain's next "
                       "frequency request; an idle runqueue's clamps are not the kernel's retained uclamp_max")
     if until_exit and raw.t_end >= t_end:
         approx.append(f"the tasks had not all exited after {_UNBOUNDED_CAP_S:.0f} s; the run was stopped there")
