@@ -38,7 +38,9 @@ Modules and entry points
     ``cpu_util_next``, ``fits_capacity``, ``cpu_overutilized(util, cap, era)``,
     ``rd_overutilized``. Platform arrays from ``EnergyModel.arrays()``; eras ``EAS_V5_0``,
     ``EAS_V5_4``, ``EAS_V5_14``, ``EAS_V6_0``, ``EAS_V6_2``; optional ``extra`` (``X_*`` rows: RT/DL/IRQ,
-    thermal pressure, runnable_avg).
+    thermal pressure, runnable_avg, the rq and task clamps with the uclamp fit's form ``UC_*``);
+    ``util_fits_cpu(util, uclamp_min, uclamp_max, capacity, capacity_orig, thermal, form)`` and
+    ``cpu_overutilized_uclamp(...)`` (v6.2+).
 ``sis`` (fair.c select_idle_sibling / select_idle_cpu / update_idle_cpu_scan)
     ``sis_util_nr_idle_scan(sum_util, llc_weight, imbalance_pct)``;
     ``sis_prop_nr(avg_idle, avg_scan_cost, span_weight, era)``;
