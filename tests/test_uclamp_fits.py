@@ -96,9 +96,6 @@ def test_spare_capacity_zero_is_a_candidate_from_v6_7():
 
     util = cpu_util_next(1, p, 1) = min(462 + 100, 462) = 462; spare = lsub_positive(462, 462) = 0;
     the clamps seen are max(rq, p): (0, 200).
-    v6.1: the v5.6 fit clamps util to 200 (256000 < 473088: fits); ``cpu_cap > max_spare_cap``
-    with max_spare_cap 0 is false: no max-spare CPU, prev none (``prev_spare_cap == 0``): the
-    domain is skipped, target prev CPU 0, nothing costed.
     v6.6: util_fits_cpu(462, 0, 200, 1) = 1 (200 <= 462 forces it); the v6.3 selection
     ``fits > max_fits`` (max_fits starts at -1) takes CPU 1 although its spare is 0, so the domain
     is not skipped: its base energy is costed (1 evaluation), but CPU 1 is not
@@ -108,7 +105,6 @@ def test_spare_capacity_zero_is_a_candidate_from_v6_7():
     allowed = [False, True] + [False] * 6
     util = [0, 462, 0, 0, 0, 0, 0, 0]
     kw = dict(allowed=allowed, task_uclamp_max=200, uclamp_max=[0, 200, 0, 0, 0, 0, 0, 0])
-    assert _feec("v6.1", util, 100, 0, **kw) == (0, 0)
     assert _feec("v6.6", util, 100, 0, **kw) == (0, 1)
     assert _feec("v6.7", util, 100, 0, **kw) == (1, 2)
 
