@@ -226,3 +226,24 @@ def test_energy_estimate_clamps_the_destination_util():
             assert int(d.cpu[0]) == 0
             got[era, umin] = int(d.prev_energy[0])
     assert got == {("v6.1", None): 21512, ("v6.1", 300): 43904, ("v6.8", None): 21512, ("v6.8", 300): 35562}
+
+
+def test_sim_overutilized_with_a_boosted_rq_v6_1_v6_2_v6_3():
+    """The simulator's overutilized test per era: a 10 % task with util_min = 500 pinned to little
+    CPU 0 (util ~100), alone on HiKey960; its rq's clamps while it is queued are (500, 1024).
+
+    v6.1 (fair.c cpu_overutilized = !fits_capacity(cpu_util_cfs, capacity_of)): 100 * 1280 < 462 *
+    1024: never overutilized. v6.2 (c56ab1b3506b): !util_fits_cpu(~100, 500, 1024, 0): the util
+    fits, uclamp_max 1024 > 462 forces nothing, the boost 500 > 462 - 0 on a non-1024 CPU: 0, so
+    the root domain is flagged overutilized when the task is enqueued. v6.3 (e5ed0550c04c):
+    util_fits_cpu answers -1 (only the boost fails), which is not 0: never overutilized."""
+    from lisa_eas.rtapp import periodic, task, workload
+    from lisa_eas.sim import SimConfig, simulate
+
+    wl = workload([task("b", periodic(duty_cycle_pct=10, period_ms=16, duration_s=0.4), cpus=[0], util_min=500)],
+                  calibration=20)
+    flagged = {}
+    for era in ("v6.1", "v6.2", "v6.3"):
+        ou = simulate("hikey960", wl, config=SimConfig(era=era)).df("lisa_sim_overutilized")
+        flagged[era] = int((ou["overutilized"].to_numpy() == 1).sum()) if len(ou) else 0
+    assert flagged["v6.1"] == 0 and flagged["v6.2"] > 0 and flagged["v6.3"] == 0
