@@ -108,7 +108,9 @@ ERA_LEDGER: tuple[EraChange, ...] = (
               evidence="the v2 patch (sched/pelt: Don't sync hardly util_sum with uti_avg, 22 Dec 2021) read: "
               "both hunks; both full hashes with these subjects in a mainline commit list (next to 95246d1ec80b "
               "and 2d02fa8cc21a, the runnable_sum / load_sum patches of the series); the release (v5.17, "
-              "tip sched/urgent of Jan 2022) was not re-read in a tagged tree"),
+              "tip sched/urgent of Jan 2022) was not re-read in a tagged tree; [tip] mail for "
+              "7ceb77103001544a43e11d7f3a8a69a2c1f422cf: CommitterDate 18 Jan 2022 (v5.17-rc1 was 23 Jan 2022), "
+              "and 98b0d890220d is in 5.15.y/5.16.y stable queues as a backport"),
     # ------------------------------------------------------------------ util_est
     EraChange("util_est-v4.17", "util_est", (4, 17), "7f65ea42eb00 sched/fair: Add util_est on top of PELT",
               "util_est_dequeue, _task_util_est", "EWMA w = 1/4 at dequeue, skipped within a 1 % margin; "
@@ -166,9 +168,12 @@ ERA_LEDGER: tuple[EraChange, ...] = (
     EraChange("eas-v6.0", "eas", (6, 0), "b812fc9768e0, 3e8c6c9aac42 (energy env)",
               "find_energy_efficient_cpu, eenv_pd_busy_time, eenv_pd_max_util", "no margin; the task's "
               "busy time counted once per domain; the max-spare CPU always costed"),
-    EraChange("eas-v6.2", "eas", (6, 2), "sched/fair: Check if prev_cpu has highest spare cap in feec()",
-              "find_energy_efficient_cpu", "the max-spare CPU is costed only when its spare capacity "
-              "exceeds prev's (max_spare_cap > prev_spare_cap); util_fits_cpu()", "audit"),
+    EraChange("eas-v6.2", "eas", (6, 2), "ad841e569f5c sched/fair: Check if prev_cpu has highest spare cap in "
+              "feec()", "find_energy_efficient_cpu", "the max-spare CPU is costed only when its spare capacity "
+              "exceeds prev's (max_spare_cap > prev_spare_cap); with uclamp see uclamp-v6.2", "verified",
+              evidence="full hash ad841e569f5c88e3332b32a000f251f33ff32187 in the tip post-receive log of 29 Oct 2022 "
+              "(with the util_fits_cpu series, v6.2 cycle); the audit read the condition in v6.2.1, absent in "
+              "v6.1-rc7"),
     EraChange("eas-v6.5", "eas", (6, 5), "7d0583cf9ec7 sched/fair, cpufreq: Introduce 'runnable boosting'",
               "eenv_pd_max_util, cpu_util", "the OPP estimate uses cpu_util(cpu, p, dst, 1): util_avg raised to "
               "runnable_avg", "verified",
@@ -198,9 +203,13 @@ ERA_LEDGER: tuple[EraChange, ...] = (
               "1ad3aaf3fcd2 sched/core: Implement new approach to scale select_idle_cpu()", "select_idle_cpu",
               "scan of the LLC span from target with if (!--nr) before the affinity test: depth is spent on "
               "CPUs the task may not use (v4.0 - v4.8 looked for a wholly idle sched group instead: not "
-              "modelled, the models refuse those eras)", "recalled",
+              "modelled, the models refuse those eras); SIS_PROP's depth nr (1ad3aaf3fcd2) is a v4.13 commit: "
+              "v4.9 - v4.12 have no depth limit, give nr >= the LLC size for those eras (the models do not "
+              "enforce it)", "recalled",
               evidence="10e2f1acd010 quoted as introduced in v4.9-rc1 (a write-up of df3cb4ea1fb6); "
-              "1ad3aaf3fcd2's subject quoted in 60588bfa223f's Fixes tag, its release not confirmed; "
+              "1ad3aaf3fcd2444406628a19a9b9e0922b95e2d4 (sched/core: Implement new approach to scale "
+              "select_idle_cpu()) is authored 2017-05-17 (git blame quoted in an LKML report) and listed as "
+              "merged in 4.13-rc1, so the row's second commit is not v4.9 (corrected in the text above); "
               "the v4.8 code was not re-read"),
     EraChange("sis-v5.6", "sis", (5, 6), "60588bfa223f sched/fair: Optimize select_idle_cpu", "select_idle_cpu",
               "the scan walks LLC & p->cpus_ptr, so depth is spent only on allowed CPUs", "verified",
@@ -256,18 +265,62 @@ ERA_LEDGER: tuple[EraChange, ...] = (
               "od_update", "RELATION_CE: the closest efficient OPP"),
     # ------------------------------------------------------------------ optional decision inputs (issue 17)
     EraChange("uclamp-v5.3", "uclamp", (5, 3), "9d20ad7dfc9a sched/uclamp: Add uclamp_util_with(); 1a00d999971c "
-              "sched/uclamp: Set default clamps for RT tasks", "schedutil_cpu_util, uclamp_rq_util_with",
+              "sched/uclamp: Set default clamps for RT tasks; af24bde8df20 sched/uclamp: Add uclamp support to "
+              "energy_compute()", "schedutil_cpu_util, uclamp_rq_util_with, compute_energy",
               "FREQUENCY_UTIL clamps CFS + RT into the rq's [max of its tasks' uclamp_min, max of their "
               "uclamp_max]; an RT task's uclamp_min defaults to 1024, so a runnable RT task still asks for "
-              "the maximum unless clamped", "recalled"),
-    EraChange("uclamp-v5.7", "uclamp", (5, 7), "1d42509e475c sched/fair: Make EAS wakeup placement consider "
+              "the maximum unless clamped; EAS's energy estimate takes the OPP from that clamped util, the "
+              "waking task's clamps max-aggregated on the destination (the models take clamps in EAS from "
+              "v5.6, where its inputs start)", "verified",
+              evidence="subjects Set default clamps for RT tasks, Add clamps for FAIR and RT tasks, Add "
+              "uclamp_util_with() and Add uclamp support to energy_compute() in one scheduler pull (patch set v10, "
+              "June 2019); write-ups of eaf5a92ebde5 and 3e1493f46390 give 1a00d999971c and 9d20ad7dfc9a as "
+              "introduced in v5.3-rc1. Not modelled: before v5.14 (3e1493f46390) uclamp_rq_util_with also "
+              "max-aggregates an idle rq's retained uclamp_max; the models take an idle rq's clamps as 0"),
+    EraChange("uclamp-v5.6", "uclamp", (5, 6), "1d42509e475c sched/fair: Make EAS wakeup placement consider "
               "uclamp restrictions", "find_energy_efficient_cpu", "a candidate CPU must fit the task's util "
               "clamped by uclamp_rq_util_with(rq, util, p) (max of the rq's and the task's clamps): "
-              "fits_capacity(clamped util, capacity_of); v6.1+ util_fits_cpu() refines it (not modelled)",
-              "recalled"),
+              "fits_capacity(clamped util, capacity_of); a spare capacity of 0 is no candidate (unsigned, "
+              "initialised to 0)", "verified",
+              evidence="[tip: sched/core] mail: Commit-ID 1d42509e475cdc8542aa5b3e03a7e845244f4f57, CommitterDate 25 "
+              "Dec 2019 (the v5.6 merge window; v5.5 was released in Jan 2020); quoted as Fixes: by 6b00a4014765 "
+              "and its write-ups as buggy since v5.6-rc1. The row said v5.7 before (recalled)"),
+    EraChange("uclamp-v6.2", "uclamp", (6, 2), "48d5e9daa8b7 sched/uclamp: Fix relationship between uclamp and "
+              "migration margin; 244226035a1f (feec), c56ab1b3506b (cpu_overutilized), d81304bc6193 (early exit)",
+              "util_fits_cpu, find_energy_efficient_cpu, cpu_overutilized",
+              "util_fits_cpu(util, max-aggregated uclamp_min/max, cpu): fits_capacity(util, capacity_of), forced "
+              "to fit when uclamp_max <= capacity_orig (unless both 1024), a boost above capacity_orig - thermal "
+              "pressure does not fit (not on a 1024 CPU); feec fits the unclamped util with it and stays on prev "
+              "when uclamp_task_util(p) = clamp(task_util_est, min, max) is 0; cpu_overutilized = !util_fits_cpu("
+              "cpu_util_cfs, rq min, rq max) (capacity inversion, aa69c36f31aa, not modelled)", "verified",
+              evidence="full hashes 48d5e9daa8b7, b48e16a69792, 244226035a1f, b759caa1d9f6, a2e7f03ed28f, "
+              "c56ab1b3506b, d81304bc6193, 44c7b80bffc3, aa69c36f31aa, ad841e569f5c in the tip post-receive log "
+              "of 29 Oct 2022 (during v6.1-rc3, so v6.2); util_fits_cpu and feec read in a 6.2.1 tree "
+              "(daniellucs2002/linux-6.2.1-customized, scheduler functions as upstream)"),
+    EraChange("uclamp-v6.3", "uclamp", (6, 3), "e5ed0550c04c sched/fair: unlink misfit task from cpu "
+              "overutilized; a2e90611b9f4 sched/fair: Remove capacity inversion detection",
+              "util_fits_cpu, find_energy_efficient_cpu",
+              "util_fits_cpu answers -1 when the CPU fits but not the boost (uclamp_min > capacity_orig - "
+              "thermal pressure, also on 1024 CPUs); feec ranks candidates fits 1 > -1, among -1 by thermal "
+              "capacity (best_thermal_cap / prev_thermal_cap); -1 is not overutilized", "verified",
+              evidence="full hashes e5ed0550c04c / a2e90611b9f4 in a tip log next to 829c1651e9c4 (v6.3 cycle); "
+              "5.10/5.15 backport cover letters name them as the follow-ups of the v6.2 series; the -1 form and "
+              "the thermal tiers read in a linux-6.3 tree (bqqmf/linux-6.3)"),
+    EraChange("uclamp-v6.7", "uclamp", (6, 7), "6b00a4014765 sched/uclamp: Set max_spare_cap_cpu even if "
+              "max_spare_cap is 0; 23c9519def98 sched/uclamp: Ignore (util == 0) optimization in feec() when "
+              "p_util_max = 0", "find_energy_efficient_cpu",
+              "spare capacities are signed with -1 as 'none', so a CPU forced to fit by uclamp_max with spare 0 "
+              "is a candidate; the early exit needs task_util_est(p) == 0 and p_util_min == 0", "verified",
+              evidence="[tip] mail for 6b00a40147653c8ea748e8f4396510f252763364, CommitterDate 29 Sep 2023, "
+              "listed with 23c9519def98ee0fa97ea5871535e9b136f522fc; a write-up says fixed in v6.7-rc1; "
+              "backported to 6.1.63 / 5.10.199 in Nov 2023"),
     EraChange("thermal-v5.7", "thermal", (5, 7), "467b7d01c3e7 sched/fair: Update cpu_capacity to reflect "
               "thermal pressure", "scale_rt_capacity", "capacity_of = capacity_orig minus RT, DL and the "
-              "thermal pressure (thermal_load_avg; hw_load_avg from v6.10)", "recalled"),
+              "thermal pressure (thermal_load_avg; hw_load_avg from v6.10)", "verified",
+              evidence="subject sched/fair: Update cpu_capacity to reflect thermal pressure (Thara Gopinath, patch v10 "
+              "7/9 of Feb 2020) in the [GIT PULL] scheduler changes for v5.7, with sched/pelt: Add support to track "
+              "thermal pressure and sched/fair: Enable periodic update of average thermal pressure (so capacity_of "
+              "subtracts the PELT average from v5.7); the abbreviated hash 467b7d01c3e7 was not found quoted"),
 )
 
 

@@ -108,39 +108,40 @@ def test_uclamp_max_of_the_rq_is_the_max_over_its_tasks():
     assert set(_freq_at(tr, 4, tb[tb > 0.2]).tolist()) == {903000}
 
 
-def test_model_uclamp_min_task_goes_to_a_big_cpu_from_v5_7():
+def test_model_uclamp_min_task_goes_to_a_big_cpu_from_v5_6():
     """find_energy_efficient_cpu, HiKey960, every CPU idle (util 0), a task of util 100 waking on
     little CPU 0 with uclamp_min = 800.
 
-    v5.6 (fair.c find_energy_efficient_cpu, v5.4 form): fits_capacity(100 + 0, 462) holds, the
-    littles are cheaper: it stays on CPU 0. v5.7 (1d42509e475c): util = uclamp_rq_util_with(rq,
+    v5.5 (fair.c find_energy_efficient_cpu, v5.4 form): fits_capacity(100 + 0, 462) holds, the
+    littles are cheaper: it stays on CPU 0. v5.6 (1d42509e475c, tip sched/core 25 Dec 2019; the
+    ledger row said v5.7 until corrected): util = uclamp_rq_util_with(rq,
     100, p) = 800; 800 * 1280 = 1024000 >= 462 * 1024 = 473088: no little fits; 1024000 <
     1024 * 1024 = 1048576: every big fits with spare 1024 - 100 = 924, the first (CPU 4) is the
     max-spare CPU, prev does not fit (prev_delta = ULONG_MAX), so CPU 4. The same in the v6.x
-    form (prev_spare < 0, best CPU 4)."""
+    form up to v6.1 (prev not a candidate, best CPU 4)."""
     from lisa_eas.models import find_energy_efficient_cpu
 
     util = [0] * 8
-    for era, want in (("v5.6", 0), ("v5.7", 4), ("v6.6", 4)):
+    for era, want in (("v5.5", 0), ("v5.6", 4), ("v6.1", 4)):
         assert find_energy_efficient_cpu("hikey960", util, 100, 0, era=era, task_uclamp_min=800).cpu[0] == want, era
         assert find_energy_efficient_cpu("hikey960", util, 100, 0, era=era).cpu[0] == 0, era
     with pytest.raises(ModelError, match="task_uclamp_min"):
-        find_energy_efficient_cpu("hikey960", util, 100, 0, era="v5.7", task_uclamp_min=2000)
+        find_energy_efficient_cpu("hikey960", util, 100, 0, era="v5.6", task_uclamp_min=2000)
 
 
-def test_sim_uclamp_min_task_is_placed_on_a_big_cpu_from_v5_7():
+def test_sim_uclamp_min_task_is_placed_on_a_big_cpu_from_v5_6():
     """The simulator passes the task's and the runqueues' clamps to feec: a 5 % task with
-    util_min = 800 (util ~60 at wake-up) stays on the littles at v5.6 and wakes on a big CPU at
-    v5.7 (same arithmetic as the model test above: 800 does not fit 462 with the 1.25 margin)."""
+    util_min = 800 (util ~60 at wake-up) stays on the littles at v5.5 and wakes on a big CPU at
+    v5.6 (same arithmetic as the model test above: 800 does not fit 462 with the 1.25 margin)."""
     wl = workload([task("x", periodic(duty_cycle_pct=5, period_ms=16, duration_s=0.5), util_min=800)], calibration=20)
     cpus = {}
-    for era in ("v5.6", "v5.7"):
+    for era in ("v5.5", "v5.6"):
         tr = simulate("hikey960", wl, config=SimConfig(era=era))
         sw = tr.df("sched_switch")
         sw = sw[sw["next_comm"].to_numpy() == "x"]
         cpus[era] = set(sw["__cpu"].to_numpy()[sw.index.to_numpy(np.float64) > 0.2].tolist())
-    assert cpus["v5.6"] <= {0, 1, 2, 3}
-    assert cpus["v5.7"] and cpus["v5.7"] <= {4, 5, 6, 7}
+    assert cpus["v5.5"] <= {0, 1, 2, 3}
+    assert cpus["v5.6"] and cpus["v5.6"] <= {4, 5, 6, 7}
 
 
 # ------------------------------------------------------------------------------------ thermal

@@ -39,7 +39,9 @@ Modules and entry points
     ``rd_overutilized``. Platform arrays from ``EnergyModel.arrays()``; eras ``EAS_RFC_V2`` (the
     April 2018 RFC v2, ``feec_rfc2``), ``EAS_V5_0``,
     ``EAS_V5_4``, ``EAS_V5_14``, ``EAS_V6_0``, ``EAS_V6_2``; optional ``extra`` (``X_*`` rows: RT/DL/IRQ,
-    thermal pressure, runnable_avg).
+    thermal pressure, runnable_avg, the rq and task clamps with the uclamp fit's form ``UC_*``);
+    ``util_fits_cpu(util, uclamp_min, uclamp_max, capacity, capacity_orig, thermal, form)`` and
+    ``cpu_overutilized_uclamp(...)`` (v6.2+).
 ``meter`` (the legacy EAS energy model's sched_group_energy, as a meter reads it)
     ``integrate_cluster(t, kind, slot, val, t_start, t_end, n_cpus, cpu_busy, cpu_idle,
     cluster_busy, cluster_idle, init_state, out)``: one cluster's CPU and cluster power over a

@@ -61,12 +61,18 @@ X_BW_DL = 2       # cpu_bw_dl(rq)
 X_IRQ = 3         # cpu_util_irq(rq)
 X_THERMAL = 4     # arch_scale_thermal_pressure(cpu) (hw pressure from v6.10)
 X_RUNNABLE = 5    # cfs_rq->avg.runnable_avg (runnable boosting, v6.5+; 0 before)
-X_UC_ON = 6       # 1: uclamp in the candidates' fit (uclamp_is_used(), v5.7+, ledger uclamp-v5.7); 0: no clamps
+X_UC_ON = 6       # uclamp in the candidates' fit (uclamp_is_used()): the fit's form UC_* (0: no clamps)
 X_UC_RQ_MIN = 7   # uclamp_rq_get(rq, UCLAMP_MIN)
 X_UC_RQ_MAX = 8   # uclamp_rq_get(rq, UCLAMP_MAX)
 X_UC_P_MIN = 9    # uclamp_eff_value(p, UCLAMP_MIN) (the same in every column)
 X_UC_P_MAX = 10   # uclamp_eff_value(p, UCLAMP_MAX)
 X_SIZE = 11
+
+# the form of the uclamp-aware fit (value of the ``X_UC_ON`` row; 0: uclamp not used)
+UC_V5_6 = 1       # ledger uclamp-v5.6: fits_capacity(uclamp_rq_util_with(rq, util, p), capacity_of)
+UC_V6_2 = 2       # ledger uclamp-v6.2: util_fits_cpu() (0/1); feec's early exit on uclamp_task_util(p)
+UC_V6_3 = 3       # ledger uclamp-v6.3: util_fits_cpu() returns -1 (only uclamp_min fails); fits/thermal tiers
+UC_V6_7 = 4       # ledger uclamp-v6.7: spare capacity 0 is a candidate; early exit needs p_util_min == 0
 
 
 @njit(cache=True, inline="always")
@@ -77,7 +83,7 @@ def fits_capacity(util, capacity):
 
 @njit(cache=True, inline="always")
 def uclamp_fits(extra, cpu, util, capacity):
-    """The candidate test of ``find_energy_efficient_cpu`` from v5.7 (1d42509e475c, ledger uclamp-v5.7):
+    """The candidate test of ``find_energy_efficient_cpu`` from v5.6 (1d42509e475c, ledger uclamp-v5.6):
     ``util = uclamp_rq_util_with(rq, util, p)`` (clamped into [max(rq min, p min), max(rq max,
     p max)], the lower bound winning when they cross) then ``fits_capacity(util, capacity_of)``;
     without clamps (``extra`` None or its ``X_UC_ON`` row 0) ``fits_capacity`` alone."""
@@ -97,12 +103,55 @@ def uclamp_fits(extra, cpu, util, capacity):
     return util * 1280 < capacity * 1024
 
 
+@njit(cache=True, inline="always")
+def util_fits_cpu(util, uclamp_min, uclamp_max, capacity, capacity_orig, thermal, form):
+    """``util_fits_cpu(util, uclamp_min, uclamp_max, cpu)`` (48d5e9daa8b7, ledger uclamp-v6.2) with
+    uclamp in use: ``fits_capacity(util, capacity_of)``, or forced to fit when ``uclamp_max`` is at
+    most ``capacity_orig`` (except 1024 on a 1024 CPU); a boost (``util < min(uclamp_min,
+    uclamp_max)``) above ``capacity_orig - thermal pressure`` makes v6.2 answer 0 (not on a 1024
+    CPU) and v6.3+ answer -1 (e5ed0550c04c, ledger uclamp-v6.3) when the CPU otherwise fits.
+    v6.2's capacity inversion (aa69c36f31aa, reverted in v6.3) is not modelled."""
+    fits = 1 if util * 1280 < capacity * 1024 else 0
+    if not (capacity_orig == 1024 and uclamp_max == 1024) and uclamp_max <= capacity_orig:
+        fits = 1
+    if uclamp_max < uclamp_min:
+        uclamp_min = uclamp_max
+    if form >= UC_V6_3:
+        if fits and util < uclamp_min and uclamp_min > capacity_orig - thermal:
+            return -1
+        return fits
+    if util < uclamp_min and capacity_orig != 1024 and uclamp_min > capacity_orig - thermal:
+        return 0
+    return fits
+
+
+@njit(cache=True, inline="always")
+def _fits_v62(extra, cpu, util, capacity, capacity_orig):
+    """v6.2+ feec's fit of a candidate: ``util_fits_cpu(util, max(rq min, p min), max(rq max, p
+    max), cpu)`` (the clamps max-aggregated, util not clamped; an idle rq brings 0)."""
+    lo = extra[X_UC_RQ_MIN, cpu]
+    if extra[X_UC_P_MIN, cpu] > lo:
+        lo = extra[X_UC_P_MIN, cpu]
+    hi = extra[X_UC_RQ_MAX, cpu]
+    if extra[X_UC_P_MAX, cpu] > hi:
+        hi = extra[X_UC_P_MAX, cpu]
+    return util_fits_cpu(util, lo, hi, capacity, capacity_orig, extra[X_THERMAL, cpu], extra[X_UC_ON, cpu])
+
+
 @model_inline
 def cpu_overutilized(util, capacity, era):
     """``cpu_overutilized()``: v5.0 ``cap*1024 < util*1280``; v5.4+ ``!fits_capacity``."""
     if era == EAS_V5_0:
         return capacity * 1024 < util * 1280
     return not fits_capacity(util, capacity)
+
+
+@njit(cache=True, inline="always")
+def cpu_overutilized_uclamp(util, capacity, capacity_orig, thermal, rq_min, rq_max, form):
+    """v6.2+ ``cpu_overutilized()`` with uclamp in use (c56ab1b3506b, ledger uclamp-v6.2):
+    ``!util_fits_cpu(cpu_util_cfs(cpu), rq uclamp_min, rq uclamp_max, cpu)`` (-1 is not 0: a CPU
+    failing only the boost is not overutilized)."""
+    return util_fits_cpu(util, rq_min, rq_max, capacity, capacity_orig, thermal, form) == 0
 
 
 @njit(cache=True)
@@ -200,15 +249,43 @@ def _energy_util(extra, cpu, u, scale):
 
 
 @njit(cache=True, inline="always")
-def _freq_util(extra, cpu, u, scale):
-    """``effective_cpu_util(cpu, u, FREQUENCY_UTIL, p)`` (v5.3 - v6.7) with CONFIG_UCLAMP_TASK=y and
-    no clamps: CFS + RT, max when + DL reaches the capacity, IRQ-scaled, + DL bandwidth."""
+def _uc_bounds(extra, cpu, dst):
+    """The (min, max) of ``uclamp_rq_util_with(rq, util, dst ? p : NULL)`` in the energy estimate
+    (af24bde8df20, ledger uclamp-v5.3): the rq's clamps, max-aggregated with the task's on the
+    destination CPU. rq clamps (0, 0) stand for an idle rq: the task's own on the destination (as
+    from v5.14), no clamp (0, 1024) elsewhere."""
+    lo = extra[X_UC_RQ_MIN, cpu]
+    hi = extra[X_UC_RQ_MAX, cpu]
+    if lo == 0 and hi == 0 and not dst:
+        hi = 1024
+    if dst:
+        if extra[X_UC_P_MIN, cpu] > lo:
+            lo = extra[X_UC_P_MIN, cpu]
+        if extra[X_UC_P_MAX, cpu] > hi:
+            hi = extra[X_UC_P_MAX, cpu]
+    return lo, hi
+
+
+@njit(cache=True, inline="always")
+def _freq_util(extra, cpu, u, scale, dst=False):
+    """``effective_cpu_util(cpu, u, FREQUENCY_UTIL, p)`` (v5.3 - v6.7) with CONFIG_UCLAMP_TASK=y:
+    CFS + RT, clamped by ``uclamp_rq_util_with(rq, ., dst ? p : NULL)`` when clamps are given (the
+    ``X_UC_ON`` row, ledger uclamp-v5.3), max when + DL reaches the capacity, IRQ-scaled, + DL
+    bandwidth."""
     if extra is None:
         return u if u < scale else scale
     irq = extra[X_IRQ, cpu]
     if irq >= scale:
         return scale
     util = u + extra[X_RT, cpu]
+    if extra[X_UC_ON, cpu]:
+        lo, hi = _uc_bounds(extra, cpu, dst)
+        if lo >= hi:
+            util = lo
+        elif util < lo:
+            util = lo
+        elif util > hi:
+            util = hi
     if util + extra[X_DL, cpu] >= scale:
         return scale
     util = irq + util * (scale - irq) // scale
@@ -217,9 +294,11 @@ def _freq_util(extra, cpu, u, scale):
 
 
 @njit(cache=True, inline="always")
-def _perf_util_v68(extra, cpu, u, scale):
+def _perf_util_v68(extra, cpu, u, scale, dst=False):
     """v6.8+ ``effective_cpu_util(cpu, u, &min, &max)`` then ``sugov_effective_cpu_perf()``:
-    ``max(irq + bw_dl, min(1.25 * util, max))`` (no clamps)."""
+    ``max(irq + bw_dl, min(1.25 * util, max))``; with clamps (``X_UC_ON``) min also takes the rq's
+    ``uclamp_min`` and max is ``min(scale, rq uclamp_max)``, the task's max-aggregated on the
+    destination (``eenv_pd_max_util``, 9c0b4bb7f630)."""
     if extra is None:
         if u > scale:
             u = scale
@@ -229,14 +308,21 @@ def _perf_util_v68(extra, cpu, u, scale):
     if irq >= scale:
         return scale
     lo = irq + extra[X_BW_DL, cpu]
+    hi = scale
+    if extra[X_UC_ON, cpu]:
+        ulo, uhi = _uc_bounds(extra, cpu, dst)
+        if ulo > lo:
+            lo = ulo
+        if uhi < hi:
+            hi = uhi
     util = u + extra[X_RT, cpu] + extra[X_DL, cpu]
     if util >= scale:
         util = scale
     else:
         util = irq + util * (scale - irq) // scale
     util = util + (util >> 2)
-    if util > scale:
-        util = scale
+    if util > hi:
+        util = hi
     return lo if lo > util else util
 
 
@@ -274,7 +360,7 @@ def _pd_energy_v5(pd_info, pd_cpus, em_states, em_mode, pd, task_cpu, dst_cpu, u
         work[1] += 1
         e = _energy_util(extra, cpu, u, scale)
         sum_util += e
-        f = _freq_util(extra, cpu, u, scale) if freq_max else e
+        f = _freq_util(extra, cpu, u, scale, cpu == dst_cpu) if freq_max else e
         if f > max_util:
             max_util = f
     work[0] += 1
@@ -485,7 +571,7 @@ def _pd_energy_v514(pd_info, pd_cpus, em_states, em_mode, pd, task_cpu, dst_cpu,
             u_run = cpu_util_next(cpu, task_cpu, -1, util_avg, util_est, task_util, task_ue, cap_orig) + tue
             work[1] += 1
         u_run = _energy_util(extra, cpu, u_run, scale)
-        u_freq = _freq_util(extra, cpu, u_freq, scale)
+        u_freq = _freq_util(extra, cpu, u_freq, scale, cpu == dst_cpu)
         sum_util += u_run
         if u_freq > max_util:
             max_util = u_freq
@@ -568,9 +654,9 @@ def _compute_energy_v60(pd_info, pd_cpus, em_states, em_mode, pd, task_cpu, dst_
         u = cpu_util_boost(extra, cpu, task_cpu, dst_cpu, util_avg, util_est, task_util, task_ue, cap_orig)
         work[1] += 1
         if em_mode >= 2:        # v6.8+: sugov_effective_cpu_perf() adds the headroom here
-            u = _perf_util_v68(extra, cpu, u, scale)
+            u = _perf_util_v68(extra, cpu, u, scale, cpu == dst_cpu)
         else:
-            u = _freq_util(extra, cpu, u, scale)
+            u = _freq_util(extra, cpu, u, scale, cpu == dst_cpu)
         if u > max_util:
             max_util = u
     if max_util > cpu_cap:
@@ -599,6 +685,12 @@ def feec_v60(pd_info, pd_cpus, em_states, em_mode, cap_orig, cap_of, util_avg, u
     best_fits = -1
     best_cpu = prev_cpu
     base_energy = 0
+    uc = 0 if extra is None else extra[X_UC_ON, 0]
+    # with clamps, before v6.7 (6b00a4014765, ledger uclamp-v6.7) a spare capacity of 0 means "no
+    # candidate" (unsigned, initialised to 0); without clamps a fitting CPU always has spare > 0
+    none = 0 if (uc >= UC_V5_6 and uc < UC_V6_7) else -1
+    best_thermal = 0          # v6.3+ (ledger uclamp-v6.3): best_thermal_cap / prev_thermal_cap
+    prev_thermal = 0
     task_busy = task_util if task_util > task_ue else task_ue     # eenv_task_busy_time()
     if extra is not None:
         pmax = cap_orig[prev_cpu]
@@ -610,8 +702,8 @@ def feec_v60(pd_info, pd_cpus, em_states, em_mode, cap_orig, cap_of, util_avg, u
         scale = pd_info[pd, PD_SCALE_CPU]
         cpu_cap = _thermal_cap(extra, pd_cpus[c0], scale)          # cpu_thermal_cap
         pd_cap = cpu_cap * (c1 - c0)
-        prev_spare = -1
-        max_spare = -1
+        prev_spare = none
+        max_spare = none
         msc = -1
         max_fits = -1
         for j in range(c0, c1):
@@ -621,18 +713,26 @@ def feec_v60(pd_info, pd_cpus, em_states, em_mode, cap_orig, cap_of, util_avg, u
             util = cpu_util_next(cpu, prev_cpu, cpu, util_avg, util_est, task_util, task_ue, cap_orig)
             work[1] += 1
             cap = cap_of[cpu]
-            fits = 1 if uclamp_fits(extra, cpu, util, cap) else 0
-            if not fits:
+            if uc >= UC_V6_2:
+                fits = _fits_v62(extra, cpu, util, cap, cap_orig[cpu])
+            else:
+                fits = 1 if uclamp_fits(extra, cpu, util, cap) else 0
+            if fits == 0:
                 continue
             spare = cap - util if cap > util else 0
             if cpu == prev_cpu:
                 prev_spare = spare
                 prev_fits = fits
+            elif uc == UC_V5_6 or uc == UC_V6_2:        # v6.0 - v6.2 with clamps: spare capacity only
+                if spare > max_spare:
+                    max_spare = spare
+                    msc = cpu
+                    max_fits = fits
             elif fits > max_fits or (fits == max_fits and spare > max_spare):
                 max_spare = spare
                 msc = cpu
                 max_fits = fits
-        if msc < 0 and prev_spare < 0:
+        if msc < 0 and prev_spare <= none:
             continue
         pd_busy = 0
         for j in range(c0, c1):
@@ -645,7 +745,7 @@ def feec_v60(pd_info, pd_cpus, em_states, em_mode, cap_orig, cap_of, util_avg, u
         base = _compute_energy_v60(pd_info, pd_cpus, em_states, em_mode, pd, prev_cpu, -1, util_avg, util_est,
                                    task_util, task_ue, cap_orig, pd_busy, task_busy, pd_cap, cpu_cap, work, extra)
         base_energy += base
-        if prev_spare > -1:
+        if prev_spare > none:
             e = _compute_energy_v60(pd_info, pd_cpus, em_states, em_mode, pd, prev_cpu, prev_cpu, util_avg,
                                     util_est, task_util, task_ue, cap_orig, pd_busy, task_busy, pd_cap, cpu_cap,
                                     work, extra)
@@ -655,10 +755,13 @@ def feec_v60(pd_info, pd_cpus, em_states, em_mode, cap_orig, cap_of, util_avg, u
                 energies[2] = base_energy
                 return target
             prev_delta = e - base
+            prev_thermal = cpu_cap
             if prev_delta < best_delta:
                 best_delta = prev_delta
         if msc >= 0 and (max_spare > prev_spare or not spare_filter):
             if max_fits < best_fits:
+                continue
+            if uc >= UC_V6_3 and max_fits < 0 and cpu_cap <= best_thermal:
                 continue
             e = _compute_energy_v60(pd_info, pd_cpus, em_states, em_mode, pd, prev_cpu, msc, util_avg, util_est,
                                     task_util, task_ue, cap_orig, pd_busy, task_busy, pd_cap, cpu_cap, work, extra)
@@ -673,12 +776,32 @@ def feec_v60(pd_info, pd_cpus, em_states, em_mode, cap_orig, cap_of, util_avg, u
             best_delta = cur
             best_cpu = msc
             best_fits = max_fits
+            best_thermal = cpu_cap
     energies[0] = prev_delta
     energies[1] = best_delta
     energies[2] = base_energy
     if best_fits > prev_fits or (best_fits > 0 and best_delta < prev_delta):
         target = best_cpu
+    elif uc >= UC_V6_3 and best_fits < 0 and best_thermal > prev_thermal:
+        target = best_cpu
     return target
+
+
+@njit(cache=True, inline="always")
+def feec_exits_early(extra, task_util, task_ue):
+    """feec's early "stay on prev": ``task_util_est(p) == 0``; with uclamp, v6.2 - v6.6
+    ``uclamp_task_util(p) == 0`` (d81304bc6193: clamp(task_util_est, p min, p max), so a task with
+    uclamp_max 0 stays), v6.7+ ``task_util_est(p) == 0 && p_util_min == 0`` (23c9519def98)."""
+    tue = task_util if task_util > task_ue else task_ue
+    uc = 0 if extra is None else extra[X_UC_ON, 0]
+    if uc >= UC_V6_7:
+        return tue == 0 and extra[X_UC_P_MIN, 0] == 0
+    if uc >= UC_V6_2:
+        v = tue if tue > extra[X_UC_P_MIN, 0] else extra[X_UC_P_MIN, 0]
+        if v > extra[X_UC_P_MAX, 0]:
+            v = extra[X_UC_P_MAX, 0]
+        return v == 0
+    return task_util == 0 and task_ue == 0
 
 
 @model_inline
@@ -697,7 +820,7 @@ def feec(era, pd_info, pd_cpus, em_states, em_mode, cap_orig, cap_of, util_avg, 
     energies[2] = 0
     if overutilized:
         return -1
-    if task_util == 0 and task_ue == 0:      # task_util_est(p) == 0: stay on prev
+    if feec_exits_early(extra, task_util, task_ue):
         return prev_cpu
     if era == EAS_V5_0:
         return feec_v50(pd_info, pd_cpus, em_states, em_mode, cap_orig, cap_of, util_avg, util_est, task_util,

@@ -28,8 +28,8 @@ from .sim_layout import (O_COUNTERS, O_EAS_LOG, O_EAS_LOG_W, P_CPU_CAP, P_CPU_PD
                          S_CFS_PELT_W, S_CPUS, S_GLOBALS, S_RT_PELT, S_RT_PELT_W, S_SCRATCH, S_SCRATCH_W, S_TASKS,
                          S_TASK_PELT, S_TASK_PELT_W)
 
-from .eas import (NO_ENERGY, X_RT, X_RUNNABLE, X_SIZE, X_THERMAL, X_UC_ON, X_UC_P_MAX, X_UC_P_MIN, X_UC_RQ_MAX,
-                  X_UC_RQ_MIN, feec)
+from .eas import (NO_ENERGY, UC_V6_2, X_RT, X_RUNNABLE, X_SIZE, X_THERMAL, X_UC_ON, X_UC_P_MAX, X_UC_P_MIN,
+                  X_UC_RQ_MAX, X_UC_RQ_MIN, feec)
 from .pelt import SA_RUNNABLE_AVG, SA_UTIL_AVG
 from .sim_models import (M_EAS_ERA, M_EAS_IGNORE_OU, M_EM_MODE, M_EXTRA, M_EXTRA_RT, M_EXTRA_THERMAL, M_EXTRA_UCLAMP,
                          M_RUNNABLE_BOOST, SC_CAP_OF, SC_ENERGY, SC_EXTRA, SC_UE, SC_UTIL, SC_WORK, capacity_of,
@@ -61,8 +61,8 @@ def place_eas(p, prev, now, S, P, O):
     ou = S[S[S_GLOBALS] + G_OVERUTIL] != 0
     if ou and not P[P[P_MODEL_PARAMS] + M_EAS_IGNORE_OU]:
         return -1
-    if tu == 0 and tue == 0:      # task_util_est(p) == 0: stay on prev
-        return prev
+    if tu == 0 and tue == 0 and P[P[P_MODEL_PARAMS] + M_EXTRA_UCLAMP] < UC_V6_2:
+        return prev               # task_util_est(p) == 0: stay on prev (from v6.2 eas.feec decides with the clamps)
     n = P[P_CPU_PD_N]
     ou_ = osc + SC_UTIL * S[S_SCRATCH_W]
     oue = osc + SC_UE * S[S_SCRATCH_W]
@@ -88,7 +88,7 @@ def place_eas(p, prev, now, S, P, O):
             if P[mp + M_RUNNABLE_BOOST]:
                 S[ox + X_RUNNABLE * w + c] = S[S[S_CFS_PELT] + c * S[S_CFS_PELT_W] + SA_RUNNABLE_AVG]
             if P[mp + M_EXTRA_UCLAMP]:
-                S[ox + X_UC_ON * w + c] = 1
+                S[ox + X_UC_ON * w + c] = P[mp + M_EXTRA_UCLAMP]
                 S[ox + X_UC_RQ_MIN * w + c] = rq_uclamp(c, 0, 0, S, P)
                 S[ox + X_UC_RQ_MAX * w + c] = rq_uclamp(c, 1, 0, S, P)
                 S[ox + X_UC_P_MIN * w + c] = task_uclamp(p, 0, S, P)

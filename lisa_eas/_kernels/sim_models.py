@@ -33,7 +33,7 @@ from .sim_layout import (P_CORE_ID, P_CORE_ID_N, P_CPU_CAP, P_CPU_PD, P_CPU_PD_N
 
 from .sim_state import C_NFIELDS, P_NFIELDS, T_NFIELDS
 
-from .eas import cpu_overutilized
+from .eas import UC_V6_2, cpu_overutilized, cpu_overutilized_uclamp
 from .governors import (IA_CUR, OD_CUR, OD_RATE_MULT, SF_CUR, SF_REQUESTED, SF_THROTTLE_END,
                         interactive_account, interactive_step, ondemand_step, schedfreq_pending,
                         schedfreq_request)
@@ -81,7 +81,7 @@ M_EXTRA = 25              # 1: eas.feec gets the ``extra`` rows (RT util, therma
 M_EXTRA_RT = 26           # 1: ... with the rt_rq's util_avg as cpu_util_rt (SimConfig rt_pressure)
 M_EXTRA_THERMAL = 27      # 1: ... with the thermal pressure (the EM's allowed_cpu_cap, v5.14+, ledger em-v5.14)
 M_RUNNABLE_BOOST = 28     # 1: runnable boosting in schedutil and feec (v6.5+, ledger schedutil-v6.5 / eas-v6.5)
-M_EXTRA_UCLAMP = 29       # 1: ... with the rq and task clamps in the candidates' fit (v5.7+, ledger uclamp-v5.7)
+M_EXTRA_UCLAMP = 29       # >0: ... with the rq and task clamps in the candidates' fit, its form eas.UC_* (ledger uclamp-v5.6)
 M_EAS_IGNORE_OU = 30      # 1: ablation (SimConfig.ablate "eas-overutilized"): the EAS wake-up ignores the flag
 M_SIZE = 31
 
@@ -215,8 +215,15 @@ def update_overutilized(now, set_only, S, P, O):
     if set_only and S[oG + G_OVERUTIL]:
         return          # already set: the scan below could not change anything
     ou = 0
+    form = P[P[P_MODEL_PARAMS] + M_EXTRA_UCLAMP]
     for c in range(P[P_CPU_PD_N]):
-        if cpu_overutilized(cpu_util(c, S, P), capacity_of(c, S, P), P[P[P_MODEL_PARAMS] + M_EAS_OVERUTIL_ERA]):
+        if form >= UC_V6_2:     # util_fits_cpu with the rq clamps (ledger uclamp-v6.2); idle rq: max 1024
+            if cpu_overutilized_uclamp(cpu_util(c, S, P), capacity_of(c, S, P), P[P[P_CPU_CAP] + c],
+                                       thermal_pressure(c, S, P), rq_uclamp(c, 0, 0, S, P),
+                                       rq_uclamp(c, 1, 1024, S, P), form):
+                ou = 1
+                break
+        elif cpu_overutilized(cpu_util(c, S, P), capacity_of(c, S, P), P[P[P_MODEL_PARAMS] + M_EAS_OVERUTIL_ERA]):
             ou = 1
             break
     if set_only and ou == 0:

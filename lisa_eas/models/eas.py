@@ -34,6 +34,20 @@ def eas_kernel_era(version) -> int:
             (6, 2): ke.EAS_V6_2, (6, 5): ke.EAS_V6_2}[v]
 
 
+def uclamp_fit_form(version) -> int:
+    """The form of the uclamp-aware fit of kernel ``version`` (``lisa_eas._kernels.eas.UC_*``, from
+    the ledger's ``uclamp-*`` rows): 0 before v5.6 (no clamp in EAS), clamp-then-fit (v5.6),
+    ``util_fits_cpu`` (v6.2), its -1 answer and tiers (v6.3), spare 0 kept (v6.7)."""
+    from .._era import select_era
+    from .._kernels import eas as ke
+
+    v = parse_kernel_version(version)
+    if v < (5, 6):
+        return 0
+    return {(5, 6): ke.UC_V5_6, (6, 2): ke.UC_V6_2, (6, 3): ke.UC_V6_3,
+            (6, 7): ke.UC_V6_7}[select_era(v, tuple(e for e in eras_of("uclamp") if e >= (5, 6)), "uclamp in EAS")]
+
+
 @dataclass(frozen=True)
 class EasDecisions:
     """What ``find_energy_efficient_cpu`` decided for each wake-up (arrays of length n).
@@ -145,11 +159,15 @@ def find_energy_efficient_cpu(platform, util_avg, task_util, prev_cpu, *, util_e
         as on an idle rq, so the task's own clamps decide).
     task_uclamp_min, task_uclamp_max : int or array of int, optional
         The waking task's effective clamps (default 0 and 1024). Given any of the four, from
-        v5.7 (ledger uclamp-v5.7, 1d42509e475c) a candidate must fit with its util clamped by
+        v5.6 (ledger uclamp-v5.6, 1d42509e475c) a candidate must fit with its util clamped by
         ``uclamp_rq_util_with(rq, util, p)``: a ``uclamp_min`` above a CPU's ``capacity_of``
-        / 1.25 keeps the task off it. Ignored before v5.7 and in the v5.0 form. v6.1+
-        ``util_fits_cpu`` is modelled by this v5.7 test, and the energy estimate ignores the
-        clamps (see the models guide).
+        / 1.25 keeps the task off it. From v6.2 (ledger uclamp-v6.2) the fit is
+        ``util_fits_cpu()`` on the unclamped util with the max-aggregated clamps, the early exit
+        ``uclamp_task_util(p) == 0`` and "auto" overutilized uses the rq clamps; v6.3 (ledger
+        uclamp-v6.3) ranks CPUs that fail only the boost (fits -1) by thermal capacity; v6.7
+        (ledger uclamp-v6.7) keeps CPUs with spare capacity 0. Ignored before v5.6 and in the
+        v5.0 form. The energy estimate's OPP takes the clamps too (ledger uclamp-v5.3: the rq's, and
+        the task's on the destination; rq clamps (0, 0) are an idle rq).
 
     Returns
     -------
@@ -208,7 +226,7 @@ def find_energy_efficient_cpu(platform, util_avg, task_util, prev_cpu, *, util_e
     inputs = {"util_rt": util_rt, "util_dl": util_dl, "bw_dl": bw_dl, "util_irq": util_irq,
               "thermal_pressure": thermal_pressure, "runnable_avg": runnable_avg}
     uc_inputs = (uclamp_min, uclamp_max, task_uclamp_min, task_uclamp_max)
-    uc_on = any(v_ is not None for v_ in uc_inputs) and full >= (5, 7) and code != ke.EAS_V5_0
+    uc_on = any(v_ is not None for v_ in uc_inputs) and full >= (5, 6) and code != ke.EAS_V5_0
     if any(v_ is not None for v_ in inputs.values()) or uc_on:
         extra = np.zeros((n, ke.X_SIZE, n_cpus), dtype=np.int64)
         rows = {"util_rt": ke.X_RT, "util_dl": ke.X_DL, "bw_dl": ke.X_BW_DL, "util_irq": ke.X_IRQ,
@@ -221,8 +239,8 @@ def find_energy_efficient_cpu(platform, util_avg, task_util, prev_cpu, *, util_e
             if name == "runnable_avg" and full < (6, 5):
                 continue                        # no runnable boosting before v6.5 (ledger eas-v6.5)
             extra[:, rows[name], :] = per_cpu(value, name, 0)
-        if uc_on:                               # ledger uclamp-v5.7
-            extra[:, ke.X_UC_ON, :] = 1
+        if uc_on:                               # ledger uclamp-v5.6 / v6.2 / v6.3 / v6.7
+            extra[:, ke.X_UC_ON, :] = uclamp_fit_form(full)
             extra[:, ke.X_UC_RQ_MIN, :] = per_cpu(uclamp_min, "uclamp_min", 0)
             extra[:, ke.X_UC_RQ_MAX, :] = per_cpu(uclamp_max, "uclamp_max", 0)
             for row, value, name, default in ((ke.X_UC_P_MIN, task_uclamp_min, "task_uclamp_min", 0),
@@ -241,7 +259,12 @@ def find_energy_efficient_cpu(platform, util_avg, task_util, prev_cpu, *, util_e
         if overutilized != "auto":
             raise ModelError(f"overutilized must be a bool, an array of bools or 'auto', got {overutilized!r}")
         cpu_util = np.minimum(np.maximum(ua, ue), cap_orig[None, :])
-        if v < (5, 4):
+        if extra is not None and extra[0, ke.X_UC_ON, 0] >= ke.UC_V6_2:   # ledger uclamp-v6.2
+            ou = np.array([[ke.cpu_overutilized_uclamp(int(cpu_util[i, c]), int(cap_of[c]), int(cap_orig[c]),
+                                                        int(extra[i, ke.X_THERMAL, c]), int(extra[i, ke.X_UC_RQ_MIN, c]),
+                                                        int(extra[i, ke.X_UC_RQ_MAX, c]), int(extra[i, ke.X_UC_ON, c]))
+                            for c in range(n_cpus)] for i in range(n)]).any(axis=1)
+        elif v < (5, 4):
             ou = (cap_of[None, :] * 1024 < cpu_util * 1280).any(axis=1)
         else:
             ou = ~(cpu_util * 1280 < cap_of[None, :] * 1024).all(axis=1)

@@ -82,7 +82,8 @@ Scheduling model
 
 * **Decision inputs** (issue 17, each absent by default): a task's rt-app ``util_min`` /
   ``util_max`` (uclamp, v5.3+: rq max aggregation, schedutil per era, the EAS candidates' fit
-  from v5.7), ``SimConfig.thermal_caps`` (policy max; ``capacity_of`` from v5.7; EM cap from
+  from v5.6, ``util_fits_cpu`` and the rq-clamped overutilized test from v6.2),
+  ``SimConfig.thermal_caps`` (policy max; ``capacity_of`` from v5.7; EM cap from
   v5.14), ``SimConfig.rt_pressure`` (RT util in the EAS energy), ``SimConfig.runnable_boost``
   (v6.5+).
 
@@ -210,8 +211,8 @@ def simulate(platform, workload, *, config: SimConfig | None = None):
     if uclamp_set or config.thermal_caps or config.rt_pressure or config.runnable_boost:
         approx.append("decision inputs (uclamp / thermal caps / RT pressure / runnable boosting): the EAS decision "
                       "log (lisa_sim_eas_decision) records the CFS inputs only, so a replay of this run's EAS "
-                      "decisions from the log does not see them; EAS applies uclamp to its candidates' fit only "
-                      "(v5.7 form); thermal pressure is instantaneous and a cap takes effect at the domain's next "
+                      "decisions from the log does not see them; EAS applies uclamp to its candidates' fit and "
+                      "the overutilized test and its energy estimate's OPP (per era), not to the idle search; thermal pressure is instantaneous and a cap takes effect at the domain's next "
                       "frequency request; an idle runqueue's clamps are not the kernel's retained uclamp_max")
     if until_exit and raw.t_end >= t_end:
         approx.append(f"the tasks had not all exited after {_UNBOUNDED_CAP_S:.0f} s; the run was stopped there")

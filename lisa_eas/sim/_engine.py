@@ -144,8 +144,10 @@ def _input_arrays(platform: Platform, config: SimConfig, compiled: CompiledWorkl
             raise ModelError(f"the workload sets uclamp (util_min / util_max), which kernels before v5.3 do not have; "
                              f"SimConfig.era is {config.era!r}: use v5.3 or later, or remove the clamps")
         mp[sm.M_UCLAMP] = 1                  # uclamp_is_used() (ledger uclamp-v5.3)
-        if era >= (5, 7) and config.placement == "eas":
-            mp[sm.M_EXTRA_UCLAMP] = 1        # the clamps in feec's candidate fit (ledger uclamp-v5.7)
+        if era >= (5, 6) and config.placement == "eas":
+            from ..models.eas import uclamp_fit_form
+            # the clamps in feec's candidate fit, its form by era (ledger uclamp-v5.6 / v6.2 / v6.3 / v6.7)
+            mp[sm.M_EXTRA_UCLAMP] = uclamp_fit_form(era)
     rows = []
     nd = int(pt["nd"])
     for i, (t, target, cap) in enumerate(config.thermal_caps):

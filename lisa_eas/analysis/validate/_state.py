@@ -202,6 +202,14 @@ def rebuild_wakeups(trace, platform, *, era: str = "v5.4", pelt_era: str | None 
     cap = np.array([platform.cpu_capacity(c) for c in range(n_cpus)], np.int64)
     capacity = np.repeat(cap[None, :], n, axis=0)
     cpu_inputs, input_sources = trace_cpu_inputs(trace, n_cpus, t)
+    from ..._era import parse_kernel_version
+
+    if ("uclamp_max" in cpu_inputs or "uclamp_min" in cpu_inputs) and parse_kernel_version(era) >= (5, 14):
+        # from v5.14 (3e1493f46390) and in v6.2+ feec an idle rq's retained clamps are not aggregated:
+        # the task's own decide there (0 here, the neutral value of the max)
+        for k in ("uclamp_min", "uclamp_max"):
+            if k in cpu_inputs:
+                cpu_inputs[k] = np.where(idle.astype(bool), 0, cpu_inputs[k])
     if "capacity" in cpu_inputs:
         capacity = np.where(cpu_inputs.pop("capacity_known"), cpu_inputs.pop("capacity"), capacity)
     allowed = np.ones((n, n_cpus), bool)
@@ -228,7 +236,10 @@ def rebuild_wakeups(trace, platform, *, era: str = "v5.4", pelt_era: str | None 
 #: The optional inputs the replay reads, the event (and field) each comes from.
 _INPUT_EVENTS = (("util_rt", "sched_pelt_rt", "util"), ("util_dl", "sched_pelt_dl", "util"),
                  ("util_irq", "sched_pelt_irq", "util"), ("runnable_avg", "sched_pelt_cfs", "runnable"),
-                 ("capacity", "sched_cpu_capacity", "capacity"))
+                 ("capacity", "sched_cpu_capacity", "capacity"),
+                 # LISA's module (lisa__uclamp_util_cfs, read without the prefix; sched_tp's uclamp_util_cfs):
+                 # the root cfs_rq's rq->uclamp[UCLAMP_MIN/MAX].value at each PELT update of that cfs_rq
+                 ("uclamp_min", "uclamp_util_cfs", "uclamp_min"), ("uclamp_max", "uclamp_util_cfs", "uclamp_max"))
 
 
 def trace_cpu_inputs(trace, n_cpus: int, t: np.ndarray) -> tuple[dict, dict]:
@@ -238,9 +249,12 @@ def trace_cpu_inputs(trace, n_cpus: int, t: np.ndarray) -> tuple[dict, dict]:
     ``sched_cpu_capacity`` events; with where each came from, or ``"absent: ..."``.
 
     Bad values (negative, or a utilization above 1024) raise ``ModelError`` naming the event
-    and field. uclamp and the thermal pressure have no event of their own: they are reported
-    absent (``sched_cpu_capacity`` gives ``capacity_of``, which has the thermal pressure in it
-    from v5.7, and the replay uses it as such)."""
+    and field. The rq clamps come from LISA's ``uclamp_util_cfs`` (``uclamp_min`` / ``uclamp_max``
+    of the root cfs_rq's rq); the waking task's own clamps have no event (LISA's
+    ``uclamp_util_se`` carries the rq's values too) and stay at their defaults (0, 1024). The
+    thermal pressure has no event of its own: it is reported absent (``sched_cpu_capacity`` gives
+    ``capacity_of``, which has the thermal pressure in it from v5.7, and the replay uses it as
+    such)."""
     from ...errors import ModelError
 
     out: dict = {}
@@ -280,7 +294,12 @@ def trace_cpu_inputs(trace, n_cpus: int, t: np.ndarray) -> tuple[dict, dict]:
         if name == "capacity":
             out["capacity_known"] = known
         src[name] = f"{event}.{field}"
-    src["uclamp"] = "absent: no trace event gives the rq clamps the models could use (not modelled by the replay)"
+    if "uclamp_min" in out or "uclamp_max" in out:
+        src["uclamp"] = ("rq clamps from uclamp_util_cfs.uclamp_min / uclamp_max; the waking task's own clamps "
+                         "are absent (no event gives them: taken as 0 and 1024)")
+    else:
+        src["uclamp"] = ("absent: no uclamp_util_cfs events (LISA module) give the rq clamps; "
+                         "the replay decides without clamps")
     src["thermal_pressure"] = ("absent: no event gives arch_scale_thermal_pressure alone; capacity_of "
                                "(sched_cpu_capacity) includes it" if "capacity" in out else
                                "absent: no sched_cpu_capacity events")
