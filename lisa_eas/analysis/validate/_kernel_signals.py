@@ -156,8 +156,13 @@ def _task(trace, pid: int, tl: pd.DataFrame, se: pd.DataFrame, ue: pd.DataFrame 
     # trace gaps: a runnable task whose next event is its own switch-out ran in between with no
     # sched_switch into it (not a lost event: the kernel did not emit it); the model cannot know
     # when, so samples in the 250 ms after (8 half-lives) are flagged, not compared
+    # The flag starts where the span the task ran in starts, not at the switch-out: the
+    # dequeue's own update is written a few us before the switch-out record, and a tick may
+    # sample the task inside the span. A switch-out to sleep (or exit) ends the span of the row
+    # before it; a switch-out while runnable (preempted) is merged into its runnable row, which
+    # is the span itself.
     gap = np.flatnonzero(tl["untraced_switch_in"].to_numpy(bool))
-    gap_t = t_ev[gap]                          # from the start of the span it ran in
+    gap_t = np.where(st[gap] == STATE_RUNNABLE, t_ev[gap], t_ev[np.maximum(gap - 1, 0)])
 
     def flagged(times):
         if not len(gap_t):
