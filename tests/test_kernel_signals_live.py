@@ -275,18 +275,20 @@ def test_shared_cpu_and_migration_runs(board, tmp_path, capsys):
             print(f"\n{name} pelt: " + ", ".join(f"{k} p50/p99/max {v['p50']}/{v['p99']:.1f}/{v['max']}"
                                                   for k, v in s.items() if isinstance(v, dict) and v["n"]))
     assert s1["tasks"] == 2 and s2["tasks"] == 1
-    # runnable_avg has no running/runnable ambiguity: it holds on a shared CPU and across migrations.
-    # Measured p99 1 on the collector's branch, 1-6 on the merged tree (cause not found yet,
-    # issue 23 open): held to 8 so a real regression (tens) still fails
-    assert s1["runnable"]["p99"] <= 8
+    # the issue's targets on a shared CPU and across migrations. (runnable was held to 8 and 12
+    # while it measured up to 6: a sample of a sleeping task before its wake-up's sched_waking,
+    # the completion of a delayed dequeue, was taken for the wake-up's own update. Measured since
+    # on 4 runs each, 2 with a busy loop on CPU 1: util, runnable p99 1, max 1-2.)
+    assert s1["runnable"]["p99"] <= 2 and s1["util"]["p99"] <= 2
+    assert s2["runnable"]["p99"] <= 2 and s2["util"]["p99"] <= 2
     # load_avg on a shared CPU: the sleeping task is kept queued (sched_delayed) until picked,
     # so nearly every sample carries delayed load (measured: 634 of 647, load error p99 310);
     # beyond that delayed load, which the kernel's own samples give, the model holds to 2
     assert s1["delayed_samples"] > 0
     assert s1["load_beyond_delayed"]["p99"] <= 2 and s2["load_beyond_delayed"]["p99"] <= 2
     # a migration re-phases the entity (attach_entity_load_avg); each stay is compared from its
-    # first sample, and the error of that start decays within the stay
-    assert s2["runnable"]["p99"] <= 12 and s2["util"]["p50"] <= 1
+    # first sample
+    assert s2["util"]["p50"] <= 1
 
 
 def test_root_cfs_rq_util_against_the_sum_of_every_task(board, tmp_path, capsys):
