@@ -62,3 +62,10 @@ def test_this_kernel_against_the_simulator(tmp_path, capsys):
     assert m("vs_pin", "migrations") == (0, 0)
     assert m("vs_pin", "cpu0_s") == (0.0, 0.0)
     assert any("other processes took" in d or "work:" in d for d in r.differences)
+    # the same from the CLI, on the run directory
+    from lisa_eas.cli import main
+
+    rc = main(["vs-sim", str(tmp_path / "run"), "--csv", str(tmp_path / "t.csv"), "--task", "vs_pin"])
+    out = capsys.readouterr().out
+    assert rc == 0 and "what differs and why" in out and "vs_pin" in out and "vs_free" not in out.split("what")[0]
+    assert (tmp_path / "t.csv").read_text().startswith("task,metric,measured,simulated,difference")

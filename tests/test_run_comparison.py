@@ -36,3 +36,14 @@ def test_same_run_differs_by_nothing_and_double_work_by_the_work(tmp_path):
     assert m.loc["cmp_a", "activations"] == 20
     assert np.isclose(m.loc["cmp_a", "runtime_s"], m.loc["cmp_a", "cpu1_s"])
     assert m.loc["cmp_a", "cpu0_s"] == 0.0
+
+
+def test_vs_sim_cli_bad_run_dir_is_one_line(tmp_path, capsys):
+    from lisa_eas.cli import main
+
+    assert main(["vs-sim", str(tmp_path)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "run.json" in err and "lisa-eas run" in err
+    (tmp_path / "run.json").write_text("{}")
+    assert main(["vs-sim", str(tmp_path)]) == 2
+    assert "workload.target.json: missing" in capsys.readouterr().err

@@ -189,6 +189,14 @@ def _differences(info: dict, measured, simulated, table) -> list[str]:
                    "pick order is CFS's vruntime, so who runs first on a shared CPU may differ")
     for a in simulated.metadata.get("approximations") or []:
         out.append(f"simulator: {a}")
+    cpu_rows = [m for m in table.index.get_level_values("metric").unique() if m.startswith("cpu")]
+    for task in table.index.get_level_values("task").unique():
+        res = table.loc[task].loc[cpu_rows]
+        if len(res) and res["measured"].idxmax() != res["simulated"].idxmax():
+            out.append(f"{task} ran mostly on {res['measured'].idxmax()[:-2].upper()} on the machine and on "
+                       f"{res['simulated'].idxmax()[:-2].upper()} in the simulation: the model holds only the "
+                       "workload, so the idle-CPU search finds an idle CPU for it; on the machine the other "
+                       "processes keep the CPUs busy and the task stays where it was forked or last ran")
     unt = table.xs("wakeups_untraced", level="metric")["measured"] if len(table) else None
     if unt is not None and (unt > 0).any():
         out.append(f"{int(unt.sum())} measured wake-up(s) with an untraced switch-in (this kernel does not trace "
