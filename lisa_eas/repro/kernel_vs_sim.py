@@ -197,6 +197,11 @@ def _differences(info: dict, measured, simulated, table) -> list[str]:
                        f"{res['simulated'].idxmax()[:-2].upper()} in the simulation: the model holds only the "
                        "workload, so the idle-CPU search finds an idle CPU for it; on the machine the other "
                        "processes keep the CPUs busy and the task stays where it was forked or last ran")
+    for task in table.index.get_level_values("task").unique():
+        acts, wk, ovr = (float(table.loc[(task, k), "measured"]) for k in ("activations", "wakeups", "overruns"))
+        if wk < acts and ovr > 0:
+            out.append(f"{task}: {int(acts - wk)} fewer measured wake-ups than activations, {int(ovr)} overruns: an "
+                       "activation that ends after its next period has started does not sleep, so it has no wake-up")
     unt = table.xs("wakeups_untraced", level="metric")["measured"] if len(table) else None
     if unt is not None and (unt > 0).any():
         out.append(f"{int(unt.sum())} measured wake-up(s) with an untraced switch-in (this kernel does not trace "
