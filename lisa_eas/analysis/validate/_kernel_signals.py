@@ -262,7 +262,9 @@ def _delayed_load(se) -> np.ndarray:
     # so runnable_sum >= load_sum << 10 holds through every decay and attach, and
     # load_avg = 1024 * load_sum / divider <= runnable_sum / divider = runnable_avg (the
     # difference stays above -1: 33 309 nice-0 samples here, -1 to 0, never below). Any excess is
-    # delayed time. At another weight the product rounds by up to ceil(weight / 1024).
+    # delayed time (or, in a new task's first few hundred ms, what is left of its initial load:
+    # init_entity_runnable_average() starts load_avg at the weight, post_init_entity_util_avg()
+    # runnable_avg at util_avg). At another weight the product rounds by up to ceil(weight / 1024).
     tol = np.where(w == 1024, 0, -(-w // 1024))
     return np.where(ex > tol, ex, 0)
 
