@@ -395,21 +395,20 @@ def drive_a_board_notebook():
                  "    era = \"v\" + \".\".join(info.kernel_release.split(\".\")[:2])\n"
                  "    pelt_rows, ue_rows, summary = compare_kernel_signals(ks_trace, tasks=[\"smk_per\", \"smk_rmp\"], era=era)\n"
                  "    display(pd.DataFrame({k: v for k, v in summary.items() if isinstance(v, dict)}).T)"),
-        ("md", "## Simulate the same workload on a model of the board\n\n"
-               "This VM has no cpufreq, so its model is a fixed-frequency platform (one OPP; placeholder power, "
-               "so no energy figure is compared)."),
-        ("code", "from lisa_eas import SimConfig, simulate\nfrom lisa_eas.repro import fixed_frequency_platform\n\n"
-                 "ncpu = len(info.online_cpus) if CAN_TRACE else 2\n"
-                 "plat = info.platform if CAN_TRACE and info.platform.perf_domains else "
-                 "fixed_frequency_platform(\"local\", ncpu)\n"
-                 "sim = simulate(plat, wl, config=SimConfig(governor=\"performance\", placement=\"no-eas\"))\n"
-                 "modeled = sim.df(\"lisa_sim_rtapp_log\")\nmodeled.groupby(\"task\")[[\"run_us\", \"slack_us\"]].mean()"),
-        ("md", "## Measured vs modeled"),
-        ("code", "rows = []\nfor task_name, g in modeled.groupby(\"task\"):\n"
-                 "    row = {\"task\": task_name, \"activations (model)\": len(g), \"mean slack us (model)\": g.slack_us.mean()}\n"
-                 "    if CAN_TRACE:\n        m = measured[measured.task.str.startswith(task_name.rsplit(\"-\", 1)[0])]\n"
-                 "        row.update({\"activations (board)\": len(m), \"mean slack us (board)\": m.slack_us.mean()})\n"
-                 "    rows.append(row)\npd.DataFrame(rows)"),
+        ("md", "## This kernel against the simulator, side by side\n\n"
+               "`simulate_run` simulates the workload the run executed (its `workload.target.json`) on the "
+               "platform the run probed, at the run's kernel version, with each `run` sized as the loops this "
+               "machine executed (the run's fastest activation), and puts both runs side by side per task: "
+               "activations, run time, slack, wake-up latency, migrations, time on each CPU. It then says what "
+               "differs and why, from the run's own facts (other processes' share, no cpufreq, EEVDF, "
+               "placement, untraced switches). `lisa-eas vs-sim RUN_DIR` prints the same."),
+        ("code", "from lisa_eas import SimConfig, simulate\nfrom lisa_eas.repro import fixed_frequency_platform, simulate_run\n\n"
+                 "if CAN_TRACE:\n    vs = simulate_run(run.out_dir)\n    sim = vs.simulated\n"
+                 "    display(vs.table.round(1).unstack(\"task\"))\n    print(\"what differs and why:\")\n"
+                 "    for d in vs.differences:\n        print(\"-\", d)\n"
+                 "else:\n    sim = simulate(fixed_frequency_platform(\"local\", 2), wl, "
+                 "config=SimConfig(governor=\"performance\", placement=\"no-eas\"))\n"
+                 "    display(sim.df(\"lisa_sim_rtapp_log\").groupby(\"task\")[[\"run_us\", \"slack_us\"]].mean())"),
         ("md", "## Replay the real run against the models, decision by decision\n\n"
                "The run directory says which board recorded it (its probe), so `validate` needs no platform; "
                "checks that cannot apply on this machine (EAS without asymmetric capacities or an energy "

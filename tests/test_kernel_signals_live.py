@@ -224,7 +224,8 @@ def test_run_with_kernel_signals_and_models_against_the_kernel(board, tmp_path, 
     with capsys.disabled():
         for name, s in (("pelt", pelt), ("mono", mono), ("pelt v6.11", old)):
             print(f"\nperiodic {name}: " + ", ".join(f"{k} p50/p99/max {v['p50']}/{v['p99']:.1f}/{v['max']}"
-                                                     for k, v in s.items() if isinstance(v, dict) and v["n"]))
+                                                     for k, v in s.items() if isinstance(v, dict) and v["n"])
+                  + f"; {s['trace_gap_samples']} samples flagged trace_gap")
     assert pelt["util"]["n"] > 80 and pelt["util_est_ewma"]["n"] > 30
     share = ((res.run_info.get("tracing") or {}).get("other_processes") or {}).get("share_pct") or 0.0
     if share > 25.0 and not IN_CI:
@@ -235,12 +236,12 @@ def test_run_with_kernel_signals_and_models_against_the_kernel(board, tmp_path, 
         # machine of its own) always judges it, so a noisy CI run fails rather than passes quietly.
         pytest.xfail(f"noisy run: other processes took {share:.0f} % of the CPU time; util_est p99 "
                      f"{pelt['util_est_ewma']['p99']:.0f}, util p99 {pelt['util']['p99']:.0f}")
-    # util_avg: p99 <= 2 (the issue's target) on most runs, but not on every one: one fresh-clone CI
-    # run of three (2026-11-26) had ~1-2 % of the samples off by 22-27 (p99 22.2, max 27) while
-    # runnable, load and util_est stayed within 1 on the same samples, and one developer run under
-    # load had p99 2.26. The cause is not found (issue 23 stays open on it), so the bound held here
-    # is the measured one, not the target; the figures are printed above on every run.
-    assert pelt["util"]["p99"] <= 32
+    # util_avg: the issue's target. (It was held to 32 while one fresh CI run in four had 1-2 % of
+    # its samples off by 22-27: the dequeue's own update at the end of a span with an untraced
+    # switch-in, after the VM agent's thread ran on the task's CPU, was compared; see
+    # docs/guide/boards_live.md "untraced switches".) The flagged samples stay few.
+    assert pelt["util"]["p99"] <= 2
+    assert pelt["trace_gap_samples"] <= 0.1 * pelt["util"]["n"]
     assert pelt["runnable"]["p99"] <= 2
     assert pelt["util"]["p50"] <= 1
     # util_est (v6.12+: sampled at the entity's previous PELT update). The model's own estimate
@@ -274,18 +275,20 @@ def test_shared_cpu_and_migration_runs(board, tmp_path, capsys):
             print(f"\n{name} pelt: " + ", ".join(f"{k} p50/p99/max {v['p50']}/{v['p99']:.1f}/{v['max']}"
                                                   for k, v in s.items() if isinstance(v, dict) and v["n"]))
     assert s1["tasks"] == 2 and s2["tasks"] == 1
-    # runnable_avg has no running/runnable ambiguity: it holds on a shared CPU and across migrations.
-    # Measured p99 1 on the collector's branch, 1-6 on the merged tree (cause not found yet,
-    # issue 23 open): held to 8 so a real regression (tens) still fails
-    assert s1["runnable"]["p99"] <= 8
+    # the issue's targets on a shared CPU and across migrations. (runnable was held to 8 and 12
+    # while it measured up to 6: a sample of a sleeping task before its wake-up's sched_waking,
+    # the completion of a delayed dequeue, was taken for the wake-up's own update. Measured since
+    # on 4 runs each, 2 with a busy loop on CPU 1: util, runnable p99 1, max 1-2.)
+    assert s1["runnable"]["p99"] <= 2 and s1["util"]["p99"] <= 2
+    assert s2["runnable"]["p99"] <= 2 and s2["util"]["p99"] <= 2
     # load_avg on a shared CPU: the sleeping task is kept queued (sched_delayed) until picked,
     # so nearly every sample carries delayed load (measured: 634 of 647, load error p99 310);
     # beyond that delayed load, which the kernel's own samples give, the model holds to 2
     assert s1["delayed_samples"] > 0
     assert s1["load_beyond_delayed"]["p99"] <= 2 and s2["load_beyond_delayed"]["p99"] <= 2
     # a migration re-phases the entity (attach_entity_load_avg); each stay is compared from its
-    # first sample, and the error of that start decays within the stay
-    assert s2["runnable"]["p99"] <= 12 and s2["util"]["p50"] <= 1
+    # first sample
+    assert s2["util"]["p50"] <= 1
 
 
 def test_root_cfs_rq_util_against_the_sum_of_every_task(board, tmp_path, capsys):

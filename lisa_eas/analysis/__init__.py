@@ -9,6 +9,8 @@ attribute) and raises :class:`~lisa_eas.errors.MissingTraceEventError` naming th
   :func:`df_migrations`, :func:`df_task_placement`;
 * rt-app: :func:`df_rtapp_activations`, :func:`df_rtapp_stats`, :func:`df_rtapp_crosscheck`,
   :func:`df_wakeup_latency`;
+* a measured run against a simulated run of the same workload: :func:`df_run_comparison`
+  (:func:`run_metrics` per run);
 * frequency: :func:`df_cpu_frequency`, :func:`df_frequency_residency`,
   :func:`df_frequency_transitions`, :func:`governor_overhead`, :func:`df_governor_comparison`;
 * energy: :func:`df_energy`, :func:`energy_summary`, :func:`ramp_boost_energy_overhead`;
@@ -46,6 +48,8 @@ _EXPORTS = {
     "df_rtapp_crosscheck": "._rtapp",
     "df_rtapp_stats": "._rtapp",
     "df_wakeup_latency": "._rtapp",
+    "df_run_comparison": "._sidebyside",
+    "run_metrics": "._sidebyside",
     "df_cpu_residency": "._tasks",
     "df_migrations": "._tasks",
     "df_task_placement": "._tasks",

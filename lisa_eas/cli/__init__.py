@@ -22,6 +22,7 @@ _COMMANDS = {
     "run": "_run",
     "signals": "_signals",
     "simulate": "_simulate",
+    "vs-sim": "_vs_sim",
     "target": "_target",
     "trace": "_trace",
     "validate": "_validate",

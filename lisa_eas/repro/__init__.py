@@ -21,6 +21,7 @@ from ._expect import (EXPECTATIONS_FILE, OutcomeChangedError, check_expected, ex
 from ._live import can_trace, fixed_frequency_platform
 from ._registry import EXPERIMENTS, published_csv, reproduce, reproduce_all
 from ._sweep import Sweep
+from .kernel_vs_sim import RunVsSimulation, run_and_simulate, simulate_run
 
 
 def experiment_plots(result):
@@ -32,4 +33,5 @@ def experiment_plots(result):
 
 __all__ = ["Check", "EXPECTATIONS_FILE", "EXPERIMENTS", "ExperimentResult", "OutcomeChangedError", "Sweep",
            "can_trace", "check_expected", "expected_outcomes", "experiment_plots", "fixed_frequency_platform",
-           "outcome_changes", "published_csv", "reproduce", "reproduce_all", "write_expectations"]
+           "outcome_changes", "published_csv", "reproduce", "reproduce_all", "RunVsSimulation", "run_and_simulate",
+           "simulate_run", "write_expectations"]

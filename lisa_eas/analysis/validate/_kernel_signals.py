@@ -46,7 +46,7 @@ def _stats(err: np.ndarray) -> dict:
 
 
 def _task(trace, pid: int, tl: pd.DataFrame, se: pd.DataFrame, ue: pd.DataFrame | None, era: str,
-          to_pelt, clock: str) -> tuple[pd.DataFrame, pd.DataFrame]:
+          to_pelt, clock: str, waking: np.ndarray | None = None) -> tuple[pd.DataFrame, pd.DataFrame]:
     from ...models import pelt_timeline, util_est_step
 
     t_ev = tl["time"].to_numpy(np.float64)
@@ -85,6 +85,17 @@ def _task(trace, pid: int, tl: pd.DataFrame, se: pd.DataFrame, ue: pd.DataFrame 
         first_ue = np.searchsorted(u_all, s_t, side="right")
         has_ue = (first_ue < len(u_all)) & (u_all[np.minimum(first_ue, len(u_all) - 1)] <= t_ev[nxt_i])
         snap &= ~(has_ue & (st[nxt_i] == 0))
+    if waking is not None and len(waking):
+        # a wake-up's own update (the enqueue) comes after its sched_waking record (ttwu traces
+        # sched_waking before activating the task): a sample of a sleeping task before that is an
+        # earlier update, e.g. the v6.12+ completion of a delayed dequeue when the task, still
+        # queued after its sleep, is picked (load grows there, runnable does not); taking it for
+        # the wake-up moved the wake-up back by up to 200 us (runnable_avg off by 3)
+        prev_st = np.r_[-1, st[:-1]]
+        wake = (st == STATE_RUNNABLE) & (prev_st == 0)
+        j = np.searchsorted(waking, t_ev, side="right") - 1
+        wk_t = np.where(j >= 0, waking[np.maximum(j, 0)], -np.inf)
+        snap &= ~(wake[nxt_i] & (s_t < wk_t[nxt_i] - 2e-6))
     if clock == "pelt":
         # ... and on the PELT clock that event happened when the kernel says: its rq clock may
         # lag (an update that reused an older rq clock), and the kernel accrues up to it
@@ -104,11 +115,12 @@ def _task(trace, pid: int, tl: pd.DataFrame, se: pd.DataFrame, ue: pd.DataFrame 
         # start where util_est is known too: the first sample after the first util_est record
         after = idx[s_t[idx] >= ue.index.to_numpy(np.float64)[0]]
         idx = after if len(after) >= 2 else idx
-    # a sample taken at an enqueue/dequeue precedes that event's sched_switch/wakeup by a few us:
-    # start at a sample with no event just after it, so the model does not replay that event
-    nxt = t_ev[np.clip(k[idx] + 1, 0, n - 1)]
-    clear = idx[(k[idx] + 1 >= n) | (nxt - s_t[idx] > 200e-6)]
-    first = clear[0] if len(clear) else idx[0]
+    # the start: the first sample. (A sample taken at an enqueue/dequeue, a few us before that
+    # event's record, starts the model at the period boundary before it without its partial
+    # period, which covers the state before the event: the event itself is then accrued once.
+    # Requiring a sample with no event within 200 us after it left the first 10-90 % of a run
+    # uncompared on a loaded CPU, where nearly every sample is an event's update.)
+    first = idx[0]
     idx = idx[idx >= first]
     if len(idx) < 2:
         return pd.DataFrame(), pd.DataFrame()
@@ -156,8 +168,13 @@ def _task(trace, pid: int, tl: pd.DataFrame, se: pd.DataFrame, ue: pd.DataFrame 
     # trace gaps: a runnable task whose next event is its own switch-out ran in between with no
     # sched_switch into it (not a lost event: the kernel did not emit it); the model cannot know
     # when, so samples in the 250 ms after (8 half-lives) are flagged, not compared
+    # The flag starts where the span the task ran in starts, not at the switch-out: the
+    # dequeue's own update is written a few us before the switch-out record, and a tick may
+    # sample the task inside the span. A switch-out to sleep (or exit) ends the span of the row
+    # before it; a switch-out while runnable (preempted) is merged into its runnable row, which
+    # is the span itself.
     gap = np.flatnonzero(tl["untraced_switch_in"].to_numpy(bool))
-    gap_t = t_ev[gap]                          # from the start of the span it ran in
+    gap_t = np.where(st[gap] == STATE_RUNNABLE, t_ev[gap], t_ev[np.maximum(gap - 1, 0)])
 
     def flagged(times):
         if not len(gap_t):
@@ -238,9 +255,18 @@ def _delayed_load(se) -> np.ndarray:
     (152e11f6df29 DELAY_DEQUEUE; fc1892becd56 makes ``se_runnable()`` 0 for it). The excess
     (0 within 2 of rounding) is that delayed time, decayed; the task's timeline from the
     trace does not say when the delayed dequeue happened."""
-    w = np.maximum(se["weight"].to_numpy(np.int64) >> 10, 1) if "weight" in se.columns else 1024
+    w = np.maximum(se["weight"].to_numpy(np.int64) >> 10, 1) if "weight" in se.columns else np.int64(1024)
     ex = se["load"].to_numpy(np.int64) - (se["runnable"].to_numpy(np.int64) * w) // 1024
-    return np.where(ex > 2, ex, 0)
+    # Rounding alone never makes load exceed runnable at nice 0: both sums accrue the same
+    # contrib (load_sum += contrib, runnable_sum += contrib << 10) and decay_load() floors each,
+    # so runnable_sum >= load_sum << 10 holds through every decay and attach, and
+    # load_avg = 1024 * load_sum / divider <= runnable_sum / divider = runnable_avg (the
+    # difference stays above -1: 33 309 nice-0 samples here, -1 to 0, never below). Any excess is
+    # delayed time (or, in a new task's first few hundred ms, what is left of its initial load:
+    # init_entity_runnable_average() starts load_avg at the weight, post_init_entity_util_avg()
+    # runnable_avg at util_avg). At another weight the product rounds by up to ceil(weight / 1024).
+    tol = np.where(w == 1024, 0, -(-w // 1024))
+    return np.where(ex > tol, ex, 0)
 
 
 def _samples_before(era) -> bool:
@@ -328,6 +354,11 @@ def compare_kernel_signals(trace, *, era: str = "v6.18", tasks=None, clock: str 
         se_all = se_all[np.array([p in want or c in want for p, c in zip(pids, comm)], bool)]
     tl_all = task_timeline(trace)
     to_pelt = pelt_clock_map(trace) if clock == "pelt" else None
+    wk_all: dict = {}
+    if "sched_waking" in trace.events:
+        wk = trace.df("sched_waking")
+        for p_, g in pd.Series(wk.index.to_numpy(np.float64)).groupby(wk["pid"].to_numpy()):
+            wk_all[int(p_)] = np.sort(g.to_numpy())
     rows, ue_rows = [], []
     for pid, se in se_all.groupby("pid", sort=True):
         if len(se) < min_samples:
@@ -352,7 +383,7 @@ def compare_kernel_signals(trace, *, era: str = "v6.18", tasks=None, clock: str 
                 continue
             part_ue = ue[(ue.index.to_numpy() < t1)] if ue is not None else None
             r, u = _task(trace, int(pid), tl.iloc[lo:hi + 1] if hi < len(tl) else tl.iloc[lo:], part_se,
-                         part_ue, era, to_pelt, clock)
+                         part_ue, era, to_pelt, clock, waking=wk_all.get(int(pid)))
             rows.append(r)
             ue_rows.append(u)
     pelt = pd.concat(rows, ignore_index=True) if rows else pd.DataFrame()

@@ -1,0 +1,49 @@
+"""df_run_comparison / run_metrics on simulated runs (no machine needed): a run against itself
+differs by nothing, and a run whose task does twice the work differs by what was changed."""
+from __future__ import annotations
+
+import numpy as np
+
+from lisa_eas.analysis import df_run_comparison, run_metrics
+from lisa_eas.sim import SimConfig, simulate
+from lisa_eas.rtapp import read_workload
+
+
+def _wl(tmp_path, run_us, name="w.json"):
+    import json
+
+    p = tmp_path / name
+    p.write_text(json.dumps({"global": {"duration": -1, "calibration": 100}, "tasks": {
+        "cmp_a": {"loop": 1, "cpus": [1], "phases": {"p": {"loop": 20, "run": run_us,
+                                                            "timer": {"ref": "a", "period": 10000}}}}}}))
+    return read_workload(p)
+
+
+def test_same_run_differs_by_nothing_and_double_work_by_the_work(tmp_path):
+    cfg = SimConfig(governor="performance")
+    one = simulate("hikey960", _wl(tmp_path, 1000, "a.json"), config=cfg)
+    two = simulate("hikey960", _wl(tmp_path, 2000, "b.json"), config=cfg)
+    same = df_run_comparison(one, one)
+    assert (same["difference"].abs() < 1e-9).all()
+    t = df_run_comparison(one, two)
+    assert float(t.loc[("cmp_a", "activations"), "difference"]) == 0
+    # hikey960 CPU 1 is a little CPU at its top OPP (performance governor): the work in us at
+    # capacity 1024 runs 1024 / capacity times longer there, and doubling the work doubles it
+    r1, r2 = (float(t.loc[("cmp_a", "run_us_p50"), c]) for c in ("measured", "simulated"))
+    assert abs(r2 - 2 * r1) <= 2.0, (r1, r2)
+    assert float(t.loc[("cmp_a", "migrations"), "measured"]) == 0
+    m = run_metrics(one)
+    assert m.loc["cmp_a", "activations"] == 20
+    assert np.isclose(m.loc["cmp_a", "runtime_s"], m.loc["cmp_a", "cpu1_s"])
+    assert m.loc["cmp_a", "cpu0_s"] == 0.0
+
+
+def test_vs_sim_cli_bad_run_dir_is_one_line(tmp_path, capsys):
+    from lisa_eas.cli import main
+
+    assert main(["vs-sim", str(tmp_path)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "run.json" in err and "lisa-eas run" in err
+    (tmp_path / "run.json").write_text("{}")
+    assert main(["vs-sim", str(tmp_path)]) == 2
+    assert "workload.target.json: missing" in capsys.readouterr().err
