@@ -592,6 +592,10 @@ COVERED_ELSEWHERE = {
     "uclamp-v5.3": "test_sim_inputs.py::test_uclamp_needs_v5_3_and_v5_3_clamps",
     "thermal-v5.7": "test_sim_inputs.py::test_thermal_cap_moves_a_task_from_v5_7",
     "uclamp-v5.7": "test_sim_inputs.py::test_model_uclamp_min_task_goes_to_a_big_cpu_from_v5_7",
+    "cpufreq_delay-v4.7": "test_cpufreq_delay_era.py::test_rate_limit_v4_7_uncapped_vs_v4_14_capped",
+    "cpufreq_delay-v4.14": "test_cpufreq_delay_era.py::test_rate_limit_v4_14_transition_delay_us_wins",
+    "cpufreq_delay-v6.9": "test_cpufreq_delay_era.py::test_rate_limit_v6_8_10ms_cap_vs_v6_9_2ms_cap",
+    "cpufreq_delay-v6.12": "test_cpufreq_delay_era.py::test_rate_limit_v6_11_vs_v6_12_one_and_a_half_latency",
 }
 
 @pytest.mark.parametrize("key", [r.key for r in ERA_LEDGER])

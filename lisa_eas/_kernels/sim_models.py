@@ -34,9 +34,9 @@ from .sim_layout import (P_CORE_ID, P_CORE_ID_N, P_CPU_CAP, P_CPU_PD, P_CPU_PD_N
 from .sim_state import C_NFIELDS, P_NFIELDS, T_NFIELDS
 
 from .eas import cpu_overutilized
-from .governors import (IA_CUR, OD_CUR, OD_RATE_MULT, SF_CUR, SF_REQUESTED, SF_THROTTLE_END,
-                        interactive_account, interactive_step, ondemand_step, schedfreq_pending,
-                        schedfreq_request)
+from .governors import (IA_CUR, OD_CUR, OD_DEFERRED, OD_RATE_MULT, SF_CUR, SF_REQUESTED, SF_RT_REQ,
+                        SF_RT_SEEN, SF_THROTTLE_END, interactive_account, interactive_step, ondemand_step,
+                        sched_rt_capacity_req, schedfreq_pending, schedfreq_request)
 from .pelt import SA_RUNNABLE_AVG, SA_UTIL_AVG
 from .schedutil import (CS_LAST_UPDATE, CS_WENT_IDLE, FREQUENCY_UTIL, PS_LAST_FREQ_UPDATE, PS_NEED_FREQ_UPDATE,
                         PS_NEXT_FREQ, sugov_update)
@@ -82,7 +82,9 @@ M_EXTRA_RT = 26           # 1: ... with the rt_rq's util_avg as cpu_util_rt (Sim
 M_EXTRA_THERMAL = 27      # 1: ... with the thermal pressure (the EM's allowed_cpu_cap, v5.14+, ledger em-v5.14)
 M_RUNNABLE_BOOST = 28     # 1: runnable boosting in schedutil and feec (v6.5+, ledger schedutil-v6.5 / eas-v6.5)
 M_EXTRA_UCLAMP = 29       # 1: ... with the rq and task clamps in the candidates' fit (v5.7+, ledger uclamp-v5.7)
-M_SIZE = 30
+M_SF_AVG_PERIOD_NS = 30   # schedfreq's RT average: sched_avg_period() = sched_time_avg_ms * NSEC_PER_MSEC / 2
+M_OD_RT_STARVES = 31      # 1: ondemand's work item (a SCHED_NORMAL kworker) waits while RT tasks hold the CPUs
+M_SIZE = 32
 
 # thermal cap schedule rows (static slot THERMAL): from TH_TIME on, perf domain TH_PD runs at most
 # at OPP TH_OPP and its CPUs' thermal pressure is TH_PRESSURE (capacity_orig minus the capacity of
@@ -95,7 +97,7 @@ TH_SIZE = 4
 
 # governor state: slot 15 per policy int64[nd, GOV_POL_WIDTH], slot 16 per policy CPU
 # int64[nd, max CPUs per domain, GOV_CPU_WIDTH] (column layouts in ``governors``)
-GOV_POL_WIDTH = 3
+GOV_POL_WIDTH = 4
 GOV_CPU_WIDTH = 6
 
 # scratch rows: state slot 13 [row, cpu]
@@ -359,6 +361,11 @@ def governor_update(c, now, S, P, O):
     if gov == GOV_SCHEDFREQ:
         schedfreq_update(c, now, S, P, O)
         return
+    if gov == GOV_ONDEMAND:
+        d = P[P[P_CPU_PD] + c]
+        if S[S[S_GOV_POLICY] + d * S[S_GOV_POLICY_W] + OD_DEFERRED] and not od_work_starved(d, S, P):
+            governor_sample(d, now, S, P, O)      # the starved kworker runs: the deferred sample
+        return
     if gov != GOV_SCHEDUTIL:
         return
     d = P[P[P_CPU_PD] + c]
@@ -461,9 +468,11 @@ def sugov_update_flat(c, d, m, j_self, now, S, P):
 
 @sim_kernel
 def schedfreq_update(c, now, S, P, O):
-    """schedfreq at a scheduler update of CPU ``c``: its CFS and RT capacity requests (``cpu_util``
-    and the rt runqueue's util_avg, normalised to the CPU's own capacity as
-    ``update_capacity_of`` does), then the policy's throttled request."""
+    """schedfreq at a scheduler update of CPU ``c``: its CFS request (``cpu_util`` normalised to
+    the CPU's own capacity as ``update_capacity_of`` does) and its RT request as the 2016 series
+    set it (``sched_rt_update_capacity_req()``: the ``rt_avg`` average, refreshed at each tick of
+    an RT task (:func:`schedfreq_rt_tick`) and when the CPU finds no RT task left to pick; kept
+    in between), then the policy's throttled request."""
     d = P[P[P_CPU_PD] + c]
     m = P[P[P_PD_NCPU] + d]
     j_self = 0
@@ -480,17 +489,59 @@ def schedfreq_update(c, now, S, P, O):
         request_opp(d, opp_of_freq(d, pol[SF_CUR], P), now, S, P, O)
     cap = P[P[P_CPU_CAP] + c]
     cfs = cpu_util(c, S, P) * 1024 // cap
-    rt = S[S[S_RT_PELT] + (c) * S[S_RT_PELT_W] + SA_UTIL_AVG] * 1024 // cap
-    if rt > 1024:
-        rt = 1024
     w = S[S_GOV_CPU_W2]
     o = S[S_GOV_CPU] + d * S[S_GOV_CPU_W] * w
+    row = S[o + j_self * w:o + (j_self + 1) * w]
+    if S[S[S_CPUS] + (c) * C_NFIELDS + C_NR_RT] > 0:
+        row[SF_RT_SEEN] = 1
+    elif row[SF_RT_SEEN]:
+        # pick_next_task_rt() finding no RT task left: sched_rt_update_capacity_req()
+        row[SF_RT_SEEN] = 0
+        sched_rt_capacity_req(now, P[P[P_MODEL_PARAMS] + M_SF_AVG_PERIOD_NS], row)
+    rt = row[SF_RT_REQ]
     f = schedfreq_request(now, j_self, cfs, rt, 0, freqs, P[P[P_MODEL_PARAMS] + M_SF_MARGIN], throttle,
                           view2d(S, o, m, w), pol)
     if f >= 0:
         request_opp(d, opp_of_freq(d, f, P), now, S, P, O)
     # a request latched by the throttle is applied when it expires (the frequency thread)
     S[S[S_DOMAINS] + (d) * P_NFIELDS + P_NEXT_SAMPLE] = pol[SF_THROTTLE_END] if pol[SF_REQUESTED] != pol[SF_CUR] else INF_TIME
+
+
+@sim_kernel
+def schedfreq_rt_tick(c, now, S, P):
+    """``task_tick_rt()`` of the 2016 schedfreq series: ``sched_rt_update_capacity_req()`` while an
+    RT task is runnable on CPU ``c`` (its run time already charged by ``update_curr``)."""
+    d = P[P[P_CPU_PD] + c]
+    j = 0
+    for k in range(P[P[P_PD_NCPU] + d]):
+        if P[P[P_PD_CPUS] + (d) * P[P_PD_CPUS_W] + k] == c:
+            j = k
+    w = S[S_GOV_CPU_W2]
+    o = S[S_GOV_CPU] + (d * S[S_GOV_CPU_W] + j) * w
+    row = S[o:o + w]
+    row[SF_RT_SEEN] = 1
+    sched_rt_capacity_req(now, P[P[P_MODEL_PARAMS] + M_SF_AVG_PERIOD_NS], row)
+
+
+@sim_helper
+def od_work_starved(d, S, P):
+    """True when ondemand's work item for perf domain ``d`` cannot run: it runs on a kworker
+    (SCHED_NORMAL) of the CPU whose deferrable timer fired (``dbs_timer_handler`` ->
+    ``queue_work(system_wq)``, v4.5; ``dbs_irq_work`` -> ``schedule_work_on(smp_processor_id())``,
+    v4.6+), and an idle CPU's deferrable timer does not fire: with an RT task running on some
+    CPU of the policy and no CFS task running on any, the sample waits for the RT task to leave
+    its CPU (the simulator's approximation: any CFS-busy CPU of the policy runs the work)."""
+    if not P[P[P_MODEL_PARAMS] + M_OD_RT_STARVES]:
+        return False
+    rt = False
+    for j in range(P[P[P_PD_NCPU] + d]):
+        p = S[S[S_CPUS] + (P[P[P_PD_CPUS] + (d) * P[P_PD_CPUS_W] + j]) * C_NFIELDS + C_CURR]
+        if p >= 0:
+            if S[S[S_TASKS] + (p) * T_NFIELDS + T_POLICY] == POLICY_FIFO:
+                rt = True
+            else:
+                return False
+    return rt
 
 
 @sim_kernel
@@ -519,6 +570,12 @@ def governor_sample(d, now, S, P, O):
     cst = view2d(S, o, m, w)
     mp = P[P[P_MODEL_PARAMS]:P[P_MODEL_PARAMS] + P[P_MODEL_PARAMS_N]]                 # model parameters (static slot 19)
     if gov == GOV_ONDEMAND:
+        if od_work_starved(d, S, P):
+            # the sample's work item waits on the RT-held CPU; run when it is released
+            pol[OD_DEFERRED] = 1
+            S[oPD + (d) * P_NFIELDS + P_NEXT_SAMPLE] = INF_TIME
+            return
+        pol[OD_DEFERRED] = 0
         o = S[S_SCRATCH] + SC_PD_UTIL * S[S_SCRATCH_W]
         idle = S[o:o + m]
         for j in range(m):
