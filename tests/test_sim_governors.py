@@ -92,6 +92,14 @@ def test_schedfreq_requests_margined_capacity_and_is_throttled(policy):
     # the CPU's utilization at that update
     cu = tr.df("lisa_sim_cpu_util")
     cu = cu[cu["cpu"] == 4]
+    if policy is not None:
+        # the RT request is the 2016 series' rt_avg (sched_rt_update_capacity_req, refreshed at
+        # ticks and when the RT task blocks; kernel default sched_time_avg_ms 1000 = 500 ms
+        # periods): at the first tick (4 ms, at 903 MHz: arch_scale_freq_capacity 391)
+        # used = 4e6 * 391 // (500e6 + 4e6) = 3, far below any OPP; the first change needs
+        # rt_avg to build up over many activations
+        assert ch[0][0] > 100 * MS
+        return
     checked = 0
     for k, (ts, f) in enumerate(ch):
         if k and ts == ch[k - 1][0] + 50 * MS:
@@ -106,9 +114,6 @@ def test_schedfreq_requests_margined_capacity_and_is_throttled(policy):
         assert ch[0] == (0, 1805000)
         # then settles at 40 % * 1.25 = 50 % of the capacity: 1181 MHz -> RELATION_L 1421 MHz
         assert [f for t_, f in ch if t_ <= 300 * MS][-1] == 1421000
-    else:
-        # the rt runqueue's util_avg starts at 0: the first request comes once it has built up
-        assert ch[0][0] > 0
 
 
 def test_schedfreq_throttle_tunable():
@@ -119,10 +124,51 @@ def test_schedfreq_throttle_tunable():
 
 @pytest.mark.parametrize("governor", ["ondemand", "interactive"])
 def test_sampling_governors_see_rt_busy_time_like_cfs(governor):
-    """ondemand and interactive measure CPU busy time, whatever the scheduling class."""
-    cfs = _sim(_one_task([RunTime(45_000), Sleep(60_000)], loop=4), governor, duration_s=0.5)
-    rt = _sim(_one_task([RunTime(45_000), Sleep(60_000)], policy="SCHED_FIFO", loop=4), governor, duration_s=0.5)
+    """ondemand and interactive measure CPU busy time, whatever the scheduling class (ondemand's
+    work item starvation by the RT task switched off: ``work_starved_by_rt`` 0)."""
+    tun = {"work_starved_by_rt": 0} if governor == "ondemand" else {}
+    cfs = _sim(_one_task([RunTime(45_000), Sleep(60_000)], loop=4), governor, duration_s=0.5, **tun)
+    rt = _sim(_one_task([RunTime(45_000), Sleep(60_000)], policy="SCHED_FIFO", loop=4), governor, duration_s=0.5,
+              **tun)
     assert _freq_changes(cfs) == _freq_changes(rt) and len(_freq_changes(cfs)) >= 2
+
+
+def test_ondemand_sample_waits_for_the_rt_task_to_leave_its_cpu():
+    """v4.5 cpufreq_governor.c: dbs_timer_handler() (a deferrable timer) queue_work(system_wq)s
+    the sample on its own CPU; dbs_work_handler() runs in a SCHED_NORMAL kworker, which a
+    SCHED_FIFO task on that CPU keeps off it (v4.6+: dbs_irq_work -> schedule_work_on(this CPU)).
+
+    A FIFO task busy 0-45 ms (wall time), asleep 62 ms, busy again 107-152 ms; sampling 10 ms.
+    The samples due at 10..40 ms wait; the work runs when the task blocks at 45 ms: elapsed
+    45000 us, idle 0 -> load 100 > 95 -> FMAX. 55 ms: idle 10 ms of 10 -> load 0 -> FMIN.
+    Samples 65..105 ms see an idle CPU (FMIN, no change); 115 ms waits for the block at 152 ms:
+    elapsed 152 - 105 = 47000 us, idle 2000 (105-107 ms) -> load 100 * 45000 // 47000 = 95, not
+    above 95 -> FMIN + 95 % of (FMAX - FMIN) = 2289050 kHz -> closest OPP 2362000 (FMAX).
+    Without the starvation the first sample (10 ms, load 100) already goes to FMAX."""
+    wl = _one_task([RunTime(45_000), Sleep(62_000)], policy="SCHED_FIFO", loop=2)
+    ch = _freq_changes(_sim(wl, "ondemand", duration_s=0.2))
+    assert ch[:3] == [(45 * MS, FMAX), (55 * MS, FMIN), (152 * MS, FMAX)]
+    assert ref_governors.rel_c(BIG, FMIN + 95 * (FMAX - FMIN) // 100) == FMAX
+    off = _freq_changes(_sim(wl, "ondemand", duration_s=0.2, work_starved_by_rt=0))
+    assert off[0] == (10 * MS, FMAX)
+
+
+def test_schedfreq_rt_request_follows_sched_time_avg_ms():
+    """The RT request's average period (schedfreq series rt.c sched_rt_update_capacity_req(),
+    refreshed at each tick): an RT task busy from 0 to 200 ms at FMIN (arch_scale_freq_capacity
+    903000 * 1024 // 2362000 = 391), ticks every 4 ms.
+
+    sched_time_avg_ms 50 (the BKK16 slides: 25 ms periods): rt_avg halves at the ticks after 25
+    and 50 ms: at 52 ms rt_avg = (28e6 * 391 / 2 + 24e6 * 391) / 2 = 7.43e9, age 50 ms; at 64 ms
+    used = (7.43e9 + 12e6 * 391) // 39e6 = 310 -> x1.25 = 388 -> 388 * 2362000 >> 10 = 894980 kHz
+    <= FMIN, no change; at 68 ms used = 13.69e9 // 43e6 = 318 -> 397 -> 915742 kHz -> 1421 MHz.
+    The kernel default 1000 (500 ms periods): at 200 ms used = 200e6 * 391 // 700e6 = 111 ->
+    139 -> 320615 kHz: FMIN for the whole run."""
+    wl = _one_task([RunTime(200_000), Sleep(10_000)], policy="SCHED_FIFO", loop=1)
+    fast = _freq_changes(_sim(wl, "schedfreq", duration_s=0.2, sched_time_avg_ms=50))
+    slow = _freq_changes(_sim(wl, "schedfreq", duration_s=0.2))
+    assert fast[0] == (68 * MS, 1421000)
+    assert slow == []
 
 
 @pytest.mark.parametrize("governor", ["ondemand", "interactive", "schedfreq"])
