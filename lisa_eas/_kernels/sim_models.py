@@ -562,6 +562,14 @@ def governor_sample(d, now, S, P, O):
         if schedfreq_pending(now, P[P[P_MODEL_PARAMS] + M_SF_THROTTLE_NS], pol) >= 0:
             request_opp(d, opp_of_freq(d, pol[SF_CUR], P), now, S, P, O)
         return
+    if gov == GOV_ONDEMAND:
+        if od_work_starved(d, S, P):
+            # the sample's work item waits on the RT-held CPU; it runs when an RT task leaves
+            # (governor_update), nothing is read before
+            pol[OD_DEFERRED] = 1
+            S[oPD + (d) * P_NFIELDS + P_NEXT_SAMPLE] = INF_TIME
+            return
+        pol[OD_DEFERRED] = 0
     for j in range(m):
         sync_cpu(P[P[P_PD_CPUS] + (d) * P[P_PD_CPUS_W] + j], now, S, P)
     cur = freqs[S[oPD + (d) * P_NFIELDS + P_OPP]]      # policy->cur
@@ -570,12 +578,6 @@ def governor_sample(d, now, S, P, O):
     cst = view2d(S, o, m, w)
     mp = P[P[P_MODEL_PARAMS]:P[P_MODEL_PARAMS] + P[P_MODEL_PARAMS_N]]                 # model parameters (static slot 19)
     if gov == GOV_ONDEMAND:
-        if od_work_starved(d, S, P):
-            # the sample's work item waits on the RT-held CPU; run when it is released
-            pol[OD_DEFERRED] = 1
-            S[oPD + (d) * P_NFIELDS + P_NEXT_SAMPLE] = INF_TIME
-            return
-        pol[OD_DEFERRED] = 0
         o = S[S_SCRATCH] + SC_PD_UTIL * S[S_SCRATCH_W]
         idle = S[o:o + m]
         for j in range(m):

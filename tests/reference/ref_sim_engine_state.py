@@ -94,6 +94,12 @@ class Cpu:
     idle_stamp: int = 0
     cfs: SchedAvg = field(default_factory=SchedAvg)
     rt: SchedAvg = field(default_factory=SchedAvg)
+    # the 2016 schedfreq series' RT average: rq->rt_avg, rq->age_stamp, the CPU's RT capacity
+    # request, and whether an RT task was runnable at the last cpufreq update
+    rt_avg: int = 0
+    age_stamp: int = 0
+    rt_request: int = 0
+    rt_was_runnable: bool = False
 
     @property
     def nr_running(self) -> int:
