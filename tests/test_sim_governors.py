@@ -157,6 +157,18 @@ def test_ondemand_sample_waits_for_the_rt_task_to_leave_its_cpu():
     assert off[0] == (10 * MS, FMAX)
 
 
+def test_ondemand_idle_defers_sample_switch():
+    """``idle_defers_sample`` (experiment switch): no sample while the policy is idle, as the
+    kernel's deferrable timers (v4.5) and update hooks (v4.6+). Busy 0-25 ms, asleep until
+    525 ms: 10 ms (load 100) -> FMAX; 20 ms -> FMAX; 30 ms: idle, held. The CPU wakes at 525 ms:
+    elapsed 505000 us, idle 500000 > 2 * sampling_rate with prev_load 100 -> dbs_update() reuses
+    prev_load (100) once -> FMAX, no change; the samples at 535 and 545 ms see the busy CPU
+    (load 100). On the free-running grid the same run drops to FMIN at 40 ms."""
+    wl = _one_task([RunTime(25_000), Sleep(500_000)], loop=2)
+    assert _freq_changes(_sim(wl, "ondemand", duration_s=0.56, idle_defers_sample=1)) == [(10 * MS, FMAX)]
+    assert (40 * MS, FMIN) in _freq_changes(_sim(wl, "ondemand", duration_s=0.56))
+
+
 def test_schedfreq_rt_request_follows_sched_time_avg_ms():
     """The RT request's average period (schedfreq series rt.c sched_rt_update_capacity_req(),
     refreshed at each tick): an RT task busy from 0 to 200 ms at FMIN (arch_scale_freq_capacity

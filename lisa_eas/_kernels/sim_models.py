@@ -84,7 +84,8 @@ M_RUNNABLE_BOOST = 28     # 1: runnable boosting in schedutil and feec (v6.5+, l
 M_EXTRA_UCLAMP = 29       # 1: ... with the rq and task clamps in the candidates' fit (v5.7+, ledger uclamp-v5.7)
 M_SF_AVG_PERIOD_NS = 30   # schedfreq's RT average: sched_avg_period() = sched_time_avg_ms * NSEC_PER_MSEC / 2
 M_OD_RT_STARVES = 31      # 1: ondemand's work item (a SCHED_NORMAL kworker) waits while RT tasks hold the CPUs
-M_SIZE = 32
+M_OD_IDLE_DEFERS = 32     # 1: ondemand takes no sample while every CPU of the policy is idle (deferrable timer)
+M_SIZE = 33
 
 # thermal cap schedule rows (static slot THERMAL): from TH_TIME on, perf domain TH_PD runs at most
 # at OPP TH_OPP and its CPUs' thermal pressure is TH_PRESSURE (capacity_orig minus the capacity of
@@ -530,9 +531,10 @@ def od_work_starved(d, S, P):
     ``queue_work(system_wq)``, v4.5; ``dbs_irq_work`` -> ``schedule_work_on(smp_processor_id())``,
     v4.6+), and an idle CPU's deferrable timer does not fire: with an RT task running on some
     CPU of the policy and no CFS task running on any, the sample waits for the RT task to leave
-    its CPU (the simulator's approximation: any CFS-busy CPU of the policy runs the work)."""
-    if not P[P[P_MODEL_PARAMS] + M_OD_RT_STARVES]:
-        return False
+    its CPU (the simulator's approximation: any CFS-busy CPU of the policy runs the work).
+    With ``M_OD_IDLE_DEFERS`` (tunable ``idle_defers_sample``, off by default) a policy whose CPUs
+    are all idle takes no sample either until one wakes (a deferrable timer does not wake an
+    idle CPU; from v4.6 the samples come from the scheduler's update hooks)."""
     rt = False
     for j in range(P[P[P_PD_NCPU] + d]):
         p = S[S[S_CPUS] + (P[P[P_PD_CPUS] + (d) * P[P_PD_CPUS_W] + j]) * C_NFIELDS + C_CURR]
@@ -541,7 +543,10 @@ def od_work_starved(d, S, P):
                 rt = True
             else:
                 return False
-    return rt
+    if rt:
+        return P[P[P_MODEL_PARAMS] + M_OD_RT_STARVES] != 0
+    # every CPU idle: the deferrable timers (v4.5) / the update hooks (v4.6+) wait for a CPU to wake
+    return P[P[P_MODEL_PARAMS] + M_OD_IDLE_DEFERS] != 0
 
 
 @sim_kernel

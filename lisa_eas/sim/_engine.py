@@ -296,6 +296,7 @@ def _model_params(platform: Platform, config: SimConfig, em_mode: int, cpu_capma
         mp[sm.M_OD_SAMPLING_US] = config.tunable("sampling_rate_us")
         mp[sm.M_OD_DOWN_FACTOR] = config.tunable("sampling_down_factor")
         mp[sm.M_OD_RT_STARVES] = config.tunable("work_starved_by_rt")
+        mp[sm.M_OD_IDLE_DEFERS] = config.tunable("idle_defers_sample")
     elif config.governor == "interactive":
         mp[sm.M_IA_GO_HISPEED] = config.tunable("go_hispeed_load")
         mp[sm.M_IA_HISPEED_KHZ] = config.tunable("hispeed_freq")

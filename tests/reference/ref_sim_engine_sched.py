@@ -887,11 +887,14 @@ class Scheduler:
 
     def od_kworker_blocked(self, dom):
         """ondemand's work item (a SCHED_NORMAL kworker on the CPU whose deferrable timer fired)
-        cannot run: a CPU of the policy runs an RT task and none runs a CFS task."""
-        if not self.prm.tunables["work_starved_by_rt"]:
-            return False
+        cannot run: a CPU of the policy runs an RT task and none runs a CFS task; or (switch
+        ``idle_defers_sample``) no CPU of the policy is awake to fire the timer."""
         running = [c.curr.policy for c in dom.cpus if c.curr is not None]
-        return bool(running) and all(pol != CFS for pol in running)
+        if any(pol == CFS for pol in running):
+            return False
+        if running:
+            return bool(self.prm.tunables["work_starved_by_rt"])
+        return bool(self.prm.tunables["idle_defers_sample"])
 
     def governor_timer(self, dom, now):
         """ondemand's sample / interactive's timer (re-armed), or the end of schedfreq's throttle."""

@@ -216,10 +216,11 @@ def run_params(platform, config) -> RunParams:
     else:           # mainline EAS from v5.0; an older era runs the v5.4 form (as the simulator states)
         eas_era = era if era >= (5, 0) else (5, 4)
     sample = {"ondemand": "sampling_rate_us", "interactive": "timer_rate_us"}.get(gov)
-    tun_names = {"ondemand": ("up_threshold", "sampling_rate_us", "sampling_down_factor"),
+    tun_names = {"ondemand": ("up_threshold", "sampling_rate_us", "sampling_down_factor", "work_starved_by_rt",
+                              "idle_defers_sample"),
                  "interactive": ("go_hispeed_load", "hispeed_freq", "target_load", "min_sample_time_us",
                                  "above_hispeed_delay_us"),
-                 "schedfreq": ("capacity_margin", "throttle_us")}.get(gov, ())
+                 "schedfreq": ("capacity_margin", "throttle_us", "sched_time_avg_ms")}.get(gov, ())
     return RunParams(
         tick_ns=1_000_000_000 // config.tick_hz,
         latency_ns=int(config.sched_latency_ms * 1e6) * factor,
