@@ -37,9 +37,11 @@ from .sim_layout import (O_ACTIVATIONS_N, O_COUNTERS, O_EAS_LOG_N, O_EVENTS_N, P
 from .sim_state import C_NFIELDS, OP_SIZE, P_NFIELDS, T_NFIELDS
 
 from .sim_eas import place_eas
-from .sim_models import (AI_AVG_IDLE, AI_IDLE_STAMP, capacity_of, apply_opp, governor_sample, schedfreq_rt_tick,
+from .sim_models import (AI_AVG_IDLE, AI_IDLE_STAMP, capacity_of, apply_opp, governor_sample,
                          governor_update, place_idle_sibling, update_idle_cpu_scan,
                          update_overutilized)
+from .sim_models import schedfreq_rt_tick
+from .sim_state import GOV_SCHEDFREQ, K_GOV
 from .eas import fits_capacity
 from .schedutil import CS_WENT_IDLE
 from .sim_index import CT_EVENT, CT_TICK, build_indexes, cpu_time_changed, earliest_cpu, heap_remove, rq_add, rq_del
@@ -50,7 +52,7 @@ from .sim_sched import (acct, attach_task_avg, dequeue_sleep, detach_task_avg, e
 from .sim_state import (C_CURR, C_IDLE_STATE, C_MIN_VRUNTIME, C_NEED_RESCHED, C_NEXT_EVENT, C_NEXT_TICK,
                         C_NR_CFS, C_NR_RT, C_UE_SUM, EV_IDLE, EV_MIGRATE, EV_WAKEUP, G_ALIVE, G_DONE,
                         G_HEAP_N, G_NEXT_LB, G_NOW, G_OVERUTIL, G_STATUS, G_T_END, G_WAKE_DIRTY, INF_TIME,
-                        GOV_SCHEDFREQ, K_GOV, K_LB_NS, K_MIN_GRAN_NS, K_PLACEMENT, K_TICK_NS, K_WAKEUP_GRAN_NS, N_ACT, N_EAS, N_EV,
+                        K_LB_NS, K_MIN_GRAN_NS, K_PLACEMENT, K_TICK_NS, K_WAKEUP_GRAN_NS, N_ACT, N_EAS, N_EV,
                         OP_PHASE_BEGIN, OP_PHASE_END, OP_RUN, OP_RUNTIME, OP_SET_AFFINITY, OP_SET_SCHED,
                         OP_SLEEP, OP_START, OP_TASK_END, OP_TIMER, P_NEXT_SAMPLE, P_PENDING_AT,
                         P_PENDING_OPP, PLACE_NO_EAS, POLICY_CFS, POLICY_FIFO, PREV_STATE_DEAD,

@@ -60,7 +60,8 @@ Scheduling model
   ``rate_mult`` / ``timer_rate``, the policy's CPUs evaluated together) from each CPU's busy
   time, whatever the class of what ran; ondemand's sample runs in a SCHED_NORMAL kworker of
   the CPU whose timer fired, so while RT tasks hold the policy's busy CPUs (none runs a CFS
-  task) the sample waits until an RT task leaves its CPU (``work_starved_by_rt``) (interactive's ``cputime_speedadj`` is also accounted before each
+  task) the sample waits until an RT task leaves its CPU (``work_starved_by_rt``)
+  (interactive's ``cputime_speedadj`` is also accounted before each
   frequency change); performance, powersave. The governors are the issue-3 per-step kernels
   (``lisa_eas._kernels.governors``) with the kernel / AOSP default tunables, overridable
   through ``SimConfig.governor_tunables``. A request takes ``transition_latency_us`` to
