@@ -364,8 +364,8 @@ def governor_update(c, now, S, P, O):
         return
     if gov == GOV_ONDEMAND:
         d = P[P[P_CPU_PD] + c]
-        if S[S[S_GOV_POLICY] + d * S[S_GOV_POLICY_W] + OD_DEFERRED] and not od_work_starved(d, S, P):
-            governor_sample(d, now, S, P, O)      # the starved kworker runs: the deferred sample
+        if S[S[S_GOV_POLICY] + d * S[S_GOV_POLICY_W] + OD_DEFERRED]:
+            ondemand_resume(d, now, S, P, O)
         return
     if gov != GOV_SCHEDUTIL:
         return
@@ -525,16 +525,15 @@ def schedfreq_rt_tick(c, now, S, P):
 
 
 @sim_helper
-def od_work_starved(d, S, P):
-    """True when ondemand's work item for perf domain ``d`` cannot run: it runs on a kworker
-    (SCHED_NORMAL) of the CPU whose deferrable timer fired (``dbs_timer_handler`` ->
+def od_sample_wait(d, S, P):
+    """Why ondemand's sample for perf domain ``d`` cannot run now: 0 it can; 2 its work item (a
+    SCHED_NORMAL kworker on the CPU whose deferrable timer fired: ``dbs_timer_handler`` ->
     ``queue_work(system_wq)``, v4.5; ``dbs_irq_work`` -> ``schedule_work_on(smp_processor_id())``,
-    v4.6+), and an idle CPU's deferrable timer does not fire: with an RT task running on some
-    CPU of the policy and no CFS task running on any, the sample waits for the RT task to leave
-    its CPU (the simulator's approximation: any CFS-busy CPU of the policy runs the work).
-    With ``M_OD_IDLE_DEFERS`` (tunable ``idle_defers_sample``, off by default) a policy whose CPUs
-    are all idle takes no sample either until one wakes (a deferrable timer does not wake an
-    idle CPU; from v4.6 the samples come from the scheduler's update hooks)."""
+    v4.6+) waits because an RT task runs on some CPU of the policy and no CFS task runs on any
+    (``M_OD_RT_STARVES``; the simulator's approximation: any CFS-busy CPU of the policy runs the
+    work); 1 every CPU of the policy is idle and the timer waits for one to wake
+    (``M_OD_IDLE_DEFERS``, tunable ``idle_defers_sample``, off by default: a deferrable timer does
+    not wake an idle CPU; from v4.6 the samples come from the scheduler's update hooks)."""
     rt = False
     for j in range(P[P[P_PD_NCPU] + d]):
         p = S[S[S_CPUS] + (P[P[P_PD_CPUS] + (d) * P[P_PD_CPUS_W] + j]) * C_NFIELDS + C_CURR]
@@ -542,11 +541,58 @@ def od_work_starved(d, S, P):
             if S[S[S_TASKS] + (p) * T_NFIELDS + T_POLICY] == POLICY_FIFO:
                 rt = True
             else:
-                return False
+                return 0
     if rt:
-        return P[P[P_MODEL_PARAMS] + M_OD_RT_STARVES] != 0
-    # every CPU idle: the deferrable timers (v4.5) / the update hooks (v4.6+) wait for a CPU to wake
-    return P[P[P_MODEL_PARAMS] + M_OD_IDLE_DEFERS] != 0
+        return 2 if P[P[P_MODEL_PARAMS] + M_OD_RT_STARVES] else 0
+    return 1 if P[P[P_MODEL_PARAMS] + M_OD_IDLE_DEFERS] else 0
+
+
+@sim_kernel
+def ondemand_resume(d, now, S, P, O):
+    """A held ondemand sample after a scheduler event on perf domain ``d``: a timer held by an idle
+    policy fires once a CPU is awake (its work may then wait for an RT task); a queued work
+    item runs once no RT task holds the CPUs, whether or not a CPU is still busy."""
+    o = S[S_GOV_POLICY] + d * S[S_GOV_POLICY_W] + OD_DEFERRED
+    held = S[o]
+    w = od_sample_wait(d, S, P)
+    if held == 1 and w == 1:
+        return
+    if w == 2:
+        S[o] = 2
+        return
+    S[o] = 0
+    ondemand_sample(d, now, S, P, O)
+
+
+@sim_kernel
+def ondemand_sample(d, now, S, P, O):
+    """ondemand's work item for perf domain ``d`` (``dbs_work_handler`` -> ``od_dbs_update``): the
+    policy's CPUs synced, one ``governors.ondemand_step``, the request, the next sample armed."""
+    oPD = S[S_DOMAINS]
+    m = P[P[P_PD_NCPU] + d]
+    o = S[S_GOV_POLICY] + d * S[S_GOV_POLICY_W]
+    pol = S[o:o + S[S_GOV_POLICY_W]]
+    nopp = P[P[P_PD_NOPP] + d]
+    of = P[P_PD_FREQ] + d * P[P_PD_FREQ_W]
+    freqs = P[of:of + nopp]
+    for j in range(m):
+        sync_cpu(P[P[P_PD_CPUS] + (d) * P[P_PD_CPUS_W] + j], now, S, P)
+    w = S[S_GOV_CPU_W2]
+    oc = S[S_GOV_CPU] + d * S[S_GOV_CPU_W] * w
+    cst = view2d(S, oc, m, w)
+    mp = P[P[P_MODEL_PARAMS]:P[P_MODEL_PARAMS] + P[P_MODEL_PARAMS_N]]                 # model parameters (static slot 19)
+    os_ = S[S_SCRATCH] + SC_PD_UTIL * S[S_SCRATCH_W]
+    idle = S[os_:os_ + m]
+    for j in range(m):
+        idle[j] = (now - S[S[S_CPUS] + (P[P[P_PD_CPUS] + (d) * P[P_PD_CPUS_W] + j]) * C_NFIELDS + C_BUSY_NS]) // 1000
+    pol[OD_CUR] = freqs[S[oPD + (d) * P_NFIELDS + P_OPP]]      # policy->cur
+    # RELATION_CE over the EM's inefficiency flags (static slot 21; all zero before v5.16 or
+    # without an EM, which is RELATION_C exactly)
+    oi = P[P_PD_INEFF] + d * P[P_PD_INEFF_W]
+    f = ondemand_step(now, idle, freqs, mp[M_OD_SAMPLING_US], mp[M_OD_UP_THRESHOLD], mp[M_OD_DOWN_FACTOR],
+                      cst, pol, P[oi:oi + nopp])
+    request_opp(d, opp_of_freq(d, f, P), now, S, P, O)
+    S[oPD + (d) * P_NFIELDS + P_NEXT_SAMPLE] = now + mp[M_OD_SAMPLING_US] * pol[OD_RATE_MULT] * 1000
 
 
 @sim_kernel
@@ -568,13 +614,14 @@ def governor_sample(d, now, S, P, O):
             request_opp(d, opp_of_freq(d, pol[SF_CUR], P), now, S, P, O)
         return
     if gov == GOV_ONDEMAND:
-        if od_work_starved(d, S, P):
-            # the sample's work item waits on the RT-held CPU; it runs when an RT task leaves
-            # (governor_update), nothing is read before
-            pol[OD_DEFERRED] = 1
+        w = od_sample_wait(d, S, P)
+        if w:
+            # held (ondemand_resume runs it): nothing is read before
+            pol[OD_DEFERRED] = w
             S[oPD + (d) * P_NFIELDS + P_NEXT_SAMPLE] = INF_TIME
             return
-        pol[OD_DEFERRED] = 0
+        ondemand_sample(d, now, S, P, O)
+        return
     for j in range(m):
         sync_cpu(P[P[P_PD_CPUS] + (d) * P[P_PD_CPUS_W] + j], now, S, P)
     cur = freqs[S[oPD + (d) * P_NFIELDS + P_OPP]]      # policy->cur
@@ -582,20 +629,7 @@ def governor_sample(d, now, S, P, O):
     o = S[S_GOV_CPU] + d * S[S_GOV_CPU_W] * w
     cst = view2d(S, o, m, w)
     mp = P[P[P_MODEL_PARAMS]:P[P_MODEL_PARAMS] + P[P_MODEL_PARAMS_N]]                 # model parameters (static slot 19)
-    if gov == GOV_ONDEMAND:
-        o = S[S_SCRATCH] + SC_PD_UTIL * S[S_SCRATCH_W]
-        idle = S[o:o + m]
-        for j in range(m):
-            idle[j] = (now - S[S[S_CPUS] + (P[P[P_PD_CPUS] + (d) * P[P_PD_CPUS_W] + j]) * C_NFIELDS + C_BUSY_NS]) // 1000
-        pol[OD_CUR] = cur
-        # RELATION_CE over the EM's inefficiency flags (static slot 21; all zero before v5.16 or
-        # without an EM, which is RELATION_C exactly)
-        oi = P[P_PD_INEFF] + d * P[P_PD_INEFF_W]
-        f = ondemand_step(now, idle, freqs, mp[M_OD_SAMPLING_US], mp[M_OD_UP_THRESHOLD], mp[M_OD_DOWN_FACTOR],
-                          cst, pol, P[oi:oi + nopp])
-        request_opp(d, opp_of_freq(d, f, P), now, S, P, O)
-        S[oPD + (d) * P_NFIELDS + P_NEXT_SAMPLE] = now + mp[M_OD_SAMPLING_US] * pol[OD_RATE_MULT] * 1000
-    elif gov == GOV_INTERACTIVE:
+    if gov == GOV_INTERACTIVE:
         pol[IA_CUR] = cur
         for j in range(m):
             interactive_account(S[S[S_CPUS] + (P[P[P_PD_CPUS] + (d) * P[P_PD_CPUS_W] + j]) * C_NFIELDS + C_BUSY_NS], cur, cst[j])

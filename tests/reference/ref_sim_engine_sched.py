@@ -840,9 +840,16 @@ class Scheduler:
             self.schedfreq_update(c, now)
             return
         if self.prm.governor == "ondemand":
-            # the kworker of a held-back sample gets its CPU once the RT task is gone
-            if getattr(dom, "od_waiting", False) and not self.od_kworker_blocked(dom):
-                self.governor_timer(dom, now)
+            held = getattr(dom, "od_held", "")
+            if held:
+                why = self.od_held_by(dom)
+                if held == "timer" and why == "timer":
+                    return                      # still no CPU awake to fire the deferrable timer
+                if why == "rt":
+                    dom.od_held = "rt"          # queued, the kworker waits for its CPU
+                    return
+                dom.od_held = ""                # the kworker runs now, busy or idle after it
+                self.od_dbs_work(dom, now)
             return
         if self.prm.governor != "schedutil":
             return
@@ -885,26 +892,40 @@ class Scheduler:
             c.rt_avg //= 2
         c.rt_request = min(c.rt_avg // (period + max(now - c.age_stamp, 0)), 1024)
 
-    def od_kworker_blocked(self, dom):
-        """ondemand's work item (a SCHED_NORMAL kworker on the CPU whose deferrable timer fired)
-        cannot run: a CPU of the policy runs an RT task and none runs a CFS task; or (switch
-        ``idle_defers_sample``) no CPU of the policy is awake to fire the timer."""
+    def od_held_by(self, dom):
+        """What keeps ondemand's sample from running: "rt" (its SCHED_NORMAL kworker, on the CPU
+        whose deferrable timer fired, waits while RT tasks hold the busy CPUs and none runs a CFS
+        task), "timer" (switch ``idle_defers_sample``: no CPU awake to fire the timer), or ""."""
         running = [c.curr.policy for c in dom.cpus if c.curr is not None]
         if any(pol == CFS for pol in running):
-            return False
+            return ""
         if running:
-            return bool(self.prm.tunables["work_starved_by_rt"])
-        return bool(self.prm.tunables["idle_defers_sample"])
+            return "rt" if self.prm.tunables["work_starved_by_rt"] else ""
+        return "timer" if self.prm.tunables["idle_defers_sample"] else ""
+
+    def od_dbs_work(self, dom, now):
+        """dbs_work_handler -> od_dbs_update: dbs_update's load over the policy, od_update, re-arm."""
+        tun = self.prm.tunables
+        for c in dom.cpus:
+            self.sync_cpu(c, now)
+        idle_us = [(now - c.busy_ns) // 1000 for c in dom.cpus]
+        dom.gov_pol[0] = dom.freq
+        f = ref_governors.ondemand_step(now, idle_us, dom.freqs, tun["sampling_rate_us"], tun["up_threshold"],
+                                        tun["sampling_down_factor"], dom.gov_cpu, dom.gov_pol, dom.ineff)
+        self.request_opp(dom, dom.opp_of_freq(f), now)
+        dom.next_sample = now + tun["sampling_rate_us"] * dom.gov_pol[1] * 1000
 
     def governor_timer(self, dom, now):
         """ondemand's sample / interactive's timer (re-armed), or the end of schedfreq's throttle."""
         tun = self.prm.tunables
         gov = self.prm.governor
         if gov == "ondemand":
-            dom.od_waiting = self.od_kworker_blocked(dom)
-            if dom.od_waiting:
+            dom.od_held = self.od_held_by(dom)
+            if dom.od_held:
                 dom.next_sample = INF_TIME
-                return
+            else:
+                self.od_dbs_work(dom, now)
+            return
         if gov == "schedfreq":
             dom.next_sample = INF_TIME
             if ref_governors.schedfreq_pending(now, tun["throttle_us"] * 1000, dom.gov_pol) >= 0:
@@ -913,14 +934,7 @@ class Scheduler:
         for c in dom.cpus:
             self.sync_cpu(c, now)
         cur = dom.freq
-        if gov == "ondemand":
-            idle_us = [(now - c.busy_ns) // 1000 for c in dom.cpus]
-            dom.gov_pol[0] = cur
-            f = ref_governors.ondemand_step(now, idle_us, dom.freqs, tun["sampling_rate_us"], tun["up_threshold"],
-                                            tun["sampling_down_factor"], dom.gov_cpu, dom.gov_pol, dom.ineff)
-            self.request_opp(dom, dom.opp_of_freq(f), now)
-            dom.next_sample = now + tun["sampling_rate_us"] * dom.gov_pol[1] * 1000
-        elif gov == "interactive":
+        if gov == "interactive":
             dom.gov_pol[0] = cur
             for c, row in zip(dom.cpus, dom.gov_cpu):
                 ref_governors.interactive_account(c.busy_ns, cur, row)
