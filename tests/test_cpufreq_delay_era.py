@@ -76,9 +76,9 @@ def test_rt_avg_request_by_hand():
 
 
 def test_rt_avg_request_saturates_at_capacity_scale():
-    """used is capped at SCHED_CAPACITY_SCALE: 30 ms at full speed with age 0 at t = 5 ms (an
-    rt_avg accrued before age_stamp moved is possible after a CPU's clock jumps): 30e6 * 1024 /
-    (25e6 + 5e6) = 1024; 40 ms -> 1365 -> capped 1024."""
+    """used is capped at SCHED_CAPACITY_SCALE: 40 ms of RT time at full speed accrued, read at
+    t = 5 ms with age_stamp 0 (more run time than wall time, as after a clock jump):
+    40e6 * 1024 // (25e6 + 5e6) = 1365 -> capped at 1024."""
     from lisa_eas._kernels.governors import SF_CPU_SIZE, rt_avg_accrue, sched_rt_capacity_req
 
     row = np.zeros(SF_CPU_SIZE, np.int64)
