@@ -258,6 +258,30 @@ ERA_LEDGER: tuple[EraChange, ...] = (
     EraChange("schedutil-v6.9", "schedutil", (6, 9), "(cpufreq_is_in_limits)", "cpufreq_table_find_index_l",
               "an efficient OPP outside [policy->min, policy->max] is dropped: the search is redone "
               "without efficiencies"),
+    # ------------------------------------------------------------------ governor rate limit from the driver
+    EraChange("cpufreq_delay-v4.7", "cpufreq_delay", (4, 7), "9bdcb44e391d cpufreq: schedutil: New governor based on "
+              "scheduler utilization data", "sugov_init", "rate_limit_us = LATENCY_MULTIPLIER (1000) x the driver's "
+              "transition_latency in us, 1000 when the driver sets no latency", "recalled",
+              evidence="the v4.5 dbs form of the same rule read (cpufreq_governor_init: sampling_rate = "
+              "max(min_sampling_rate, latency * LATENCY_MULTIPLIER)); the schedutil code itself not re-read"),
+    EraChange("cpufreq_delay-v4.14", "cpufreq_delay", (4, 14), "e948bc8fbee0 cpufreq: Cap the default transition "
+              "delay value to 10 ms", "cpufreq_policy_transition_delay_us",
+              "the driver's transition_delay_us if set, else min(1000 x latency_us, 10000), 1000 without a latency",
+              "verified",
+              evidence="the pre-image 'return min(latency * LATENCY_MULTIPLIER, (unsigned int)10000)' quoted by the "
+              "e13aa799c2a6 patch (linux-pm, Dec 2023 / Feb 2024); DepSurf lists the function absent in 4.13, "
+              "present in 4.15"),
+    EraChange("cpufreq_delay-v6.9", "cpufreq_delay", (6, 9), "e13aa799c2a6 cpufreq: Change default transition "
+              "delay to 2ms; a755d0e2d41b cpufreq: Honour transition_latency over transition_delay_us",
+              "cpufreq_policy_transition_delay_us", "cap 2000 us; a latency above 2000 us is used as is",
+              "recalled",
+              evidence="both patches read on linux-pm (Feb 2024, applied for the next merge window); a 2025 "
+              "report quotes 10000 us on 6.6; the v6.9 tag not re-read"),
+    EraChange("cpufreq_delay-v6.12", "cpufreq_delay", (6, 12), "37c6dccd6837 cpufreq: Remove LATENCY_MULTIPLIER",
+              "cpufreq_policy_transition_delay_us", "latency_us + latency_us / 2 (no multiplier, no cap), "
+              "1000 without a latency", "recalled",
+              evidence="the patch read (linux-pm, Jul 2024); listed in the pm pull with 'x86/sched: Add basic "
+              "support for CPU capacity scaling'; a 2025 report says the rule changed 'on 6.12'"),
     # ------------------------------------------------------------------ ondemand
     EraChange("ondemand-v4.14", "ondemand", (4, 14), "(earliest modelled)", "od_update",
               "freq_next = min + load (max - min) / 100, RELATION_C"),

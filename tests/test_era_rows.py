@@ -632,6 +632,10 @@ COVERED_ELSEWHERE = {
     "uclamp-v6.2": "test_uclamp_fits.py::test_boosted_task_with_no_util_v6_1_v6_2_v6_3",
     "uclamp-v6.3": "test_uclamp_fits.py::test_util_fits_cpu_forms_by_hand",
     "uclamp-v6.7": "test_uclamp_fits.py::test_spare_capacity_zero_is_a_candidate_from_v6_7",
+    "cpufreq_delay-v4.7": "test_cpufreq_delay_era.py::test_rate_limit_v4_7_uncapped_vs_v4_14_capped",
+    "cpufreq_delay-v4.14": "test_cpufreq_delay_era.py::test_rate_limit_v4_14_transition_delay_us_wins",
+    "cpufreq_delay-v6.9": "test_cpufreq_delay_era.py::test_rate_limit_v6_8_10ms_cap_vs_v6_9_2ms_cap",
+    "cpufreq_delay-v6.12": "test_cpufreq_delay_era.py::test_rate_limit_v6_11_vs_v6_12_one_and_a_half_latency",
 }
 
 @pytest.mark.parametrize("key", [r.key for r in ERA_LEDGER])

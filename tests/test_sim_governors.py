@@ -82,8 +82,20 @@ def _margined_pick(util, ue, rt, cap=1024):
 @pytest.mark.parametrize("policy", [None, "SCHED_FIFO"])
 def test_schedfreq_requests_margined_capacity_and_is_throttled(policy):
     # a 40 % task: 4 ms of work (at capacity 1024) every 10 ms; at fmin it needs 10.5 ms
-    tr = _sim(_one_task([Run(4_000), Timer(10_000)], policy=policy, loop=60), "schedfreq", duration_s=0.6)
+    # RT: the slides' sched_time_avg_ms 50 (with the kernel default 1000 the RT request stays
+    # below FMIN's capacity for the whole 0.6 s, see test_schedfreq_rt_request_follows_sched_time_avg_ms)
+    tun = {"sched_time_avg_ms": 50} if policy else {}
+    tr = _sim(_one_task([Run(4_000), Timer(10_000)], policy=policy, loop=60), "schedfreq", duration_s=0.6, **tun)
     ch = _freq_changes(tr)
+    if policy is not None:
+        # the RT request is the 2016 series' rt_avg (sched_rt_update_capacity_req, refreshed at
+        # ticks): at FMIN the task needs 10.5 ms per 10 ms period, so it runs without a break and
+        # the request builds up as in test_schedfreq_rt_request_follows_sched_time_avg_ms: first
+        # change at 68 ms to 1421 MHz. There it needs 4 * 2362 / 1421 = 6.6 ms per 10 ms at
+        # arch_scale_freq_capacity 616: rt_avg settles near 0.66 * 616 = 407 -> x1.25 = 509 ->
+        # 1174 MHz -> RELATION_L 1421 MHz again: no further change.
+        assert ch == [(68 * MS, 1421000)]
+        return
     assert len(ch) >= 3
     t = np.array([c[0] for c in ch])
     # throttled: two changes at least throttle_us (50 ms) apart
@@ -106,9 +118,6 @@ def test_schedfreq_requests_margined_capacity_and_is_throttled(policy):
         assert ch[0] == (0, 1805000)
         # then settles at 40 % * 1.25 = 50 % of the capacity: 1181 MHz -> RELATION_L 1421 MHz
         assert [f for t_, f in ch if t_ <= 300 * MS][-1] == 1421000
-    else:
-        # the rt runqueue's util_avg starts at 0: the first request comes once it has built up
-        assert ch[0][0] > 0
 
 
 def test_schedfreq_throttle_tunable():
@@ -119,10 +128,63 @@ def test_schedfreq_throttle_tunable():
 
 @pytest.mark.parametrize("governor", ["ondemand", "interactive"])
 def test_sampling_governors_see_rt_busy_time_like_cfs(governor):
-    """ondemand and interactive measure CPU busy time, whatever the scheduling class."""
-    cfs = _sim(_one_task([RunTime(45_000), Sleep(60_000)], loop=4), governor, duration_s=0.5)
-    rt = _sim(_one_task([RunTime(45_000), Sleep(60_000)], policy="SCHED_FIFO", loop=4), governor, duration_s=0.5)
+    """ondemand and interactive measure CPU busy time, whatever the scheduling class (ondemand's
+    work item starvation by the RT task switched off: ``work_starved_by_rt`` 0)."""
+    tun = {"work_starved_by_rt": 0} if governor == "ondemand" else {}
+    cfs = _sim(_one_task([RunTime(45_000), Sleep(60_000)], loop=4), governor, duration_s=0.5, **tun)
+    rt = _sim(_one_task([RunTime(45_000), Sleep(60_000)], policy="SCHED_FIFO", loop=4), governor, duration_s=0.5,
+              **tun)
     assert _freq_changes(cfs) == _freq_changes(rt) and len(_freq_changes(cfs)) >= 2
+
+
+def test_ondemand_sample_waits_for_the_rt_task_to_leave_its_cpu():
+    """v4.5 cpufreq_governor.c: dbs_timer_handler() (a deferrable timer) queue_work(system_wq)s
+    the sample on its own CPU; dbs_work_handler() runs in a SCHED_NORMAL kworker, which a
+    SCHED_FIFO task on that CPU keeps off it (v4.6+: dbs_irq_work -> schedule_work_on(this CPU)).
+
+    A FIFO task busy 0-45 ms (wall time), asleep 62 ms, busy again 107-152 ms; sampling 10 ms.
+    The samples due at 10..40 ms wait; the work runs when the task blocks at 45 ms: elapsed
+    45000 us, idle 0 -> load 100 > 95 -> FMAX. 55 ms: idle 10 ms of 10 -> load 0 -> FMIN.
+    Samples 65..105 ms see an idle CPU (FMIN, no change); 115 ms waits for the block at 152 ms:
+    elapsed 152 - 105 = 47000 us, idle 2000 (105-107 ms) -> load 100 * 45000 // 47000 = 95, not
+    above 95 -> FMIN + 95 % of (FMAX - FMIN) = 2289050 kHz -> closest OPP 2362000 (FMAX).
+    Without the starvation the first sample (10 ms, load 100) already goes to FMAX."""
+    wl = _one_task([RunTime(45_000), Sleep(62_000)], policy="SCHED_FIFO", loop=2)
+    ch = _freq_changes(_sim(wl, "ondemand", duration_s=0.2))
+    assert ch[:3] == [(45 * MS, FMAX), (55 * MS, FMIN), (152 * MS, FMAX)]
+    assert ref_governors.rel_c(BIG, FMIN + 95 * (FMAX - FMIN) // 100) == FMAX
+    off = _freq_changes(_sim(wl, "ondemand", duration_s=0.2, work_starved_by_rt=0))
+    assert off[0] == (10 * MS, FMAX)
+
+
+def test_ondemand_idle_defers_sample_switch():
+    """``idle_defers_sample`` (experiment switch): no sample while the policy is idle, as the
+    kernel's deferrable timers (v4.5) and update hooks (v4.6+). Busy 0-25 ms, asleep until
+    525 ms: 10 ms (load 100) -> FMAX; 20 ms -> FMAX; 30 ms: idle, held. The CPU wakes at 525 ms:
+    elapsed 505000 us, idle 500000 > 2 * sampling_rate with prev_load 100 -> dbs_update() reuses
+    prev_load (100) once -> FMAX, no change; the samples at 535 and 545 ms see the busy CPU
+    (load 100). On the free-running grid the same run drops to FMIN at 40 ms."""
+    wl = _one_task([RunTime(25_000), Sleep(500_000)], loop=2)
+    assert _freq_changes(_sim(wl, "ondemand", duration_s=0.56, idle_defers_sample=1)) == [(10 * MS, FMAX)]
+    assert (40 * MS, FMIN) in _freq_changes(_sim(wl, "ondemand", duration_s=0.56))
+
+
+def test_schedfreq_rt_request_follows_sched_time_avg_ms():
+    """The RT request's average period (schedfreq series rt.c sched_rt_update_capacity_req(),
+    refreshed at each tick): an RT task busy from 0 to 200 ms at FMIN (arch_scale_freq_capacity
+    903000 * 1024 // 2362000 = 391), ticks every 4 ms.
+
+    sched_time_avg_ms 50 (the BKK16 slides: 25 ms periods): rt_avg halves at the ticks after 25
+    and 50 ms: at 52 ms rt_avg = (28e6 * 391 / 2 + 24e6 * 391) / 2 = 7.43e9, age 50 ms; at 64 ms
+    used = (7.43e9 + 12e6 * 391) // 39e6 = 310 -> x1.25 = 388 -> 388 * 2362000 >> 10 = 894980 kHz
+    <= FMIN, no change; at 68 ms used = 13.69e9 // 43e6 = 318 -> 397 -> 915742 kHz -> 1421 MHz.
+    The kernel default 1000 (500 ms periods): at 200 ms used = 200e6 * 391 // 700e6 = 111 ->
+    139 -> 320615 kHz: FMIN for the whole run."""
+    wl = _one_task([RunTime(200_000), Sleep(10_000)], policy="SCHED_FIFO", loop=1)
+    fast = _freq_changes(_sim(wl, "schedfreq", duration_s=0.2, sched_time_avg_ms=50))
+    slow = _freq_changes(_sim(wl, "schedfreq", duration_s=0.2))
+    assert fast[0] == (68 * MS, 1421000)
+    assert slow == []
 
 
 @pytest.mark.parametrize("governor", ["ondemand", "interactive", "schedfreq"])

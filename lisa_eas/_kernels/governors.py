@@ -9,7 +9,12 @@
   CPUs aligned, no timer_slack deferral.
 * schedfreq: ``update_fdomain_capacity_request()`` / ``cpufreq_sched_thread()`` of the
   EAS-tree ``cpufreq_sched.c``: margined CFS+RT request, max over the policy, RELATION_L,
-  throttled (a request made while throttled is applied when the throttle expires).
+  throttled (a request made while throttled is applied when the throttle expires). Its RT
+  request is the 2016 kernel's RT average (``sched_rt_update_capacity_req()`` of the schedfreq
+  series' ``kernel/sched/rt.c``: ``rq->rt_avg`` accrued by ``sched_rt_avg_update()`` at each
+  ``update_curr_rt()``, halved once per ``sched_avg_period()`` = ``sched_time_avg_ms / 2`` by
+  ``sched_avg_update()``; :func:`rt_avg_accrue`, :func:`sched_avg_update`,
+  :func:`sched_rt_capacity_req`).
 
 Each governor has per-step entry points over a small state (``cpu_st`` int64[m, *_CPU_SIZE]
 per policy CPU, ``pol_st`` int64[*_POL_SIZE] per policy; columns below): ``*_init``, then
@@ -34,7 +39,8 @@ OD_CPU_SIZE = 3
 OD_CUR = 0             # policy->cur (kHz)
 OD_RATE_MULT = 1
 OD_LOAD = 2            # max load of the last sample
-OD_POL_SIZE = 3
+OD_DEFERRED = 3        # 1: a sample is due but its work item waits for the CPU (closed loop only)
+OD_POL_SIZE = 4
 
 # interactive state
 IA_TARGET = 0          # target_freq
@@ -50,7 +56,11 @@ IA_POL_SIZE = 2
 
 # schedfreq state
 SF_TOTAL = 0           # the CPU's margined capacity request
-SF_CPU_SIZE = 1
+SF_RT_AVG = 1          # rq->rt_avg: RT run time (ns) x arch_scale_freq_capacity, halved per period
+SF_AGE_STAMP = 2       # rq->age_stamp (ns)
+SF_RT_REQ = 3          # the RT capacity request last set (set_rt_cpu_capacity)
+SF_RT_SEEN = 4         # 1: an RT task was runnable at the last update (closed loop only)
+SF_CPU_SIZE = 5
 SF_CUR = 0
 SF_REQUESTED = 1       # requested_freq
 SF_THROTTLE_END = 2    # throttle (ns)
@@ -154,6 +164,8 @@ def ondemand_init(now_ns, idle_us, fmin, cpu_st, pol_st):
     pol_st[OD_CUR] = fmin
     pol_st[OD_RATE_MULT] = 1
     pol_st[OD_LOAD] = 0
+    if pol_st.shape[0] > OD_DEFERRED:
+        pol_st[OD_DEFERRED] = 0
 
 
 @njit(cache=True)
@@ -387,9 +399,51 @@ def schedfreq_init(fmin, cpu_st, pol_st):
     """Governor start: no capacity requests, policy at ``fmin``, not throttled."""
     for j in range(cpu_st.shape[0]):
         cpu_st[j, SF_TOTAL] = 0
+        cpu_st[j, SF_RT_AVG] = 0
+        cpu_st[j, SF_AGE_STAMP] = 0
+        cpu_st[j, SF_RT_REQ] = 0
+        cpu_st[j, SF_RT_SEEN] = 0
     pol_st[SF_CUR] = fmin
     pol_st[SF_REQUESTED] = fmin
     pol_st[SF_THROTTLE_END] = -(np.int64(1) << 62)
+
+
+@njit(cache=True, inline="always")
+def rt_avg_accrue(delta_exec_ns, freq_capacity, row):
+    """``sched_rt_avg_update(rq, delta_exec)`` (v4.1+, dfbca41f3479 "sched: Make scale_rt
+    invariant with frequency"): ``rq->rt_avg += delta_exec * arch_scale_freq_capacity(cpu)``;
+    called from ``update_curr_rt()``. ``row`` is the CPU's schedfreq state row."""
+    row[SF_RT_AVG] += delta_exec_ns * freq_capacity
+
+
+@njit(cache=True, inline="always")
+def sched_avg_update(now_ns, period_ns, row):
+    """``sched_avg_update(rq)`` (v4.4 ``kernel/sched/core.c``): while ``rq_clock - age_stamp``
+    exceeds ``sched_avg_period()``, advance ``age_stamp`` by one period and halve ``rt_avg``.
+    ``period_ns`` = ``sysctl_sched_time_avg`` (ms) x NSEC_PER_MSEC / 2."""
+    while now_ns - row[SF_AGE_STAMP] > period_ns:
+        row[SF_AGE_STAMP] += period_ns
+        row[SF_RT_AVG] //= 2
+
+
+@njit(cache=True)
+def sched_rt_capacity_req(now_ns, period_ns, row):
+    """``sched_rt_update_capacity_req(rq)`` of the 2016 schedfreq series (``kernel/sched/rt.c``,
+    called from ``task_tick_rt()`` while an RT task is runnable and from
+    ``pick_next_task_rt()`` when none is left): :func:`sched_avg_update`, then
+    ``used = rt_avg / (sched_avg_period() + (rq_clock - age_stamp))`` (a negative delta
+    counts 0), at most SCHED_CAPACITY_SCALE; stored as the CPU's RT request and returned
+    (capacity units of the CPU at its maximum frequency, as ``scale_rt_capacity()`` reads
+    the same average)."""
+    sched_avg_update(now_ns, period_ns, row)
+    delta = now_ns - row[SF_AGE_STAMP]
+    if delta < 0:
+        delta = 0
+    used = row[SF_RT_AVG] // (period_ns + delta)
+    if used > 1024:
+        used = 1024
+    row[SF_RT_REQ] = used
+    return used
 
 
 @njit(cache=True)

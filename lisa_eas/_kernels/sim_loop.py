@@ -40,6 +40,8 @@ from .sim_eas import place_eas
 from .sim_models import (AI_AVG_IDLE, AI_IDLE_STAMP, capacity_of, apply_opp, governor_sample,
                          governor_update, place_idle_sibling, update_idle_cpu_scan,
                          update_overutilized)
+from .sim_models import schedfreq_rt_tick
+from .sim_state import GOV_SCHEDFREQ, K_GOV
 from .eas import fits_capacity
 from .schedutil import CS_WENT_IDLE
 from .sim_index import CT_EVENT, CT_TICK, build_indexes, cpu_time_changed, earliest_cpu, heap_remove, rq_add, rq_del
@@ -483,6 +485,8 @@ def task_tick(c, now, S, P, O):
                 resched = left < INF_TIME and S[oTK + (p) * T_NFIELDS + T_VRUNTIME] - left > ideal
             if resched:
                 schedule(c, PREV_STATE_RUNNING, now, S, P, O)
+    elif S[oK + K_GOV] == GOV_SCHEDFREQ:
+        schedfreq_rt_tick(c, now, S, P)     # task_tick_rt(): the 2016 schedfreq RT request
     update_overutilized(now, True, S, P, O)
     governor_update(c, now, S, P, O)
     emit_cpu_util(c, now, S, P, O)

@@ -34,9 +34,9 @@ from .sim_layout import (P_CORE_ID, P_CORE_ID_N, P_CPU_CAP, P_CPU_PD, P_CPU_PD_N
 from .sim_state import C_NFIELDS, P_NFIELDS, T_NFIELDS
 
 from .eas import UC_V6_2, cpu_overutilized, cpu_overutilized_uclamp
-from .governors import (IA_CUR, OD_CUR, OD_RATE_MULT, SF_CUR, SF_REQUESTED, SF_THROTTLE_END,
-                        interactive_account, interactive_step, ondemand_step, schedfreq_pending,
-                        schedfreq_request)
+from .governors import (IA_CUR, OD_CUR, OD_DEFERRED, OD_RATE_MULT, SF_CUR, SF_REQUESTED, SF_RT_REQ,
+                        SF_RT_SEEN, SF_THROTTLE_END, interactive_account, interactive_step, ondemand_step,
+                        sched_rt_capacity_req, schedfreq_pending, schedfreq_request)
 from .pelt import SA_RUNNABLE_AVG, SA_UTIL_AVG
 from .schedutil import (CS_LAST_UPDATE, CS_WENT_IDLE, FREQUENCY_UTIL, PS_LAST_FREQ_UPDATE, PS_NEED_FREQ_UPDATE,
                         PS_NEXT_FREQ, sugov_update)
@@ -83,7 +83,10 @@ M_EXTRA_THERMAL = 27      # 1: ... with the thermal pressure (the EM's allowed_c
 M_RUNNABLE_BOOST = 28     # 1: runnable boosting in schedutil and feec (v6.5+, ledger schedutil-v6.5 / eas-v6.5)
 M_EXTRA_UCLAMP = 29       # >0: ... with the rq and task clamps in the candidates' fit, its form eas.UC_* (ledger uclamp-v5.6)
 M_EAS_IGNORE_OU = 30      # 1: ablation (SimConfig.ablate "eas-overutilized"): the EAS wake-up ignores the flag
-M_SIZE = 31
+M_SF_AVG_PERIOD_NS = 31   # schedfreq's RT average: sched_avg_period() = sched_time_avg_ms * NSEC_PER_MSEC / 2
+M_OD_RT_STARVES = 32      # 1: ondemand's work item (a SCHED_NORMAL kworker) waits while RT tasks hold the CPUs
+M_OD_IDLE_DEFERS = 33     # 1: ondemand takes no sample while every CPU of the policy is idle (deferrable timer)
+M_SIZE = 34
 
 # thermal cap schedule rows (static slot THERMAL): from TH_TIME on, perf domain TH_PD runs at most
 # at OPP TH_OPP and its CPUs' thermal pressure is TH_PRESSURE (capacity_orig minus the capacity of
@@ -96,7 +99,7 @@ TH_SIZE = 4
 
 # governor state: slot 15 per policy int64[nd, GOV_POL_WIDTH], slot 16 per policy CPU
 # int64[nd, max CPUs per domain, GOV_CPU_WIDTH] (column layouts in ``governors``)
-GOV_POL_WIDTH = 3
+GOV_POL_WIDTH = 4
 GOV_CPU_WIDTH = 6
 
 # scratch rows: state slot 13 [row, cpu]
@@ -367,6 +370,11 @@ def governor_update(c, now, S, P, O):
     if gov == GOV_SCHEDFREQ:
         schedfreq_update(c, now, S, P, O)
         return
+    if gov == GOV_ONDEMAND:
+        d = P[P[P_CPU_PD] + c]
+        if S[S[S_GOV_POLICY] + d * S[S_GOV_POLICY_W] + OD_DEFERRED]:
+            ondemand_resume(d, now, S, P, O)
+        return
     if gov != GOV_SCHEDUTIL:
         return
     d = P[P[P_CPU_PD] + c]
@@ -469,9 +477,11 @@ def sugov_update_flat(c, d, m, j_self, now, S, P):
 
 @sim_kernel
 def schedfreq_update(c, now, S, P, O):
-    """schedfreq at a scheduler update of CPU ``c``: its CFS and RT capacity requests (``cpu_util``
-    and the rt runqueue's util_avg, normalised to the CPU's own capacity as
-    ``update_capacity_of`` does), then the policy's throttled request."""
+    """schedfreq at a scheduler update of CPU ``c``: its CFS request (``cpu_util`` normalised to
+    the CPU's own capacity as ``update_capacity_of`` does) and its RT request as the 2016 series
+    set it (``sched_rt_update_capacity_req()``: the ``rt_avg`` average, refreshed at each tick of
+    an RT task (:func:`schedfreq_rt_tick`) and when the CPU finds no RT task left to pick; kept
+    in between), then the policy's throttled request."""
     d = P[P[P_CPU_PD] + c]
     m = P[P[P_PD_NCPU] + d]
     j_self = 0
@@ -488,17 +498,109 @@ def schedfreq_update(c, now, S, P, O):
         request_opp(d, opp_of_freq(d, pol[SF_CUR], P), now, S, P, O)
     cap = P[P[P_CPU_CAP] + c]
     cfs = cpu_util(c, S, P) * 1024 // cap
-    rt = S[S[S_RT_PELT] + (c) * S[S_RT_PELT_W] + SA_UTIL_AVG] * 1024 // cap
-    if rt > 1024:
-        rt = 1024
     w = S[S_GOV_CPU_W2]
     o = S[S_GOV_CPU] + d * S[S_GOV_CPU_W] * w
+    row = S[o + j_self * w:o + (j_self + 1) * w]
+    if S[S[S_CPUS] + (c) * C_NFIELDS + C_NR_RT] > 0:
+        row[SF_RT_SEEN] = 1
+    elif row[SF_RT_SEEN]:
+        # pick_next_task_rt() finding no RT task left: sched_rt_update_capacity_req()
+        row[SF_RT_SEEN] = 0
+        sched_rt_capacity_req(now, P[P[P_MODEL_PARAMS] + M_SF_AVG_PERIOD_NS], row)
+    rt = row[SF_RT_REQ]
     f = schedfreq_request(now, j_self, cfs, rt, 0, freqs, P[P[P_MODEL_PARAMS] + M_SF_MARGIN], throttle,
                           view2d(S, o, m, w), pol)
     if f >= 0:
         request_opp(d, opp_of_freq(d, f, P), now, S, P, O)
     # a request latched by the throttle is applied when it expires (the frequency thread)
     S[S[S_DOMAINS] + (d) * P_NFIELDS + P_NEXT_SAMPLE] = pol[SF_THROTTLE_END] if pol[SF_REQUESTED] != pol[SF_CUR] else INF_TIME
+
+
+@sim_kernel
+def schedfreq_rt_tick(c, now, S, P):
+    """``task_tick_rt()`` of the 2016 schedfreq series: ``sched_rt_update_capacity_req()`` while an
+    RT task is runnable on CPU ``c`` (its run time already charged by ``update_curr``)."""
+    d = P[P[P_CPU_PD] + c]
+    j = 0
+    for k in range(P[P[P_PD_NCPU] + d]):
+        if P[P[P_PD_CPUS] + (d) * P[P_PD_CPUS_W] + k] == c:
+            j = k
+    w = S[S_GOV_CPU_W2]
+    o = S[S_GOV_CPU] + (d * S[S_GOV_CPU_W] + j) * w
+    row = S[o:o + w]
+    row[SF_RT_SEEN] = 1
+    sched_rt_capacity_req(now, P[P[P_MODEL_PARAMS] + M_SF_AVG_PERIOD_NS], row)
+
+
+@sim_helper
+def od_sample_wait(d, S, P):
+    """Why ondemand's sample for perf domain ``d`` cannot run now: 0 it can; 2 its work item (a
+    SCHED_NORMAL kworker on the CPU whose deferrable timer fired: ``dbs_timer_handler`` ->
+    ``queue_work(system_wq)``, v4.5; ``dbs_irq_work`` -> ``schedule_work_on(smp_processor_id())``,
+    v4.6+) waits because an RT task runs on some CPU of the policy and no CFS task runs on any
+    (``M_OD_RT_STARVES``; the simulator's approximation: any CFS-busy CPU of the policy runs the
+    work); 1 every CPU of the policy is idle and the timer waits for one to wake
+    (``M_OD_IDLE_DEFERS``, tunable ``idle_defers_sample``, off by default: a deferrable timer does
+    not wake an idle CPU; from v4.6 the samples come from the scheduler's update hooks)."""
+    rt = False
+    for j in range(P[P[P_PD_NCPU] + d]):
+        p = S[S[S_CPUS] + (P[P[P_PD_CPUS] + (d) * P[P_PD_CPUS_W] + j]) * C_NFIELDS + C_CURR]
+        if p >= 0:
+            if S[S[S_TASKS] + (p) * T_NFIELDS + T_POLICY] == POLICY_FIFO:
+                rt = True
+            else:
+                return 0
+    if rt:
+        return 2 if P[P[P_MODEL_PARAMS] + M_OD_RT_STARVES] else 0
+    return 1 if P[P[P_MODEL_PARAMS] + M_OD_IDLE_DEFERS] else 0
+
+
+@sim_kernel
+def ondemand_resume(d, now, S, P, O):
+    """A held ondemand sample after a scheduler event on perf domain ``d``: a timer held by an idle
+    policy fires once a CPU is awake (its work may then wait for an RT task); a queued work
+    item runs once no RT task holds the CPUs, whether or not a CPU is still busy."""
+    o = S[S_GOV_POLICY] + d * S[S_GOV_POLICY_W] + OD_DEFERRED
+    held = S[o]
+    w = od_sample_wait(d, S, P)
+    if held == 1 and w == 1:
+        return
+    if w == 2:
+        S[o] = 2
+        return
+    S[o] = 0
+    ondemand_sample(d, now, S, P, O)
+
+
+@sim_kernel
+def ondemand_sample(d, now, S, P, O):
+    """ondemand's work item for perf domain ``d`` (``dbs_work_handler`` -> ``od_dbs_update``): the
+    policy's CPUs synced, one ``governors.ondemand_step``, the request, the next sample armed."""
+    oPD = S[S_DOMAINS]
+    m = P[P[P_PD_NCPU] + d]
+    o = S[S_GOV_POLICY] + d * S[S_GOV_POLICY_W]
+    pol = S[o:o + S[S_GOV_POLICY_W]]
+    nopp = P[P[P_PD_NOPP] + d]
+    of = P[P_PD_FREQ] + d * P[P_PD_FREQ_W]
+    freqs = P[of:of + nopp]
+    for j in range(m):
+        sync_cpu(P[P[P_PD_CPUS] + (d) * P[P_PD_CPUS_W] + j], now, S, P)
+    w = S[S_GOV_CPU_W2]
+    oc = S[S_GOV_CPU] + d * S[S_GOV_CPU_W] * w
+    cst = view2d(S, oc, m, w)
+    mp = P[P[P_MODEL_PARAMS]:P[P_MODEL_PARAMS] + P[P_MODEL_PARAMS_N]]                 # model parameters (static slot 19)
+    os_ = S[S_SCRATCH] + SC_PD_UTIL * S[S_SCRATCH_W]
+    idle = S[os_:os_ + m]
+    for j in range(m):
+        idle[j] = (now - S[S[S_CPUS] + (P[P[P_PD_CPUS] + (d) * P[P_PD_CPUS_W] + j]) * C_NFIELDS + C_BUSY_NS]) // 1000
+    pol[OD_CUR] = freqs[S[oPD + (d) * P_NFIELDS + P_OPP]]      # policy->cur
+    # RELATION_CE over the EM's inefficiency flags (static slot 21; all zero before v5.16 or
+    # without an EM, which is RELATION_C exactly)
+    oi = P[P_PD_INEFF] + d * P[P_PD_INEFF_W]
+    f = ondemand_step(now, idle, freqs, mp[M_OD_SAMPLING_US], mp[M_OD_UP_THRESHOLD], mp[M_OD_DOWN_FACTOR],
+                      cst, pol, P[oi:oi + nopp])
+    request_opp(d, opp_of_freq(d, f, P), now, S, P, O)
+    S[oPD + (d) * P_NFIELDS + P_NEXT_SAMPLE] = now + mp[M_OD_SAMPLING_US] * pol[OD_RATE_MULT] * 1000
 
 
 @sim_kernel
@@ -519,6 +621,15 @@ def governor_sample(d, now, S, P, O):
         if schedfreq_pending(now, P[P[P_MODEL_PARAMS] + M_SF_THROTTLE_NS], pol) >= 0:
             request_opp(d, opp_of_freq(d, pol[SF_CUR], P), now, S, P, O)
         return
+    if gov == GOV_ONDEMAND:
+        w = od_sample_wait(d, S, P)
+        if w:
+            # held (ondemand_resume runs it): nothing is read before
+            pol[OD_DEFERRED] = w
+            S[oPD + (d) * P_NFIELDS + P_NEXT_SAMPLE] = INF_TIME
+            return
+        ondemand_sample(d, now, S, P, O)
+        return
     for j in range(m):
         sync_cpu(P[P[P_PD_CPUS] + (d) * P[P_PD_CPUS_W] + j], now, S, P)
     cur = freqs[S[oPD + (d) * P_NFIELDS + P_OPP]]      # policy->cur
@@ -526,20 +637,7 @@ def governor_sample(d, now, S, P, O):
     o = S[S_GOV_CPU] + d * S[S_GOV_CPU_W] * w
     cst = view2d(S, o, m, w)
     mp = P[P[P_MODEL_PARAMS]:P[P_MODEL_PARAMS] + P[P_MODEL_PARAMS_N]]                 # model parameters (static slot 19)
-    if gov == GOV_ONDEMAND:
-        o = S[S_SCRATCH] + SC_PD_UTIL * S[S_SCRATCH_W]
-        idle = S[o:o + m]
-        for j in range(m):
-            idle[j] = (now - S[S[S_CPUS] + (P[P[P_PD_CPUS] + (d) * P[P_PD_CPUS_W] + j]) * C_NFIELDS + C_BUSY_NS]) // 1000
-        pol[OD_CUR] = cur
-        # RELATION_CE over the EM's inefficiency flags (static slot 21; all zero before v5.16 or
-        # without an EM, which is RELATION_C exactly)
-        oi = P[P_PD_INEFF] + d * P[P_PD_INEFF_W]
-        f = ondemand_step(now, idle, freqs, mp[M_OD_SAMPLING_US], mp[M_OD_UP_THRESHOLD], mp[M_OD_DOWN_FACTOR],
-                          cst, pol, P[oi:oi + nopp])
-        request_opp(d, opp_of_freq(d, f, P), now, S, P, O)
-        S[oPD + (d) * P_NFIELDS + P_NEXT_SAMPLE] = now + mp[M_OD_SAMPLING_US] * pol[OD_RATE_MULT] * 1000
-    elif gov == GOV_INTERACTIVE:
+    if gov == GOV_INTERACTIVE:
         pol[IA_CUR] = cur
         for j in range(m):
             interactive_account(S[S[S_CPUS] + (P[P[P_PD_CPUS] + (d) * P[P_PD_CPUS_W] + j]) * C_NFIELDS + C_BUSY_NS], cur, cst[j])

@@ -69,6 +69,8 @@ from .sim_state import (A_SIZE, A_CDUR, A_CPERIOD, A_CPU, A_END, A_PERF, A_PHASE
                         T_SUM_EXEC, T_TIMER_DUE, T_UE_CPU, T_UE_ENQ, T_UE_EWMA, T_VRUNTIME, T_WAKE_AT,
                         TS_RUNNABLE, TS_RUNNING, TS_SLEEPING, G_ALIVE, G_HEAP_N, TS_EXITED)
 from .sim_index import CT_EVENT, CT_TICK, cpu_time_changed, heap_push, heap_remove, rq_add, rq_del
+from .sim_layout import P_PD_CPUS, P_PD_CPUS_W, P_PD_NCPU, S_GOV_CPU, S_GOV_CPU_W, S_GOV_CPU_W2
+from .governors import rt_avg_accrue
 from .util_est import UE_V6_12, task_util_est_clear_flag, task_util_est_value, util_est_update
 
 NICE_0_LOAD = 1024
@@ -340,6 +342,8 @@ def update_curr(c, now, S, P):
     S[oTK + (p) * T_NFIELDS + T_SUM_EXEC] += dt
     if S[oTK + (p) * T_NFIELDS + T_POLICY] == POLICY_CFS:
         S[oTK + (p) * T_NFIELDS + T_VRUNTIME] += dt
+    elif S[S[S_CONFIG] + K_GOV] == GOV_SCHEDFREQ:
+        rt_avg_row_accrue(c, dt, S, P)          # update_curr_rt(): sched_rt_avg_update()
     if S[oTK + (p) * T_NFIELDS + T_FRESH]:
         return
     op = P[P[P_PROG] + (S[oTK + (p) * T_NFIELDS + T_PC]) * P[P_PROG_W] + 0]
@@ -351,6 +355,19 @@ def update_curr(c, now, S, P):
         S[oTK + (p) * T_NFIELDS + T_ACT_PERF] += done
     elif op == OP_RUNTIME:
         S[oTK + (p) * T_NFIELDS + T_ACT_PERF] += dt * cap_now(c, S, P)
+
+
+@sim_helper
+def rt_avg_row_accrue(c, dt, S, P):
+    """``sched_rt_avg_update(rq, dt)`` of CPU ``c`` into its schedfreq state row (legacy-governor
+    per-CPU state, slot 16): ``governors.rt_avg_accrue`` with ``arch_scale_freq_capacity``."""
+    d = P[P[P_CPU_PD] + c]
+    j = 0
+    for k in range(P[P[P_PD_NCPU] + d]):
+        if P[P[P_PD_CPUS] + (d) * P[P_PD_CPUS_W] + k] == c:
+            j = k
+    o = S[S_GOV_CPU] + (d * S[S_GOV_CPU_W] + j) * S[S_GOV_CPU_W2]
+    rt_avg_accrue(dt, freq_scale(c, S, P), S[o:o + S[S_GOV_CPU_W2]])
 
 
 @sim_inline

@@ -16,8 +16,48 @@ from .._era import eras_of
 from ..errors import ModelError
 from ._validate import era_of, int_array, int_scalar, sorted_times
 
-__all__ = ["InteractiveTunables", "OndemandTunables", "SchedfreqTunables", "interactive", "ondemand",
-           "performance", "powersave", "schedfreq"]
+__all__ = ["CPUFREQ_DELAY_ERAS", "InteractiveTunables", "OndemandTunables", "SchedfreqTunables",
+           "cpufreq_transition_delay_us", "interactive", "ondemand", "performance", "powersave", "schedfreq"]
+
+#: Rows ``cpufreq_delay-*`` of the era ledger: how the kernel derives a governor's default rate
+#: limit from the cpufreq driver (v4.7 schedutil's ``sugov_init``; v4.14, v6.9, v6.12
+#: ``cpufreq_policy_transition_delay_us()``).
+CPUFREQ_DELAY_ERAS: tuple[tuple[int, int], ...] = eras_of("cpufreq_delay")
+
+
+def cpufreq_transition_delay_us(era, transition_latency_ns: int, transition_delay_us: int = 0) -> int:
+    """The default ``rate_limit_us`` of schedutil (µs) as kernel ``era`` derives it from the driver.
+
+    ``transition_latency_ns`` is ``policy->cpuinfo.transition_latency`` (0 when the driver sets
+    none, e.g. ``qcom-cpufreq-hw``); ``transition_delay_us`` is ``policy->transition_delay_us``
+    (0 when unset). Integer arithmetic as the kernel's (``latency = transition_latency /
+    NSEC_PER_USEC``, ``LATENCY_MULTIPLIER`` 1000):
+
+    * v4.7 (ledger cpufreq_delay-v4.7, ``sugov_init``): ``1000 * latency``, or 1000 when
+      ``latency`` is 0 (``transition_delay_us`` does not exist yet);
+    * v4.14 (cpufreq_delay-v4.14): ``transition_delay_us`` if set, else
+      ``min(1000 * latency, 10000)``, or 1000 when ``latency`` is 0;
+    * v6.9 (cpufreq_delay-v6.9): ... else ``latency`` itself when above 2000, else
+      ``min(1000 * latency, 2000)``, or 1000;
+    * v6.12 (cpufreq_delay-v6.12): ... else ``latency + latency / 2``, or 1000.
+
+    Raises ``ModelError`` before v4.7 (no schedutil).
+    """
+    v = era_of(era, CPUFREQ_DELAY_ERAS, "schedutil's default rate_limit_us")
+    lat_ns = int_scalar(transition_latency_ns, "transition_latency_ns", lo=0)
+    delay = int_scalar(transition_delay_us, "transition_delay_us", lo=0)
+    lat = lat_ns // 1000
+    if v >= (4, 14) and delay:
+        return delay
+    if not lat:
+        return 1000
+    if v >= (6, 12):
+        return lat + (lat >> 1)
+    if v >= (6, 9):
+        return lat if lat > 2000 else min(lat * 1000, 2000)
+    if v >= (4, 14):
+        return min(lat * 1000, 10000)
+    return lat * 1000
 
 
 @dataclass(frozen=True)
@@ -52,7 +92,12 @@ class InteractiveTunables:
 
 @dataclass(frozen=True)
 class SchedfreqTunables:
-    """schedfreq (``cpufreq_sched.c``): ``capacity_margin`` 1280 (= x1.25) and 50 ms throttle."""
+    """schedfreq (``cpufreq_sched.c``): ``capacity_margin`` 1280 (= x1.25) and 50 ms throttle.
+
+    The closed-loop simulator also models the series' RT request (``rt_avg`` over
+    ``sched_time_avg_ms``, governor tunable ``sched_time_avg_ms``); this open-loop model takes
+    the RT requests as given.
+    """
 
     capacity_margin: int = 1280
     throttle_ns: int = 50_000_000

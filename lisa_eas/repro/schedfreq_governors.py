@@ -27,6 +27,20 @@ TABLES = (("peach_pi", "cfs", "schedfreq_chromebook2_cfs.csv"),
 POWER_FILE = "schedfreq_mt8173_power.csv"
 #: Published governor columns -> the simulator's name for the same governor.
 PUBLISHED_GOVERNORS = {"ondemand": "ondemand", "interactive": "interactive", "sched": "schedfreq"}
+#: Tunables the slides state for the tested kernels: schedfreq's RT request averaged with
+#: sched_time_avg_ms = 50 ("RTavg mechanism not reacting fast enough. sched_time_avg_ms = 50",
+#: the Exynos 5800 RT table); everything else at the kernel defaults.
+GOVERNOR_TUNABLES = {"schedfreq": {"sched_time_avg_ms": 50}}
+#: Governors that ran on the 2016 kernels (v4.4/v4.5 with the schedfreq series): no util_est,
+#: which arrived in v4.17 (ledger util_est-v4.17; the slides list "Patrick Bellasi's util_est"
+#: as future work), so schedfreq's CFS request is util_avg alone. ondemand and interactive do
+#: not read it. schedutil, the modern column, keeps the simulator's default era.
+KERNEL_2016 = ("ondemand", "interactive", "schedfreq")
+#: On/off experiments printed with the result: (board, class, governor, variant) -> the one
+#: input the variant switches back (see simulate_case).
+VARIANTS = {"ondemand_rt_not_starved": {"governor_tunables": {"work_starved_by_rt": 0}},
+            "ondemand_idle_deferred": {"governor_tunables": {"idle_defers_sample": 1}},
+            "schedfreq_with_util_est": {"util_est": True}}
 # One-sided critical value of Spearman's rho for n = 16 at the 5 % level: a reproduced OH
 # column ranks the cases like the published one when rho exceeds it.
 MIN_RHO = 0.43
@@ -40,15 +54,20 @@ def simulated_governors() -> tuple[str, ...]:
     return ("performance", "powersave", "ondemand", "schedutil") + extra
 
 
-def simulate_case(job: tuple[str, str, int, str]) -> dict:
-    """Simulate ``(board, class, case index 0..15, governor)``; busy time, overruns, energy."""
+def simulate_case(job: tuple) -> dict:
+    """Simulate ``(board, class, case index 0..15, governor[, variant])``; busy time, overruns,
+    energy. A ``variant`` (:data:`VARIANTS`) switches one input back for an on/off experiment."""
     from ..sim import SimConfig, simulate
     from .workloads import SCHEDFREQ_CASES, schedfreq_case
 
-    board, klass, idx, gov = job
+    board, klass, idx, gov = job[:4]
     busy, idle, loops = SCHEDFREQ_CASES[idx]
     # only the rt-app log and the energy are read: the summary output (no event tables)
-    config = SimConfig(governor=gov, placement="no-eas", model_events=False, outputs="summary")
+    kw = {"governor_tunables": dict(GOVERNOR_TUNABLES.get(gov, {})), "util_est": gov not in KERNEL_2016}
+    if len(job) > 4:
+        for k, v in VARIANTS[job[4]].items():
+            kw[k] = {**kw[k], **v} if isinstance(v, dict) else v
+    config = SimConfig(governor=gov, placement="no-eas", model_events=False, outputs="summary", **kw)
     tr = simulate(board, schedfreq_case(busy, idle, loops, rt=(klass == "rt")), config=config)
     log = tr.df("lisa_sim_rtapp_log")
     e = tr.metadata.get("energy")
@@ -68,6 +87,44 @@ def _oh(t_gov: float, t_perf: float, t_ps: float) -> float:
         return float("nan")
 
 
+def _on_off_experiments(sims: dict, rows: list, govs) -> list[str]:
+    """The on/off experiments of the claims these inputs decide, as printable lines."""
+    from ._claims import spearman
+
+    out = []
+    pe = [r for r in rows if r["board"] == "peach_pi" and r["class"] == "RT"]
+    off, idle = [], []
+    for r in pe:
+        i = r["case"] - 1
+        t_perf = sims[("peach_pi", "rt", i, "performance")]["avg_run_us"]
+        t_ps = sims[("peach_pi", "rt", i, "powersave")]["avg_run_us"]
+        off.append(_oh(sims[("peach_pi", "rt", i, "ondemand", "ondemand_rt_not_starved")]["avg_run_us"], t_perf, t_ps))
+        idle.append(_oh(sims[("peach_pi", "rt", i, "ondemand", "ondemand_idle_deferred")]["avg_run_us"], t_perf, t_ps))
+    or_off = sum(sims[("peach_pi", "rt", r["case"] - 1, "ondemand", "ondemand_rt_not_starved")]["overruns"] for r in pe)
+    pub = [r["pub_ondemand_oh"] for r in pe]
+    out.append("On/off experiment, Exynos 5800 RT under ondemand, the kworker starvation by the RT task: on "
+               f"(the kernel): {sum(r['rep_ondemand_or'] for r in pe)} overruns, OH rank rho "
+               f"{spearman(pub, [r['rep_ondemand_oh'] for r in pe]):.3f}; off: {or_off} overruns, rho "
+               f"{spearman(pub, off):.3f} (published: {sum(r['pub_ondemand_or'] for r in pe)} overruns); on, with "
+               f"no sample while the policy is idle (idle_defers_sample): rho {spearman(pub, idle):.3f}. With the "
+               "starvation an RT task that overruns at the OPP it started with never blocks, so the held sample "
+               "never runs: OH 100 % for every overrunning case (tied ranks). The board's 40-86 % says the sample "
+               "did run during those activations there: another CPU of the A15 policy busy with a CFS task fires "
+               "its timer and runs the work item, and the rt-app-only simulation has no such task.")
+    if "schedfreq" in govs and "interactive" in govs:
+        mt = [r for r in rows if r["board"] == "mt8173_evb"]
+        with_ue = [_delta(sims[("mt8173_evb", "cfs", r["case"] - 1, "schedfreq", "schedfreq_with_util_est")]["energy"],
+                          sims[("mt8173_evb", "cfs", r["case"] - 1, "interactive")]["energy"]) for r in mt]
+        without = [r["rep_schedfreq_energy_vs_interactive_pct"] for r in mt]
+        if None not in with_ue and None not in without:
+            out.append("On/off experiment, MT8173 schedfreq vs interactive energy, util_est in schedfreq's CFS "
+                       f"request: off (the 2016 kernel): mean {sum(without) / len(without):+.2f} %; on (v4.17+ "
+                       f"util_est): mean {sum(with_ue) / len(with_ue):+.2f} % (published power delta -3.48 %). "
+                       "With util_est, cpu_util = max(util_avg, util_est) >= util_avg: schedfreq's CFS request, and "
+                       "the OPP it picks, can only be as high or higher than on the kernel that was measured.")
+    return out
+
+
 def _delta(e: float | None, ref: float | None) -> float | None:
     return None if not e or not ref else round(100.0 * (e / ref - 1.0), 2)
 
@@ -77,6 +134,11 @@ def run(sweep: Sweep) -> ExperimentResult:
 
     govs = simulated_governors()
     jobs = [(b, k, i, g) for b, k, _ in TABLES for i in range(len(SCHEDFREQ_CASES)) for g in govs]
+    n16 = range(len(SCHEDFREQ_CASES))
+    jobs += [("peach_pi", "rt", i, "ondemand", v) for i in n16
+             for v in ("ondemand_rt_not_starved", "ondemand_idle_deferred")]
+    if "schedfreq" in govs:
+        jobs += [("mt8173_evb", "cfs", i, "schedfreq", "schedfreq_with_util_est") for i in n16]
     sims = {r["job"]: r for r in sweep.map(simulate_case, jobs, warm=warm_up_simulator)}
     power = published_csv(POWER_FILE)
     rows, checks, cols = [], [], {}
@@ -163,11 +225,15 @@ def run(sweep: Sweep) -> ExperimentResult:
         "Exynos 5800: RT tasks under ondemand overrun (far more than CFS tasks)",
         f"{p_rt} RT vs {p_cfs} CFS overruns", f"{or_rt} RT vs {or_cfs} CFS overruns",
         or_rt > 0 and or_rt > or_cfs, tolerance="RT overruns > 0 and more than CFS's",
-        why="the model's ondemand samples CPU busy time regardless of scheduling class, so an RT task sees "
-            "the same frequencies as a CFS task and overruns as rarely; the slides do not say what made RT "
-            "tasks overrun under ondemand on the 2016 kernel, and the simulator does not model it"))
+        why="the modelled ondemand's sample is not held back enough by the RT task (its work item, a "
+            "SCHED_NORMAL kworker on the RT task's CPU, runs when the RT task blocks)"))
+    experiments = _on_off_experiments(sims, rows, govs)
     notes = (
         "OH uses the simulated performance and powersave runs of the same case as references, as the slides do.",
+        "Kernel inputs of the 2016 runs: ondemand, interactive and schedfreq without util_est (v4.17+); "
+        "schedfreq's RT request from rt_avg with sched_time_avg_ms = 50 (the slides); ondemand's sample "
+        "runs in a SCHED_NORMAL kworker held off its CPU by the RT task (lisa_eas.sim: work_starved_by_rt).",
+        *experiments,
         "interactive and sched (schedfreq) are published columns; they are reproduced only when the closed-loop "
         "simulator models them (lisa_eas.sim.GOVERNORS = " + ", ".join(govs) + " simulated here).",
         "schedutil is the modern column (rep_schedutil_*); no published figure to check it against. For RT tasks "

@@ -51,12 +51,17 @@ Scheduling model
   era's formula, v5.11 cached-frequency restore, v5.16 RELATION_LE over the Energy Model's
   inefficient OPPs, v6.9 limits check; ondemand resolves with RELATION_CE from v5.16);
   schedfreq (``cpufreq_sched``: at each scheduler update the CPU's CFS request
-  ``cpu_util`` and RT request (the rt runqueue's util_avg, standing for the kernel's
-  ``rt_avg``), both normalised to the CPU's capacity, margined x1.25, max over the policy,
-  RELATION_L, throttled 50 ms with a latched request applied when the throttle ends);
-  ondemand and interactive on a per-policy timer (``sampling_rate`` x ``rate_mult`` /
-  ``timer_rate``, the policy's CPUs evaluated together) from each CPU's busy time, whatever
-  the class of what ran (interactive's ``cputime_speedadj`` is also accounted before each
+  ``cpu_util`` normalised to the CPU's capacity and its RT request as the 2016 series set it
+  (``sched_rt_update_capacity_req()``: ``rq->rt_avg``, the RT run time scaled by the
+  frequency and halved every ``sched_time_avg_ms / 2``, over the elapsed average period;
+  refreshed at each tick of an RT task and when the CPU has no RT task left), margined x1.25,
+  max over the policy, RELATION_L, throttled 50 ms with a latched request applied when the
+  throttle ends); ondemand and interactive on a per-policy timer (``sampling_rate`` x
+  ``rate_mult`` / ``timer_rate``, the policy's CPUs evaluated together) from each CPU's busy
+  time, whatever the class of what ran; ondemand's sample runs in a SCHED_NORMAL kworker of
+  the CPU whose timer fired, so while RT tasks hold the policy's busy CPUs (none runs a CFS
+  task) the sample waits until an RT task leaves its CPU (``work_starved_by_rt``)
+  (interactive's ``cputime_speedadj`` is also accounted before each
   frequency change); performance, powersave. The governors are the issue-3 per-step kernels
   (``lisa_eas._kernels.governors``) with the kernel / AOSP default tunables, overridable
   through ``SimConfig.governor_tunables``. A request takes ``transition_latency_us`` to
@@ -214,6 +219,11 @@ def simulate(platform, workload, *, config: SimConfig | None = None):
                       "decisions from the log does not see them; EAS applies uclamp to its candidates' fit and "
                       "the overutilized test and its energy estimate's OPP (per era), not to the idle search; thermal pressure is instantaneous and a cap takes effect at the domain's next "
                       "frequency request; an idle runqueue's clamps are not the kernel's retained uclamp_max")
+    if config.era_tuple >= (6, 6):
+        approx.append(f"pick order: at era {config.era} the kernel picks SCHED_OTHER tasks by EEVDF (lag, virtual "
+                      "deadline, request slice; 147f3efaa241 sched/fair: Implement an EEVDF-like scheduling policy, "
+                      "v6.6); the simulator picks and preempts by vruntime as CFS did up to v6.5, so the order, "
+                      "slack and wake-up latency of CFS tasks sharing a CPU are pre-EEVDF")
     if until_exit and raw.t_end >= t_end:
         approx.append(f"the tasks had not all exited after {_UNBOUNDED_CAP_S:.0f} s; the run was stopped there")
     has_power = all(d.has_power for d in plat.perf_domains)

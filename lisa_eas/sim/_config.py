@@ -24,10 +24,11 @@ GOVERNOR_TUNABLES: Mapping[str, Mapping[str, int]] = {
     "schedutil": {"rate_limit_us": 1000, "ramp_boost": 0},
     "performance": {},
     "powersave": {},
-    "ondemand": {"sampling_rate_us": 10000, "up_threshold": 95, "sampling_down_factor": 1},
+    "ondemand": {"sampling_rate_us": 10000, "up_threshold": 95, "sampling_down_factor": 1, "work_starved_by_rt": 1,
+                 "idle_defers_sample": 0},
     "interactive": {"timer_rate_us": 20000, "go_hispeed_load": 99, "hispeed_freq": 0, "target_load": 90,
                     "min_sample_time_us": 80000, "above_hispeed_delay_us": 20000},
-    "schedfreq": {"capacity_margin": 1280, "throttle_us": 50000},
+    "schedfreq": {"capacity_margin": 1280, "throttle_us": 50000, "sched_time_avg_ms": 1000},
 }
 
 #: (lowest, highest) accepted value of tunables with a range (others: any integer >= 0).
@@ -35,6 +36,7 @@ _TUNABLE_RANGES: Mapping[str, tuple] = {
     "sampling_rate_us": (1, None), "up_threshold": (1, 100), "sampling_down_factor": (1, 100000),
     "timer_rate_us": (1, None), "go_hispeed_load": (1, 100), "target_load": (1, 100),
     "capacity_margin": (1024, None), "ramp_boost": (0, 1), "rate_limit_us": (0, None),
+    "work_starved_by_rt": (0, 1), "idle_defers_sample": (0, 1), "sched_time_avg_ms": (1, None),
 }
 
 
@@ -60,10 +62,17 @@ class SimConfig:
         Overrides of the governor's tunables (see ``GOVERNOR_TUNABLES``; defaults are the
         kernel's / AOSP's): schedutil ``rate_limit_us``, ``ramp_boost`` (0/1, the RFC
         "energy aware schedutil"); ondemand ``sampling_rate_us`` (10000), ``up_threshold``
-        (95, the NOHZ default), ``sampling_down_factor`` (1); interactive ``timer_rate_us``
+        (95, the NOHZ default), ``sampling_down_factor`` (1), ``work_starved_by_rt`` (1: the
+        sample's work item, a SCHED_NORMAL kworker on the CPU whose timer fired, waits while RT
+        tasks hold the policy's busy CPUs, as in the kernel; 0: sampled regardless, for on/off
+        experiments), ``idle_defers_sample`` (0: samples on a free-running grid, idle or not;
+        1: no sample while every CPU of the policy is idle, as the kernel's deferrable timers
+        and update hooks; an experiment switch, off by default); interactive ``timer_rate_us``
         (20000), ``go_hispeed_load`` (99), ``hispeed_freq`` (kHz; 0 = each policy's maximum),
         ``target_load`` (90), ``min_sample_time_us`` (80000), ``above_hispeed_delay_us``
-        (20000); schedfreq ``capacity_margin`` (1280 = x1.25), ``throttle_us`` (50000).
+        (20000); schedfreq ``capacity_margin`` (1280 = x1.25), ``throttle_us`` (50000),
+        ``sched_time_avg_ms`` (1000, the kernel's ``sysctl_sched_time_avg``: the RT request's
+        ``rt_avg`` halves every ``sched_time_avg_ms / 2``).
     transition_latency_us : int
         Delay between a governor's request and the new frequency.
     tick_hz : int

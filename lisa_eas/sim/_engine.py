@@ -301,6 +301,8 @@ def _model_params(platform: Platform, config: SimConfig, em_mode: int, cpu_capma
         mp[sm.M_OD_UP_THRESHOLD] = config.tunable("up_threshold")
         mp[sm.M_OD_SAMPLING_US] = config.tunable("sampling_rate_us")
         mp[sm.M_OD_DOWN_FACTOR] = config.tunable("sampling_down_factor")
+        mp[sm.M_OD_RT_STARVES] = config.tunable("work_starved_by_rt")
+        mp[sm.M_OD_IDLE_DEFERS] = config.tunable("idle_defers_sample")
     elif config.governor == "interactive":
         mp[sm.M_IA_GO_HISPEED] = config.tunable("go_hispeed_load")
         mp[sm.M_IA_HISPEED_KHZ] = config.tunable("hispeed_freq")
@@ -310,6 +312,7 @@ def _model_params(platform: Platform, config: SimConfig, em_mode: int, cpu_capma
     elif config.governor == "schedfreq":
         mp[sm.M_SF_MARGIN] = config.tunable("capacity_margin")
         mp[sm.M_SF_THROTTLE_NS] = config.tunable("throttle_us") * 1000
+        mp[sm.M_SF_AVG_PERIOD_NS] = config.tunable("sched_time_avg_ms") * 1000000 // 2    # sched_avg_period()
     return mp
 
 

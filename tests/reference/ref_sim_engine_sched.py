@@ -69,7 +69,8 @@ op_done                    no kernel event (an rt-app op boundary); a missed
 governor_update            cpufreq_update_util -> sugov_update_shared (ref_schedutil) /    =
                            schedfreq
 governor_timer             ondemand dbs_update / interactive timer (~: every runqueue of    ~
-                           the domain is synced; the kernel's sample runs in a kworker)
+                           the domain is synced); ondemand's sample waits while RT tasks
+                           hold the policy's busy CPUs (its kworker is SCHED_NORMAL)
 =========================  ===============================================================  ====
 
 Where the numba simulator computes a step otherwise, the step is a named entry of
@@ -190,6 +191,9 @@ class Scheduler:
         p.sum_exec += dt
         if p.policy == CFS:
             p.vruntime += dt
+        elif self.prm.governor == "schedfreq":
+            # update_curr_rt -> sched_rt_avg_update: the RT time weighted by the frequency's capacity
+            c.rt_avg += dt * self.freq_scale(c)
         if p.fresh:
             return
         op = self.prog[p.pc][0]
@@ -736,6 +740,10 @@ class Scheduler:
                     resched = bool(others) and p.vruntime - min(others) > ideal
                 if resched:
                     self.schedule(c, PREV_RUNNING, now)
+        elif self.prm.governor == "schedfreq":
+            # task_tick_rt of the schedfreq series: sched_rt_update_capacity_req
+            c.rt_was_runnable = True
+            self.sched_rt_update_capacity_req(c, now)
         self.update_overutilized(now, True)
         self.governor_update(c, now)
         self.emit_cpu_util(c, now)
@@ -831,6 +839,18 @@ class Scheduler:
         if self.prm.governor == "schedfreq":
             self.schedfreq_update(c, now)
             return
+        if self.prm.governor == "ondemand":
+            held = getattr(dom, "od_held", "")
+            if held:
+                why = self.od_held_by(dom)
+                if held == "timer" and why == "timer":
+                    return                      # still no CPU awake to fire the deferrable timer
+                if why == "rt":
+                    dom.od_held = "rt"          # queued, the kworker waits for its CPU
+                    return
+                dom.od_held = ""                # the kworker runs now, busy or idle after it
+                self.od_dbs_work(dom, now)
+            return
         if self.prm.governor != "schedutil":
             return
         # sugov_get_util(): cpu_util_cfs() = max(util_avg, util_est.enqueued), then
@@ -849,7 +869,13 @@ class Scheduler:
         if ref_governors.schedfreq_pending(now, throttle, dom.gov_pol) >= 0:
             self.request_opp(dom, dom.opp_of_freq(dom.gov_pol[0]), now)
         cfs = self.cpu_util(c) * 1024 // c.capacity
-        rt = min(c.rt.util_avg * 1024 // c.capacity, 1024)
+        if c.nr_rt > 0:
+            c.rt_was_runnable = True
+        elif c.rt_was_runnable:
+            # pick_next_task_rt with no RT task left: sched_rt_update_capacity_req
+            c.rt_was_runnable = False
+            self.sched_rt_update_capacity_req(c, now)
+        rt = c.rt_request
         f = ref_governors.schedfreq_request(now, dom.cpus.index(c), cfs, rt, 0, dom.freqs, tun["capacity_margin"],
                                             throttle, dom.gov_cpu, dom.gov_pol)
         if f >= 0:
@@ -857,10 +883,49 @@ class Scheduler:
         # a request latched by the throttle is applied when the throttle ends
         dom.next_sample = dom.gov_pol[2] if dom.gov_pol[1] != dom.gov_pol[0] else INF_TIME
 
+    def sched_rt_update_capacity_req(self, c, now):
+        """The schedfreq series' rt.c: sched_avg_update (halve rt_avg per elapsed
+        sched_avg_period), then used = rt_avg / (period + time since age_stamp), at most 1024."""
+        period = self.prm.tunables["sched_time_avg_ms"] * 1_000_000 // 2
+        while now - c.age_stamp > period:
+            c.age_stamp += period
+            c.rt_avg //= 2
+        c.rt_request = min(c.rt_avg // (period + max(now - c.age_stamp, 0)), 1024)
+
+    def od_held_by(self, dom):
+        """What keeps ondemand's sample from running: "rt" (its SCHED_NORMAL kworker, on the CPU
+        whose deferrable timer fired, waits while RT tasks hold the busy CPUs and none runs a CFS
+        task), "timer" (switch ``idle_defers_sample``: no CPU awake to fire the timer), or ""."""
+        running = [c.curr.policy for c in dom.cpus if c.curr is not None]
+        if any(pol == CFS for pol in running):
+            return ""
+        if running:
+            return "rt" if self.prm.tunables["work_starved_by_rt"] else ""
+        return "timer" if self.prm.tunables["idle_defers_sample"] else ""
+
+    def od_dbs_work(self, dom, now):
+        """dbs_work_handler -> od_dbs_update: dbs_update's load over the policy, od_update, re-arm."""
+        tun = self.prm.tunables
+        for c in dom.cpus:
+            self.sync_cpu(c, now)
+        idle_us = [(now - c.busy_ns) // 1000 for c in dom.cpus]
+        dom.gov_pol[0] = dom.freq
+        f = ref_governors.ondemand_step(now, idle_us, dom.freqs, tun["sampling_rate_us"], tun["up_threshold"],
+                                        tun["sampling_down_factor"], dom.gov_cpu, dom.gov_pol, dom.ineff)
+        self.request_opp(dom, dom.opp_of_freq(f), now)
+        dom.next_sample = now + tun["sampling_rate_us"] * dom.gov_pol[1] * 1000
+
     def governor_timer(self, dom, now):
         """ondemand's sample / interactive's timer (re-armed), or the end of schedfreq's throttle."""
         tun = self.prm.tunables
         gov = self.prm.governor
+        if gov == "ondemand":
+            dom.od_held = self.od_held_by(dom)
+            if dom.od_held:
+                dom.next_sample = INF_TIME
+            else:
+                self.od_dbs_work(dom, now)
+            return
         if gov == "schedfreq":
             dom.next_sample = INF_TIME
             if ref_governors.schedfreq_pending(now, tun["throttle_us"] * 1000, dom.gov_pol) >= 0:
@@ -869,14 +934,7 @@ class Scheduler:
         for c in dom.cpus:
             self.sync_cpu(c, now)
         cur = dom.freq
-        if gov == "ondemand":
-            idle_us = [(now - c.busy_ns) // 1000 for c in dom.cpus]
-            dom.gov_pol[0] = cur
-            f = ref_governors.ondemand_step(now, idle_us, dom.freqs, tun["sampling_rate_us"], tun["up_threshold"],
-                                            tun["sampling_down_factor"], dom.gov_cpu, dom.gov_pol, dom.ineff)
-            self.request_opp(dom, dom.opp_of_freq(f), now)
-            dom.next_sample = now + tun["sampling_rate_us"] * dom.gov_pol[1] * 1000
-        elif gov == "interactive":
+        if gov == "interactive":
             dom.gov_pol[0] = cur
             for c, row in zip(dom.cpus, dom.gov_cpu):
                 ref_governors.interactive_account(c.busy_ns, cur, row)

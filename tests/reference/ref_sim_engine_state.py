@@ -94,6 +94,12 @@ class Cpu:
     idle_stamp: int = 0
     cfs: SchedAvg = field(default_factory=SchedAvg)
     rt: SchedAvg = field(default_factory=SchedAvg)
+    # the 2016 schedfreq series' RT average: rq->rt_avg, rq->age_stamp, the CPU's RT capacity
+    # request, and whether an RT task was runnable at the last cpufreq update
+    rt_avg: int = 0
+    age_stamp: int = 0
+    rt_request: int = 0
+    rt_was_runnable: bool = False
 
     @property
     def nr_running(self) -> int:
@@ -210,10 +216,11 @@ def run_params(platform, config) -> RunParams:
     else:           # mainline EAS from v5.0; an older era runs the v5.4 form (as the simulator states)
         eas_era = era if era >= (5, 0) else (5, 4)
     sample = {"ondemand": "sampling_rate_us", "interactive": "timer_rate_us"}.get(gov)
-    tun_names = {"ondemand": ("up_threshold", "sampling_rate_us", "sampling_down_factor"),
+    tun_names = {"ondemand": ("up_threshold", "sampling_rate_us", "sampling_down_factor", "work_starved_by_rt",
+                              "idle_defers_sample"),
                  "interactive": ("go_hispeed_load", "hispeed_freq", "target_load", "min_sample_time_us",
                                  "above_hispeed_delay_us"),
-                 "schedfreq": ("capacity_margin", "throttle_us")}.get(gov, ())
+                 "schedfreq": ("capacity_margin", "throttle_us", "sched_time_avg_ms")}.get(gov, ())
     return RunParams(
         tick_ns=1_000_000_000 // config.tick_hz,
         latency_ns=int(config.sched_latency_ms * 1e6) * factor,
