@@ -14,7 +14,8 @@ imported). Each tree gets its own empty ``NUMBA_CACHE_DIR``:
   of each tree is kept (other processes on a shared machine only ever slow a run down).
 
 Prints ONE JSON line: the load average before and after, the figures of each tree, and the
-ratios current / base (CPU time of a run; events per second: the two trees do not simulate the
+ratios current / base (overall best against best, and per round: each round's best of each
+tree, with their median and range) (CPU time of a run; events per second: the two trees do not simulate the
 same events, the PELT fix of issue 16 changes a run). A ratio of CPU time <= 1 means the current
 code is no slower.
 """
@@ -24,6 +25,7 @@ import argparse
 import io
 import json
 import os
+import statistics
 import subprocess
 import sys
 import tarfile
@@ -98,7 +100,9 @@ def main(argv=None) -> int:
         trees = {"base": _extract(args.base, tmp / "base"), "current": ROOT}
         caches = {k: tmp / f"cache_{k}" for k in trees}
         res = {k: {"cpu_s": []} for k in trees}
+        per_round = []
         for r in range(args.rounds):
+            best_of_round = {}
             for k in (("base", "current") if r % 2 == 0 else ("current", "base")):
                 caches[k].mkdir(exist_ok=True)
                 got = _child(trees[k], caches[k], args.sim_s, args.repeat)
@@ -107,6 +111,8 @@ def main(argv=None) -> int:
                     res[k]["cold_compile_wall_s"] = round(got["first_call_wall_s"], 1)
                 res[k]["events"] = got["events"]
                 res[k]["cpu_s"] += got["cpu_s"]
+                best_of_round[k] = min(got["cpu_s"])
+            per_round.append(best_of_round["current"] / best_of_round["base"])
         for k, v in res.items():
             best = min(v["cpu_s"])
             v["cpu_s_all"] = [round(x, 4) for x in v.pop("cpu_s")]
@@ -116,6 +122,11 @@ def main(argv=None) -> int:
         out.update(res)
     b, c = out["base"], out["current"]
     out["ratio_cpu_s_current_over_base"] = round(c["cpu_s_best"] / b["cpu_s_best"], 3)
+    # the same ratio within each round (best of each child's runs): its median and spread say how
+    # far the load of a shared machine moves the figure
+    out["ratio_cpu_s_per_round"] = [round(x, 3) for x in per_round]
+    out["ratio_cpu_s_per_round_median"] = round(statistics.median(per_round), 3)
+    out["ratio_cpu_s_per_round_spread"] = [round(min(per_round), 3), round(max(per_round), 3)]
     out["ratio_events_per_s_current_over_base"] = round(c["events_per_s"] / b["events_per_s"], 3)
     out["ratio_cold_compile_cpu_current_over_base"] = round(c["cold_compile_cpu_s"] / b["cold_compile_cpu_s"], 3)
     out["loadavg_after"] = _load()
