@@ -463,6 +463,7 @@ def initial_events(S, P, O):
 _MADV_POPULATE_WRITE = 23     # Linux >= 5.14: fault a range in, writable, in one call
 _WINDOW_BYTES = 1 << 20       # each table's share of the output written between two returns of the loop
 _MAP_MIN_BYTES = 4 << 20
+_MAP_STEP_BYTES = 64 << 20
 _SPARE_MAX_BYTES = 256 << 20  # the most memory faulted in that an output map kept for the next run holds
 _SPARE = threading.local()    # .out: (map, pages faulted in) released by this thread's last run
 
@@ -557,6 +558,9 @@ class _Output:
         else:
             # a released map (a sweep's previous run) when one is large enough: its pages are
             # faulted in already, and every row the tables expose is written before it is read
+            # (the map's size rounded up to 64 MB, address space only: the runs of a sweep, whose
+            # estimates differ a little, then find the previous run's map large enough)
+            nbytes = -(-nbytes // _MAP_STEP_BYTES) * _MAP_STEP_BYTES
             buf, faulted = _take_spare(nbytes) or (None, None)
             if buf is None:
                 buf = mmap.mmap(-1, nbytes, flags=mmap.MAP_PRIVATE | mmap.MAP_ANONYMOUS)
