@@ -18,9 +18,9 @@ ratios current / base (overall best against best, and per round: each round's be
 tree, with their median and range). ``--also REV`` adds a third tree (e.g. the head the
 working copy started from), compared the same way, and, for the trees that have it, the
 summary output (``SimConfig(outputs="summary")``, ``simulate`` end to end, best of
-``--repeat`` after one warm run: a sweep's steady state) (CPU time of a run; events per second: the two trees do not simulate the
-same events, the PELT fix of issue 16 changes a run). A ratio of CPU time <= 1 means the current
-code is no slower.
+``--repeat`` after one warm run: a sweep's steady state). CPU time of a run; events per
+second: the two trees do not simulate the same events (the PELT fix of issue 16 changes a
+run). A ratio of CPU time <= 1 means the current code is no slower.
 """
 from __future__ import annotations
 

@@ -601,8 +601,9 @@ class _Output:
             return
         lo, hi = p0 + int(todo[0]), p0 + int(todo[-1]) + 1
         self.faulted[lo:hi] = True
+        lo, hi = lo * mmap.PAGESIZE, min(hi * mmap.PAGESIZE, len(buf))
         try:
-            buf.madvise(_MADV_POPULATE_WRITE, lo * mmap.PAGESIZE, min(hi * mmap.PAGESIZE, len(buf)) - lo * mmap.PAGESIZE)
+            buf.madvise(_MADV_POPULATE_WRITE, lo, hi - lo)
         except (OSError, ValueError):
             self.map = None             # not supported here: plain page faults from now on
 
