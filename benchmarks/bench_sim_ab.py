@@ -14,9 +14,13 @@ imported). Each tree gets its own empty ``NUMBA_CACHE_DIR``:
   of each tree is kept (other processes on a shared machine only ever slow a run down).
 
 Prints ONE JSON line: the load average before and after, the figures of each tree, and the
-ratios current / base (CPU time of a run; events per second: the two trees do not simulate the
-same events, the PELT fix of issue 16 changes a run). A ratio of CPU time <= 1 means the current
-code is no slower.
+ratios current / base (overall best against best, and per round: each round's best of each
+tree, with their median and range). ``--also REV`` adds a third tree (e.g. the head the
+working copy started from), compared the same way, and, for the trees that have it, the
+summary output (``SimConfig(outputs="summary")``, ``simulate`` end to end, best of
+``--repeat`` after one warm run: a sweep's steady state). CPU time of a run; events per
+second: the two trees do not simulate the same events (the PELT fix of issue 16 changes a
+run). A ratio of CPU time <= 1 means the current code is no slower.
 """
 from __future__ import annotations
 
@@ -24,6 +28,7 @@ import argparse
 import io
 import json
 import os
+import statistics
 import subprocess
 import sys
 import tarfile
@@ -58,6 +63,19 @@ out = {"first_call_cpu_s": time.process_time() - c0, "first_call_wall_s": time.p
 runs = [run(sim_s) for _ in range(repeat)]
 out["events"] = int(len(runs[0][0].events))
 out["cpu_s"] = [r[1] for r in runs]
+try:                        # the summary output, where the tree has it: simulate() end to end
+    summ = SimConfig(outputs="summary")
+except Exception:
+    summ = None
+if summ is not None:
+    from lisa_eas.sim import simulate
+    simulate(plat, wl, config=summ)
+    times = []
+    for _ in range(repeat):
+        t0 = time.process_time()
+        simulate(plat, wl, config=summ)
+        times.append(time.process_time() - t0)
+    out["summary_cpu_s"] = times
 print(json.dumps(out))
 """
 
@@ -87,6 +105,8 @@ def _load() -> list[float]:
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--base", default="83ccb59", help="the commit to compare with (default: 83ccb59)")
+    ap.add_argument("--also", default=None, help="a second commit to compare with (e.g. main's head: its summary "
+                                                  "output is then compared too)")
     ap.add_argument("--rounds", type=int, default=3, help="alternating rounds of warm runs (default 3)")
     ap.add_argument("--repeat", type=int, default=3, help="timed runs per child (default 3)")
     ap.add_argument("--sim-s", type=float, default=30.0, help="simulated seconds (default 30)")
@@ -96,10 +116,16 @@ def main(argv=None) -> int:
     with tempfile.TemporaryDirectory(prefix="lisa_eas_ab_") as tmp:
         tmp = Path(tmp)
         trees = {"base": _extract(args.base, tmp / "base"), "current": ROOT}
+        if args.also:
+            trees["also"] = _extract(args.also, tmp / "also")
         caches = {k: tmp / f"cache_{k}" for k in trees}
-        res = {k: {"cpu_s": []} for k in trees}
+        res = {k: {"cpu_s": [], "summary_cpu_s": []} for k in trees}
+        per_round = {k: [] for k in trees if k != "current"}
+        per_round_summary = []
         for r in range(args.rounds):
-            for k in (("base", "current") if r % 2 == 0 else ("current", "base")):
+            best_of_round = {}
+            order = list(trees)
+            for k in (order if r % 2 == 0 else order[::-1]):
                 caches[k].mkdir(exist_ok=True)
                 got = _child(trees[k], caches[k], args.sim_s, args.repeat)
                 if r == 0:      # the first child of each tree found its cache empty: the cold compile
@@ -107,15 +133,41 @@ def main(argv=None) -> int:
                     res[k]["cold_compile_wall_s"] = round(got["first_call_wall_s"], 1)
                 res[k]["events"] = got["events"]
                 res[k]["cpu_s"] += got["cpu_s"]
+                res[k]["summary_cpu_s"] += got.get("summary_cpu_s", [])
+                best_of_round[k] = (min(got["cpu_s"]), min(got.get("summary_cpu_s", [0.0])))
+            for k in per_round:
+                per_round[k].append(best_of_round["current"][0] / best_of_round[k][0])
+            if "also" in trees and best_of_round["also"][1] > 0:
+                per_round_summary.append(best_of_round["current"][1] / best_of_round["also"][1])
         for k, v in res.items():
             best = min(v["cpu_s"])
             v["cpu_s_all"] = [round(x, 4) for x in v.pop("cpu_s")]
             v["cpu_s_best"] = round(best, 4)
             v["events_per_s"] = round(v["events"] / best)
             v["sim_s_per_wall_s"] = round(args.sim_s / best, 1)
+            summ = v.pop("summary_cpu_s")
+            if summ:
+                v["summary_cpu_s_all"] = [round(x, 4) for x in summ]
+                v["summary_cpu_s_best"] = round(min(summ), 4)
+                v["summary_x_realtime"] = round(args.sim_s / min(summ), 1)
         out.update(res)
     b, c = out["base"], out["current"]
     out["ratio_cpu_s_current_over_base"] = round(c["cpu_s_best"] / b["cpu_s_best"], 3)
+    # the same ratio within each round (best of each child's runs): its median and spread say how
+    # far the load of a shared machine moves the figure
+    for k, rr in per_round.items():
+        tag = "" if k == "base" else "_vs_also"
+        out[f"ratio_cpu_s_per_round{tag}"] = [round(x, 3) for x in rr]
+        out[f"ratio_cpu_s_per_round{tag}_median"] = round(statistics.median(rr), 3)
+        out[f"ratio_cpu_s_per_round{tag}_spread"] = [round(min(rr), 3), round(max(rr), 3)]
+    if "also" in out:
+        a = out["also"]
+        out["ratio_cpu_s_current_over_also"] = round(c["cpu_s_best"] / a["cpu_s_best"], 3)
+        out["ratio_cold_compile_cpu_current_over_also"] = round(c["cold_compile_cpu_s"] / a["cold_compile_cpu_s"], 3)
+        if per_round_summary:
+            out["ratio_summary_cpu_s_current_over_also"] = round(c["summary_cpu_s_best"] / a["summary_cpu_s_best"], 3)
+            out["ratio_summary_per_round"] = [round(x, 3) for x in per_round_summary]
+            out["ratio_summary_per_round_median"] = round(statistics.median(per_round_summary), 3)
     out["ratio_events_per_s_current_over_base"] = round(c["events_per_s"] / b["events_per_s"], 3)
     out["ratio_cold_compile_cpu_current_over_base"] = round(c["cold_compile_cpu_s"] / b["cold_compile_cpu_s"], 3)
     out["loadavg_after"] = _load()

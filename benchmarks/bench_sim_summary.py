@@ -9,6 +9,13 @@ mode the measured breakdown (process CPU time, best of ``REPEAT``): building the
 rt-app log table), and the rest (workload compilation, energy, Trace); with what each target (400x, 1000x) leaves for the
 whole run and what the loop alone reaches.
 
+The summary figure (``summary_x_realtime``) is a sweep's steady-state run: one summary run
+after another in the same process, where each run's output memory, released by ``simulate``
+once its frames are copied out (``_engine.release_output``), serves the next, whose tables are
+then written into pages already faulted in. ``summary_cold_x_realtime`` is a single cold run
+(that memory freed before each timed run, ``_engine.drop_spare_output``: fresh pages faulted
+in), as a one-off ``simulate`` call pays it.
+
 What stands between the figure and 1000x is measured two ways:
 
 * ``loop_ablation_s``: the summary loop of the same workload with one modelled mechanism taken
@@ -33,16 +40,18 @@ from lisa_eas.platform import load_platform
 from lisa_eas.rtapp import periodic, task, workload
 from lisa_eas.sim import SimConfig, simulate
 from lisa_eas.sim._compile import compile_workload
-from lisa_eas.sim._engine import build_run, run_loop
+from lisa_eas.sim._engine import build_run, drop_spare_output, run_loop
 
 SIM_S = 30.0
 REPEAT = 3
 
 
-def _best(fn):
+def _best(fn, before=None):
     best = float("inf")
     out = None
     for _ in range(REPEAT):
+        if before is not None:
+            before()
         t0 = time.process_time()
         out = fn()
         best = min(best, time.process_time() - t0)
@@ -56,6 +65,8 @@ def main() -> int:
     full, summ = SimConfig(), SimConfig(outputs="summary")
     simulate(plat, wl, config=summ)           # compile / warm up
     t_full, _ = _best(lambda: simulate(plat, wl, config=full))
+    t_cold, _ = _best(lambda: simulate(plat, wl, config=summ), before=drop_spare_output)
+    simulate(plat, wl, config=summ)           # a sweep's previous run: its output memory is kept
     t_sum, tr = _best(lambda: simulate(plat, wl, config=summ))
     compiled = compile_workload(wl, plat.nr_cpus)
     t_compile, _ = _best(lambda: compile_workload(wl, plat.nr_cpus))
@@ -90,6 +101,7 @@ def main() -> int:
         "full_cpu_s": round(t_full, 4), "full_x_realtime": round(SIM_S / t_full, 1),
         "summary_cpu_s": round(t_sum, 4), "summary_x_realtime": round(SIM_S / t_sum, 1),
         "summary_vs_full": round(t_full / t_sum, 2),
+        "summary_cold_cpu_s": round(t_cold, 4), "summary_cold_x_realtime": round(SIM_S / t_cold, 1),
         "breakdown_s": {"compile_workload": round(t_compile, 4), "build_run": round(t_build, 4),
                         "run_loop": round(t_loop, 4), "output_rtapp_log": round(t_out, 4),
                         "rest": round(max(t_sum - t_compile - t_build - t_loop - t_out, 0.0), 4)},
@@ -101,7 +113,8 @@ def main() -> int:
                          "scheduler_core": ablation["without_eas_and_schedutil"]["cpu_s"]},
         "gap_to_1000x_s": round(max(t_sum - SIM_S / 1000, 0.0), 4),
         "budget_s_for_400x": round(SIM_S / 400, 4), "budget_s_for_1000x": round(SIM_S / 1000, 4),
-        "targets_met": {"400x": SIM_S / t_sum >= 400, "1000x": SIM_S / t_sum >= 1000},
+        "targets_met": {"400x": SIM_S / t_sum >= 400, "1000x": SIM_S / t_sum >= 1000,
+                        "400x_cold": SIM_S / t_cold >= 400},
         "rtapp_log_rows": len(tr.df("lisa_sim_rtapp_log")), "energy_total": tr.metadata["energy"]["total"],
     }
     print(json.dumps(out))

@@ -222,3 +222,42 @@ def test_rq_clock_pelt_worked_by_hand():
         rq_clock_pelt(pts, [True, False])
     with pytest.raises(ModelError, match="points_ns must be sorted"):
         rq_clock_pelt([5, 1], [True, True])
+
+
+def test_idle_signal_steps_match_twin():
+    """update_load_sum / update_load_avg on signals that go idle (nothing added: an rt_rq
+    without rt tasks, a cfs_rq left empty long enough for its sums to decay to 0) and come
+    back, against the twin, field by field at every step: the kernels skip the decay of a sum
+    at 0, the segments when nothing is added and the divisions of an all-zero signal."""
+    from lisa_eas._kernels import pelt as kp
+
+    rng = np.random.default_rng(16)
+    for era in ("v4.12", "v4.14", "v4.19", "v5.4", "v5.10", "v6.9"):
+        cfg = pelt_config(era)
+        yn, lam = pelt_tables(32)
+        flags = ref_pelt.era_flags(tuple(int(x) for x in era[1:].split(".")), lam)
+        a = np.zeros(kp.SA_SIZE, np.int64)
+        b = ref_pelt.SchedAvg()
+        now = 0
+        idle_steps = 0
+        for step in range(2000):
+            idle = rng.random() < 0.6
+            now += int(rng.integers(0, 3000 * MS)) if idle and rng.random() < 0.1 else int(rng.integers(0, 5 * MS))
+            nr = 0 if idle else int(rng.integers(1, 4))
+            load = nr * 1024 if cfg[kp.CFG_WEIGHT_IN_SUM] else nr
+            running = 0 if idle else int(rng.integers(0, 2))
+            sf, sc = int(rng.integers(1, 1025)), int(rng.choice([446, 1024]))
+            pa = kp.update_load_sum(a, now, load, load, running, sf, sc, cfg, yn)
+            pb = ref_pelt.update_load_sum(b, now, load, load, running, sf, sc, flags, yn)
+            if pa:
+                kp.update_load_avg(a, 1024, 1024, cfg)
+            if pb:
+                ref_pelt.update_load_avg(b, 1024, flags)
+            want = (b.load_sum, b.runnable_sum, b.util_sum, b.period_contrib, b.last_update_time,
+                    b.load_avg, b.runnable_avg, b.util_avg)
+            got = tuple(int(a[k]) for k in (kp.SA_LOAD_SUM, kp.SA_RUNNABLE_SUM, kp.SA_UTIL_SUM,
+                                            kp.SA_PERIOD_CONTRIB, kp.SA_LAST_UPDATE, kp.SA_LOAD_AVG,
+                                            kp.SA_RUNNABLE_AVG, kp.SA_UTIL_AVG))
+            assert pa == pb and got == want, (era, step)
+            idle_steps += bool(pa) and got[:3] == (0, 0, 0)
+        assert idle_steps > 50, (era, idle_steps)      # the all-zero path was taken

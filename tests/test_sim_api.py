@@ -195,6 +195,34 @@ def test_summary_output_is_the_full_run_without_its_event_tables():
         SimConfig(outputs="tables")
 
 
+def test_summary_sweep_reuses_the_output_memory():
+    """A sweep's summary runs: each releases its output memory once its frames are copied out
+    (``_engine.release_output``) and the next writes its tables there (pages already faulted
+    in); that run's frames and energy equal a cold run's, and the previous run's frames are
+    copies the next run does not touch."""
+    from lisa_eas.sim import _engine
+
+    # runs long enough for the loop to pause and lay its tables out in a memory map (> 4096 rows)
+    wl_a = workload([task(f"a{i}", periodic(duty_cycle_pct=5, period_ms=16, duration_s=1.5)) for i in range(50)],
+                    calibration=20)
+    wl_b = workload([task(f"b{i}", periodic(duty_cycle_pct=8, period_ms=12, duration_s=1.2)) for i in range(50)],
+                    calibration=20)
+    cfg = SimConfig(outputs="summary")
+    _engine.drop_spare_output()
+    cold_b = simulate("hikey960", wl_b, config=cfg)
+    _engine.drop_spare_output()
+    a = simulate("hikey960", wl_a, config=cfg)
+    log_a = a.df("lisa_sim_rtapp_log").copy()
+    spare = _engine._SPARE.out[0]
+    b = simulate("hikey960", wl_b, config=cfg)
+    assert _engine._SPARE.out[0] is spare         # b wrote into a's memory and released it again
+    pd.testing.assert_frame_equal(b.df("lisa_sim_rtapp_log"), cold_b.df("lisa_sim_rtapp_log"))
+    assert b.metadata["energy"] == cold_b.metadata["energy"]
+    pd.testing.assert_frame_equal(a.df("lisa_sim_rtapp_log"), log_a)
+    _engine.drop_spare_output()
+    assert getattr(_engine._SPARE, "out", None) is None
+
+
 @pytest.mark.parametrize("cfg", [dict(), dict(placement="no-eas", governor="ondemand", model_events=False)],
                          ids=["eas-schedutil", "no-eas-ondemand"])
 def test_summary_loop_equals_the_full_loop(cfg):

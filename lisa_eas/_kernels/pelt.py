@@ -105,23 +105,24 @@ def accumulate_sum(sa, delta, load, runnable, running, scale_freq, scale_cpu, cf
     delta += sa[SA_PERIOD_CONTRIB]
     periods = delta >> 10
     if periods:
-        sa[SA_LOAD_SUM] = decay_load(sa[SA_LOAD_SUM], periods, yn_inv)
-        sa[SA_RUNNABLE_SUM] = decay_load(sa[SA_RUNNABLE_SUM], periods, yn_inv)
-        sa[SA_UTIL_SUM] = decay_load(sa[SA_UTIL_SUM], periods, yn_inv)
+        # a sum at 0 stays 0 (decay_load(0, n) == 0) and the segments are only needed when
+        # something is added: an idle signal (an rt_rq without rt tasks, a long-idle cfs_rq)
+        # only moves its clock (same values, fewer operations)
+        if sa[SA_LOAD_SUM]:
+            sa[SA_LOAD_SUM] = decay_load(sa[SA_LOAD_SUM], periods, yn_inv)
+        if sa[SA_RUNNABLE_SUM]:
+            sa[SA_RUNNABLE_SUM] = decay_load(sa[SA_RUNNABLE_SUM], periods, yn_inv)
+        if sa[SA_UTIL_SUM]:
+            sa[SA_UTIL_SUM] = decay_load(sa[SA_UTIL_SUM], periods, yn_inv)
         delta &= 1023
-        # __accumulate_pelt_segments(periods, 1024 - period_contrib, delta)
-        c1 = decay_load(1024 - sa[SA_PERIOD_CONTRIB], periods, yn_inv)
-        c2 = lam - decay_load(lam, periods, yn_inv) - 1024
-        contrib = c1 + c2 + delta
+        if load or runnable or running:
+            # __accumulate_pelt_segments(periods, 1024 - period_contrib, delta)
+            c1 = decay_load(1024 - sa[SA_PERIOD_CONTRIB], periods, yn_inv)
+            c2 = lam - decay_load(lam, periods, yn_inv) - 1024
+            contrib = c1 + c2 + delta
     sa[SA_PERIOD_CONTRIB] = delta
     if cfg[CFG_DELTA_SCALING]:
-        contrib = (contrib * scale_freq) >> SCHED_CAPACITY_SHIFT
-        if load:
-            sa[SA_LOAD_SUM] += load * contrib
-        if runnable:
-            sa[SA_RUNNABLE_SUM] += runnable * contrib
-        if running:
-            sa[SA_UTIL_SUM] += contrib * scale_cpu
+        _accrue_scaled(sa, load, runnable, running, (contrib * scale_freq) >> SCHED_CAPACITY_SHIFT, scale_cpu)
     else:
         if load:
             sa[SA_LOAD_SUM] += load * contrib
@@ -149,8 +150,10 @@ def runnable_contrib_v411(n, cfg, yn_inv):
 
 
 @njit(cache=True, inline="always")
-def _accrue_v411(sa, load, runnable, running, scaled, scale_cpu):
-    """v4.11: add one ``cap_scale``-d (frequency-scaled) contribution ``scaled`` to the three sums."""
+def _accrue_scaled(sa, load, runnable, running, scaled, scale_cpu):
+    """Add one frequency-scaled (``cap_scale``-d) contribution ``scaled`` to the three sums, the
+    util sum also scaled by ``scale_cpu``: ``accumulate_sum``'s delta-scaling branch (to v4.14)
+    and each of the three segments of v4.11's ``__update_load_avg``."""
     if load:
         sa[SA_LOAD_SUM] += load * scaled
     if runnable:
@@ -185,16 +188,16 @@ def update_signal_v411(sa, now, load, runnable, running, scale_freq, scale_cpu, 
         decayed = 1
         sa[SA_PERIOD_CONTRIB] = 0
         delta_w = 1024 - delta_w
-        _accrue_v411(sa, load, runnable, running, (delta_w * scale_freq) >> SCHED_CAPACITY_SHIFT, scale_cpu)
+        _accrue_scaled(sa, load, runnable, running, (delta_w * scale_freq) >> SCHED_CAPACITY_SHIFT, scale_cpu)
         delta -= delta_w
         periods = delta // 1024
         delta = delta % 1024
         sa[SA_LOAD_SUM] = decay_load(sa[SA_LOAD_SUM], periods + 1, yn_inv)
         sa[SA_RUNNABLE_SUM] = decay_load(sa[SA_RUNNABLE_SUM], periods + 1, yn_inv)
         sa[SA_UTIL_SUM] = decay_load(sa[SA_UTIL_SUM], periods + 1, yn_inv)
-        _accrue_v411(sa, load, runnable, running,
+        _accrue_scaled(sa, load, runnable, running,
                      (runnable_contrib_v411(periods, cfg, yn_inv) * scale_freq) >> SCHED_CAPACITY_SHIFT, scale_cpu)
-    _accrue_v411(sa, load, runnable, running, (delta * scale_freq) >> SCHED_CAPACITY_SHIFT, scale_cpu)
+    _accrue_scaled(sa, load, runnable, running, (delta * scale_freq) >> SCHED_CAPACITY_SHIFT, scale_cpu)
     sa[SA_PERIOD_CONTRIB] += delta
     if decayed:
         sa[SA_LOAD_AVG] = sa[SA_LOAD_SUM] // lam
@@ -260,6 +263,11 @@ def cfs_rq_sub_util(sa, r, r_sum, cfg):
 def update_load_avg(sa, weight, runnable_weight, cfg):
     """``___update_load_avg()``: the ``*_avg`` from the ``*_sum`` (only after a period crossing)."""
     divider = pelt_divider(sa, cfg)
+    if sa[SA_LOAD_SUM] == 0 and sa[SA_RUNNABLE_SUM] == 0 and sa[SA_UTIL_SUM] == 0:
+        sa[SA_LOAD_AVG] = 0             # an idle signal (0 // divider, without the divisions)
+        sa[SA_RUNNABLE_AVG] = 0
+        sa[SA_UTIL_AVG] = 0
+        return
     if cfg[CFG_WEIGHT_IN_SUM]:
         sa[SA_LOAD_AVG] = sa[SA_LOAD_SUM] // divider
         sa[SA_RUNNABLE_AVG] = sa[SA_RUNNABLE_SUM] // divider

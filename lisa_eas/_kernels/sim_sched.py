@@ -518,7 +518,12 @@ def choose_idle_state(c, now, S, P):
     n = P[P[P_IDLE_NSTATES] + d]
     if n <= 1:
         return 0
-    nxt = INF_TIME
+    # only whether that wake-up comes within the largest target residency matters: the walk
+    # starts from that bound (the subtrees waking later are skipped; the same state results)
+    nxt = now
+    for i in range(n):
+        if now + P[P[P_IDLE_RESID] + (d) * P[P_IDLE_RESID_W] + i] > nxt:
+            nxt = now + P[P[P_IDLE_RESID] + (d) * P[P_IDLE_RESID_W] + i]
     oh = S[S_WAKE_HEAP]
     nh = S[S[S_GLOBALS] + G_HEAP_N]          # the sleeping tasks
     i = 0

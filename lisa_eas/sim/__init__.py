@@ -183,7 +183,7 @@ def simulate(platform, workload, *, config: SimConfig | None = None):
     from ..trace import Trace
     from ._compile import compile_workload
     from ._energy import energy_from_residency
-    from ._engine import build_run, run_loop
+    from ._engine import build_run, release_output, run_loop
     from ._fixed import plan_platform
     from ._warm import announce_compile
     from ._output import raw_to_frames
@@ -203,6 +203,8 @@ def simulate(platform, workload, *, config: SimConfig | None = None):
     summary = config.outputs == "summary"
     t1 = time.perf_counter()
     frames = raw_to_frames(raw, compiled, plat, model_events=config.model_events, summary=summary)
+    if summary:                 # the summary frames are copies: the output memory serves the next run
+        release_output(raw)
     if "frequency" in platform_model:       # no cpufreq: no frequency events, as on such a machine
         frames.pop("cpu_frequency", None)
     output_wall = time.perf_counter() - t1

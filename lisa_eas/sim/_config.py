@@ -102,7 +102,9 @@ class SimConfig:
         (``lisa_sim_rtapp_log``) and the metadata only (energy per CPU / domain, busy and idle
         residencies in ``metadata["residency"]``); the event loop writes no event and no EAS
         decision row (``metadata["sim_events"]`` is None), computing what the full run does
-        (the same rt-app log, energy and residencies), and ``model_events`` is ignored.
+        (the same rt-app log, energy and residencies), and ``model_events`` is ignored. The
+        memory its output tables were written into is kept for the thread's next summary run
+        (a sweep's runs write into pages already faulted in; one map per thread).
     thermal_caps : sequence of (time_s, target, capacity), optional
         A thermal cap schedule (default none): from ``time_s`` on, the perf domain of
         ``target`` (a CPU number, or ``"pd<k>"`` for perf domain ``k``) runs at most at its
