@@ -160,7 +160,7 @@ def simulate(platform, workload, *, config: SimConfig | None = None):
     from ..trace import Trace
     from ._compile import compile_workload
     from ._energy import energy_from_residency
-    from ._engine import build_run, run_loop
+    from ._engine import build_run, run_loop, sis_stats_dict
     from ._fixed import plan_platform
     from ._warm import announce_compile
     from ._output import raw_to_frames
@@ -207,6 +207,7 @@ def simulate(platform, workload, *, config: SimConfig | None = None):
         "threads": [th.comm for th in compiled.threads], "sim_wall_s": wall,
         "sim_events": None if summary else int(len(raw.events)), "wake_cap_wakeups": raw.wake_cap_wakeups,
         "output_wall_s": output_wall, "platform_model": platform_model,
+        "sis_stats": sis_stats_dict(raw.sis_stats) if raw.sis_stats is not None else None,
     }
     if summary:
         meta["residency"] = {"busy_ns_per_opp": raw.res_busy.tolist(), "idle_ns_per_state": raw.res_idle.tolist()}

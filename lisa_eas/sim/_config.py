@@ -108,6 +108,9 @@ class SimConfig:
         Runnable boosting (v6.5+, 7d0583cf9ec7): schedutil and the EAS OPP estimate read
         ``max(util_avg, runnable_avg)`` of each cfs_rq (default False; ignored before v6.5;
         not with schedutil's ``ramp_boost``).
+    stats_from_s : float
+        Simulated time from which the idle-search statistics (``metadata["sis_stats"]``) are
+        counted (default 0: the whole run); a warm-up before it is left out.
     """
 
     placement: str = "eas"
@@ -132,6 +135,7 @@ class SimConfig:
     thermal_caps: tuple = ()
     rt_pressure: bool = False
     runnable_boost: bool = False
+    stats_from_s: float = 0.0
 
     def __post_init__(self):
         if self.placement not in PLACEMENTS:
@@ -170,6 +174,9 @@ class SimConfig:
             v = getattr(self, name)
             if not isinstance(v, (int, float)) or isinstance(v, bool) or not math.isfinite(v) or v <= 0:
                 raise ModelError(f"SimConfig.{name} must be a number > 0, got {v!r}")
+        if isinstance(self.stats_from_s, bool) or not isinstance(self.stats_from_s, (int, float)) \
+                or not math.isfinite(self.stats_from_s) or self.stats_from_s < 0:
+            raise ModelError(f"SimConfig.stats_from_s must be a number >= 0 (seconds), got {self.stats_from_s!r}")
         if self.duration_s is not None and (not isinstance(self.duration_s, (int, float))
                                             or not math.isfinite(self.duration_s) or self.duration_s <= 0):
             raise ModelError(f"SimConfig.duration_s must be a number > 0 (seconds), got {self.duration_s!r}")
