@@ -305,12 +305,12 @@ def compile_workload(workload, nr_cpus: int) -> CompiledWorkload:
                                       phases=tuple(phases), policy=policy, priority=prio, uclamp=uclamp,
                                       cpus=tuple(task.cpus) if task.cpus is not None else None))
             idx += 1
-    for key, other, fate in (("resume", "suspend", "wakes nobody (rt-app's pthread_cond_broadcast is lost)"),
-                             ("suspend", "resume", "blocks forever")):
+    for key, other, verb, fate in (("resume", "suspend", "suspends on", "wakes nobody (rt-app's "
+                                    "pthread_cond_broadcast is lost)"), ("suspend", "resume", "resumes", "blocks forever")):
         for name, wheres in named[key].items():
             if name not in named[other]:
                 known = sorted(named[other]) or "none"
-                raise ModelError(f"{src}: {wheres[0]}: {key!r} {name!r}: no thread {other}s {name!r}, so it "
+                raise ModelError(f"{src}: {wheres[0]}: {key!r} {name!r}: no thread {verb} {name!r}, so it "
                                  f"{fate}; {other} names in the workload: {known} (a bare \"suspend\" is the "
                                  f"task's own name)")
     for ref, tasks in sorted(shared_refs.items()):
