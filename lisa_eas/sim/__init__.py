@@ -12,8 +12,11 @@ Scheduling model
   optional start jitter).
 * **Tasks** execute rt-app's events: ``run`` is work (µs at capacity 1024) progressing at the
   CPU's capacity at its current OPP, ``runtime`` wall time, ``sleep`` relative, ``timer``
-  absolute per thread (``relative`` mode re-anchors after a miss); one rt-app log row per
-  phase iteration with ``slack`` and ``wu_lat`` as rt-app computes them.
+  absolute per thread (``relative`` mode re-anchors after a miss), ``suspend`` blocks on a
+  named condition until a ``resume`` of it (which wakes every thread suspended there, from
+  the resumer's CPU, no WF_SYNC; a resume nobody waits for is lost, as rt-app's
+  ``pthread_cond_broadcast``); one rt-app log row per phase iteration with ``slack`` and
+  ``wu_lat`` as rt-app computes them.
 * **CPU time** is shared the pre-EEVDF CFS way, vruntime based: nice-0 tasks, ``place_entity``
   sleeper credit of half ``sched_latency``, wake-up preemption past ``wakeup_granularity``,
   tick preemption after ``sched_slice`` (tunables scaled by ``1 + log2(min(nr_cpus, 8))``).
@@ -81,7 +84,7 @@ Scheduling model
   v5.14), ``SimConfig.rt_pressure`` (RT util in the EAS energy), ``SimConfig.runnable_boost``
   (v6.5+).
 
-Workload features the simulator does not model (locks, barriers, ``mem``/``iorun``, uclamp set
+Workload features the simulator does not model (locks, condition wait/signal, barriers, ``mem``/``iorun``, uclamp set
 in a phase, SCHED_DEADLINE/RR...) raise :class:`~lisa_eas.errors.ModelError` before the run;
 approximations it makes (ignored taskgroups, shared timers) are listed in
 ``trace.metadata["approximations"]``.
