@@ -128,6 +128,8 @@ def test_workload_errors_name_the_event():
                      task("b", [Phase(name="p", events=(Suspend("b"), Resume("a")), loop=-1)], loop=-1)])
     with pytest.raises(ModelError, match="takes no time and loops forever"):
         compile_workload(spin, 2)
+    assert only_resume.rtapp1_warnings() == ["task 'a', phase 'p1': resume 'b': no thread suspends on it, the "
+                                             "resume wakes nobody"]
     with pytest.raises(WorkloadError, match="resume without a name"):
         workload_from_json('{"tasks": {"a": {"run": 10, "resume": ""}}}')
 

@@ -224,7 +224,7 @@ def compile_workload(workload, nr_cpus: int) -> CompiledWorkload:
     approx: list[str] = []
     threads: list[ThreadSpec] = []
     shared_refs: dict[str, set] = {}
-    named: dict[str, dict[str, list]] = {"suspend": {}, "resume": {}}    # name -> where it is used
+    named: dict[str, set] = {"suspend": set(), "resume": set()}       # the names each key uses
     idx = 0
 
     def pol_name(p):
@@ -288,7 +288,7 @@ def compile_workload(workload, nr_cpus: int) -> CompiledWorkload:
                         raise ModelError(f"{src}: {pwhere}: {e.KEY!r} needs the name of a condition (the "
                                          f"suspended thread's name), got {e.name!r}")
                     evs.append((e.KEY, e.name))
-                    named[e.KEY].setdefault(e.name, []).append(pwhere)
+                    named[e.KEY].add(e.name)
                 else:
                     key = getattr(e, "KEY", type(e).__name__)
                     raise ModelError(f"{src}: {pwhere}: the {key!r} event ({_UNMODELLED_EVENTS.get(key, key)}) "
@@ -305,14 +305,13 @@ def compile_workload(workload, nr_cpus: int) -> CompiledWorkload:
                                       phases=tuple(phases), policy=policy, priority=prio, uclamp=uclamp,
                                       cpus=tuple(task.cpus) if task.cpus is not None else None))
             idx += 1
-    for key, other, verb, fate in (("resume", "suspend", "suspends on", "wakes nobody (rt-app's "
-                                    "pthread_cond_broadcast is lost)"), ("suspend", "resume", "resumes", "blocks forever")):
-        for name, wheres in named[key].items():
-            if name not in named[other]:
-                known = sorted(named[other]) or "none"
-                raise ModelError(f"{src}: {wheres[0]}: {key!r} {name!r}: no thread {verb} {name!r}, so it "
-                                 f"{fate}; {other} names in the workload: {known} (a bare \"suspend\" is the "
-                                 f"task's own name)")
+    for where, key, name in workload.unmatched_suspend_resume():
+        other, verb, fate = (("suspend", "suspends on", "wakes nobody (rt-app's pthread_cond_broadcast is lost)")
+                             if key == "resume" else ("resume", "resumes", "blocks forever"))
+        known = sorted(named[other]) or "none"
+        raise ModelError(f"{src}: {where}: {key!r} {name!r}: no thread {verb} {name!r}, so it "
+                         f"{fate}; {other} names in the workload: {known} (a bare \"suspend\" is the "
+                         f"task's own name)")
     for ref, tasks in sorted(shared_refs.items()):
         n = sum(1 for th in threads if th.task in tasks)
         if n > 1:
