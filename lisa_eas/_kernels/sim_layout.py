@@ -38,6 +38,9 @@ S_SLOTS = (
     ("HEAP_POS", "each task's position in the heap"),
     ("RQ_TASKS", "each runqueue's queued tasks"),
     ("CPU_TIMES", "tournament trees of the CPUs by next op boundary and next tick (sim_index)"),
+    ("CONDS", "rt-app suspend/resume conditions: (first, last) suspended task, -1: none"),
+    ("COND_NEXT", "each task's successor in its condition's list of suspended tasks"),
+    ("SIS_STATS", "idle-search statistics (sim_state SS_*)"),
 )
 
 #: slots of the static data ``P``

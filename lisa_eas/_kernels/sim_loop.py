@@ -33,6 +33,7 @@ from .sim_layout import (O_ACTIVATIONS_N, O_COUNTERS, O_EAS_LOG_N, O_EVENTS_N, P
                          S_CPUS_N, S_DOMAINS, S_DOMAINS_N, S_GLOBALS, S_IDLE_STATS, S_IDLE_STATS_W, S_RQ_TASKS,
                          S_RQ_TASKS_W, S_SU_CPU, S_SU_CPU_W, S_SU_CPU_W2, S_TASKS, S_TASKS_N, S_TIMERS,
                          S_WAKE_HEAP)
+from .sim_layout import S_COND_NEXT, S_CONDS, S_SCRATCH, S_SCRATCH_W, S_SIS_STATS
 
 from .sim_state import C_NFIELDS, OP_SIZE, P_NFIELDS, T_NFIELDS
 
@@ -42,6 +43,8 @@ from .sim_models import (AI_AVG_IDLE, AI_IDLE_STAMP, capacity_of, apply_opp, gov
                          update_overutilized)
 from .sim_models import schedfreq_rt_tick
 from .sim_state import GOV_SCHEDFREQ, K_GOV
+from .sim_models import SC_RESULT
+from .sis import PATH_FALLBACK, PATH_IDLE_CAPACITY, PATH_RECENT
 from .eas import fits_capacity
 from .schedutil import CS_WENT_IDLE
 from .sim_index import CT_EVENT, CT_TICK, build_indexes, cpu_time_changed, earliest_cpu, heap_remove, rq_add, rq_del
@@ -61,6 +64,8 @@ from .sim_state import (C_CURR, C_IDLE_STATE, C_MIN_VRUNTIME, C_NEED_RESCHED, C_
                         T_PC, T_PHASE, T_PHASE_ACT, T_PHASE_ITER, T_POLICY, T_PRIO, T_REM, T_RT_END,
                         T_SLICE_START, T_START, T_STATE, T_SUM_EXEC, T_TASK_ITER, T_TIMER_DUE, T_UE_CPU,
                         T_VRUNTIME, T_WAKE_AT, TS_EXITED, TS_RUNNABLE)
+from .sim_state import (OP_RESUME, OP_SUSPEND, SS_DOM_FOUND, SS_DOM_SCANNED, SS_DOM_SEARCHES, SS_FAST, SS_FOUND,
+                        SS_FROM, SS_HIST, SS_SEARCHES)
 
 ADV_RUN = 0
 ADV_BLOCK = 1
@@ -146,6 +151,31 @@ def advance(p, c, now, S, P, O):
             if P[P[P_MASKS] + (a) * P[P_MASKS_W] + c] == 0:
                 S[oTK + (p) * T_NFIELDS + T_FRESH] = 1
                 return ADV_MIGRATE
+        elif k == OP_SUSPEND:
+            # rt-app: pthread_cond_wait on the condition (its mutex held): the thread joins the
+            # condition's waiters and blocks with no wake-up time; op_done steps past the op when it runs again
+            oq = S[S_CONDS] + a * 2
+            S[oTK + (p) * T_NFIELDS + T_WAKE_AT] = INF_TIME
+            S[S[S_COND_NEXT] + p] = -1
+            if S[oq] < 0:
+                S[oq] = p
+            else:
+                S[S[S_COND_NEXT] + S[oq + 1]] = p
+            S[oq + 1] = p
+            return ADV_BLOCK
+        elif k == OP_RESUME:
+            # rt-app: pthread_cond_broadcast: every thread suspended on the condition wakes (a futex
+            # wake-up: no WF_SYNC), the waker's CPU being this one; nobody waiting: the resume is lost
+            S[oTK + (p) * T_NFIELDS + T_PC] = pc + 1
+            oq = S[S_CONDS] + a * 2
+            q = S[oq]
+            S[oq] = -1
+            S[oq + 1] = -1
+            while q >= 0:
+                nq = S[S[S_COND_NEXT] + q]
+                S[S[S_COND_NEXT] + q] = -1
+                wake_up(q, c, 0, now, S, P, O)
+                q = nq
         else:  # OP_EXIT
             return ADV_EXIT
 
@@ -274,31 +304,42 @@ def move_queued(p, src, dst, now, reason, preempt, S, P, O):
 @sim_inline
 def check_preempt(c, p, now, S, P, O):
     """``check_preempt_curr``: switch CPU ``c`` to the newly queued ``p`` if it should run now."""
+    cur = S[S[S_CPUS] + (c) * C_NFIELDS + C_CURR]
+    if cur < 0 or preempts_curr(cur, p, S):
+        schedule(c, PREV_STATE_RUNNING, now, S, P, O)
+
+
+@sim_inline
+def preempts_curr(cur, p, S):
+    """Whether the newly queued ``p`` preempts the running ``cur`` (``check_preempt_curr``'s decision):
+    a FIFO task preempts a CFS one or a FIFO one of lower priority; a CFS task a CFS one whose vruntime
+    is ahead by more than the wake-up granularity."""
     oTK = S[S_TASKS]
-    oCP = S[S_CPUS]
-    cur = S[oCP + (c) * C_NFIELDS + C_CURR]
-    if cur < 0:
-        schedule(c, PREV_STATE_RUNNING, now, S, P, O)
-        return
     if S[oTK + (p) * T_NFIELDS + T_POLICY] == POLICY_FIFO:
-        if S[oTK + (cur) * T_NFIELDS + T_POLICY] != POLICY_FIFO or S[oTK + (p) * T_NFIELDS + T_PRIO] > S[oTK + (cur) * T_NFIELDS + T_PRIO]:
-            schedule(c, PREV_STATE_RUNNING, now, S, P, O)
-        return
-    if S[oTK + (cur) * T_NFIELDS + T_POLICY] == POLICY_CFS and \
-            S[oTK + (cur) * T_NFIELDS + T_VRUNTIME] - S[oTK + (p) * T_NFIELDS + T_VRUNTIME] > S[S[S_CONFIG] + K_WAKEUP_GRAN_NS]:
-        schedule(c, PREV_STATE_RUNNING, now, S, P, O)
+        return S[oTK + (cur) * T_NFIELDS + T_POLICY] != POLICY_FIFO or S[oTK + (p) * T_NFIELDS + T_PRIO] > S[oTK + (cur) * T_NFIELDS + T_PRIO]
+    return S[oTK + (cur) * T_NFIELDS + T_POLICY] == POLICY_CFS and \
+        S[oTK + (cur) * T_NFIELDS + T_VRUNTIME] - S[oTK + (p) * T_NFIELDS + T_VRUNTIME] > S[S[S_CONFIG] + K_WAKEUP_GRAN_NS]
 
 
 @sim_kernel
-def wake_up(p, now, S, P, O):
-    """``try_to_wake_up`` of a sleeping task (sleep / timer expiry / thread start)."""
+def wake_up(p, waker, sync, now, S, P, O):
+    """``try_to_wake_up`` of a sleeping task: by a timer (sleep / timer expiry / thread start:
+    ``waker`` -1, the hrtimer interrupt on the task's previous CPU) or by the task running on CPU
+    ``waker`` (rt-app ``resume``); ``sync``: the waker's WF_SYNC (0 for rt-app's futex wake-up).
+
+    On the waker's own CPU the waker is mid-op: a preemption only sets need_resched there (the
+    switch happens when the waker reaches its next op, as at its return to user space)."""
     oTK = S[S_TASKS]
     oCP = S[S_CPUS]
     prev = S[oTK + (p) * T_NFIELDS + T_CPU]
     sync_cpu(prev, now, S, P)
     if S[oTK + (p) * T_NFIELDS + T_POLICY] == POLICY_CFS:
         update_task_avg(p, now, S, P, O)          # sync_entity_load_avg
+    ores = S[S_SCRATCH] + SC_RESULT * S[S_SCRATCH_W]
+    S[ores] = -1
     cpu = select_task_rq(p, prev, now, S, P, O)
+    if S[ores] >= 0:
+        count_sis(S[ores], S[ores + 1], now, S)
     if cpu != prev:
         if S[oTK + (p) * T_NFIELDS + T_POLICY] == POLICY_CFS:
             remove_task_avg(p, prev, S, P)      # migrate_task_rq_fair -> remove_entity_load_avg
@@ -311,10 +352,34 @@ def wake_up(p, now, S, P, O):
         exit_idle(cpu, now, S, P, O)
     enqueue(p, cpu, now, S, P, O)
     emit(O, now, EV_WAKEUP, cpu, p, cpu, S[oCP + (cpu) * C_NFIELDS + C_CURR], 0, 0)
-    check_preempt(cpu, p, now, S, P, O)
+    if cpu == waker:
+        if preempts_curr(S[oCP + (cpu) * C_NFIELDS + C_CURR], p, S):
+            S[oCP + (cpu) * C_NFIELDS + C_NEED_RESCHED] = 1
+    else:
+        check_preempt(cpu, p, now, S, P, O)
     governor_update(cpu, now, S, P, O)
     update_overutilized(now, True, S, P, O)
     emit_cpu_util(cpu, now, S, P, O)
+
+
+@sim_helper
+def count_sis(path, scanned, now, S):
+    """Count one select_idle_sibling() outcome (``path``, runqueues scanned) from ``SS_FROM`` on
+    (Mel Gorman's SIS schedstats, as 70fb5ccf2ebb's table reports them)."""
+    o = S[S_SIS_STATS]
+    if now < S[o + SS_FROM] or path >= PATH_IDLE_CAPACITY:
+        return
+    S[o + SS_SEARCHES] += 1
+    if path <= PATH_RECENT:
+        S[o + SS_FAST] += 1
+        S[o + SS_FOUND] += 1
+        return
+    S[o + SS_DOM_SEARCHES] += 1
+    S[o + SS_DOM_SCANNED] += scanned
+    S[o + SS_HIST + scanned] += 1
+    if path != PATH_FALLBACK:
+        S[o + SS_DOM_FOUND] += 1
+        S[o + SS_FOUND] += 1
 
 
 @sim_helper
@@ -621,7 +686,7 @@ def sim_run(S, P, O, margin):
         elif kind == 1:
             task_tick(idx, t, S, P, O)
         elif kind == 2:
-            wake_up(idx, t, S, P, O)
+            wake_up(idx, -1, 0, t, S, P, O)
         elif kind == 3:
             opp = S[oPD + (idx) * P_NFIELDS + P_PENDING_OPP]
             S[oPD + (idx) * P_NFIELDS + P_PENDING_OPP] = -1

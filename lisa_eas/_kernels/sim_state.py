@@ -21,6 +21,8 @@ OP_SET_SCHED = 7     # a: policy (POLICY_*), b: rt priority (1..99) or 0
 OP_SET_AFFINITY = 8  # a: index of the CPU mask in the masks table
 OP_EXIT = 9
 OP_START = 10         # a: start delay ns; the thread's first wake-up (sets rt-app's t_first)
+OP_SUSPEND = 11      # a: condition index; rt-app ``suspend``: block until a ``resume`` of it
+OP_RESUME = 12       # a: condition index; rt-app ``resume``: wake every thread suspended on it
 OP_SIZE = 4
 
 POLICY_CFS = 0
@@ -171,6 +173,17 @@ N_SIZE = 4
 PREV_STATE_RUNNING = 0
 PREV_STATE_SLEEP = 1
 PREV_STATE_DEAD = 16
+
+# ---------------------------------------------------------------- idle-search statistics (state slot SIS_STATS)
+# counted from SS_FROM on (the warm-up's end, ns), at each wake-up that called select_idle_sibling()
+SS_FROM = 0
+SS_SEARCHES = 1        # select_idle_sibling() calls
+SS_FAST = 2            # served by target, prev or recent_used_cpu
+SS_DOM_SEARCHES = 3    # calls that reached select_idle_cpu() (or the idle-core / SMT search)
+SS_DOM_SCANNED = 4     # runqueues examined there
+SS_DOM_FOUND = 5       # ... that found an idle CPU
+SS_FOUND = 6           # wake-ups given an idle CPU (fast path or scan)
+SS_HIST = 7            # then one count per number of runqueues examined (0 .. nr_cpus)
 
 # ---------------------------------------------------------------- run configuration K[:]
 K_TICK_NS = 0

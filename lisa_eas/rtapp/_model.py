@@ -447,9 +447,26 @@ class Workload:
                 out += [(f"task {t.name} phase {ph.name}", k) for k, _ in ph.extra]
         return out
 
+    def unmatched_suspend_resume(self) -> list[tuple[str, str, str]]:
+        """``(where, key, name)`` of each ``resume`` of a name no thread suspends on (rt-app's
+        ``pthread_cond_broadcast`` then wakes nobody) and each ``suspend`` on a name no thread
+        resumes (the thread blocks for good), first use of each name, in file order."""
+        used: dict[str, dict[str, str]] = {"suspend": {}, "resume": {}}
+        for t in self.tasks:
+            for ph in t.phases:
+                for e in ph.events:
+                    if isinstance(e, (Suspend, Resume)):
+                        used[e.KEY].setdefault(e.name, f"task {t.name!r}, phase {ph.name!r}")
+        return [(where, key, name) for key, other in (("resume", "suspend"), ("suspend", "resume"))
+                for name, where in used[key].items() if name not in used[other]]
+
     def rtapp1_warnings(self) -> list[str]:
         """What Debian's rt-app 1.0 would silently ignore or mishandle in this workload."""
         w = []
+        for where, key, name in self.unmatched_suspend_resume():
+            w.append(f"{where}: {key} {name!r}: " + ("no thread suspends on it, the resume wakes nobody"
+                                                     if key == "resume" else "no thread resumes it, the "
+                                                     "thread blocks for good"))
         g = self.global_settings
         if isinstance(g.log_size, str) and g.log_size.lower() == "file":
             w.append('global log_size "file": rt-app 1.0 then writes header-only logs; omit log_size')

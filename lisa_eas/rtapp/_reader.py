@@ -12,7 +12,7 @@ from typing import Any
 
 from ..errors import WorkloadError
 from ._jsonc import BARE, JArray, JMember, JObject, JScalar, parse_jsonc
-from ._model import (EVENT_TYPES, GlobalSettings, Phase, Policy, Suspend, Task, Timer, Wait,
+from ._model import (EVENT_TYPES, GlobalSettings, Phase, Policy, Resume, Suspend, Task, Timer, Wait,
                      Sync, Workload, Yield, RunTime, Run, Sleep, Mem, IORun)
 
 __all__ = ["read_workload", "workload_from_json"]
@@ -142,6 +142,9 @@ def _event(ctx: _Ctx, m: JMember, cls: type, task_name: str):
                  "may be left bare)", m.key)
     if cls is Suspend and isinstance(v, JScalar) and v.value == "":
         return Suspend(task_name)  # an empty suspend is filled in the same way
+    if cls is Resume and isinstance(v, JScalar) and v.value == "":
+        ctx.fail(v, "resume without a name", f'write "{m.key}": "<name of the suspended thread>" (the task '
+                 "name its \"suspend\" waits on)", m.key)
     if cls in (Run, RunTime, Sleep):
         return cls(ctx.int_(m, lo=0, what="a time in microseconds"))
     if cls in (Mem, IORun):

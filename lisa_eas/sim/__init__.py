@@ -12,8 +12,11 @@ Scheduling model
   optional start jitter).
 * **Tasks** execute rt-app's events: ``run`` is work (µs at capacity 1024) progressing at the
   CPU's capacity at its current OPP, ``runtime`` wall time, ``sleep`` relative, ``timer``
-  absolute per thread (``relative`` mode re-anchors after a miss); one rt-app log row per
-  phase iteration with ``slack`` and ``wu_lat`` as rt-app computes them.
+  absolute per thread (``relative`` mode re-anchors after a miss), ``suspend`` blocks on a
+  named condition until a ``resume`` of it (which wakes every thread suspended there, from
+  the resumer's CPU, no WF_SYNC; a resume nobody waits for is lost, as rt-app's
+  ``pthread_cond_broadcast``); one rt-app log row per phase iteration with ``slack`` and
+  ``wu_lat`` as rt-app computes them.
 * **CPU time** is shared the pre-EEVDF CFS way, vruntime based: nice-0 tasks, ``place_entity``
   sleeper credit of half ``sched_latency``, wake-up preemption past ``wakeup_granularity``,
   tick preemption after ``sched_slice`` (tunables scaled by ``1 + log2(min(nr_cpus, 8))``).
@@ -92,7 +95,7 @@ Scheduling model
   v5.14), ``SimConfig.rt_pressure`` (RT util in the EAS energy), ``SimConfig.runnable_boost``
   (v6.5+).
 
-Workload features the simulator does not model (locks, barriers, ``mem``/``iorun``, uclamp set
+Workload features the simulator does not model (locks, condition wait/signal, barriers, ``mem``/``iorun``, uclamp set
 in a phase, SCHED_DEADLINE/RR...) raise :class:`~lisa_eas.errors.ModelError` before the run;
 approximations it makes (ignored taskgroups, shared timers) are listed in
 ``trace.metadata["approximations"]``.
@@ -183,7 +186,7 @@ def simulate(platform, workload, *, config: SimConfig | None = None):
     from ..trace import Trace
     from ._compile import compile_workload
     from ._energy import energy_from_residency
-    from ._engine import build_run, release_output, run_loop
+    from ._engine import build_run, release_output, run_loop, sis_stats_dict
     from ._fixed import plan_platform
     from ._warm import announce_compile
     from ._output import raw_to_frames
@@ -237,6 +240,7 @@ def simulate(platform, workload, *, config: SimConfig | None = None):
         "threads": [th.comm for th in compiled.threads], "sim_wall_s": wall,
         "sim_events": None if summary else int(len(raw.events)), "wake_cap_wakeups": raw.wake_cap_wakeups,
         "output_wall_s": output_wall, "platform_model": platform_model,
+        "sis_stats": sis_stats_dict(raw.sis_stats) if raw.sis_stats is not None else None,
     }
     if energy is not None:      # the meter needs the cpu_frequency / cpu_idle timeline: full output only
         energy["meter"] = (_meter_or_none(frames, meta, plat) if not summary and "cpu_frequency" in frames

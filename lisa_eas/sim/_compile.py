@@ -2,7 +2,7 @@
 
 Each thread (task x instance) becomes a list of ops (``lisa_eas/_kernels/sim_state.py``
 ``OP_*``): ``START(delay)``, then per phase ``SET_SCHED``/``SET_AFFINITY`` when the phase
-changes them, ``PHASE_BEGIN``, its events (``RUN``/``RUNTIME``/``SLEEP``/``TIMER``),
+changes them, ``PHASE_BEGIN``, its events (``RUN``/``RUNTIME``/``SLEEP``/``TIMER``/``SUSPEND``/``RESUME``),
 ``PHASE_END`` (phase loop), and after the last phase ``TASK_END`` (task loop) and ``EXIT``.
 """
 from __future__ import annotations
@@ -23,6 +23,7 @@ class PhaseSpec:
     name: str
     loop: int
     events: tuple            # ("run", ns) | ("runtime", ns) | ("sleep", ns) | ("timer", period_ns, ref, relative)
+                             # | ("suspend", name) | ("resume", name)
     policy: str | None = None
     priority: int | None = None
     cpus: tuple | None = None
@@ -59,6 +60,11 @@ class CompiledWorkload:
     phase_names: tuple              # per thread, the names of its phases
     approximations: list = field(default_factory=list)
     uclamp: np.ndarray | None = None     # int64[n_threads, 2]: requested (uclamp_min, uclamp_max), -1 unset
+    cond_names: tuple = ()               # suspend/resume condition names, by condition index
+
+    @property
+    def nr_conds(self) -> int:
+        return len(self.cond_names)
 
     @property
     def nr_threads(self) -> int:
@@ -90,6 +96,7 @@ def compile_threads(threads, nr_cpus: int) -> CompiledWorkload:
     masks: list[tuple[int, ...]] = []
     mask_index: dict[tuple[int, ...], int] = {}
     timer_slots: dict[tuple[int, str], int] = {}
+    conds: dict[str, int] = {}
     pc0, delays, pol0, prio0, mask0, phase_names = [], [], [], [], [], []
 
     def mask_of(cpus, where) -> int:
@@ -157,11 +164,17 @@ def compile_threads(threads, nr_cpus: int) -> CompiledWorkload:
                         timer_slots[key] = len(timer_slots)
                     prog.append((ss.OP_TIMER, period, timer_slots[key], relative))
                     takes_time = True
+                elif kind in ("suspend", "resume"):
+                    name = str(ev[1])
+                    if name not in conds:
+                        conds[name] = len(conds)
+                    prog.append((ss.OP_SUSPEND if kind == "suspend" else ss.OP_RESUME, conds[name], 0, 0))
                 else:
                     raise ModelError(f"{pwhere}: event {kind!r} is not modelled by the simulator")
             if not takes_time and (ph.loop < 0 or th.loop < 0):
                 raise ModelError(f"{pwhere}: the phase takes no time and loops forever; give it a "
-                                 f"run, runtime, sleep or timer")
+                                 f"run, runtime, sleep or timer (a suspend does not count: woken at once "
+                                 f"by a resumer that takes no time either, it would spin at one instant)")
             prog.append((ss.OP_PHASE_END, begin, int(ph.loop), 0))
         prog.append((ss.OP_TASK_END, first, int(th.loop), 0))
         prog.append((ss.OP_EXIT, 0, 0, 0))
@@ -174,13 +187,14 @@ def compile_threads(threads, nr_cpus: int) -> CompiledWorkload:
         policy0=np.array(pol0, np.int64), prio0=np.array(prio0, np.int64),
         mask0=np.array(mask0, np.int64), masks=np.array(masks, dtype=np.uint8).reshape(-1, nr_cpus),
         nr_timer_slots=len(timer_slots), threads=tuple(threads), phase_names=tuple(phase_names),
-        uclamp=np.array([tuple(getattr(th, "uclamp", (-1, -1))) for th in threads], np.int64).reshape(-1, 2))
+        uclamp=np.array([tuple(getattr(th, "uclamp", (-1, -1))) for th in threads], np.int64).reshape(-1, 2),
+        cond_names=tuple(conds))
 
 
 _UNMODELLED_EVENTS = {
     "lock": "mutex lock/unlock", "unlock": "mutex lock/unlock", "signal": "condition signal/wait",
     "broad": "condition broadcast", "wait": "condition signal/wait", "sync": "condition sync",
-    "barrier": "barriers", "suspend": "suspend/resume", "resume": "suspend/resume",
+    "barrier": "barriers",
     "mem": "mem (memory copy)", "iorun": "iorun (I/O writes)", "fork": "fork", "yield": "yield",
 }
 
@@ -196,12 +210,13 @@ def compile_workload(workload, nr_cpus: int) -> CompiledWorkload:
     ------
     ModelError
         The workload uses a feature the simulator does not model (named in the message):
-        events other than run / runtime / sleep / timer, policies other than SCHED_OTHER /
-        SCHED_FIFO, SCHED_DEADLINE parameters, uclamp (util_min / util_max) set in a phase
+        events other than run / runtime / sleep / timer / suspend / resume, policies other than SCHED_OTHER /
+        SCHED_FIFO, SCHED_DEADLINE parameters, a ``resume`` of a name no thread suspends on
+        or a ``suspend`` on a name no thread resumes, uclamp (util_min / util_max) set in a phase
         (a task's own ``util_min`` / ``util_max`` are modelled) or outside 0..1024 or with
         ``util_min > util_max``.
     """
-    from ..rtapp._model import Policy, Run, RunTime, Sleep, Timer
+    from ..rtapp._model import Policy, Resume, Run, RunTime, Sleep, Suspend, Timer
 
     src = getattr(workload, "source", "<workload>")
     gs = workload.global_settings
@@ -209,6 +224,7 @@ def compile_workload(workload, nr_cpus: int) -> CompiledWorkload:
     approx: list[str] = []
     threads: list[ThreadSpec] = []
     shared_refs: dict[str, set] = {}
+    named: dict[str, set] = {"suspend": set(), "resume": set()}       # the names each key uses
     idx = 0
 
     def pol_name(p):
@@ -267,11 +283,17 @@ def compile_workload(workload, nr_cpus: int) -> CompiledWorkload:
                         shared_refs.setdefault(ref, set()).add(task.name)
                     mode = e.mode or "relative"
                     evs.append(("timer", int(e.period_us) * 1000, ref, mode != "absolute"))
+                elif isinstance(e, (Suspend, Resume)):
+                    if not isinstance(e.name, str) or not e.name:
+                        raise ModelError(f"{src}: {pwhere}: {e.KEY!r} needs the name of a condition (the "
+                                         f"suspended thread's name), got {e.name!r}")
+                    evs.append((e.KEY, e.name))
+                    named[e.KEY].add(e.name)
                 else:
                     key = getattr(e, "KEY", type(e).__name__)
                     raise ModelError(f"{src}: {pwhere}: the {key!r} event ({_UNMODELLED_EVENTS.get(key, key)}) "
-                                     f"is not modelled by the simulator; it models run, runtime, sleep and "
-                                     f"timer")
+                                     f"is not modelled by the simulator; it models run, runtime, sleep, "
+                                     f"timer, suspend and resume")
             phases.append(PhaseSpec(name=ph.name, loop=ph.loops, events=tuple(evs), policy=pol_name(ph.policy),
                                     priority=ph.priority, cpus=tuple(ph.cpus) if ph.cpus is not None else None))
         policy = pol_name(task.policy) or default_policy
@@ -283,6 +305,13 @@ def compile_workload(workload, nr_cpus: int) -> CompiledWorkload:
                                       phases=tuple(phases), policy=policy, priority=prio, uclamp=uclamp,
                                       cpus=tuple(task.cpus) if task.cpus is not None else None))
             idx += 1
+    for where, key, name in workload.unmatched_suspend_resume():
+        other, verb, fate = (("suspend", "suspends on", "wakes nobody (rt-app's pthread_cond_broadcast is lost)")
+                             if key == "resume" else ("resume", "resumes", "blocks forever"))
+        known = sorted(named[other]) or "none"
+        raise ModelError(f"{src}: {where}: {key!r} {name!r}: no thread {verb} {name!r}, so it "
+                         f"{fate}; {other} names in the workload: {known} (a bare \"suspend\" is the "
+                         f"task's own name)")
     for ref, tasks in sorted(shared_refs.items()):
         n = sum(1 for th in threads if th.task in tasks)
         if n > 1:

@@ -125,6 +125,9 @@ class SimConfig:
         Causes switched off for an ablation experiment (no kernel does this; default none):
         ``"eas-overutilized"``: the EAS wake-up ignores the overutilized flag (load balance still
         sees it), to measure what the tipping point costs a reproduction.
+    stats_from_s : float
+        Simulated time from which the idle-search statistics (``metadata["sis_stats"]``) are
+        counted (default 0: the whole run); a warm-up before it is left out.
     """
 
     placement: str = "eas"
@@ -150,6 +153,7 @@ class SimConfig:
     rt_pressure: bool = False
     runnable_boost: bool = False
     ablate: tuple = ()
+    stats_from_s: float = 0.0
 
     def __post_init__(self):
         if self.placement not in PLACEMENTS:
@@ -188,6 +192,9 @@ class SimConfig:
             v = getattr(self, name)
             if not isinstance(v, (int, float)) or isinstance(v, bool) or not math.isfinite(v) or v <= 0:
                 raise ModelError(f"SimConfig.{name} must be a number > 0, got {v!r}")
+        if isinstance(self.stats_from_s, bool) or not isinstance(self.stats_from_s, (int, float)) \
+                or not math.isfinite(self.stats_from_s) or self.stats_from_s < 0:
+            raise ModelError(f"SimConfig.stats_from_s must be a number >= 0 (seconds), got {self.stats_from_s!r}")
         if self.duration_s is not None and (not isinstance(self.duration_s, (int, float))
                                             or not math.isfinite(self.duration_s) or self.duration_s <= 0):
             raise ModelError(f"SimConfig.duration_s must be a number > 0 (seconds), got {self.duration_s!r}")

@@ -40,6 +40,7 @@ class RawRun:
     iterations: int
     wake_cap_wakeups: int = 0   # idle-search wake-ups the kernel's wake_cap() would have sent to find_idlest_cpu()
     output: object = None       # the _Output the tables live in (``release_output``)
+    sis_stats: np.ndarray | None = None   # the idle-search statistics (sim_state SS_*)
 
 
 def _cfs_factor(nr_cpus: int) -> int:
@@ -115,7 +116,9 @@ def build_run(platform: Platform, compiled: CompiledWorkload, config: SimConfig,
         SCRATCH=np.zeros((sm.SC_ROWS, max(nc, mmax, 8)), np.int64), IDLE_STATS=idle_stats, GOV_POLICY=gov_pol,
         GOV_CPU=gov_cpu, WAKE_HEAP=np.zeros(max(nt, 1), np.int64), HEAP_POS=np.full(max(nt, 1), -1, np.int64),
         RQ_TASKS=np.zeros((nc, nt + 1), np.int64),
-        CPU_TIMES=np.zeros((2, 2 * (1 << max(nc - 1, 0).bit_length())), np.int64)))
+        CPU_TIMES=np.zeros((2, 2 * (1 << max(nc - 1, 0).bit_length())), np.int64),
+        CONDS=np.full((max(getattr(compiled, "nr_conds", 0), 1), 2), -1, np.int64),
+        COND_NEXT=np.full(max(nt, 1), -1, np.int64), SIS_STATS=_sis_stats(config, nc)))
     margin = _MARGIN_BASE + 32 * (nc + nt)
     summary = config.outputs == "summary"
     counters = np.zeros(ss.N_SIZE, np.int64)
@@ -438,6 +441,26 @@ def pack(arrays) -> np.ndarray:
     return flat
 
 
+def _sis_stats(config: SimConfig, nc: int) -> np.ndarray:
+    """The idle-search statistics (``sim_state.SS_*``), counted from ``config.stats_from_s``."""
+    from .._kernels import sim_state as ss
+
+    st = np.zeros(ss.SS_HIST + nc + 1, np.int64)
+    st[ss.SS_FROM] = int(round(config.stats_from_s * 1e9))
+    return st
+
+
+def sis_stats_dict(st: np.ndarray) -> dict:
+    """``RawRun.sis_stats`` by name: Mel Gorman's SIS schedstat counters and the histogram of
+    runqueues examined per select_idle_cpu() call (index = runqueues)."""
+    from .._kernels import sim_state as ss
+
+    return {"from_s": int(st[ss.SS_FROM]) / 1e9, "searches": int(st[ss.SS_SEARCHES]), "fast": int(st[ss.SS_FAST]),
+            "dom_searches": int(st[ss.SS_DOM_SEARCHES]), "dom_scanned": int(st[ss.SS_DOM_SCANNED]),
+            "dom_found": int(st[ss.SS_DOM_FOUND]), "found": int(st[ss.SS_FOUND]),
+            "rqs_scanned_hist": [int(x) for x in st[ss.SS_HIST:]]}
+
+
 def pack_slots(slots, arrays: dict) -> np.ndarray:
     """Pack ``arrays`` (slot name -> array) in the order ``slots`` (``sim_layout``) declares."""
     names = [name for name, _ in slots]
@@ -671,4 +694,5 @@ def run_loop(S, P, O, margin, loop=None) -> RawRun:
     events, activations, eas = out.tables()
     return RawRun(events=events, activations=activations, eas=eas, res_busy=view(S, L.S_RES_BUSY // 4).copy(),
                   res_idle=view(S, L.S_RES_IDLE // 4).copy(), t_end=int(G[ss.G_NOW]), iterations=int(G[ss.G_ITER]),
-                  wake_cap_wakeups=int(G[ss.G_WAKE_CAP]), output=out)
+                  wake_cap_wakeups=int(G[ss.G_WAKE_CAP]), output=out,
+                  sis_stats=view(S, L.S_SIS_STATS // 4).copy())

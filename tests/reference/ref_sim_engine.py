@@ -108,6 +108,7 @@ class Simulation(Scheduler):
         self.enq_seq = 0
         self.next_balance = prm.balance_ns
         self.timers = {}                 # timer slot -> next absolute expiry
+        self.conds = {}                  # suspend/resume condition -> tasks waiting on it, in order
         self.feec_work = [0, 0]          # (pd evaluations, cpu_util computations) of the last decision
         self.events, self.activations, self.eas_log = [], [], []
         self._build_platform(platform, config)

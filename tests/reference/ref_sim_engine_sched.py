@@ -89,6 +89,7 @@ MIGRATION_COST_NS = 500_000
 PREV_RUNNING, PREV_SLEEP, PREV_DEAD = ss.PREV_STATE_RUNNING, ss.PREV_STATE_SLEEP, ss.PREV_STATE_DEAD
 OP_PHASE_BEGIN, OP_RUN, OP_RUNTIME, OP_SLEEP, OP_TIMER = 0, 1, 2, 3, 4
 OP_PHASE_END, OP_TASK_END, OP_SET_SCHED, OP_SET_AFFINITY, OP_EXIT, OP_START = 5, 6, 7, 8, 9, 10
+OP_SUSPEND, OP_RESUME = 11, 12
 
 
 class Scheduler:
@@ -483,6 +484,17 @@ class Scheduler:
                 if not self.masks[a][c.idx]:
                     p.fresh = True
                     return "migrate"
+            elif op == OP_SUSPEND:
+                # rt-app suspend = pthread_cond_wait: wait on condition a, no wake-up time
+                self.conds.setdefault(a, []).append(p)
+                p.wake_at = INF_TIME
+                return "block"
+            elif op == OP_RESUME:
+                # rt-app resume = pthread_cond_broadcast: every waiter, in the order they waited;
+                # none waiting: nothing happens (the broadcast is not remembered)
+                p.pc += 1
+                for q in self.conds.pop(a, []):
+                    self.wake_up(q, now, waker=c)
             else:
                 return "exit"
 
@@ -589,11 +601,13 @@ class Scheduler:
         c.avg_idle += (now - c.idle_stamp - c.avg_idle) >> 3
         c.avg_idle = min(c.avg_idle, 2 * MIGRATION_COST_NS)
 
-    def wake_up(self, p, now):
+    def wake_up(self, p, now, waker=None):
         """``try_to_wake_up``: ``select_task_rq_fair`` (the signal synced while the task is still
         asleep, standing for ``sync_entity_load_avg``), ``migrate_task_rq_fair`` ->
         ``remove_entity_load_avg`` when the CPU changes, then ``ttwu_do_activate`` ->
-        :meth:`enqueue` and ``check_preempt_curr``."""
+        :meth:`enqueue` and ``check_preempt_curr``. ``waker``: the CPU of the task that woke it
+        (rt-app resume; None for a timer): a preemption of the waker itself only marks it
+        (``resched_curr``), the switch comes when the waker reaches its next op."""
         prev = self.cpus[p.cpu]
         self.sync_cpu(prev, now)
         if p.policy == CFS:
@@ -611,7 +625,13 @@ class Scheduler:
             self.exit_idle(c, now)
         self.enqueue(p, c, now)
         self.emit(now, ss.EV_WAKEUP, c.idx, p.idx, c.idx, -1 if c.curr is None else c.curr.idx)
-        self.check_preempt(c, p, now)
+        if c is waker:
+            cur = c.curr
+            if (cur.policy != FIFO or p.prio > cur.prio) if p.policy == FIFO else \
+                    (cur.policy == CFS and cur.vruntime - p.vruntime > self.prm.wakeup_gran_ns):
+                c.need_resched = True
+        else:
+            self.check_preempt(c, p, now)
         self.governor_update(c, now)
         self.update_overutilized(now, True)
         self.emit_cpu_util(c, now)
