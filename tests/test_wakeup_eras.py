@@ -147,3 +147,44 @@ def test_wake_affine_kernel_matches_the_twin():
         got = kw.wake_affine(kw.WA_V5_11 if v511 else kw.WA_V4_14, ti, pi, sc, sy, nr, tl, pl, tk, cl, ct, cp, pct)
         want = ref_wake_affine.affine(v511, ti, pi, sc, sy, nr, tl, pl, tk, cl, ct, cp, pct)
         assert ("this" if got == kw.WA_THIS else "prev") == want
+
+
+def _one_sleeper(era):
+    """A no-EAS HiKey960 run at t = 0, indexes built: every CPU idle, every task asleep; task 0's
+    previous CPU is CPU 0 (little LLC)."""
+    from lisa_eas._kernels import sim_layout as L
+    from lisa_eas._kernels import sim_state as ss
+    from lisa_eas._kernels.sim_index import build_indexes
+    from lisa_eas.platform import load_platform
+    from lisa_eas.rtapp import periodic, task, workload
+    from lisa_eas.sim import SimConfig
+    from lisa_eas.sim._compile import compile_workload
+    from lisa_eas.sim._engine import build_run, view
+
+    plat = load_platform("hikey960")
+    wl = workload([task("t0", periodic(duty_cycle_pct=10, period_ms=16, duration_s=1.0))], calibration=20)
+    S, P, O, _ = build_run(plat, compile_workload(wl, plat.nr_cpus), SimConfig(placement="no-eas", era=era),
+                           int(1e9))
+    build_indexes(S)
+    TK = view(S, L.S_TASKS // 4)
+    assert TK[0, ss.T_CPU] == 0 and TK[0, ss.T_STATE] == ss.TS_SLEEPING
+    return S, P, O, TK, ss
+
+
+@pytest.mark.parametrize("era, sync, cpu", [("v5.4", 0, 0), ("v5.4", 1, 5), ("v5.11", 1, 0)])
+def test_simulator_wake_up_by_another_cpu_goes_through_wake_affine(era, sync, cpu):
+    """The waker-CPU hook (``sim_loop.try_to_wake_up_from``): task 0 (prev CPU 0, little LLC,
+    load_avg 0) woken at 1 ms from the idle big CPU 5, every runqueue empty (loads 0).
+
+    v5.4 wake_affine(): WA_IDLE: this_cpu idle but not sharing prev's LLC, no sync answer
+    (this_cpu runs nothing), no idle-prev rule -> WA_WEIGHT: this_eff = (0 + 0) * 100 *
+    capacity_of(0) = 0 against prev_eff = (0 - 0) * 112 * capacity_of(5) = 0 (+ 1 when sync):
+    0 < 0 is false -> prev (CPU 0, idle: select_idle_sibling returns it as target); with sync
+    0 < 1 -> this_cpu = CPU 5, idle -> CPU 5. v5.11 (d8fcb81f1acf): the idle prev is returned by
+    WA_IDLE first -> CPU 0 even with sync. (The task fits the little CPU: no wake_cap().)"""
+    from lisa_eas._kernels.sim_loop import try_to_wake_up_from
+
+    S, P, O, TK, ss = _one_sleeper(era)
+    try_to_wake_up_from(0, 5, sync, 1_000_000, S, P, O)
+    assert TK[0, ss.T_CPU] == cpu
+    assert TK[0, ss.T_STATE] in (ss.TS_RUNNABLE, ss.TS_RUNNING)
