@@ -17,7 +17,9 @@ newidle balance). Wake-up placement, per woken sleeping task:
 * :func:`lisa_eas._kernels.sis.select_idle_sibling` (v5.12+ form, SIS_PROP or SIS_UTIL), with
   ``p->recent_used_cpu = prev`` once the target and prev fast paths failed;
 * SIS_PROP (``util_mode`` 0): depth from :func:`~lisa_eas._kernels.sis.sis_prop_nr` (v5.14+
-  ``wake_avg_idle`` of the waker's CPU, halved per elapsed jiffy), then ``wake_avg_idle -=
+  ``wake_avg_idle`` of the waker's CPU, halved per elapsed jiffy, and the waker's CPU's own
+  ``avg_scan_cost``: each CPU has its own ``sd_llc``), then, unless the scan ran out of depth
+  (``if (!--nr) return -1`` returns before the accounting), ``wake_avg_idle -=
   min(wake_avg_idle, time)`` and ``update_avg(avg_scan_cost, time)`` (1/8 weight) with the
   modeled time ``scan_base_ns + scan_rq_ns * runqueues scanned``. ``rq->avg_idle`` gets
   ``update_avg(avg_idle, idle time)`` when a task is woken onto an idle CPU, capped at
@@ -129,8 +131,8 @@ def llc_wakeups(util_mode, n_cpus, run_ns, tail_ns, wake_ptr, wake_idx, init_cpu
     woken = np.zeros(n_tasks, np.uint8)
     prev = init_cpu.copy()
     recent = np.full(n_tasks, -1, np.int64)
-    res = np.zeros(2, np.int64)
-    avg_scan_cost = 0
+    res = np.zeros(3, np.int64)
+    avg_scan_cost = np.zeros(n_cpus, np.int64)
     nr_idle_scan = n_cpus
     util_ready = False
     next_lb = lb_ns
@@ -207,18 +209,18 @@ def llc_wakeups(util_mode, n_cpus, run_ns, tail_ns, wake_ptr, wake_idx, init_cpu
                 if util_mode:
                     nr = nr_idle_scan
                 else:
-                    nr = sis_prop_nr(wake_avg_idle[c], avg_scan_cost, n_cpus, 1)
+                    nr = sis_prop_nr(wake_avg_idle[c], avg_scan_cost[c], n_cpus, 1)
                 cpu = select_idle_sibling(SIS_V5_15, util_mode, idle, allowed, target, p, recent[w], False, nr,
                                           llc_id, core_id, False, res)
                 path = res[0]
                 scanned = res[1]
                 if path > 1:
                     recent[w] = p
-                if path > PATH_RECENT:   # reached select_idle_cpu()
+                if path > PATH_RECENT and res[2] == 0:   # select_idle_cpu() ran to its accounting
                     cost = params[P_SCAN_BASE_NS] + params[P_SCAN_RQ_NS] * scanned
                     if not util_mode:
                         wake_avg_idle[c] -= min(wake_avg_idle[c], cost)
-                        avg_scan_cost = _update_avg(avg_scan_cost, cost)
+                        avg_scan_cost[c] = _update_avg(avg_scan_cost[c], cost)
                 if counting:
                     stats[S_SEARCHES] += 1
                     if path <= PATH_RECENT:

@@ -91,17 +91,18 @@ class Llc:
         if self.util_mode:
             nr = self.nr_idle_scan
         else:
-            nr = ref_sis.prop_nr(self.wake_avg_idle[c], self.avg_scan_cost, self.n, 1)
+            nr = ref_sis.prop_nr(self.wake_avg_idle[c], self.avg_scan_cost[c], self.n, 1)
         idle = [self.is_idle(i) for i in range(self.n)]
-        cpu, path, scanned = ref_sis.select_idle_sibling(1, bool(self.util_mode), idle, [1] * self.n, target, p,
-                                                         self.recent[w], False, nr, [0] * self.n,
-                                                         list(range(self.n)), False)
+        cpu, path, srch = ref_sis.search(1, bool(self.util_mode), idle, [1] * self.n, target, p,
+                                         self.recent[w], False, nr, [0] * self.n, list(range(self.n)), False)
+        scanned = srch.scanned
         if path > 1:
             self.recent[w] = p
         cost = self.base_ns + self.rq_ns * scanned
-        if path > 2 and not self.util_mode:
+        # select_idle_cpu() accounts the scan (this CPU's own sd_llc) unless it ran out of depth
+        if path > 2 and not self.util_mode and not srch.ran_out:
             self.wake_avg_idle[c] -= min(self.wake_avg_idle[c], cost)
-            self.avg_scan_cost = update_avg(self.avg_scan_cost, cost)
+            self.avg_scan_cost[c] = update_avg(self.avg_scan_cost[c], cost)
         if counting:
             st[0] += 1
             if path <= 2:
@@ -130,7 +131,7 @@ class Llc:
                 st[12] += 1
 
     def run_all(self):
-        self.avg_scan_cost, self.nr_idle_scan, self.util_ready = 0, self.n, False
+        self.avg_scan_cost, self.nr_idle_scan, self.util_ready = [0] * self.n, self.n, False
         next_lb, now, st = self.lb, 0, self.stats
         while True:
             tmin = min(self.end)
