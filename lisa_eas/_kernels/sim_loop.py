@@ -647,7 +647,7 @@ def sim_run(S, P, O, margin):
         elif kind == 1:
             task_tick(idx, t, S, P, O)
         elif kind == 2:
-            wake_up(idx, t, S, P, O)
+            try_to_wake_up_from(idx, -1, 0, t, S, P, O)      # a timer wake-up (wake_up without the extra call)
         elif kind == 3:
             opp = S[oPD + (idx) * P_NFIELDS + P_PENDING_OPP]
             S[oPD + (idx) * P_NFIELDS + P_PENDING_OPP] = -1

@@ -31,6 +31,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from ._jit import model_inline
 from .eas import fits_capacity
 
 SIS_V4 = 0          # ledger sis-v5.6 (v5.6 - v5.11)
@@ -79,7 +80,7 @@ def sis_prop_nr(avg_idle, avg_scan_cost, span_weight, era):
     return 4
 
 
-@njit(cache=True)
+@model_inline
 def update_avg(avg, sample, trunc):
     """``update_avg(&avg, sample)``: ``avg += (sample - avg) / 8`` with C's truncating signed
     division (``trunc``: ``sched.h`` from v5.7 and ``select_idle_cpu``'s ``avg_scan_cost`` in
@@ -90,7 +91,7 @@ def update_avg(avg, sample, trunc):
     return avg + (diff >> 3)
 
 
-@njit(cache=True)
+@model_inline
 def wake_avg_idle_age(wake_avg_idle, wake_stamp, jiffies):
     """v5.14+ ``select_idle_cpu``: halve ``wake_avg_idle`` once per jiffy since ``wake_stamp``
     (the stamp stops advancing once the average is 0). Returns ``(wake_avg_idle, wake_stamp)``."""
