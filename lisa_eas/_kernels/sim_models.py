@@ -6,8 +6,10 @@ kernels take and calls them; no decision logic is re-implemented here:
 * wake-up placement of CFS tasks: ``eas.feec`` (v5.0 / v5.4 / 6.x forms, on the flat
   state in ``sim_eas``) while the root domain is not overutilized, else ``sis.select_idle_sibling`` with the SIS_UTIL depth
   (``sis.sis_util_nr_idle_scan``, refreshed at each load-balance pass as
-  ``update_idle_cpu_scan`` is) or the SIS_PROP depth (``sis.sis_prop_nr`` from the
-  runqueue's ``avg_idle`` and a fixed per-runqueue scan cost);
+  ``update_idle_cpu_scan`` is) or the SIS_PROP depth (``sis.sis_prop_nr`` from the waking
+  CPU's ``avg_idle / 512`` or, v5.14+, ``wake_avg_idle``, and its ``avg_scan_cost``, fed by the
+  modelled scan time), on the target ``wake_affine.wake_affine`` picks for a wake-up done on
+  another CPU (``affine_target``), with ``p->recent_used_cpu`` per era;
 * overutilized: ``eas.cpu_overutilized``;
 * frequency: ``schedutil.sugov_update`` (with or without the RFC ramp boost; the rt
   runqueue's utilization is passed apart and added after ``max(util_avg, util_est)`` as
