@@ -228,13 +228,58 @@ ERA_LEDGER: tuple[EraChange, ...] = (
               "taken before the LLC scan (5.12.y carries it as a stable backport)", "verified",
               evidence="the 5.12 stable queue (PATCH 5.12 238/384, 10 May 2021) carries it as Upstream commit "
               "c722f35b513f; an LKML review of 7 Apr 2021 shows the v5.12 base without select_idle_smt()"),
-    EraChange("sis-v5.14", "sis", (5, 14), "(SIS_PROP on wake_avg_idle)", "select_idle_cpu",
-              "SIS_PROP depth from this_rq()->wake_avg_idle, no /512"),
+    EraChange("sis-v5.14", "sis", (5, 14), "94aafc3ee31d sched/fair: Age the average idle time", "select_idle_cpu, "
+              "ttwu_do_wakeup", "SIS_PROP depth from this_rq()->wake_avg_idle, no /512: set to avg_idle / 2 when an "
+              "idle rq is woken (sched_init: = avg_idle), halved per jiffy since wake_stamp before each scan, "
+              "reduced by each accounted scan's time", "verified",
+              evidence="tip-bot2 mail [tip: sched/core] sched/fair: Age the average idle time, Commit-ID "
+              "94aafc3ee31dc199d1078ffac9edd976b7f47b3d, CommitterDate 17 Jun 2021 (v5.14 merge window): the "
+              "core.c, fair.c and sched.h hunks read"),
     EraChange("sis-v5.15", "sis", (5, 15), "56498cfb045d; 89aafd67f28c (recent_used_cpu = prev)",
               "select_idle_cpu", "the LLC scan starts at target + 1"),
     EraChange("sis-v6.0", "sis", (6, 0), "70fb5ccf2ebb sched/fair: Introduce SIS_UTIL", "update_idle_cpu_scan",
               "SIS_UTIL depth from the LLC's utilization"),
     EraChange("sis-v6.7", "sis", (6, 7), "984ffb6a4366", "select_idle_cpu", "SIS_PROP removed"),
+    # ------------------------------------------------------------------ wake-up path (issue 18)
+    EraChange("wakeup-v4.14", "wakeup", (4, 14), "(earliest modelled)", "wake_affine, wake_affine_idle, "
+              "wake_affine_weight", "when this_cpu != prev_cpu and want_affine: WA_IDLE (an idle this_cpu sharing "
+              "the LLC -> prev if idle else this_cpu; sync and this_cpu runs only the waker -> this_cpu), then "
+              "WA_WEIGHT with WA_BIAS: this_cpu when (this_load [- waker's load when sync] + task_load) * 100 * "
+              "capacity_of(prev) < (prev_load - task_load) * (100 + (imbalance_pct - 100) / 2) * "
+              "capacity_of(this) [+ 1 when sync], loads = the cfs_rq's runnable_load_avg (target_load / "
+              "source_load at wake_idx 0, cpu_runnable_load() from v5.3)", "recalled",
+              evidence="the two functions quoted in LKML threads on v5.9 / v5.10 (Julia Lawall, Oct 2020) and a "
+              "v4.19 write-up; the v4.13 form (effective_load()) was not re-read, the models refuse earlier eras"),
+    EraChange("wakeup-v4.16", "wakeup", (4, 16), "32e839dda3ba sched/fair: Use a recently used CPU as an idle "
+              "candidate and the basis for SIS", "select_idle_sibling, select_task_rq_fair, wake_up_new_task",
+              "p->recent_used_cpu (= the parent's CPU at fork) is a fast-path candidate after target and prev; "
+              "it becomes prev when it wins; after the fast path the waker's current->recent_used_cpu = this_cpu "
+              "when want_affine", "recalled",
+              evidence="the recent_used_cpu block and the per-CPU kthread / 89aafd67f28c discussions quote this "
+              "form; the hash is recalled, not found in a commit list"),
+    EraChange("wakeup-v5.5", "wakeup", (5, 5), "11f10e5420f6 sched/fair: Use load instead of runnable load in "
+              "wakeup path", "wake_affine_weight", "the loads compared are cpu_load() (the cfs_rq's load_avg, "
+              "blocked load included) instead of the runnable load", "verified",
+              evidence="full hash 11f10e5420f6cecac7d4823638bff040c257aba9 quoted with this subject (Vincent "
+              "Guittot, 18 Oct 2019) in d8fcb81f1acf's Fixes tag; part of the load_balance rework series queued "
+              "for v5.5 (a write-up of d8fcb81f1acf: buggy since v5.5-rc1)"),
+    EraChange("wakeup-v5.7", "wakeup", (5, 7), "d76343c6b2b7 sched/fair: Align rq->avg_idle and rq->avg_scan_cost",
+              "update_avg (ttwu_do_wakeup)", "rq->avg_idle's update_avg() adds (sample - avg) / 8 as a signed "
+              "division (truncation) instead of an arithmetic >> 3", "verified",
+              evidence="tip-bot2 mail [tip: sched/urgent], Commit-ID d76343c6b2b79f5e89c392bc9ce9dabc4c9e90cb, "
+              "CommitterDate 8 Apr 2020, listed in the sched/urgent pull of the v5.7 merge window; hunks read"),
+    EraChange("wakeup-v5.11", "wakeup", (5, 11), "d8fcb81f1acf sched/fair: Check for idle core in wake_affine",
+              "wake_affine_idle", "an idle prev_cpu is returned before WA_WEIGHT is tried", "verified",
+              evidence="full hash d8fcb81f1acf651a0e50eacecca43d0524984f87 in tip sched/core (tip-bot2 mail, Oct "
+              "2020) and in the v5.11 sched pull's shortlog (Julia Lawall (1)); the hunk read in the posted patch"),
+    EraChange("wakeup-v5.15", "wakeup", (5, 15), "89aafd67f28c sched/fair: Use prev instead of new target as "
+              "recent_used_cpu", "select_idle_sibling, select_task_rq_fair", "p->recent_used_cpu = prev whenever "
+              "the target and prev checks fail (before the recent check); the waker's recent_used_cpu is no longer "
+              "set (the affinity test reads the already-overwritten p->recent_used_cpu until ae2ad293d6be, v6.5: "
+              "not modelled, the recent CPU's own affinity is tested)", "verified",
+              evidence="full hash 89aafd67f28c9e3b725aa30b44b7f61ad3e348ce in the tip sched/core push of 5 Aug "
+              "2021 (with 56498cfb045d); quoted by a7ba894821b6 (p->recent_used_cpu is unconditionally set with "
+              "prev) and ae2ad293d6be (buggy since v5.15-rc1)"),
     # ------------------------------------------------------------------ schedutil
     EraChange("schedutil-v5.0", "schedutil", (5, 0), "(earliest modelled)", "get_next_freq",
               "map_util_freq: (fmax + fmax/4) util / max; RELATION_L; on a busy hold cached_raw_freq = 0"),

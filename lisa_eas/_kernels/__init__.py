@@ -51,13 +51,19 @@ Modules and entry points
     ``sis_prop_nr(avg_idle, avg_scan_cost, span_weight, era)``;
     ``select_idle_sibling(mode, util_mode, idle, allowed, target, prev, recent,
     has_idle_core, nr_param, llc_id, core_id, smt, result) -> cpu`` (``result`` int64[2] gets
-    (path, runqueues scanned)); ``sis_batch(...)``. Modes ``SIS_V4_0``, ``SIS_V4``, ``SIS_V5_12``,
+    (path, runqueues scanned), and ``result[2]``, when present, whether the SIS depth ran out);
+    ``update_avg(avg, sample, trunc)``, ``wake_avg_idle_age(wake_avg_idle, wake_stamp, jiffies)``;
+    ``sis_batch(...)``. Modes ``SIS_V4_0``, ``SIS_V4``, ``SIS_V5_12``,
     ``SIS_V5_12_14``, ``SIS_V5_15`` (``models.sis.sis_kernel_mode(version)``; the simulator uses the
     same mapping).
     Asymmetric capacity (v5.7+): ``select_idle_capacity(idle, allowed, capacity, task_util,
     target, result)``; ``select_idle_sibling_asym(mode, idle, allowed, capacity, task_util,
     target, prev, recent, llc_id, result)``; ``sis_asym_batch(...)``. Modes ``ASYM_V5_7``,
     ``ASYM_V5_10``.
+``wake_affine`` (fair.c wake_affine / wake_affine_idle / wake_affine_weight, v4.14+)
+    ``wake_affine(mode, this_idle, prev_idle, share_cache, sync, this_nr_running, this_load,
+    prev_load, task_load, current_load, capacity_this, capacity_prev, imbalance_pct)`` ->
+    ``WA_THIS`` / ``WA_PREV``; modes ``WA_V4_14``, ``WA_V5_11``.
 ``schedutil`` (cpufreq_schedutil.c, RFC v3 ramp boost)
     ``effective_cpu_util(cfs, rt, dl, bw_dl, irq, scale, type, rt_runnable)``;
     ``effective_cpu_util_uclamp(..., uclamp_used, uclamp_min, uclamp_max)`` (v5.3 - v6.7,

@@ -29,7 +29,7 @@ from __future__ import annotations
 from ._jit import sim_helper, sim_inline, sim_kernel
 
 from .sim_layout import (O_ACTIVATIONS_N, O_COUNTERS, O_EAS_LOG_N, O_EVENTS_N, P_CPU_CAP, P_CPU_PD, P_CPU_PD_N,
-                         P_MASKS, P_MASKS_W, P_PD_CPUS, P_PD_CPUS_W, P_PD_NCPU, P_PROG, S_CONFIG, S_CPUS,
+                         P_MASKS, P_MASKS_W, P_MODEL_PARAMS, P_PD_CPUS, P_PD_CPUS_W, P_PD_NCPU, P_PROG, S_CONFIG, S_CPUS,
                          S_CPUS_N, S_DOMAINS, S_DOMAINS_N, S_GLOBALS, S_IDLE_STATS, S_IDLE_STATS_W, S_RQ_TASKS,
                          S_RQ_TASKS_W, S_SU_CPU, S_SU_CPU_W, S_SU_CPU_W2, S_TASKS, S_TASKS_N, S_TIMERS,
                          S_WAKE_HEAP)
@@ -38,13 +38,15 @@ from .sim_layout import S_COND_NEXT, S_CONDS, S_SCRATCH, S_SCRATCH_W, S_SIS_STAT
 from .sim_state import C_NFIELDS, OP_SIZE, P_NFIELDS, T_NFIELDS
 
 from .sim_eas import place_eas
-from .sim_models import (AI_AVG_IDLE, AI_IDLE_STAMP, capacity_of, apply_opp, governor_sample,
+from .sim_models import (AI_AVG_IDLE, AI_IDLE_STAMP, AI_WAKE_AVG_IDLE, AI_WAKE_STAMP, M_RECENT_ERA,
+                         M_SIS_PROP_ERA, affine_target, capacity_of, apply_opp, governor_sample,
                          governor_update, place_idle_sibling, update_idle_cpu_scan,
-                         update_overutilized)
+                         update_overutilized, wake_cap)
 from .sim_models import schedfreq_rt_tick
 from .sim_state import GOV_SCHEDFREQ, K_GOV
 from .sim_models import SC_RESULT
 from .sis import PATH_FALLBACK, PATH_IDLE_CAPACITY, PATH_RECENT
+from .sis import update_avg
 from .eas import fits_capacity
 from .schedutil import CS_WENT_IDLE
 from .sim_index import CT_EVENT, CT_TICK, build_indexes, cpu_time_changed, earliest_cpu, heap_remove, rq_add, rq_del
@@ -62,7 +64,7 @@ from .sim_state import (C_CURR, C_IDLE_STATE, C_MIN_VRUNTIME, C_NEED_RESCHED, C_
                         PREV_STATE_RUNNING, PREV_STATE_SLEEP, T_ACT_CDUR, T_ACT_CPERIOD, T_ACT_PERF,
                         T_ACT_RUN, T_ACT_SLACK, T_ACT_START, T_ACT_WULAT, T_CPU, T_FRESH, T_MASK, T_OP_START,
                         T_PC, T_PHASE, T_PHASE_ACT, T_PHASE_ITER, T_POLICY, T_PRIO, T_REM, T_RT_END,
-                        T_SLICE_START, T_START, T_STATE, T_SUM_EXEC, T_TASK_ITER, T_TIMER_DUE, T_UE_CPU,
+                        T_RECENT, T_SLICE_START, T_START, T_STATE, T_SUM_EXEC, T_TASK_ITER, T_TIMER_DUE, T_UE_CPU,
                         T_VRUNTIME, T_WAKE_AT, TS_EXITED, TS_RUNNABLE)
 from .sim_state import (OP_RESUME, OP_SUSPEND, SS_DOM_FOUND, SS_DOM_SCANNED, SS_DOM_SEARCHES, SS_FAST, SS_FOUND,
                         SS_FROM, SS_HIST, SS_SEARCHES)
@@ -245,8 +247,12 @@ def fallback_cpu(p, S, P):
 
 
 @sim_kernel
-def select_task_rq(p, prev, now, S, P, O):
-    """Wake-up placement: FIFO via the rt path, CFS via EAS (not overutilized) or the idle search."""
+def select_task_rq(p, prev, this, sync, now, S, P, O):
+    """Wake-up placement done on CPU ``this`` (the waker's; ``prev`` for a timer wake-up, which
+    prev's timer interrupt performs), ``sync`` the WF_SYNC flag: FIFO via the rt path, CFS via EAS
+    (not overutilized; before ``want_affine``, as in the kernel) or ``select_idle_sibling`` on the
+    target that ``wake_affine`` chooses when ``this != prev`` (``want_affine``: the task may run on
+    ``this`` and, before v5.7, ``!wake_cap()``; ``wake_wide()`` is not modelled, taken as 0)."""
     oTK = S[S_TASKS]
     if S[oTK + (p) * T_NFIELDS + T_POLICY] == POLICY_FIFO:
         return select_rt_cpu(p, prev, S, P)
@@ -254,7 +260,15 @@ def select_task_rq(p, prev, now, S, P, O):
     if S[S[S_CONFIG] + K_PLACEMENT] != PLACE_NO_EAS:
         cpu = place_eas(p, prev, now, S, P, O)
     if cpu < 0:
-        cpu = place_idle_sibling(p, prev, prev, S, P)
+        want_affine = P[P[P_MASKS] + (S[oTK + (p) * T_NFIELDS + T_MASK]) * P[P_MASKS_W] + this] != 0 \
+            and not wake_cap(p, this, prev, S, P)
+        target = prev
+        if want_affine and this != prev:
+            target = affine_target(p, prev, this, sync, S, P)
+        cpu = place_idle_sibling(p, target, prev, this, S, P)
+        cur = S[S[S_CPUS] + (this) * C_NFIELDS + C_CURR]
+        if want_affine and cur >= 0 and P[P[P_MODEL_PARAMS] + M_RECENT_ERA] == 1:
+            S[oTK + (cur) * T_NFIELDS + T_RECENT] = this     # current->recent_used_cpu = cpu (v4.16 - v5.14)
     if cpu < 0 or P[P[P_MASKS] + (S[oTK + (p) * T_NFIELDS + T_MASK]) * P[P_MASKS_W] + cpu] == 0:
         cpu = fallback_cpu(p, S, P)
     return cpu
@@ -325,19 +339,21 @@ def preempts_curr(cur, p, S):
 def wake_up(p, waker, sync, now, S, P, O):
     """``try_to_wake_up`` of a sleeping task: by a timer (sleep / timer expiry / thread start:
     ``waker`` -1, the hrtimer interrupt on the task's previous CPU) or by the task running on CPU
-    ``waker`` (rt-app ``resume``); ``sync``: the waker's WF_SYNC (0 for rt-app's futex wake-up).
+    ``waker`` (rt-app ``resume``); ``sync``: the waker's WF_SYNC (0 for rt-app's futex wake-up). The
+    waker's CPU (``this_cpu``) and ``sync`` reach ``wake_affine`` and ``this_rq()``'s SIS_PROP state.
 
     On the waker's own CPU the waker is mid-op: a preemption only sets need_resched there (the
     switch happens when the waker reaches its next op, as at its return to user space)."""
     oTK = S[S_TASKS]
     oCP = S[S_CPUS]
     prev = S[oTK + (p) * T_NFIELDS + T_CPU]
+    this = prev if waker < 0 else waker
     sync_cpu(prev, now, S, P)
     if S[oTK + (p) * T_NFIELDS + T_POLICY] == POLICY_CFS:
         update_task_avg(p, now, S, P, O)          # sync_entity_load_avg
     ores = S[S_SCRATCH] + SC_RESULT * S[S_SCRATCH_W]
     S[ores] = -1
-    cpu = select_task_rq(p, prev, now, S, P, O)
+    cpu = select_task_rq(p, prev, this, sync, now, S, P, O)
     if S[ores] >= 0:
         count_sis(S[ores], S[ores + 1], now, S)
     if cpu != prev:
@@ -390,9 +406,14 @@ def exit_idle(c, now, S, P, O):
     S[S[S_CPUS] + (c) * C_NFIELDS + C_IDLE_STATE] = -1
     o = S[S_IDLE_STATS] + c * S[S_IDLE_STATS_W]
     sample = now - S[o + AI_IDLE_STAMP]
-    S[o + AI_AVG_IDLE] += (sample - S[o + AI_AVG_IDLE]) >> 3
+    pera = P[P[P_MODEL_PARAMS] + M_SIS_PROP_ERA]
+    # update_avg(): >> 3 before v5.7, signed / 8 from v5.7 (ledger wakeup-v5.7)
+    S[o + AI_AVG_IDLE] = update_avg(S[o + AI_AVG_IDLE], sample, pera >= 1)
     if S[o + AI_AVG_IDLE] > 2 * MAX_IDLE_BALANCE_COST:
         S[o + AI_AVG_IDLE] = 2 * MAX_IDLE_BALANCE_COST
+    if pera >= 2:       # v5.14+ ttwu_do_wakeup(): wake_stamp = jiffies, wake_avg_idle = avg_idle / 2
+        S[o + AI_WAKE_STAMP] = now // S[S[S_CONFIG] + K_TICK_NS]
+        S[o + AI_WAKE_AVG_IDLE] = S[o + AI_AVG_IDLE] // 2
 
 
 @sim_kernel
@@ -597,7 +618,7 @@ def op_done(c, now, S, P, O):
         return
     update_rq_avgs(c, now, S, P)    # dequeue_task (sleep, exit) / the stopper's move: update_rq_clock
     if code == ADV_MIGRATE:
-        dst = select_task_rq(p, c, now, S, P, O)
+        dst = select_task_rq(p, c, c, 0, now, S, P, O)
         sync_cpu(dst, now, S, P)
         if S[oCP + (dst) * C_NFIELDS + C_CURR] < 0 and S[oCP + (dst) * C_NFIELDS + C_IDLE_STATE] >= 0:
             exit_idle(dst, now, S, P, O)

@@ -6,8 +6,10 @@ kernels take and calls them; no decision logic is re-implemented here:
 * wake-up placement of CFS tasks: ``eas.feec`` (v5.0 / v5.4 / 6.x forms, on the flat
   state in ``sim_eas``) while the root domain is not overutilized, else ``sis.select_idle_sibling`` with the SIS_UTIL depth
   (``sis.sis_util_nr_idle_scan``, refreshed at each load-balance pass as
-  ``update_idle_cpu_scan`` is) or the SIS_PROP depth (``sis.sis_prop_nr`` from the
-  runqueue's ``avg_idle`` and a fixed per-runqueue scan cost);
+  ``update_idle_cpu_scan`` is) or the SIS_PROP depth (``sis.sis_prop_nr`` from the waking
+  CPU's ``avg_idle / 512`` or, v5.14+, ``wake_avg_idle``, and its ``avg_scan_cost``, fed by the
+  modelled scan time), on the target ``wake_affine.wake_affine`` picks for a wake-up done on
+  another CPU (``affine_target``), with ``p->recent_used_cpu`` per era;
 * overutilized: ``eas.cpu_overutilized``;
 * frequency: ``schedutil.sugov_update`` (with or without the RFC ramp boost; the rt
   runqueue's utilization is passed apart and added after ``max(util_avg, util_est)`` as
@@ -29,15 +31,15 @@ from .sim_layout import (P_CORE_ID, P_CORE_ID_N, P_CPU_CAP, P_CPU_PD, P_CPU_PD_N
                          S_CFS_PELT_W, S_CONFIG, S_CPUS, S_DOMAINS, S_GLOBALS, S_GOV_CPU, S_GOV_CPU_W,
                          S_GOV_CPU_W2, S_GOV_POLICY, S_GOV_POLICY_W, S_IDLE_STATS, S_IDLE_STATS_W, S_RT_PELT,
                          S_RT_PELT_W, S_SCRATCH, S_SCRATCH_W, S_SU_CPU, S_SU_CPU_W, S_SU_CPU_W2, S_SU_POLICY,
-                         S_RQ_TASKS, S_RQ_TASKS_W, S_SU_POLICY_W, S_TASKS)
+                         S_RQ_TASKS, S_RQ_TASKS_W, S_SU_POLICY_W, S_TASK_PELT, S_TASK_PELT_W, S_TASKS)
 
-from .sim_state import C_NFIELDS, P_NFIELDS, T_NFIELDS
+from .sim_state import C_NFIELDS, P_NFIELDS, T_NFIELDS, T_RECENT
 
 from .eas import UC_V6_2, cpu_overutilized, cpu_overutilized_uclamp
 from .governors import (IA_CUR, OD_CUR, OD_DEFERRED, OD_RATE_MULT, SF_CUR, SF_REQUESTED, SF_RT_REQ,
                         SF_RT_SEEN, SF_THROTTLE_END, interactive_account, interactive_step, ondemand_step,
                         sched_rt_capacity_req, schedfreq_pending, schedfreq_request)
-from .pelt import SA_RUNNABLE_AVG, SA_UTIL_AVG
+from .pelt import SA_LOAD_AVG, SA_RUNNABLE_AVG, SA_UTIL_AVG
 from .schedutil import (CS_LAST_UPDATE, CS_WENT_IDLE, FREQUENCY_UTIL, PS_LAST_FREQ_UPDATE, PS_NEED_FREQ_UPDATE,
                         PS_NEXT_FREQ, sugov_update)
 from .sim_sched import emit, sync_cpu, refresh_next_event, task_util_for_placement
@@ -48,7 +50,9 @@ from .sim_state import (C_BUSY_NS, C_CURR, C_NR_CFS, C_NR_RT, C_UE_SUM, EV_FREQ,
                         P_LAST_UPDATE, P_NEXT_SAMPLE, P_OPP, P_PENDING_AT, P_PENDING_OPP, P_REQ_OPP,
                         SIS_UTIL, T_MASK)
 from .sim_views import view2d
-from .sis import select_idle_sibling, select_idle_sibling_asym, sis_prop_nr, sis_util_nr_idle_scan
+from .wake_affine import WA_THIS, wake_affine
+from .sis import (ASYM_V5_7, PATH_PREV, PATH_RECENT, PATH_TARGET, select_idle_sibling, select_idle_sibling_asym,
+                  sis_prop_nr, sis_util_nr_idle_scan, update_avg, wake_avg_idle_age)
 
 # model parameter vector: static slot 19
 M_EM_MODE = 0
@@ -86,7 +90,14 @@ M_EAS_IGNORE_OU = 30      # 1: ablation (SimConfig.ablate "eas-overutilized"): t
 M_SF_AVG_PERIOD_NS = 31   # schedfreq's RT average: sched_avg_period() = sched_time_avg_ms * NSEC_PER_MSEC / 2
 M_OD_RT_STARVES = 32      # 1: ondemand's work item (a SCHED_NORMAL kworker) waits while RT tasks hold the CPUs
 M_OD_IDLE_DEFERS = 33     # 1: ondemand takes no sample while every CPU of the policy is idle (deferrable timer)
-M_SIZE = 34
+# the wake-up path's era codes (issue 18)
+M_SIS_PROP_ERA = 34       # 0: avg_idle / 512, avg_idle by >> 3 (< v5.7); 1: the same, avg_idle by / 8 (v5.7 -
+                          # v5.13, ledger wakeup-v5.7); 2: wake_avg_idle (v5.14+, ledger sis-v5.14)
+M_RECENT_ERA = 35         # 0: no recent_used_cpu (< v4.16); 1: v4.16 - v5.14 (ledger wakeup-v4.16); 2: v5.15+
+                          # (p->recent_used_cpu = prev, ledger wakeup-v5.15)
+M_WA_ERA = 36             # wake_affine.WA_* of the era
+M_WA_LOAD = 37            # wake_affine_weight's load: 0 the cfs_rq's runnable_load_avg (< v5.5), 1 its load_avg
+M_SIZE = 38
 
 # thermal cap schedule rows (static slot THERMAL): from TH_TIME on, perf domain TH_PD runs at most
 # at OPP TH_OPP and its CPUs' thermal pressure is TH_PRESSURE (capacity_orig minus the capacity of
@@ -122,6 +133,10 @@ SC_ROWS = 13 + 11
 AI_AVG_IDLE = 0
 AI_IDLE_STAMP = 1
 AI_NR_SCAN = 2
+AI_WAKE_AVG_IDLE = 3      # rq->wake_avg_idle (v5.14+)
+AI_WAKE_STAMP = 4         # rq->wake_stamp, in jiffies (ticks)
+AI_SCAN_COST = 5          # avg_scan_cost of this CPU's sd_llc (each CPU has its own sched_domain)
+AI_WIDTH = 6
 
 
 @sim_helper
@@ -261,39 +276,101 @@ def update_idle_cpu_scan(S, P):
                                                                   P[P[P_MODEL_PARAMS] + M_IMBALANCE_PCT])
 
 
+@sim_helper
+def wake_cap(p, this, prev, S, P):
+    """``wake_cap(p, cpu, prev_cpu)`` (v4.9 - v5.6 on an asymmetric platform, ``M_WAKE_CAP``): the
+    capacities differ by 1/8 or more and the task does not fit ``min(capacity_orig(prev),
+    capacity_orig(cpu))`` (``task_fits_capacity``, 20 % margin)."""
+    if not P[P[P_MODEL_PARAMS] + M_WAKE_CAP]:
+        return False
+    min_cap = P[P[P_CPU_CAP] + prev]
+    if P[P[P_CPU_CAP] + this] < min_cap:
+        min_cap = P[P[P_CPU_CAP] + this]
+    max_cap = P[P[P_MODEL_PARAMS] + M_MAX_CAP]
+    return max_cap - min_cap >= (max_cap >> 3) and task_util_for_placement(p, S) * 1280 >= min_cap * 1024
+
+
+@sim_kernel
+def affine_target(p, prev, this, sync, S, P):
+    """``select_task_rq_fair()``'s target for a wake-up done on CPU ``this`` (``!= prev``) with
+    ``want_affine``: ``wake_affine.wake_affine`` of the era (ledger rows wakeup-*), for the lowest
+    domain spanning both CPUs (the LLC's ``imbalance_pct`` when they share it, else 125, the
+    ``sd_init`` default of the level above). Loads: the cfs_rq's ``runnable_load_avg`` before
+    v5.5, its ``load_avg`` from v5.5; ``task_h_load`` without group scheduling (the tasks'
+    ``load_avg``); the waker is ``this``'s current task (0 load when idle)."""
+    oCP = S[S_CPUS]
+    oTK = S[S_TASKS]
+    mp = P[P_MODEL_PARAMS]
+    share = P[P[P_LLC_ID] + this] == P[P[P_LLC_ID] + prev]
+    this_nr = S[oCP + this * C_NFIELDS + C_NR_CFS] + S[oCP + this * C_NFIELDS + C_NR_RT]
+    this_idle = S[oCP + this * C_NFIELDS + C_CURR] < 0 and this_nr == 0
+    prev_idle = S[oCP + prev * C_NFIELDS + C_CURR] < 0 and \
+        S[oCP + prev * C_NFIELDS + C_NR_CFS] + S[oCP + prev * C_NFIELDS + C_NR_RT] == 0
+    sig = SA_LOAD_AVG if P[mp + M_WA_LOAD] else SA_RUNNABLE_AVG
+    this_load = S[S[S_CFS_PELT] + this * S[S_CFS_PELT_W] + sig]
+    prev_load = S[S[S_CFS_PELT] + prev * S[S_CFS_PELT_W] + sig]
+    task_load = S[S[S_TASK_PELT] + p * S[S_TASK_PELT_W] + SA_LOAD_AVG]
+    cur = S[oCP + this * C_NFIELDS + C_CURR]
+    cur_load = 0
+    if cur >= 0 and S[oTK + cur * T_NFIELDS + T_POLICY] != POLICY_FIFO:
+        cur_load = S[S[S_TASK_PELT] + cur * S[S_TASK_PELT_W] + SA_LOAD_AVG]
+    pct = P[mp + M_IMBALANCE_PCT] if share else 125
+    r = wake_affine(P[mp + M_WA_ERA], this_idle, prev_idle, share, sync, this_nr, this_load, prev_load, task_load,
+                    cur_load, capacity_of(this, S, P), capacity_of(prev, S, P), pct)
+    return this if r == WA_THIS else prev
+
+
 @sim_nrt
-def place_idle_sibling(p, target, prev, S, P):
-    """``select_idle_sibling`` (SIS_UTIL or SIS_PROP depth) on the LLC of ``target``; on an
-    asymmetric-capacity platform from v5.7 its ``sched_asym_cpucapacity`` path instead
-    (``sis.select_idle_sibling_asym``: ``select_idle_capacity`` over all CPUs, with
-    ``capacity_of`` and ``task_util_est(p)``).
+def place_idle_sibling(p, target, prev, this, S, P):
+    """``select_idle_sibling(p, prev, target)`` (SIS_UTIL or SIS_PROP depth) on the LLC of ``target``,
+    done by CPU ``this`` (the waker's; ``this_rq()``); on an asymmetric-capacity platform from
+    v5.7 its ``sched_asym_cpucapacity`` path instead (``sis.select_idle_sibling_asym``:
+    ``select_idle_capacity`` over all CPUs, with ``capacity_of`` and ``task_util_est(p)``).
+
+    SIS_PROP per era (``M_SIS_PROP_ERA``): the depth from ``this``'s ``avg_idle / 512`` (before
+    v5.14) or its ``wake_avg_idle`` aged per jiffy (v5.14+), and ``this``'s ``avg_scan_cost``; a
+    scan that did not run out of depth then charges its time (``sis_scan_cost_ns`` per runqueue
+    examined) to ``wake_avg_idle`` (v5.14+) and ``avg_scan_cost`` (``update_avg``).
+    ``p->recent_used_cpu`` per era (``M_RECENT_ERA``): passed as the recent candidate from
+    v4.16, set to prev when it wins (v4.16 - v5.14) or whenever the target and prev checks
+    fail (v5.15+). A wake-up that ``wake_cap()`` (v4.9 - v5.6) would send to the slow path is
+    counted (``G_WAKE_CAP``) and searched here (the slow path is not modelled).
 
     Compiled with reference counting (``select_idle_sibling`` allocates its scratch mask; numba
     would otherwise compile it with the caller's ``_nrt=False``)."""
     oidle = S[S_SCRATCH] + SC_IDLE * S[S_SCRATCH_W]       # scratch rows (state slot 13)
     ores = S[S_SCRATCH] + SC_RESULT * S[S_SCRATCH_W]
     oCP = S[S_CPUS]
+    mp = P[P_MODEL_PARAMS]
     n = P[P_CPU_PD_N]
     for c in range(n):
         S[oidle + c] = 1 if S[oCP + (c) * C_NFIELDS + C_CURR] < 0 and S[oCP + (c) * C_NFIELDS + C_NR_CFS] + S[oCP + (c) * C_NFIELDS + C_NR_RT] == 0 else 0
-    asym = P[P[P_MODEL_PARAMS] + M_ASYM_MODE]
-    if P[P[P_MODEL_PARAMS] + M_WAKE_CAP]:
-        # wake_cap(p, cpu, prev) with the waker's CPU = prev (a timer wake-up): a task that does not
-        # fit capacity_orig(prev), on a system whose capacities differ by 1/8 or more, would take
-        # the find_idlest_cpu() slow path; not modelled, counted for the run's approximations
-        min_cap = P[P[P_CPU_CAP] + prev]
-        max_cap = P[P[P_MODEL_PARAMS] + M_MAX_CAP]
-        if max_cap - min_cap >= (max_cap >> 3) and task_util_for_placement(p, S) * 1280 >= min_cap * 1024:
-            S[S[S_GLOBALS] + G_WAKE_CAP] += 1
+    asym = P[mp + M_ASYM_MODE]
+    if wake_cap(p, this, prev, S, P):
+        # the kernel takes the find_idlest_cpu() slow path here; not modelled, counted for the
+        # run's approximations
+        S[S[S_GLOBALS] + G_WAKE_CAP] += 1
+    rera = P[mp + M_RECENT_ERA]
+    ort = S[S_TASKS] + p * T_NFIELDS + T_RECENT
+    recent = S[ort] if rera > 0 else -1
     if asym >= 0:
         ocap = S[S_SCRATCH] + SC_CAP_OF * S[S_SCRATCH_W]
         for c in range(n):
             S[ocap + c] = capacity_of(c, S, P)
         om = allowed_row(p, S, P)
-        return select_idle_sibling_asym(asym, S[oidle:oidle + n], P[om:om + P[P_MASKS_W]], S[ocap:ocap + n],
-                                        task_util_for_placement(p, S), target, prev, -1, P[P[P_LLC_ID]:P[P_LLC_ID] + P[P_LLC_ID_N]],
-                                        S[ores:ores + 2])
+        cpu = select_idle_sibling_asym(asym, S[oidle:oidle + n], P[om:om + P[P_MASKS_W]], S[ocap:ocap + n],
+                                       task_util_for_placement(p, S), target, prev, recent,
+                                       P[P[P_LLC_ID]:P[P_LLC_ID] + P[P_LLC_ID_N]], S[ores:ores + 2])
+        # the v5.7 - v5.9 asym path returns before the recent_used_cpu block; v5.10+ reaches it
+        # after the target and prev checks (ledger wakeup-v5.15 / wakeup-v4.16)
+        if rera == 2 and asym != ASYM_V5_7 and S[ores] != PATH_TARGET and S[ores] != PATH_PREV:
+            S[ort] = prev
+        elif rera == 1 and S[ores] == PATH_RECENT:
+            S[ort] = prev
+        return cpu
     util_mode = S[S[S_CONFIG] + K_SIS] == SIS_UTIL
+    pera = P[mp + M_SIS_PROP_ERA]
+    oi = S[S_IDLE_STATS] + this * S[S_IDLE_STATS_W]      # this_rq() and this CPU's sd_llc
     if util_mode:
         nr = S[S[S_IDLE_STATS] + (target) * S[S_IDLE_STATS_W] + AI_NR_SCAN]
     else:
@@ -301,11 +378,30 @@ def place_idle_sibling(p, target, prev, S, P):
         for j in range(n):
             if P[P[P_LLC_ID] + j] == P[P[P_LLC_ID] + target]:
                 w += 1
-        nr = sis_prop_nr(S[S[S_IDLE_STATS] + (target) * S[S_IDLE_STATS_W] + AI_AVG_IDLE], P[P[P_MODEL_PARAMS] + M_SIS_SCAN_COST], w, 1)
+        if pera >= 2:       # v5.14+: wake_avg_idle aged per jiffy (ledger sis-v5.14)
+            jiffies = S[S[S_GLOBALS] + G_NOW] // S[S[S_CONFIG] + K_TICK_NS]
+            wai, stamp = wake_avg_idle_age(S[oi + AI_WAKE_AVG_IDLE], S[oi + AI_WAKE_STAMP], jiffies)
+            S[oi + AI_WAKE_AVG_IDLE] = wai
+            S[oi + AI_WAKE_STAMP] = stamp
+            nr = sis_prop_nr(wai, S[oi + AI_SCAN_COST], w, 1)
+        else:               # avg_idle / 512
+            nr = sis_prop_nr(S[oi + AI_AVG_IDLE], S[oi + AI_SCAN_COST], w, 0)
     om = allowed_row(p, S, P)
-    return select_idle_sibling(P[P[P_MODEL_PARAMS] + M_SIS_MODE], util_mode, S[oidle:oidle + n], P[om:om + P[P_MASKS_W]], target, prev,
-                               -1, False, nr, P[P[P_LLC_ID]:P[P_LLC_ID] + P[P_LLC_ID_N]], P[P[P_CORE_ID]:P[P_CORE_ID] + P[P_CORE_ID_N]], False,
-                               S[ores:ores + 2])
+    cpu = select_idle_sibling(P[mp + M_SIS_MODE], util_mode, S[oidle:oidle + n], P[om:om + P[P_MASKS_W]], target,
+                              prev, recent, False, nr, P[P[P_LLC_ID]:P[P_LLC_ID] + P[P_LLC_ID_N]],
+                              P[P[P_CORE_ID]:P[P_CORE_ID] + P[P_CORE_ID_N]], False, S[ores:ores + 3])
+    path = S[ores]
+    if rera == 2 and path != PATH_TARGET and path != PATH_PREV:
+        S[ort] = prev
+    elif rera == 1 and path == PATH_RECENT:
+        S[ort] = prev
+    if not util_mode and path != PATH_TARGET and path != PATH_PREV and path != PATH_RECENT and S[ores + 2] == 0:
+        # select_idle_cpu() ran to its end: its time is accounted (not after ``return -1``)
+        t = P[mp + M_SIS_SCAN_COST] * S[ores + 1]
+        if pera >= 2:
+            S[oi + AI_WAKE_AVG_IDLE] -= t if t < S[oi + AI_WAKE_AVG_IDLE] else S[oi + AI_WAKE_AVG_IDLE]
+        S[oi + AI_SCAN_COST] = update_avg(S[oi + AI_SCAN_COST], t, True)
+    return cpu
 
 
 @sim_kernel

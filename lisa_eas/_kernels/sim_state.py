@@ -69,7 +69,8 @@ T_NR_ACT = 29
 T_UE_CPU = 30          # CPU whose cfs_rq util_est.enqueued holds this task's estimate (-1: none)
 T_PHASE_ACT = 31       # activation index within the current phase
 T_FRESH = 32           # 1: T_PC is an op not begun yet (after a migration or a policy change)
-T_NFIELDS = 33
+T_RECENT = 33         # p->recent_used_cpu (v4.16+; -1: none)
+T_NFIELDS = 34
 
 # ---------------------------------------------------------------- CPU fields CP[c, :]
 C_CURR = 0             # running task, -1 = idle

@@ -15,12 +15,23 @@ from target with ``if (!--nr)`` counted before the affinity test, ``select_idle_
 ``select_idle_smt(prev)`` before it when no idle core is flagged, c722f35b513f) and
 ``SIS_V5_15`` (v5.15+: the merged loop starts at target + 1, 56498cfb045d). ``if (!--nr)``
 and ``if (--nr <= 0)`` stop alike for nr >= 1. Return paths (``PATH_*``) say which rule chose the CPU.
+
+SIS_PROP's inputs (``sis_prop_nr``, ``update_avg``, ``wake_avg_idle_age``): the depth comes from
+the *waking* CPU's runqueue (``this_rq()``) and its own LLC domain's ``avg_scan_cost``; before
+v5.14 from ``rq->avg_idle / 512``, from v5.14 (94aafc3ee31d, ledger sis-v5.14) from
+``rq->wake_avg_idle`` (set to ``avg_idle / 2`` when an idle rq is woken, halved per elapsed
+jiffy before each scan, reduced by each scan's time). The scan time feeds ``avg_scan_cost``
+(signed ``/ 8``) only when the scan ends without running out of depth: ``if (!--nr) return -1``
+returns before the accounting in every era. ``core.c``'s ``update_avg`` of ``avg_idle`` was an
+arithmetic ``>> 3`` up to v5.6 and C's signed ``/ 8`` from v5.7 (d76343c6b2b7, ledger
+wakeup-v5.7).
 """
 from __future__ import annotations
 
 import numpy as np
 from numba import njit
 
+from ._jit import model_inline
 from .eas import fits_capacity
 
 SIS_V4 = 0          # ledger sis-v5.6 (v5.6 - v5.11)
@@ -69,10 +80,33 @@ def sis_prop_nr(avg_idle, avg_scan_cost, span_weight, era):
     return 4
 
 
+@model_inline
+def update_avg(avg, sample, trunc):
+    """``update_avg(&avg, sample)``: ``avg += (sample - avg) / 8`` with C's truncating signed
+    division (``trunc``: ``sched.h`` from v5.7 and ``select_idle_cpu``'s ``avg_scan_cost`` in
+    every era) or the arithmetic shift ``>> 3`` (``core.c``'s ``avg_idle`` before v5.7)."""
+    diff = sample - avg
+    if trunc:
+        return avg + (diff // 8 if diff >= 0 else -((-diff) // 8))
+    return avg + (diff >> 3)
+
+
+@model_inline
+def wake_avg_idle_age(wake_avg_idle, wake_stamp, jiffies):
+    """v5.14+ ``select_idle_cpu``: halve ``wake_avg_idle`` once per jiffy since ``wake_stamp``
+    (the stamp stops advancing once the average is 0). Returns ``(wake_avg_idle, wake_stamp)``."""
+    while wake_stamp < jiffies and wake_avg_idle > 0:
+        wake_stamp += 1
+        wake_avg_idle >>= 1
+    return wake_avg_idle, wake_stamp
+
+
 @njit(cache=True)
 def select_idle_sibling(mode, util_mode, idle, allowed, target, prev, recent, has_idle_core, nr_param,
                         llc_id, core_id, smt, result):
-    """One wake-up's idle-CPU search. Returns the CPU; ``result`` (int64[2]) gets (path, rqs scanned).
+    """One wake-up's idle-CPU search. Returns the CPU; ``result`` (int64[2]) gets (path, rqs scanned),
+    and ``result[2]``, when ``result`` has it, 1 if ``select_idle_cpu`` ran out of depth (its
+    ``return -1`` before the SIS_PROP time accounting), else 0.
 
     ``nr_param``: SIS_UTIL ``nr_idle_scan`` when ``util_mode`` else the SIS_PROP ``nr``.
     ``idle``/``allowed`` are per-CPU 0/1; ``llc_id``/``core_id`` per-CPU topology ids;
@@ -81,6 +115,9 @@ def select_idle_sibling(mode, util_mode, idle, allowed, target, prev, recent, ha
     n_cpus = idle.shape[0]
     result[0] = PATH_FALLBACK
     result[1] = 0
+    has_out = result.shape[0] > 2
+    if has_out:
+        result[2] = 0
     if idle[target]:
         result[0] = PATH_TARGET
         return target
@@ -127,6 +164,8 @@ def select_idle_sibling(mode, util_mode, idle, allowed, target, prev, recent, ha
                 continue
             nr -= 1
             if nr == 0:
+                if has_out:
+                    result[2] = 1
                 break
             if not allowed[cpu]:          # SIS_V4_0: the depth was spent on a disallowed CPU
                 continue
@@ -193,6 +232,8 @@ def select_idle_sibling(mode, util_mode, idle, allowed, target, prev, recent, ha
                 continue
             nr -= 1
             if nr <= 0:
+                if has_out:
+                    result[2] = 1
                 break
             scanned += 1
             if idle[cpu]:

@@ -11,6 +11,8 @@ compiles on first use and is cached on disk.
 * the era ledger: :data:`ERA_LEDGER`, :func:`era_ledger` (one row per modelled behaviour change);
 * cpuidle: :func:`menu_select`, :func:`menu_thresholds` (the menu governor's state choice);
 * idle-CPU search: :func:`select_idle_sibling`, :func:`sis_util_nr_scan`, :func:`sis_prop_nr`;
+* the wake-up path around it: :func:`wake_affine`, :func:`recent_used_cpu_after`, :func:`avg_idle_update`,
+  :func:`sis_prop_account`;
 * schedutil: :func:`schedutil_next_freq`, :func:`schedutil_run`, :func:`effective_cpu_util`, :func:`effective_cpu_perf`,
   :func:`em_pd_get_higher_freq` (ramp boost), :func:`schedutil_tables`;
 * legacy governors: :func:`ondemand`, :func:`interactive`, :func:`schedfreq`,
@@ -47,6 +49,12 @@ _EXPORTS = {
     "select_idle_sibling": "lisa_eas.models.sis",
     "sis_prop_nr": "lisa_eas.models.sis",
     "sis_util_nr_scan": "lisa_eas.models.sis",
+    "WAKEUP_ERAS": "lisa_eas.models.wakeup",
+    "RqLoad": "lisa_eas.models.wakeup",
+    "avg_idle_update": "lisa_eas.models.wakeup",
+    "recent_used_cpu_after": "lisa_eas.models.wakeup",
+    "sis_prop_account": "lisa_eas.models.wakeup",
+    "wake_affine": "lisa_eas.models.wakeup",
     "SCHEDUTIL_ERAS": "lisa_eas.models.schedutil",
     "effective_cpu_perf": "lisa_eas.models.schedutil",
     "effective_cpu_util": "lisa_eas.models.schedutil",

@@ -31,7 +31,18 @@ Scheduling model
   ``capacity_of`` fits ``task_util_est`` with the 20 % margin, else the biggest idle one);
   SIS_UTIL/SIS_PROP do not apply there, as in the kernel. Before v5.7 ``wake_cap()`` sent a
   task too big for its previous CPU to ``find_idlest_cpu()``: not modelled, such wake-ups are
-  counted in ``metadata["approximations"]``. ``no-eas`` always takes the idle search. FIFO tasks: the previous CPU unless it runs an
+  counted in ``metadata["approximations"]``. ``no-eas`` always takes the idle search.
+  Around that search, per era (ledger ``wakeup-*``, ``sis-v5.14``; ``docs/guide/simulate.md``):
+  a timer wake-up is done on prev (``this_cpu == prev_cpu``: no ``wake_affine``); a wake-up by
+  another task (``sim_loop.wake_up(p, waker_cpu, sync)``) targets
+  ``wake_affine()``'s answer (WA_IDLE, WA_WEIGHT on ``runnable_load_avg`` < v5.5 / ``load_avg``,
+  idle prev kept from v5.11; ``wake_wide`` not modelled); ``p->recent_used_cpu`` from v4.16 (prev
+  when it wins and the waker's set to its CPU up to v5.14, prev after every search past target
+  and prev from v5.15); SIS_PROP from ``this_rq()``: ``avg_idle / 512`` before v5.14,
+  ``wake_avg_idle`` from v5.14, ``avg_scan_cost`` charged ``sis_scan_cost_ns`` per runqueue
+  scanned unless the depth ran out. Not modelled: fork placement (``find_idlest_cpu``), the
+  ``find_idlest_group`` slow path, the kernel's staler view at wake-up
+  (``sync_entity_load_avg`` to the cfs_rq's last update). FIFO tasks: the previous CPU unless it runs an
   rt task of equal or higher priority, else an idle CPU, else one running only CFS.
 * **Load balance**, simplified: every ``balance_interval_ms`` the blocked signals of all
   runqueues are updated, the overutilized flag is set/cleared (it is only set at enqueue and

@@ -83,7 +83,9 @@ class SimConfig:
     balance_interval_ms : float
         Period of the simplified periodic load balance.
     sis_scan_cost_ns : int
-        SIS_PROP's ``avg_scan_cost`` (the kernel measures it; fixed here).
+        Modelled time of SIS_PROP's ``select_idle_cpu()`` per runqueue examined; each scan that
+        does not run out of depth feeds it to the waking CPU's ``avg_scan_cost`` (``update_avg``)
+        and, from v5.14, subtracts it from ``wake_avg_idle``.
     duration_s : float, optional
         Simulated time. Default: the workload's ``global.duration`` if > 0, else until every
         task exits.

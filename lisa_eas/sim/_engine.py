@@ -103,8 +103,10 @@ def build_run(platform: Platform, compiled: CompiledWorkload, config: SimConfig,
     gov_ps = np.zeros((nd, PS_SIZE), np.int64)
     for d in range(nd):
         gov_ps[d, 1] = pd_freq[d, PD[d, ss.P_OPP]]     # next_freq = the current frequency
-    idle_stats = np.zeros((nc, 3), np.int64)
+    idle_stats = np.zeros((nc, sm.AI_WIDTH), np.int64)
     idle_stats[:, sm.AI_AVG_IDLE] = 2 * 500_000
+    # sched_init(): wake_avg_idle = avg_idle, wake_stamp = jiffies (0); sd->avg_scan_cost starts at 0
+    idle_stats[:, sm.AI_WAKE_AVG_IDLE] = 2 * 500_000
     idle_stats[:, sm.AI_NR_SCAN] = np.bincount(llc_id)[llc_id]      # sd_llc_size: scan the whole LLC at first
     gov_pol, gov_cpu = _governor_state(config, PD, pd_freq, pt["pd_ncpu"], mmax)
     # the loop's indexes, built by the loop itself from the task table (G_WAKE_DIRTY): the heap of
@@ -272,11 +274,16 @@ def _model_params(platform: Platform, config: SimConfig, em_mode: int, cpu_capma
     run for the same kernel version."""
     from .._kernels import sis as ksis
     from .._kernels import sim_models as sm
+    from .._kernels.wake_affine import WA_V4_14, WA_V5_11
     from ..models.eas import eas_kernel_era
     from ..models.schedutil import schedutil_kernel_era
     from ..models.sis import sis_kernel_mode
 
     era = config.era_tuple
+
+    def wake_affine_kernel_era(v):
+        return WA_V5_11 if v >= (5, 11) else WA_V4_14      # ledger wakeup-v5.11 (v4.14 form before it)
+
     mp = np.zeros(sm.M_SIZE, np.int64)
     mp[sm.M_EM_MODE] = em_mode
     # placement "eas-v5.0" is the v5.0 find_energy_efficient_cpu whatever the era; "eas" is the
@@ -302,6 +309,11 @@ def _model_params(platform: Platform, config: SimConfig, em_mode: int, cpu_capma
     # before v5.7 wake_cap() (v4.9+) decided instead; its slow path is not modelled, its wake-ups are counted
     mp[sm.M_WAKE_CAP] = int(asym and (4, 9) <= era < (5, 7))
     mp[sm.M_MAX_CAP] = int(cpu_capmax.max())
+    # the wake-up path's eras (ledger sis-v5.14, wakeup-*)
+    mp[sm.M_SIS_PROP_ERA] = 2 if era >= (5, 14) else 1 if era >= (5, 7) else 0
+    mp[sm.M_RECENT_ERA] = 2 if era >= (5, 15) else 1 if era >= (4, 16) else 0
+    mp[sm.M_WA_ERA] = wake_affine_kernel_era(era)
+    mp[sm.M_WA_LOAD] = int(era >= (5, 5))
     if config.governor == "ondemand":
         mp[sm.M_OD_UP_THRESHOLD] = config.tunable("up_threshold")
         mp[sm.M_OD_SAMPLING_US] = config.tunable("sampling_rate_us")
@@ -380,6 +392,8 @@ def _initial_tasks(compiled: CompiledWorkload, config: SimConfig, cfg, cpu_capma
         TK[t, ss.T_MASK] = compiled.mask0[t]
         TK[t, ss.T_UE_CPU] = -1
         TK[t, ss.T_TIMER_DUE] = -1
+        # wake_up_new_task(): p->recent_used_cpu = task_cpu(p) (v4.16+; unused before)
+        TK[t, ss.T_RECENT] = cpu
         if compiled.policy0[t] == ss.POLICY_CFS:
             # post_init_entity_util_avg() on an idle runqueue: half the CPU's spare capacity
             u = int(cpu_capmax[cpu] - csa[cpu, SA_UTIL_AVG]) // 2

@@ -179,7 +179,8 @@ class Simulation(Scheduler):
             allowed = [c for c, ok in enumerate(self.masks[mask]) if ok]
             cpu = allowed[t % len(allowed)]
             task = Task(idx=t, cpu=cpu, pc=int(compiled.pc0[t]), policy=int(compiled.policy0[t]),
-                        prio=int(compiled.prio0[t]), mask=mask, wake_at=int(compiled.delay_ns[t]) + jitter[t])
+                        prio=int(compiled.prio0[t]), mask=mask, wake_at=int(compiled.delay_ns[t]) + jitter[t],
+                        recent_used_cpu=cpu)      # wake_up_new_task(): p->recent_used_cpu = task_cpu(p)
             if task.policy == CFS:
                 # post_init_entity_util_avg() on an idle runqueue: half of the CPU's spare capacity
                 rq = self.cpus[cpu].cfs

@@ -533,16 +533,29 @@ class Scheduler:
         return prev if self.allowed(p, prev) else self.fallback_cpu(p)
 
     def select_task_rq(self, p, prev, now):
+        """A wake-up done on prev (its timer's interrupt): ``this_cpu == prev_cpu``, so no
+        wake_affine; the idle search with prev as target. From v4.16 to v5.14 the search is
+        followed by ``current->recent_used_cpu = this_cpu`` for the task running on prev."""
         if p.policy == FIFO:
             return self.select_rt_cpu(p, prev)
         cpu = None
         if self.prm.placement != "no-eas":
             cpu = self.place_eas(p, prev, now)
         if cpu is None:
-            cpu = self.place_idle_sibling(p, prev)
+            cpu = self.place_idle_sibling(p, prev, now)
+            # wake_cap() true means no want_affine (v4.9 - v5.6 on asymmetric boards)
+            if (4, 16) <= self.prm.recent_version < (5, 15) and prev.curr is not None and not self.wake_cap(p, prev):
+                prev.curr.recent_used_cpu = prev.idx
         if cpu is None or not self.allowed(p, cpu):
             cpu = self.fallback_cpu(p)
         return cpu
+
+    def wake_cap(self, p, prev):
+        caps = [c.pd.caps[-1] for c in self.cpus]
+        top, low = max(caps), caps[prev.idx]
+        if not ((4, 9) <= self.prm.sis_version < (5, 7)) or len(set(caps)) < 2:
+            return False
+        return top - low >= top // 8 and not self.task_util(p) * 1280 < low * 1024
 
     def place_eas(self, p, prev, now):
         util = [c.cfs.util_avg for c in self.cpus]
@@ -564,24 +577,52 @@ class Scheduler:
                                  tu, tue, int(self.overutilized), *util, *ue, *cap_of, *allowed))
         return self.cpus[cpu]
 
-    def place_idle_sibling(self, p, target):
+    def place_idle_sibling(self, p, target, now):
+        """select_idle_sibling(p, prev = target, target) run by target's CPU (this_rq() = target)."""
         idle = [1 if c.is_idle else 0 for c in self.cpus]
         allowed = [1 if self.allowed(p, c) else 0 for c in self.cpus]
+        rv = self.prm.recent_version
+        recent = p.recent_used_cpu if rv >= (4, 16) else -1
         if self.prm.asym >= 0:        # v5.7+ on CPUs of different capacities: select_idle_capacity()
-            cpu, _, _ = ref_sis.select_idle_sibling_asym(self.prm.asym, idle, allowed,
-                                                         [self.capacity_of(c) for c in self.cpus], self.task_util(p),
-                                                         target.idx, target.idx, -1, [c.llc for c in self.cpus])
+            cpu, path, _ = ref_sis.select_idle_sibling_asym(self.prm.asym, idle, allowed,
+                                                            [self.capacity_of(c) for c in self.cpus],
+                                                            self.task_util(p), target.idx, target.idx, recent,
+                                                            [c.llc for c in self.cpus])
+            self.note_recent(p, target, path, rv, self.prm.asym == 0)
             return self.cpus[cpu]
         util_mode = self.prm.sis == "util"
+        pv = self.prm.sis_prop_version
         if util_mode:
             nr = target.nr_idle_scan
         else:
             span = sum(1 for c in self.cpus if c.llc == target.llc)
-            nr = ref_sis.prop_nr(target.avg_idle, self.prm.sis_scan_cost, span, 1)
-        cpu, _, _ = ref_sis.select_idle_sibling(self.prm.sis_version, util_mode, idle, allowed, target.idx,
-                                                target.idx, -1, False, nr, [c.llc for c in self.cpus],
-                                                [c.idx for c in self.cpus], False)
+            if pv >= (5, 14):
+                target.wake_avg_idle, target.wake_stamp = ref_sis.age_wake_avg_idle(
+                    target.wake_avg_idle, target.wake_stamp, now // self.prm.tick_ns)
+                nr = ref_sis.prop_nr(target.wake_avg_idle, target.avg_scan_cost, span, 1)
+            else:
+                nr = ref_sis.prop_nr(target.avg_idle, target.avg_scan_cost, span, 0)
+        cpu, path, srch = ref_sis.search(self.prm.sis_version, util_mode, idle, allowed, target.idx,
+                                         target.idx, recent, False, nr, [c.llc for c in self.cpus],
+                                         [c.idx for c in self.cpus], False)
+        self.note_recent(p, target, path, rv, False)
+        if not util_mode and path not in (0, 1, 2) and not srch.ran_out:
+            spent = self.prm.sis_scan_cost * srch.scanned      # the modelled select_idle_cpu() time
+            if pv >= (5, 14):
+                target.wake_avg_idle = max(target.wake_avg_idle - spent, 0)
+            target.avg_scan_cost = ref_sis.update_avg(target.avg_scan_cost, spent, True)
         return None if cpu < 0 else self.cpus[cpu]
+
+    @staticmethod
+    def note_recent(p, prev, path, rv, asym_first):
+        """p->recent_used_cpu after the search: v5.15+ prev once the target and prev checks failed
+        (never on the v5.7 - v5.9 asymmetric path, which returns before); v4.16 - v5.14 prev when the
+        recent CPU was taken."""
+        if rv >= (5, 15):
+            if not asym_first and path not in (0, 1):
+                p.recent_used_cpu = prev.idx
+        elif rv >= (4, 16) and path == 2:
+            p.recent_used_cpu = prev.idx
 
     # ================================================================== wake-up, migration, preemption
     def check_preempt(self, c, p, now):
@@ -598,8 +639,11 @@ class Scheduler:
         self.account(c, now)
         self.emit(now, ss.EV_IDLE, c.idx, -1)
         c.idle_state = -1
-        c.avg_idle += (now - c.idle_stamp - c.avg_idle) >> 3
+        c.avg_idle = ref_sis.update_avg(c.avg_idle, now - c.idle_stamp, self.prm.sis_prop_version >= (5, 7))
         c.avg_idle = min(c.avg_idle, 2 * MIGRATION_COST_NS)
+        if self.prm.sis_prop_version >= (5, 14):         # ttwu_do_wakeup(), 94aafc3ee31d
+            c.wake_stamp = now // self.prm.tick_ns
+            c.wake_avg_idle = c.avg_idle // 2
 
     def wake_up(self, p, now, waker=None):
         """``try_to_wake_up``: ``select_task_rq_fair`` (the signal synced while the task is still

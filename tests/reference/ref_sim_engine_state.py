@@ -50,6 +50,7 @@ class Task:
     runtime_end: int = 0
     op_start: int = 0
     timer_due: int = -1      # deadline it sleeps on in a timer event
+    recent_used_cpu: int = -1
     start: int = 0           # rt-app t_first
     phase: int = 0
     phase_iter: int = 0
@@ -92,6 +93,9 @@ class Cpu:
     need_resched: bool = False
     avg_idle: int = 2 * 500_000
     idle_stamp: int = 0
+    wake_avg_idle: int = 2 * 500_000     # v5.14+ (sched_init: = avg_idle)
+    wake_stamp: int = 0                  # jiffies
+    avg_scan_cost: int = 0               # of this CPU's own LLC sched_domain
     cfs: SchedAvg = field(default_factory=SchedAvg)
     rt: SchedAvg = field(default_factory=SchedAvg)
     # the 2016 schedfreq series' RT average: rq->rt_avg, rq->age_stamp, the CPU's RT capacity
@@ -204,6 +208,8 @@ class RunParams:
     llc_weight: int
     sis_scan_cost: int
     tunables: dict
+    sis_prop_version: tuple = (5, 4)     # the kernel version whose SIS_PROP inputs are used
+    recent_version: tuple = (5, 4)       # the kernel version whose recent_used_cpu rules are used
 
 
 def run_params(platform, config) -> RunParams:
@@ -240,4 +246,5 @@ def run_params(platform, config) -> RunParams:
         su_era=max(era, (5, 0)),
         imbalance_pct=platform.imbalance_pct, llc_weight=platform.llc_weight,
         sis_scan_cost=config.sis_scan_cost_ns,
-        tunables={k: config.tunable(k) for k in tun_names})
+        tunables={k: config.tunable(k) for k in tun_names},
+        sis_prop_version=era, recent_version=era)

@@ -35,6 +35,7 @@ class Sis:
         self.llc, self.core, self.smt = list(llc_id), list(core_id), smt
         self.n = len(idle)
         self.scanned = 0
+        self.ran_out = False     # select_idle_cpu()'s ``return -1`` on the depth, before its time accounting
 
     def siblings(self, cpu):
         return [c for c in range(self.n) if self.core[c] == self.core[cpu] and self.llc[c] == self.llc[cpu]]
@@ -69,6 +70,7 @@ class Sis:
         for cpu in wrap(cpus, target, self.n):
             nr -= 1
             if nr == 0:
+                self.ran_out = True
                 break
             if not self.allowed[cpu]:
                 continue
@@ -128,6 +130,7 @@ class Sis:
             else:
                 nr -= 1
                 if nr <= 0:
+                    self.ran_out = True
                     break
                 self.scanned += 1
                 if self.idle[cpu]:
@@ -141,6 +144,13 @@ class Sis:
 def select_idle_sibling(mode, util_mode, idle, allowed, target, prev, recent, has_idle_core, nr, llc_id, core_id,
                         smt):
     """``mode``: a kernel version (major, minor), or 0 (the v5.6-v5.11 loop) / 1 (the v5.15+ loop)."""
+    cpu, path, s = search(mode, util_mode, idle, allowed, target, prev, recent, has_idle_core, nr, llc_id, core_id,
+                          smt)
+    return cpu, path, s.scanned
+
+
+def search(mode, util_mode, idle, allowed, target, prev, recent, has_idle_core, nr, llc_id, core_id, smt):
+    """As :func:`select_idle_sibling`, returning the searcher (``scanned``, ``ran_out``) third."""
     s = Sis(idle, allowed, llc_id, core_id, smt)
     if isinstance(mode, tuple):
         version = mode
@@ -151,7 +161,25 @@ def select_idle_sibling(mode, util_mode, idle, allowed, target, prev, recent, ha
     s.prev_smt = version >= (5, 13)
     fn = s.v4 if version < (5, 12) else s.v512
     cpu, path = fn(target, prev, recent, has_idle_core, nr, util_mode)
-    return cpu, path, s.scanned
+    return cpu, path, s
+
+
+def update_avg(avg, sample, signed_div):
+    """kernel update_avg(): the difference over 8, as C's s64 division (truncation toward zero)
+    when ``signed_div``, else as an arithmetic right shift by 3 (rounding toward -inf)."""
+    diff = sample - avg
+    if not signed_div:
+        return avg + (diff >> 3)
+    q = abs(diff) // 8
+    return avg + (q if diff >= 0 else -q)
+
+
+def age_wake_avg_idle(value, stamp, jiffies):
+    """v5.14 select_idle_cpu(): one halving per jiffy elapsed; stops once the value is 0."""
+    while value and stamp < jiffies:
+        value //= 2
+        stamp += 1
+    return value, stamp
 
 
 # ---- asymmetric CPU capacity (v5.7+): select_idle_capacity() and the select_idle_sibling() checks
