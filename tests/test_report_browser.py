@@ -3,6 +3,7 @@ error, no network request, every table and plot visible and rendered, the legend
 a full-page screenshot kept under results/screenshots/ for a person to look at."""
 from __future__ import annotations
 
+import html
 import re
 
 import pytest
@@ -50,7 +51,7 @@ def test_report_in_browser(report):
     for r in results:
         for c in r.checks:
             if not c.ok:  # the whole reason is on the page, not cut off
-                assert c.why and c.why.replace("'", "&#x27;") in dom
+                assert c.why and c.why in html.unescape(dom)
     print(f"screenshot: {page.screenshot}")
 
 

@@ -190,3 +190,19 @@ def test_sis_replay_takes_the_asymmetric_capacity_path_from_v5_7():
     assert s["feature"] == "asym_capacity"
     assert s["wakeups"] > 300 and s["agreement_pct"] > 90
     assert {"idle_capacity", "target"} <= set(rep.sis["path"])
+
+
+def test_sis_replay_rebuilds_recent_used_cpu_from_v5_15():
+    """v5.15+ select_idle_sibling() sets p->recent_used_cpu = prev whenever the target and prev
+    checks fail (89aafd67f28c); with target = prev, a kernel choice other than prev means that
+    happened. Task 1: wake-ups (prev 0 -> 0), (0 -> 3), (3 -> 3), (3 -> 1); task 2 interleaved
+    (2 -> 5). Recent before each: task 1: none, none, 0 (set at the second), 0; task 2: none.
+    v5.14 keeps none (the waker also sets it there, not traced)."""
+    import pandas as pd
+
+    from lisa_eas.analysis.validate._sis import _recent_used_cpu
+
+    wk = pd.DataFrame({"time": [1, 2, 3, 4, 5], "pid": [1, 1, 2, 1, 1], "prev_cpu": [0, 0, 2, 3, 3],
+                       "kernel_cpu": [0, 3, 5, 3, 1]})
+    assert _recent_used_cpu(wk, (5, 15)).tolist() == [-1, -1, -1, 0, 0]
+    assert _recent_used_cpu(wk, (5, 14)).tolist() == [-1] * 5

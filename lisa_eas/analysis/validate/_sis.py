@@ -10,6 +10,13 @@ the replay then scans without a depth limit (``feature="none"``) and says so. Fr
 a platform whose CPUs differ in capacity, the kernel takes the asymmetric-capacity path
 instead (``select_idle_capacity`` with each CPU's ``capacity_of`` and the task's
 ``task_util_est``; ``feature="asym_capacity"``, ``nr_scan`` = every CPU).
+
+``p->recent_used_cpu`` is not traced either. From v5.15 the kernel sets it to prev after every
+search that gets past the target and prev checks (ledger wakeup-v5.15), so the replay rebuilds
+it from the trace: before each wake-up, the previous CPU of the task's latest earlier replayed
+wake-up whose kernel choice was not prev (the target here); none before the first such wake-up
+(the value set at fork is not in the trace). v4.16 - v5.14 also change it from the waker's side:
+the replay passes none there and says so.
 """
 from __future__ import annotations
 
@@ -19,6 +26,24 @@ import pandas as pd
 from ._state import WakeupState
 
 __all__ = ["replay_sis"]
+
+
+def _recent_used_cpu(wk: pd.DataFrame, era_v: tuple) -> np.ndarray:
+    """``p->recent_used_cpu`` at each wake-up of ``wk`` (v5.15+ rule, see the module docstring);
+    -1 where unknown or before v5.15."""
+    n = len(wk)
+    if era_v < (5, 15) or n == 0:
+        return np.full(n, -1, np.int64)
+    prev = wk["prev_cpu"].to_numpy().astype(np.int64)
+    moved = wk["kernel_cpu"].to_numpy() != prev
+    order = np.lexsort((np.arange(n), wk["time"].to_numpy(), wk["pid"].to_numpy()))
+    pid = pd.Series(wk["pid"].to_numpy()[order])
+    set_to = pd.Series(np.where(moved, prev, -1)[order]).where(pd.Series(moved[order]))
+    after = set_to.groupby(pid).ffill()                      # the value after each wake-up
+    before = after.groupby(pid).shift(1).fillna(-1).to_numpy().astype(np.int64)
+    out = np.empty(n, np.int64)
+    out[order] = before
+    return out
 
 
 def replay_sis(state: WakeupState, platform, *, era: str = "v6.6") -> tuple[pd.DataFrame, dict]:
@@ -45,9 +70,11 @@ def replay_sis(state: WakeupState, platform, *, era: str = "v6.6") -> tuple[pd.D
     feature = "asym_capacity" if asym else ("util" if v >= (6, 0) else "none")
     if len(rows):
         prev = wk["prev_cpu"].to_numpy()
+        recent = _recent_used_cpu(wk, v)
         if asym:
             nr = np.full(len(rows), platform.nr_cpus)
-            dec = select_idle_sibling(state.idle[rows].astype(bool), prev, prev, era=sis_era, llc_id=llc,
+            dec = select_idle_sibling(state.idle[rows].astype(bool), prev, prev, recent_used_cpu=recent, era=sis_era,
+                                      llc_id=llc,
                                       allowed=state.allowed[rows], capacity_orig=cap, capacity=state.capacity[rows],
                                       task_util=np.maximum(state.task_util[rows], state.task_util_est[rows]))
         elif feature == "util":
@@ -56,11 +83,13 @@ def replay_sis(state: WakeupState, platform, *, era: str = "v6.6") -> tuple[pd.D
             su = np.array([cpu_util[i, llc == llc[p]].sum() for i, p in enumerate(prev)])
             nr = np.array([sis_util_nr_scan(int(min(s, w * 1024)), int(w), platform.imbalance_pct)
                            for s, w in zip(su, lw)])
-            dec = select_idle_sibling(state.idle[rows].astype(bool), prev, prev, era=sis_era, feature="util",
+            dec = select_idle_sibling(state.idle[rows].astype(bool), prev, prev, recent_used_cpu=recent, era=sis_era,
+                                      feature="util",
                                       nr_idle_scan=np.minimum(nr, platform.nr_cpus), llc_id=llc)
         else:
             nr = np.full(len(rows), platform.nr_cpus)
-            dec = select_idle_sibling(state.idle[rows].astype(bool), prev, prev, era=sis_era, feature="none",
+            dec = select_idle_sibling(state.idle[rows].astype(bool), prev, prev, recent_used_cpu=recent, era=sis_era,
+                                      feature="none",
                                       llc_id=llc)
         model_cpu, path, scanned = dec.cpu, dec.path_names, dec.scanned
     else:
@@ -82,5 +111,8 @@ def replay_sis(state: WakeupState, platform, *, era: str = "v6.6") -> tuple[pd.D
                "kernel_picked_idle_pct": float(100.0 * k_idle.sum() / n) if n else None,
                "model_picked_idle_pct": float(100.0 * m_idle.sum() / n) if n else None,
                "mean_scanned": float(np.mean(scanned)) if n else None,
-               "target": "prev_cpu (wake_affine not traced)"}
+               "target": "prev_cpu (wake_affine not traced)",
+               "recent_used_cpu": ("rebuilt from the trace (v5.15 rule)" if v >= (5, 15) else
+                                   "none (not traced; v4.16 - v5.14 also set it from the waker)" if v >= (4, 16)
+                                   else "none (no such field before v4.16)")}
     return df, summary
