@@ -47,9 +47,10 @@ def test_this_kernel_against_the_simulator(tmp_path, capsys):
         assert 0.95 * sr <= mr <= 2.0 * sr, (task, mr, sr)
         # CPU time the task ran (the timeline's running spans): the same loops, plus what the
         # simulator leaves out (the task's own kernel time, rt-app's logging, cache refills after
-        # a preemption): measured 1.07-1.10x
+        # a preemption): measured 1.07-1.10x, 1.36x with a numba compile on both CPUs (cache
+        # refills after each preemption), so 1.6x
         mt, st = m(task, "runtime_s")
-        assert 0.95 * st <= mt <= 1.35 * st, (task, mt, st)
+        assert 0.95 * st <= mt <= 1.6 * st, (task, mt, st)
         # the simulator runs the workload alone, so a wake-up finds its CPU idle (latency 0) and
         # nothing delays the activation: the machine can only be later, and its slack smaller
         # (up to the 50 us timer slack of a CFS task's hrtimer plus clock reads: 200 us)
@@ -58,9 +59,13 @@ def test_this_kernel_against_the_simulator(tmp_path, capsys):
         ms, ss = m(task, "slack_us_p50")
         assert ms <= ss + 200.0, (task, ms, ss)
         assert m(task, "overruns")[1] == 0
-    # affinity holds on both: the pinned task never leaves CPU 1
-    assert m("vs_pin", "migrations") == (0, 0)
-    assert m("vs_pin", "cpu0_s") == (0.0, 0.0)
+    # affinity holds on both. rt-app pins the thread itself once it has started (its thread set-up
+    # calls sched_setaffinity), so on the machine the thread may first run on CPU 0 and move to
+    # CPU 1 once, before its first activation (seen in 1 CI run of 3): at most that one move,
+    # and no time on CPU 0 beyond the set-up
+    mm, sm = m("vs_pin", "migrations")
+    assert mm <= 1 and sm == 0, (mm, sm)
+    assert m("vs_pin", "cpu0_s")[0] < 0.005 and m("vs_pin", "cpu0_s")[1] == 0
     assert any("other processes took" in d or "work:" in d for d in r.differences)
     # the same from the CLI, on the run directory
     from lisa_eas.cli import main
