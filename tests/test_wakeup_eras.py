@@ -149,7 +149,7 @@ def test_wake_affine_kernel_matches_the_twin():
         assert ("this" if got == kw.WA_THIS else "prev") == want
 
 
-def _one_sleeper(era):
+def _one_sleeper(era, ablate=()):
     """A no-EAS HiKey960 run at t = 0, indexes built: every CPU idle, every task asleep; task 0's
     previous CPU is CPU 0 (little LLC)."""
     from lisa_eas._kernels import sim_layout as L
@@ -163,8 +163,8 @@ def _one_sleeper(era):
 
     plat = load_platform("hikey960")
     wl = workload([task("t0", periodic(duty_cycle_pct=10, period_ms=16, duration_s=1.0))], calibration=20)
-    S, P, O, _ = build_run(plat, compile_workload(wl, plat.nr_cpus), SimConfig(placement="no-eas", era=era),
-                           int(1e9))
+    S, P, O, _ = build_run(plat, compile_workload(wl, plat.nr_cpus), SimConfig(placement="no-eas", era=era,
+                                                                               ablate=ablate), int(1e9))
     build_indexes(S)
     TK = view(S, L.S_TASKS // 4)
     assert TK[0, ss.T_CPU] == 0 and TK[0, ss.T_STATE] == ss.TS_SLEEPING
@@ -188,3 +188,28 @@ def test_simulator_wake_up_by_another_cpu_goes_through_wake_affine(era, sync, cp
     wake_up(0, 5, sync, 1_000_000, S, P, O)
     assert TK[0, ss.T_CPU] == cpu
     assert TK[0, ss.T_STATE] in (ss.TS_RUNNABLE, ss.TS_RUNNING)
+
+
+def test_resume_waker_ablation_places_the_wake_up_on_prev():
+    """Ablation ``resume-waker`` (sis-efficiency's cause experiment): the v5.4 sync wake-up by CPU 5
+    above goes to CPU 5 through wake_affine; placed as a timer wake-up (this = prev = CPU 0) there
+    is no want_affine pass and select_idle_sibling returns the idle prev, CPU 0."""
+    from lisa_eas._kernels.sim_loop import wake_up
+
+    S, P, O, TK, ss = _one_sleeper("v5.4", ablate=("resume-waker",))
+    wake_up(0, 5, 1, 1_000_000, S, P, O)
+    assert TK[0, ss.T_CPU] == 0
+
+
+@pytest.mark.parametrize("era, ablate, pera", [("v5.18", (), 2), ("v5.18", ("sis-prop-wake-avg-idle",), 1),
+                                               ("v5.13", ("sis-prop-wake-avg-idle",), 1),
+                                               ("v5.4", ("sis-prop-wake-avg-idle",), 0)])
+def test_sis_prop_wake_avg_idle_ablation_selects_the_v5_13_depth(era, ablate, pera):
+    """Ablation ``sis-prop-wake-avg-idle``: from v5.14 the SIS_PROP depth takes its v5.7 - v5.13
+    form (avg_idle / 512, ledger sis-v5.14 off); earlier eras are unchanged."""
+    from lisa_eas._kernels import sim_models as sm
+    from lisa_eas._kernels.sim_layout import P_MODEL_PARAMS
+
+    S, P, O, TK, ss = _one_sleeper(era, ablate=ablate)
+    assert P[P[P_MODEL_PARAMS] + sm.M_SIS_PROP_ERA] == pera
+    assert P[P[P_MODEL_PARAMS] + sm.M_WAKER_AT_PREV] == 0

@@ -97,7 +97,9 @@ M_RECENT_ERA = 35         # 0: no recent_used_cpu (< v4.16); 1: v4.16 - v5.14 (l
                           # (p->recent_used_cpu = prev, ledger wakeup-v5.15)
 M_WA_ERA = 36             # wake_affine.WA_* of the era
 M_WA_LOAD = 37            # wake_affine_weight's load: 0 the cfs_rq's runnable_load_avg (< v5.5), 1 its load_avg
-M_SIZE = 38
+M_WAKER_AT_PREV = 38      # 1: ablation (SimConfig.ablate "resume-waker"): a task-to-task wake-up is placed as a
+                          # timer wake-up on the task's prev CPU (no wake_affine, prev's SIS_PROP state)
+M_SIZE = 39
 
 # thermal cap schedule rows (static slot THERMAL): from TH_TIME on, perf domain TH_PD runs at most
 # at OPP TH_OPP and its CPUs' thermal pressure is TH_PRESSURE (capacity_orig minus the capacity of
