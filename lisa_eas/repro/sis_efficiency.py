@@ -66,7 +66,8 @@ HIST_BUCKETS = 24           # log2 buckets of that time in us: [0,1), [1,2), [2,
 FAMILY = {"netperf": "rr", "tbench": "rr", "hackbench": "hackbench"}
 HALF_LOAD = {"rr": 56, "hackbench": 2}
 # causes switched off one at a time for the high-load depth claim (SimConfig.ablate)
-ABLATIONS = ("resume-waker", "sis-prop-wake-avg-idle")   # 56 threads = 112/2 instances; 2 groups = 80 tasks (< 112)
+ABLATIONS = ("resume-waker", "sis-prop-wake-avg-idle")    # SIS_PROP's depth
+UTIL_ABLATIONS = ("pelt-attach-reset",)                   # SIS_UTIL's input (the LLC's sum of cpu_util)   # 56 threads = 112/2 instances; 2 groups = 80 tasks (< 112)
 
 
 def _spread(i: int, base_us: int) -> int:
@@ -166,8 +167,8 @@ def run(sweep: Sweep) -> ExperimentResult:
     jobs = [(f, L, m) for f in ("rr", "hackbench") for L in loads[f] for m in ("prop", "util")]
     # the cause experiment of the high-load depth claim: SIS_PROP past half load with one cause
     # switched off at a time (SimConfig.ablate)
-    jobs += [(f, L, "prop", (a,)) for a in ABLATIONS for f in ("rr", "hackbench") for L in loads[f]
-             if L > HALF_LOAD[f]]
+    jobs += [(f, L, m, (a,)) for m, abls in (("prop", ABLATIONS), ("util", UTIL_ABLATIONS)) for a in abls
+             for f in ("rr", "hackbench") for L in loads[f] if L > HALF_LOAD[f]]
     sims, abl = {}, {}
     for r in sweep.map(simulate_sis, jobs):
         fam, load, sis = r["job"][:3]
@@ -229,7 +230,7 @@ def run(sweep: Sweep) -> ExperimentResult:
     prop_hi = sum(r["prop_rqs_per_wakeup"] for r in high) / len(high)
     util_hi = sum(r["util_rqs_per_wakeup"] for r in high) / len(high)
     abl_hi = {a: sum(abl[(FAMILY[r["benchmark"]], _load_value(r["load"]), a)]["rqs_per_wakeup"] for r in high)
-              / len(high) for a in ABLATIONS}
+              / len(high) for a in ABLATIONS + UTIL_ABLATIONS}
     # the rows that break the direction: one per simulated (family, load)
     worse = sorted({(FAMILY[r["benchmark"]], _load_value(r["load"])) for r in high
                     if r["util_rqs_per_wakeup"] > r["prop_rqs_per_wakeup"]})
@@ -239,7 +240,9 @@ def run(sweep: Sweep) -> ExperimentResult:
     abl_txt = (f"SIS_PROP mean past half load {prop_hi:.2f} as modeled (v5.18: the waker's wake_avg_idle, aged "
                f"per jiffy and charged each scan); {abl_hi['resume-waker']:.2f} with the wake-up placed on prev as "
                f"a timer wake-up is (off: the resumer's CPU as waker); {abl_hi['sis-prop-wake-avg-idle']:.2f} "
-               f"with the v5.13 depth (off: wake_avg_idle, 94aafc3ee31d); SIS_UTIL {util_hi:.2f}")
+               f"with the v5.13 depth (off: wake_avg_idle, 94aafc3ee31d); SIS_UTIL {util_hi:.2f} as modeled, "
+               f"{abl_hi['pelt-attach-reset']:.2f} when a migrated task keeps its util_sum (off: "
+               "attach_entity_load_avg's util_sum = util_avg * divider)")
     fewer_ok = util_hi < prop_hi and not worse
     checks.append(check_that(
         "SIS_UTIL scans fewer runqueues than SIS_PROP at high load (mean rqs scanned per wake-up, rows past "
@@ -249,9 +252,11 @@ def run(sweep: Sweep) -> ExperimentResult:
         why=(f"SIS_UTIL's nr_idle_scan stays above SIS_PROP's depth in {worse_txt or 'no row'}. Cause "
              f"experiment: {abl_txt}. The resumer-as-waker switch moves SIS_PROP little; the v5.14 aging "
              "is what holds a busy waker's SIS_PROP at nr = 4 (3 runqueues), and the v5.13 depth scans more "
-             "than SIS_UTIL only in the saturated rows; in the rows above, the modeled LLC is busy but its "
-             "sum of cpu_util stays below SIS_UTIL's 85 % stop (tasks that migrate at most wake-ups and run "
-             "a few us per activation keep a util_avg below their running share), so nr_idle_scan > 0")))
+             "than SIS_UTIL on average; in the rows above, the modeled LLC is busy but its sum of cpu_util stays "
+             "below SIS_UTIL's 85 % stop: tasks that migrate at most wake-ups and run a few us per activation "
+             "lose the running time since their last 1024 us PELT boundary at each attach, so their util_avg "
+             "stays below their running share (hackbench) or has not left its initial value in the 50 ms run "
+             "(pairs), and nr_idle_scan > 0")))
     lost = max((r["prop_success_rate_pct"] - r["util_success_rate_pct"]) for r in low)
     checks.append(check_that(
         "SIS_UTIL keeps the success rate at low load (rows up to half load)", "unchanged",
