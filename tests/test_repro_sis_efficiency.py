@@ -60,6 +60,11 @@ def test_experiment_rows_and_claims(result):
     # (nr_idle_scan still ~26 there); the outcome is pinned in expected_outcomes.json
     fewer = by["SIS_UTIL scans fewer runqueues than SIS_PROP at high load"]
     assert fewer.ok or "nr_idle_scan" in fewer.why
+    # the cause experiment is printed with the result (issue 18): each switch and its mean depth
+    cause = [n for n in result.notes if n.startswith("Cause experiment")]
+    assert len(cause) == 1 and "resume-waker" not in cause[0]
+    for words in ("wake-up placed on prev", "v5.13 depth", "keeps its util_sum", "150 ms"):
+        assert words in cause[0] and (fewer.ok or words in fewer.why)
     assert by["SIS_UTIL keeps the success rate at low load"].ok
     assert by["SIS_PROP se_eff_pct ranks the modeled rows like the vanilla table"].ok
     pairs = [c for c in result.checks if "netperf/tbench pairs" in c.claim][0]
