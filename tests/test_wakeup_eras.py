@@ -213,3 +213,27 @@ def test_sis_prop_wake_avg_idle_ablation_selects_the_v5_13_depth(era, ablate, pe
     S, P, O, TK, ss = _one_sleeper(era, ablate=ablate)
     assert P[P[P_MODEL_PARAMS] + sm.M_SIS_PROP_ERA] == pera
     assert P[P[P_MODEL_PARAMS] + sm.M_WAKER_AT_PREV] == 0
+
+
+@pytest.mark.parametrize("ablate", [(), ("pelt-attach-reset",)])
+def test_attach_rebuilds_util_sum_unless_ablated(ablate):
+    """attach_entity_load_avg() (v5.18): the task takes the runqueue's period_contrib and
+    util_sum = util_avg * divider, divider = LOAD_AVG_MAX - 1024 + period_contrib = 47742 - 1024
+    + 700 = 47418: util_avg 100 -> util_sum 4741800 (the task's 5000 of running since its last
+    1024 us boundary are dropped). Ablation ``pelt-attach-reset``: util_sum 100 * 47418 + 5000
+    and period_contrib 300 are kept."""
+    from lisa_eas._kernels import sim_layout as L
+    from lisa_eas._kernels.pelt import SA_PERIOD_CONTRIB, SA_UTIL_AVG, SA_UTIL_SUM
+    from lisa_eas._kernels.sim_sched import attach_task_avg
+
+    S, P, O, TK, ss = _one_sleeper("v5.18", ablate=ablate)
+    ot = S[L.S_TASK_PELT] + 0 * S[L.S_TASK_PELT_W]
+    oc = S[L.S_CFS_PELT] + 3 * S[L.S_CFS_PELT_W]
+    S[ot + SA_UTIL_AVG], S[ot + SA_PERIOD_CONTRIB], S[ot + SA_UTIL_SUM] = 100, 300, 100 * 47418 + 5000
+    S[oc + SA_PERIOD_CONTRIB], S[oc + SA_UTIL_AVG], S[oc + SA_UTIL_SUM] = 700, 0, 0
+    attach_task_avg(0, 3, S, P)
+    if ablate:
+        assert (S[ot + SA_UTIL_SUM], S[ot + SA_PERIOD_CONTRIB]) == (100 * 47418 + 5000, 300)
+    else:
+        assert (S[ot + SA_UTIL_SUM], S[ot + SA_PERIOD_CONTRIB]) == (4741800, 700)
+    assert S[oc + SA_UTIL_AVG] == 100 and S[oc + SA_UTIL_SUM] == S[ot + SA_UTIL_SUM]
