@@ -33,7 +33,8 @@ published table):
   simulator's wake-up path; see :mod:`lisa_eas.sim`);
   SIS_PROP's depth is the simulator's (v5.18: ``wake_avg_idle`` of the waker's CPU and
   ``SimConfig.sis_scan_cost_ns``); the high-load depth claim is also run with each of these
-  causes switched off (``SimConfig.ablate`` ``resume-waker``, ``sis-prop-wake-avg-idle``);
+  causes switched off (``SimConfig.ablate`` ``resume-waker``, ``sis-prop-wake-avg-idle``;
+  for SIS_UTIL's input ``pelt-attach-reset``; for both a 150 ms warm-up);
 * select_idle_cpu() time (the histogram) = ``SCAN_RQ_NS`` per runqueue examined (a remote
   cache-line read on a large LLC);
 * schbench is not modeled (its worker count per message thread is not in the published text).
@@ -64,11 +65,11 @@ SCAN_RQ_NS = 100            # modeled select_idle_cpu() time per runqueue examin
 HIST_BUCKETS = 24           # log2 buckets of that time in us: [0,1), [1,2), [2,4), ...
 # Published rows the model covers: benchmark -> workload family.
 FAMILY = {"netperf": "rr", "tbench": "rr", "hackbench": "hackbench"}
-HALF_LOAD = {"rr": 56, "hackbench": 2}
+HALF_LOAD = {"rr": 56, "hackbench": 2}   # 56 threads = 112/2 instances; 2 groups = 80 tasks (< 112)
 # causes switched off one at a time for the high-load depth claim (SimConfig.ablate)
 ABLATIONS = ("resume-waker", "sis-prop-wake-avg-idle", "warmup")    # SIS_PROP's depth
 UTIL_ABLATIONS = ("pelt-attach-reset", "warmup")          # SIS_UTIL's input (the LLC's sum of cpu_util)
-LONG_SIM_S, LONG_WARMUP_S = 0.2, 0.15   # "warmup" off: counters from 150 ms (~5 PELT half-lives)   # 56 threads = 112/2 instances; 2 groups = 80 tasks (< 112)
+LONG_SIM_S, LONG_WARMUP_S = 0.2, 0.15   # "warmup" off: counters from 150 ms (~5 PELT half-lives)
 
 
 def _spread(i: int, base_us: int) -> int:
@@ -252,19 +253,24 @@ def run(sweep: Sweep) -> ExperimentResult:
                f"{LONG_WARMUP_S * 1e3:.0f} ms of a {LONG_SIM_S * 1e3:.0f} ms run (off: the PELT start-up in the "
                f"counters from {WARMUP_S * 1e3:.0f} ms)")
     fewer_ok = util_hi < prop_hi and not worse
+    rr_hi = [(f, L) for f, L in worse if f == "rr"]
+    rr_util_long = max(abl[(f, L, "warmup", 1)]["rqs_per_wakeup"] for f, L in rr_hi) if rr_hi else 0.0
     checks.append(check_that(
         "SIS_UTIL scans fewer runqueues than SIS_PROP at high load (mean rqs scanned per wake-up, rows past "
         "half load)", "fewer", {"SIS_PROP": round(prop_hi, 3), "SIS_UTIL": round(util_hi, 3)},
         fewer_ok,
         tolerance="strictly fewer on average and never more in any row: the claim is a direction",
         why=(f"SIS_UTIL's nr_idle_scan stays above SIS_PROP's depth in {worse_txt or 'no row'}. Cause "
-             f"experiment: {abl_txt}. The resumer-as-waker switch moves SIS_PROP little; the v5.14 aging "
-             "is what holds a busy waker's SIS_PROP at nr = 4 (3 runqueues), and the v5.13 depth scans more "
-             "than SIS_UTIL on average; in the rows above, the modeled LLC is busy but its sum of cpu_util stays "
-             "below SIS_UTIL's 85 % stop: tasks that migrate at most wake-ups and run a few us per activation "
-             "lose the running time since their last 1024 us PELT boundary at each attach, so their util_avg "
-             "stays below their running share (hackbench), and the tasks' util_avg has not converged by the "
-             "end of the short run (pairs: 0 runqueues once counted past the start-up); nr_idle_scan > 0")))
+             f"experiment: {abl_txt}. The resumer-as-waker switch moves SIS_PROP by "
+             f"{abl_hi['resume-waker'] - prop_hi:+.2f}; the v5.14 aging holds a busy waker's SIS_PROP at nr = 4 "
+             f"(3 runqueues): with the v5.13 depth SIS_PROP scans {abl_hi['sis-prop-wake-avg-idle']:.2f} "
+             f"({'more' if abl_hi['sis-prop-wake-avg-idle'] > util_hi else 'still fewer'} than SIS_UTIL on "
+             "average). On SIS_UTIL's side the modeled LLC is busy but its sum of cpu_util stays below the 85 % "
+             "stop, so nr_idle_scan > 0: tasks that migrate at most wake-ups and run a few us per activation "
+             "lose the running time since their last 1024 us PELT boundary at each attach (util_avg below the "
+             "running share: hackbench), and in the 50 ms run the tasks' util_avg is still starting up (the "
+             f"pairs rows above: at most {rr_util_long:.2f} runqueues per wake-up counted from "
+             f"{LONG_WARMUP_S * 1e3:.0f} ms)")))
     lost = max((r["prop_success_rate_pct"] - r["util_success_rate_pct"]) for r in low)
     checks.append(check_that(
         "SIS_UTIL keeps the success rate at low load (rows up to half load)", "unchanged",
@@ -333,5 +339,8 @@ def run(sweep: Sweep) -> ExperimentResult:
                                    "hb_sender_run_us": HB_SENDER_RUN_US, "hb_receiver_run_us": HB_RECEIVER_RUN_US,
                                    "hb_tail_us": HB_TAIL_US, "hb_group": HB_GROUP, "sim_s": SIM_S,
                                    "warmup_s": WARMUP_S, "scan_rq_ns": SCAN_RQ_NS, "era": ERA},
+                    "cause_experiment": {"sis_prop_off": list(ABLATIONS), "sis_util_off": list(UTIL_ABLATIONS),
+                                         "long_sim_s": LONG_SIM_S, "long_warmup_s": LONG_WARMUP_S,
+                                         "rows": "loads past half load"},
                     "jobs": len(jobs)},
         series=series)
