@@ -178,3 +178,23 @@ def test_kernel_matches_twin_hypothesis(data):
 def test_bad_input(call, match):
     with pytest.raises(ModelError, match=match):
         call()
+
+
+def test_sis_efficiency_states_by_hand():
+    """The depths sis-efficiency's high-load rows meet on its 112-CPU LLC (imbalance_pct 117).
+
+    SIS_UTIL (v6.0 update_idle_cpu_scan): 75 % util, sum_util = 112 * 768: x = 768,
+    tmp = 768^2 * 117^2 // (10000 * 1024) = 8074100736 // 10240000 = 788, y = 1024 - 788 = 236,
+    nr_idle_scan = 236 * 112 // 1024 = 25; at x = 876 (85.5 %) tmp = 10504610064 // 10240000
+    = 1025, capped at 1024: y = 0, no scan. SIS_PROP (v5.18 select_idle_cpu, wake_avg_idle of the
+    waking CPU as is): 250 us (avg_idle 500 us / 2), avg_scan_cost 1500 ns: 112 * 250000 //
+    1501 = 18654 (the whole LLC); aged 12 jiffies (>> 12): 61, 112 * 61 = 6832 > 4 * 1501 ->
+    6832 // 1501 = 4; aged 13: 30, 3360 <= 6004 -> the floor, 4 (3 runqueues examined)."""
+    assert sis_util_nr_scan(112 * 768, 112) == 25
+    assert sis_util_nr_scan(112 * 876, 112) == 0
+    assert sis_prop_nr(250_000, 1500, 112, "v5.18") == 18654
+    assert sis_prop_nr(250_000 >> 12, 1500, 112, "v5.18") == 4
+    assert sis_prop_nr(250_000 >> 13, 1500, 112, "v5.18") == 4
+    # the v5.13 form reads avg_idle / 512 of the same runqueue: 500000 // 512 = 976,
+    # 112 * 976 = 109312 // 1501 = 72
+    assert sis_prop_nr(500_000, 1500, 112, "v5.13") == 72

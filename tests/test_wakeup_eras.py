@@ -149,7 +149,7 @@ def test_wake_affine_kernel_matches_the_twin():
         assert ("this" if got == kw.WA_THIS else "prev") == want
 
 
-def _one_sleeper(era):
+def _one_sleeper(era, ablate=()):
     """A no-EAS HiKey960 run at t = 0, indexes built: every CPU idle, every task asleep; task 0's
     previous CPU is CPU 0 (little LLC)."""
     from lisa_eas._kernels import sim_layout as L
@@ -163,8 +163,8 @@ def _one_sleeper(era):
 
     plat = load_platform("hikey960")
     wl = workload([task("t0", periodic(duty_cycle_pct=10, period_ms=16, duration_s=1.0))], calibration=20)
-    S, P, O, _ = build_run(plat, compile_workload(wl, plat.nr_cpus), SimConfig(placement="no-eas", era=era),
-                           int(1e9))
+    S, P, O, _ = build_run(plat, compile_workload(wl, plat.nr_cpus), SimConfig(placement="no-eas", era=era,
+                                                                               ablate=ablate), int(1e9))
     build_indexes(S)
     TK = view(S, L.S_TASKS // 4)
     assert TK[0, ss.T_CPU] == 0 and TK[0, ss.T_STATE] == ss.TS_SLEEPING
@@ -188,3 +188,52 @@ def test_simulator_wake_up_by_another_cpu_goes_through_wake_affine(era, sync, cp
     wake_up(0, 5, sync, 1_000_000, S, P, O)
     assert TK[0, ss.T_CPU] == cpu
     assert TK[0, ss.T_STATE] in (ss.TS_RUNNABLE, ss.TS_RUNNING)
+
+
+def test_resume_waker_ablation_places_the_wake_up_on_prev():
+    """Ablation ``resume-waker`` (sis-efficiency's cause experiment): the v5.4 sync wake-up by CPU 5
+    above goes to CPU 5 through wake_affine; placed as a timer wake-up (this = prev = CPU 0) there
+    is no want_affine pass and select_idle_sibling returns the idle prev, CPU 0."""
+    from lisa_eas._kernels.sim_loop import wake_up
+
+    S, P, O, TK, ss = _one_sleeper("v5.4", ablate=("resume-waker",))
+    wake_up(0, 5, 1, 1_000_000, S, P, O)
+    assert TK[0, ss.T_CPU] == 0
+
+
+@pytest.mark.parametrize("era, ablate, pera", [("v5.18", (), 2), ("v5.18", ("sis-prop-wake-avg-idle",), 1),
+                                               ("v5.13", ("sis-prop-wake-avg-idle",), 1),
+                                               ("v5.4", ("sis-prop-wake-avg-idle",), 0)])
+def test_sis_prop_wake_avg_idle_ablation_selects_the_v5_13_depth(era, ablate, pera):
+    """Ablation ``sis-prop-wake-avg-idle``: from v5.14 the SIS_PROP depth takes its v5.7 - v5.13
+    form (avg_idle / 512, ledger sis-v5.14 off); earlier eras are unchanged."""
+    from lisa_eas._kernels import sim_models as sm
+    from lisa_eas._kernels.sim_layout import P_MODEL_PARAMS
+
+    S, P, O, TK, ss = _one_sleeper(era, ablate=ablate)
+    assert P[P[P_MODEL_PARAMS] + sm.M_SIS_PROP_ERA] == pera
+    assert P[P[P_MODEL_PARAMS] + sm.M_WAKER_AT_PREV] == 0
+
+
+@pytest.mark.parametrize("ablate", [(), ("pelt-attach-reset",)])
+def test_attach_rebuilds_util_sum_unless_ablated(ablate):
+    """attach_entity_load_avg() (v5.18): the task takes the runqueue's period_contrib and
+    util_sum = util_avg * divider, divider = LOAD_AVG_MAX - 1024 + period_contrib = 47742 - 1024
+    + 700 = 47418: util_avg 100 -> util_sum 4741800 (the task's 5000 of running since its last
+    1024 us boundary are dropped). Ablation ``pelt-attach-reset``: util_sum 100 * 47418 + 5000
+    and period_contrib 300 are kept."""
+    from lisa_eas._kernels import sim_layout as L
+    from lisa_eas._kernels.pelt import SA_PERIOD_CONTRIB, SA_UTIL_AVG, SA_UTIL_SUM
+    from lisa_eas._kernels.sim_sched import attach_task_avg
+
+    S, P, O, TK, ss = _one_sleeper("v5.18", ablate=ablate)
+    ot = S[L.S_TASK_PELT] + 0 * S[L.S_TASK_PELT_W]
+    oc = S[L.S_CFS_PELT] + 3 * S[L.S_CFS_PELT_W]
+    S[ot + SA_UTIL_AVG], S[ot + SA_PERIOD_CONTRIB], S[ot + SA_UTIL_SUM] = 100, 300, 100 * 47418 + 5000
+    S[oc + SA_PERIOD_CONTRIB], S[oc + SA_UTIL_AVG], S[oc + SA_UTIL_SUM] = 700, 0, 0
+    attach_task_avg(0, 3, S, P)
+    if ablate:
+        assert (S[ot + SA_UTIL_SUM], S[ot + SA_PERIOD_CONTRIB]) == (100 * 47418 + 5000, 300)
+    else:
+        assert (S[ot + SA_UTIL_SUM], S[ot + SA_PERIOD_CONTRIB]) == (4741800, 700)
+    assert S[oc + SA_UTIL_AVG] == 100 and S[oc + SA_UTIL_SUM] == S[ot + SA_UTIL_SUM]

@@ -39,7 +39,7 @@ from .sim_state import C_NFIELDS, OP_SIZE, P_NFIELDS, T_NFIELDS
 
 from .sim_eas import place_eas
 from .sim_models import (AI_AVG_IDLE, AI_IDLE_STAMP, AI_WAKE_AVG_IDLE, AI_WAKE_STAMP, M_RECENT_ERA,
-                         M_SIS_PROP_ERA, affine_target, capacity_of, apply_opp, governor_sample,
+                         M_SIS_PROP_ERA, M_WAKER_AT_PREV, affine_target, capacity_of, apply_opp, governor_sample,
                          governor_update, place_idle_sibling, update_idle_cpu_scan,
                          update_overutilized, wake_cap)
 from .sim_models import schedfreq_rt_tick
@@ -347,7 +347,7 @@ def wake_up(p, waker, sync, now, S, P, O):
     oTK = S[S_TASKS]
     oCP = S[S_CPUS]
     prev = S[oTK + (p) * T_NFIELDS + T_CPU]
-    this = prev if waker < 0 else waker
+    this = prev if waker < 0 or P[P[P_MODEL_PARAMS] + M_WAKER_AT_PREV] else waker
     sync_cpu(prev, now, S, P)
     if S[oTK + (p) * T_NFIELDS + T_POLICY] == POLICY_CFS:
         update_task_avg(p, now, S, P, O)          # sync_entity_load_avg

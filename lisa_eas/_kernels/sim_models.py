@@ -42,7 +42,7 @@ from .governors import (IA_CUR, OD_CUR, OD_DEFERRED, OD_RATE_MULT, SF_CUR, SF_RE
 from .pelt import SA_LOAD_AVG, SA_RUNNABLE_AVG, SA_UTIL_AVG
 from .schedutil import (CS_LAST_UPDATE, CS_WENT_IDLE, FREQUENCY_UTIL, PS_LAST_FREQ_UPDATE, PS_NEED_FREQ_UPDATE,
                         PS_NEXT_FREQ, sugov_update)
-from .sim_sched import emit, sync_cpu, refresh_next_event, task_util_for_placement
+from .sim_sched import M_ATTACH_KEEPS_SUM, emit, sync_cpu, refresh_next_event, task_util_for_placement
 from .sim_state import (C_BUSY_NS, C_CURR, C_NR_CFS, C_NR_RT, C_UE_SUM, EV_FREQ, EV_OVERUTIL, G_NOW, G_OVERUTIL,
                         G_WAKE_CAP, POLICY_FIFO, T_POLICY,
                         GOV_INTERACTIVE, GOV_ONDEMAND, GOV_SCHEDFREQ, GOV_SCHEDUTIL, INF_TIME, K_GOV,
@@ -97,7 +97,12 @@ M_RECENT_ERA = 35         # 0: no recent_used_cpu (< v4.16); 1: v4.16 - v5.14 (l
                           # (p->recent_used_cpu = prev, ledger wakeup-v5.15)
 M_WA_ERA = 36             # wake_affine.WA_* of the era
 M_WA_LOAD = 37            # wake_affine_weight's load: 0 the cfs_rq's runnable_load_avg (< v5.5), 1 its load_avg
-M_SIZE = 38
+M_WAKER_AT_PREV = 38      # 1: ablation (SimConfig.ablate "resume-waker"): a task-to-task wake-up is placed as a
+                          # timer wake-up on the task's prev CPU (no wake_affine, prev's SIS_PROP state)
+# M_ATTACH_KEEPS_SUM = 39 (imported from sim_sched, which reads it): 1: ablation (SimConfig.ablate
+#   "pelt-attach-reset"): attach keeps the task's util_sum and period_contrib (no kernel does:
+#   attach_entity_load_avg rebuilds the sum from util_avg in the runqueue's window)
+M_SIZE = 40
 
 # thermal cap schedule rows (static slot THERMAL): from TH_TIME on, perf domain TH_PD runs at most
 # at OPP TH_OPP and its CPUs' thermal pressure is TH_PRESSURE (capacity_orig minus the capacity of

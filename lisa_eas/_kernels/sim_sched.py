@@ -70,6 +70,10 @@ from .sim_state import (A_SIZE, A_CDUR, A_CPERIOD, A_CPU, A_END, A_PERF, A_PHASE
                         TS_RUNNABLE, TS_RUNNING, TS_SLEEPING, G_ALIVE, G_HEAP_N, TS_EXITED)
 from .sim_index import CT_EVENT, CT_TICK, cpu_time_changed, heap_push, heap_remove, rq_add, rq_del
 from .sim_layout import P_PD_CPUS, P_PD_CPUS_W, P_PD_NCPU, S_GOV_CPU, S_GOV_CPU_W, S_GOV_CPU_W2
+from .sim_layout import P_MODEL_PARAMS
+
+#: model-params slot (the table is sim_models' M_*): ablation "pelt-attach-reset"
+M_ATTACH_KEEPS_SUM = 39
 from .governors import rt_avg_accrue
 from .util_est import UE_V6_12, task_util_est_clear_flag, task_util_est_value, util_est_update
 
@@ -295,8 +299,9 @@ def attach_task_avg(p, c, S, P):
     oc = S[S_CFS_PELT] + c * S[S_CFS_PELT_W]
     ot = S[S_TASK_PELT] + p * S[S_TASK_PELT_W]
     S[ot + SA_LAST_UPDATE] = S[oc + SA_LAST_UPDATE]
-    S[ot + SA_PERIOD_CONTRIB] = S[oc + SA_PERIOD_CONTRIB]
-    S[ot + SA_UTIL_SUM] = S[ot + SA_UTIL_AVG] * pelt_divider_flat(S, ot, P)
+    if not P[P[P_MODEL_PARAMS] + M_ATTACH_KEEPS_SUM]:
+        S[ot + SA_PERIOD_CONTRIB] = S[oc + SA_PERIOD_CONTRIB]
+        S[ot + SA_UTIL_SUM] = S[ot + SA_UTIL_AVG] * pelt_divider_flat(S, ot, P)
     S[oc + SA_UTIL_AVG] += S[ot + SA_UTIL_AVG]
     S[oc + SA_UTIL_SUM] += S[ot + SA_UTIL_SUM]
 

@@ -13,7 +13,7 @@ __all__ = ["GOVERNORS", "PLACEMENTS", "SIS_MODES", "SimConfig"]
 
 PLACEMENTS = ("eas", "eas-v5.0", "no-eas")
 #: Causes an ablation experiment can switch off (``SimConfig.ablate``).
-ABLATIONS = ("eas-overutilized",)
+ABLATIONS = ("eas-overutilized", "sis-prop-wake-avg-idle", "resume-waker", "pelt-attach-reset")
 SIS_MODES = ("util", "prop")
 #: what ``simulate`` returns: every table, or the rt-app log and the metadata (sweeps)
 OUTPUTS = ("full", "summary")
@@ -126,7 +126,15 @@ class SimConfig:
     ablate : tuple of str
         Causes switched off for an ablation experiment (no kernel does this; default none):
         ``"eas-overutilized"``: the EAS wake-up ignores the overutilized flag (load balance still
-        sees it), to measure what the tipping point costs a reproduction.
+        sees it), to measure what the tipping point costs a reproduction;
+        ``"sis-prop-wake-avg-idle"``: from v5.14, SIS_PROP's depth in the v5.7 - v5.13 form
+        (``this_rq()->avg_idle / 512``, no ``wake_avg_idle`` aging nor scan-time charge; ledger
+        sis-v5.14 switched off alone); ``"resume-waker"``: a wake-up by another task (rt-app
+        ``resume``) is placed as a timer wake-up is, on the task's previous CPU (``this`` = prev:
+        no ``wake_affine``, prev's runqueue for SIS_PROP); ``"pelt-attach-reset"``: a task attached
+        to a runqueue (wake-up migration, balancing) keeps its ``util_sum`` and ``period_contrib``
+        instead of ``attach_entity_load_avg``'s ``util_sum = util_avg * divider`` with the
+        runqueue's window (which drops the running time since the task's last 1024 us boundary).
     stats_from_s : float
         Simulated time from which the idle-search statistics (``metadata["sis_stats"]``) are
         counted (default 0: the whole run); a warm-up before it is left out.

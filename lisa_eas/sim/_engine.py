@@ -311,6 +311,10 @@ def _model_params(platform: Platform, config: SimConfig, em_mode: int, cpu_capma
     mp[sm.M_MAX_CAP] = int(cpu_capmax.max())
     # the wake-up path's eras (ledger sis-v5.14, wakeup-*)
     mp[sm.M_SIS_PROP_ERA] = 2 if era >= (5, 14) else 1 if era >= (5, 7) else 0
+    if "sis-prop-wake-avg-idle" in config.ablate and era >= (5, 14):
+        mp[sm.M_SIS_PROP_ERA] = 1           # ablation: the v5.7 - v5.13 depth (avg_idle / 512, no aging)
+    mp[sm.M_WAKER_AT_PREV] = int("resume-waker" in config.ablate)
+    mp[sm.M_ATTACH_KEEPS_SUM] = int("pelt-attach-reset" in config.ablate)
     mp[sm.M_RECENT_ERA] = 2 if era >= (5, 15) else 1 if era >= (4, 16) else 0
     mp[sm.M_WA_ERA] = wake_affine_kernel_era(era)
     mp[sm.M_WA_LOAD] = int(era >= (5, 5))
