@@ -379,18 +379,28 @@ def compute_energy_v50(pd_info, pd_cpus, em_states, em_mode, task_cpu, dst_cpu, 
 
 
 @njit(cache=True)
-def feec_v50(pd_info, pd_cpus, em_states, em_mode, cap_orig, cap_of, util_avg, util_est, task_util,
-             task_ue, prev_cpu, allowed, work, energies, extra=None):
-    """v5.0 ``find_energy_efficient_cpu()``; ``energies`` gets (prev, best, 0)."""
-    prev_energy = NO_ENERGY
-    best_energy = NO_ENERGY
+def _feec_system(pd_info, pd_cpus, em_states, em_mode, cap_orig, cap_of, util_avg, util_est, task_util,
+                 task_ue, prev_cpu, allowed, work, energies, extra, prev_first, margin_shift):
+    """The system-energy ``find_energy_efficient_cpu()`` of the RFC v2 and v5.0 (``energies`` gets
+    (prev, best, 0)): in each perf domain the allowed CPU the task fits (1280/1024 margin) with the
+    most spare capacity is costed with the energy of every domain, and the best is taken when it
+    saves more than ``prev_energy >> margin_shift``.
+
+    ``prev_first``: the RFC v2 costs prev first whenever the task may run there, without a fit test,
+    and leaves it out of the max-spare race; v5.0 costs prev only where the fit test passes, in its
+    domain's scan."""
     best_cpu = prev_cpu
+    prev_energy = NO_ENERGY
+    if prev_first and allowed[prev_cpu]:
+        prev_energy = compute_energy_v50(pd_info, pd_cpus, em_states, em_mode, prev_cpu, prev_cpu, util_avg,
+                                         util_est, task_util, task_ue, cap_orig, work, extra)
+    best_energy = prev_energy
     for pd in range(pd_info.shape[0]):
         max_spare = 0
         msc = -1
         for j in range(pd_info[pd, PD_CPU_START], pd_info[pd, PD_CPU_END]):
             cpu = pd_cpus[j]
-            if not allowed[cpu]:
+            if not allowed[cpu] or (prev_first and cpu == prev_cpu):
                 continue
             util = cpu_util_next(cpu, prev_cpu, cpu, util_avg, util_est, task_util, task_ue, cap_orig)
             work[1] += 1
@@ -418,9 +428,18 @@ def feec_v50(pd_info, pd_cpus, em_states, em_mode, cap_orig, cap_of, util_avg, u
     energies[2] = 0
     if prev_energy == NO_ENERGY:
         return best_cpu
-    if (prev_energy - best_energy) > (prev_energy >> 4):
+    if (prev_energy - best_energy) > (prev_energy >> margin_shift):
         return best_cpu
     return prev_cpu
+
+
+@njit(cache=True)
+def feec_v50(pd_info, pd_cpus, em_states, em_mode, cap_orig, cap_of, util_avg, util_est, task_util,
+             task_ue, prev_cpu, allowed, work, energies, extra=None):
+    """v5.0 ``find_energy_efficient_cpu()``; ``energies`` gets (prev, best, 0): prev costed where the
+    task fits it, the best kept when it saves more than 1/16 (``>> 4``, 6 %) of prev's energy."""
+    return _feec_system(pd_info, pd_cpus, em_states, em_mode, cap_orig, cap_of, util_avg, util_est, task_util,
+                        task_ue, prev_cpu, allowed, work, energies, extra, False, 4)
 
 
 @njit(cache=True)
@@ -435,43 +454,8 @@ def feec_rfc2(pd_info, pd_cpus, em_states, em_mode, cap_orig, cap_of, util_avg, 
     margin. Energies are system-wide (every frequency domain, as v5.0). Migration margin: leave
     prev only when the best saves more than ``prev_energy >> 6`` (the posting's "1.5 %"; v3 and
     the merged v5.0 use ``>> 4``, 6 %)."""
-    best_cpu = prev_cpu
-    if allowed[prev_cpu]:
-        prev_energy = compute_energy_v50(pd_info, pd_cpus, em_states, em_mode, prev_cpu, prev_cpu, util_avg,
-                                         util_est, task_util, task_ue, cap_orig, work, extra)
-    else:
-        prev_energy = NO_ENERGY
-    best_energy = prev_energy
-    for pd in range(pd_info.shape[0]):
-        max_spare = 0
-        msc = -1
-        for j in range(pd_info[pd, PD_CPU_START], pd_info[pd, PD_CPU_END]):
-            cpu = pd_cpus[j]
-            if not allowed[cpu] or cpu == prev_cpu:
-                continue
-            util = cpu_util_next(cpu, prev_cpu, cpu, util_avg, util_est, task_util, task_ue, cap_orig)
-            work[1] += 1
-            cap = cap_of[cpu]
-            if cap * 1024 < util * 1280:
-                continue
-            spare = cap - util
-            if spare > max_spare:
-                max_spare = spare
-                msc = cpu
-        if msc >= 0:
-            e = compute_energy_v50(pd_info, pd_cpus, em_states, em_mode, prev_cpu, msc, util_avg, util_est,
-                                   task_util, task_ue, cap_orig, work, extra)
-            if e < best_energy:
-                best_energy = e
-                best_cpu = msc
-    energies[0] = prev_energy
-    energies[1] = best_energy
-    energies[2] = 0
-    if prev_energy == NO_ENERGY:
-        return best_cpu
-    if (prev_energy - best_energy) > (prev_energy >> 6):
-        return best_cpu
-    return prev_cpu
+    return _feec_system(pd_info, pd_cpus, em_states, em_mode, cap_orig, cap_of, util_avg, util_est, task_util,
+                        task_ue, prev_cpu, allowed, work, energies, extra, True, 6)
 
 
 @njit(cache=True, inline="always")
