@@ -47,10 +47,10 @@ def test_this_kernel_against_the_simulator(tmp_path, capsys):
         assert 0.95 * sr <= mr <= 2.0 * sr, (task, mr, sr)
         # CPU time the task ran (the timeline's running spans): the same loops, plus what the
         # simulator leaves out (the task's own kernel time, rt-app's logging, cache refills after
-        # a preemption): measured 1.07-1.10x, 1.36x with a numba compile on both CPUs (cache
-        # refills after each preemption), so 1.6x
+        # a preemption): measured 1.07-1.10x idle, 1.36x and 1.61x with a numba compile on both
+        # CPUs beside the run (cache refills after each preemption), so 2x
         mt, st = m(task, "runtime_s")
-        assert 0.95 * st <= mt <= 1.6 * st, (task, mt, st)
+        assert 0.95 * st <= mt <= 2.0 * st, (task, mt, st)
         # the simulator runs the workload alone, so a wake-up finds its CPU idle (latency 0) and
         # nothing delays the activation: the machine can only be later, and its slack smaller
         # (up to the 50 us timer slack of a CFS task's hrtimer plus clock reads: 200 us)
