@@ -278,9 +278,10 @@ def test_shared_cpu_and_migration_runs(board, tmp_path, capsys):
     # the issue's targets on a shared CPU and across migrations. (runnable was held to 8 and 12
     # while it measured up to 6: a sample of a sleeping task before its wake-up's sched_waking,
     # the completion of a delayed dequeue, was taken for the wake-up's own update. Measured since
-    # on 4 runs each, 2 with a busy loop on CPU 1: util, runnable p99 1, max 1-2.) One CI run with
-    # a numba compile on both CPUs beside it measured util p99 3 on one of the two runs: the bound
-    # is the target + 2 for that, the figures are printed on every run.
+    # on 4 runs each, 2 with a busy loop on CPU 1: util, runnable p99 1, max 1-2.) On the merged
+    # head two fresh-clone CI runs (one with a compile beside it, one on an idle machine) measured
+    # util p99 3 (max 3) on the migrating run: cause not isolated (issue 23 stays open on it); the
+    # bound is the target + 2 until it is, the figures are printed on every run.
     assert s1["runnable"]["p99"] <= 2 and s1["util"]["p99"] <= 4
     assert s2["runnable"]["p99"] <= 2 and s2["util"]["p99"] <= 4
     # load_avg on a shared CPU: the sleeping task is kept queued (sched_delayed) until picked,
