@@ -47,3 +47,42 @@ def test_vs_sim_cli_bad_run_dir_is_one_line(tmp_path, capsys):
     (tmp_path / "run.json").write_text("{}")
     assert main(["vs-sim", str(tmp_path)]) == 2
     assert "workload.target.json: missing" in capsys.readouterr().err
+
+
+def _with_cpu0_span(trace, start, end, shift=0.01):
+    """``trace`` (cmp_a pinned to CPU 1) shifted by ``shift`` s, plus one run of cmp_a on CPU 0
+    from ``start`` to ``end`` (s, after the shift) followed by a sleep."""
+    import pandas as pd
+
+    from lisa_eas.trace import Trace
+
+    dfs = {}
+    for e in trace.events:
+        df = trace.df(e).copy()
+        df.index = df.index + shift
+        df["__ts"] = df["__ts"] + int(round(shift * 1e9))
+        dfs[e] = df
+    sw = dfs["sched_switch"]
+    pid = int(sw.loc[sw["next_comm"] == "cmp_a", "next_pid"].iloc[0])
+    rows = pd.DataFrame({"__ts": [int(start * 1e9), int(end * 1e9)], "__cpu": [0, 0], "__pid": [0, pid],
+                         "__comm": ["<idle>", "cmp_a"], "prev_comm": ["<idle>", "cmp_a"],
+                         "prev_pid": [0, pid], "prev_prio": [120, 120], "prev_state": [0, 1],
+                         "next_comm": ["cmp_a", "<idle>"], "next_pid": [pid, 0], "next_prio": [120, 120]},
+                        index=pd.Index([start, end], name="Time"))
+    dfs["sched_switch"] = pd.concat([sw, rows.astype(sw.dtypes.to_dict())]).sort_index(kind="stable")
+    return Trace.from_dataframes(dfs, {k: v for k, v in trace.metadata.items() if k != "event_counts"})
+
+
+def test_migrations_count_from_the_first_activation(tmp_path):
+    # rt-app pins its thread in the thread's own set-up, so on a machine the thread may run on
+    # another CPU before its first activation: not the workload's placement, not counted; the
+    # same run on CPU 0 between two activations is two migrations (1 -> 0 -> 1)
+    one = simulate("hikey960", _wl(tmp_path, 1000), config=SimConfig(governor="performance"))
+    before = run_metrics(_with_cpu0_span(one, 0.002, 0.004))
+    assert before.loc["cmp_a", "migrations"] == 0
+    assert np.isclose(before.loc["cmp_a", "cpu0_s"], 0.002)
+    assert before.loc["cmp_a", "activations"] == 20
+    # the shifted first activation runs 0.010-0.0122 on CPU 1 and the next starts at 0.020
+    during = run_metrics(_with_cpu0_span(one, 0.015, 0.016))
+    assert during.loc["cmp_a", "migrations"] == 2
+    assert np.isclose(during.loc["cmp_a", "cpu0_s"], 0.001)

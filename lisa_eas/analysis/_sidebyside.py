@@ -54,7 +54,9 @@ def run_metrics(trace, tasks=None) -> pd.DataFrame:
     pandas.DataFrame
         Index ``task``; columns :data:`METRICS` plus ``cpu<N>_s`` (seconds the task ran on
         CPU N). ``run_us``/``slack_us`` are rt-app's (from the markers); ``wu_lat_us`` from
-        the timeline; ``migrations`` counts a run on another CPU than the task's previous run.
+        the timeline; ``migrations`` counts a run on another CPU than the task's previous run, from
+        the task's first activation (rt-app's thread set-up before it, where the thread pins
+        itself to its ``cpus``, is not counted); ``cpu<N>_s`` counts every run.
     """
     from ._rtapp import df_rtapp_activations
 
@@ -78,11 +80,15 @@ def run_metrics(trace, tasks=None) -> pd.DataFrame:
                "overruns": int((a["slack_us"].to_numpy(np.float64) < 0).sum())}
         lat, untraced, migr = [], 0, 0
         per_cpu = dict.fromkeys(cpus, 0.0)
+        # the workload starts at the task's first activation: runs that end before it are rt-app's
+        # own set-up (the thread pins itself there), not the workload's placement
+        t0 = float(a.index.min()) if len(a) else -np.inf
         for pid in pids:
             t = tl[tl["pid"].to_numpy() == pid]
             st = t["state"].to_numpy(np.int64)
             dur = t["duration"].to_numpy(np.float64)
             cpu = t["cpu"].to_numpy(np.int64)
+            end = t["time"].to_numpy(np.float64) + dur
             gap = t["untraced_switch_in"].to_numpy(bool)
             prev = np.r_[-1, st[:-1]]
             nxt = np.r_[st[1:], -1]
@@ -93,9 +99,9 @@ def run_metrics(trace, tasks=None) -> pd.DataFrame:
             untraced += int((woke & ~ok).sum())
             lat.extend(np.where(st[ok] == STATE_RUNNING, 0.0, dur[ok] * 1e6).tolist())
             run = st == STATE_RUNNING
-            rc = cpu[run]
+            rc = cpu[run & (end > t0)]
             migr += int((rc[1:] != rc[:-1]).sum())
-            for c, d in zip(rc, dur[run]):
+            for c, d in zip(cpu[run], dur[run]):
                 per_cpu[int(c)] = per_cpu.get(int(c), 0.0) + float(d)
         lat_a = np.asarray(lat, np.float64)
         row.update({"wakeups": len(lat_a) + untraced, "wakeups_untraced": untraced,
