@@ -240,11 +240,20 @@ def df_rtapp_crosscheck(trace, logs, *, tolerance_us: float = 200.0) -> pd.DataF
 def df_wakeup_latency(trace, tasks=None) -> pd.DataFrame:
     """Wake-up latency: from each ``sched_wakeup`` of a task to its next switch-in.
 
+    A wake-up is paired with the task's next switch-in only when no switch-out of the task
+    comes first: a switch-out first means the task was already running at the wake-up (the
+    kernel traces a wake-up of a task still on its runqueue, ``ttwu_runnable``), or that its
+    switch-in was not traced (some kernels trace no switch out of the idle task, e.g. this
+    project's 6.18 test VM). Either way there is no latency to measure, and pairing it with a
+    later switch-in would count a whole run and a wait as latency.
+
     Returns
     -------
     pandas.DataFrame
         Index ``Time`` (wake-up, s); ``pid``, ``comm``, ``target_cpu``, ``cpu`` (where it
-        ran), ``latency_us``. Wake-ups with no later switch-in in the trace are dropped.
+        ran), ``latency_us``. Wake-ups with no later switch-in in the trace, or with a
+        switch-out of the task before it, are dropped; ``df.attrs["unpaired"]`` counts the
+        latter.
     """
     from ._common import select_pids
 
@@ -254,12 +263,22 @@ def df_wakeup_latency(trace, tasks=None) -> pd.DataFrame:
     pids = select_pids(trace, tasks)
     if pids is not None:
         wk = wk[np.isin(wk["pid"].to_numpy(), pids)]
-    sin = pd.DataFrame({"time": sw.index.to_numpy(np.float64), "pid": sw["next_pid"].to_numpy(np.int64),
-                        "cpu": sw["__cpu"].to_numpy(np.int64)}).sort_values("time", kind="stable")
-    m = pd.merge_asof(wk.sort_values("time"), sin.rename(columns={"time": "t_in"}), left_on="time",
-                      right_on="t_in", by="pid", direction="forward")
+    t = sw.index.to_numpy(np.float64)
+    n = len(sw)
+    # every switch of a task, in and out: the wake-up's next one decides
+    ev = pd.DataFrame({"t_in": np.r_[t, t],
+                       "pid": np.r_[sw["next_pid"].to_numpy(np.int64), sw["prev_pid"].to_numpy(np.int64)],
+                       "cpu": np.r_[sw["__cpu"].to_numpy(np.int64), sw["__cpu"].to_numpy(np.int64)],
+                       "is_in": np.r_[np.ones(n, bool), np.zeros(n, bool)]}).sort_values("t_in", kind="stable")
+    m = pd.merge_asof(wk.sort_values("time"), ev, left_on="time", right_on="t_in", by="pid",
+                      direction="forward")
     m = m.dropna(subset=["t_in"])
-    return pd.DataFrame({"pid": m["pid"].to_numpy(), "comm": m["comm"].to_numpy(),
-                         "target_cpu": m["target_cpu"].to_numpy(), "cpu": m["cpu"].astype(np.int64).to_numpy(),
-                         "latency_us": (m["t_in"] - m["time"]).to_numpy() * 1e6},
-                        index=pd.Index(m["time"].to_numpy(), name="Time"))
+    paired = m["is_in"].to_numpy(bool)
+    unpaired = int((~paired).sum())
+    m = m[paired]
+    out = pd.DataFrame({"pid": m["pid"].to_numpy(), "comm": m["comm"].to_numpy(),
+                        "target_cpu": m["target_cpu"].to_numpy(), "cpu": m["cpu"].astype(np.int64).to_numpy(),
+                        "latency_us": (m["t_in"] - m["time"]).to_numpy() * 1e6},
+                       index=pd.Index(m["time"].to_numpy(), name="Time"))
+    out.attrs["unpaired"] = unpaired
+    return out
