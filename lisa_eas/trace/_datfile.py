@@ -541,7 +541,7 @@ class _Reader:
             except TraceError as exc:
                 error = (c.pos, str(exc))
             plan.append((cpu, chunks, error))
-        from ._columns import empty_small_pages
+        from ._memory import empty_small_pages
         # mapped in one call unless the headers claim an implausible ratio (a damaged file:
         # then only what is actually written becomes resident)
         out = empty_small_pages(total, np.uint8, populate=total <= 64 * ctotal + (64 << 20))
