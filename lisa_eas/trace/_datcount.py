@@ -3,9 +3,9 @@ the ring-buffer pages that counts the records of each event and keeps their firs
 time stamps, on top of the reader's own container parsing (:mod:`._datfile`), record layout,
 page-size check, skip bookkeeping and metadata (:mod:`._datpages`).
 
-A fresh process that decodes a trace pays ~0.6-1 CPU-s importing pandas and numba and
-setting numba up before its first byte; this walk imports neither (numpy only), so a
-small file's summary costs about as much as the interpreter and numpy's import.
+A fresh process that decodes a trace pays ~0.6-1 CPU-s importing numpy, pandas and numba
+and setting numba up before its first byte; this walk imports none of them (the standard
+library only), so a small file's summary costs little more than the interpreter's start.
 
 The answer is the full reader's (:func:`lisa_eas.trace.read_trace`) or nothing:
 :func:`summarize_trace` returns ``None`` (the caller then decodes) for anything but a
@@ -22,10 +22,10 @@ from __future__ import annotations
 import os
 import struct
 from array import array
+from collections import Counter
 from dataclasses import dataclass, field
+from operator import gt
 from pathlib import Path
-
-import numpy as np
 
 from ._datfile import DatFile, open_dat
 from ._datpages import (ABS_TS_MASK, NDIAG_WALK, RB_MISSED_EVENTS, RB_MISSED_STORED,
@@ -37,9 +37,10 @@ from ._skips import SkipReport
 __all__ = ["TraceSummary", "summarize_trace", "MAX_WALK_BYTES"]
 
 #: page data (bytes, all CPUs) up to which ``trace info`` walks the pages in Python; the
-#: walk costs ~1-2 us a record (a 4 MiB trace of ~100k records: ~0.2 s), the decode a fixed
-#: ~0.6-1 s of imports and numba set-up plus ~0.1 us a record
-MAX_WALK_BYTES = 4 << 20
+#: walk costs ~0.4 us a record plus ~0.3 us to tally it (16 MiB of full pages hold ~300k
+#: records: ~0.2 s), the decode a fixed ~0.6-1 s of imports and numba set-up plus ~0.1 us
+#: a record (and a cached trace answers from its manifest in ~0.1 s)
+MAX_WALK_BYTES = 16 << 20
 _I64 = 1 << 63
 _U64 = 1 << 64
 
@@ -178,42 +179,39 @@ def _walk(buf, start: int, size: int, layout: tuple, diag: list, eids: array, ts
         page += page_size
 
 
-def _uints(buf: np.ndarray, offsets: np.ndarray, size: int, big: bool) -> np.ndarray:
-    """The ``size``-byte unsigned integers at ``offsets`` of ``buf`` (uint64)."""
-    out = np.zeros(len(offsets), np.uint64)
-    for j in range(size):
-        shift = 8 * (size - 1 - j if big else j)
-        out |= buf[offsets + j].astype(np.uint64) << np.uint64(shift)
-    return out
+def _uint(buf, pos: int, size: int, big: bool) -> int:
+    """The ``size``-byte unsigned integer at ``buf[pos]``."""
+    return int.from_bytes(buf[pos:pos + size], "big" if big else "little")
 
 
-def _fields_decode_clean(dat: DatFile, fmt: EventFormat, buf: np.ndarray, pays: np.ndarray,
-                         lens: np.ndarray) -> bool:
-    """Whether decoding ``fmt``'s fields from these records reports nothing: the checks the
-    reader makes while decoding (integer fields within the record, ``__data_loc`` spans
-    within it, a ``bprint`` format address the file holds), nothing else decoded."""
+def _fields_decode_clean(dat: DatFile, fmt: EventFormat, buf, pays: list, lens: list) -> bool:
+    """Whether decoding ``fmt``'s fields from these records (payload offsets and lengths)
+    reports nothing: the checks the reader makes while decoding (integer fields within the
+    record, ``__data_loc`` spans within it, a ``bprint`` format address the file holds),
+    nothing else decoded."""
     big = dat.big_endian
+    shortest = min(lens)
+    u32 = struct.Struct((">" if big else "<") + "I").unpack_from
     for f in fmt.payload_fields:
         if f.kind == INT and not (fmt.name == "bputs" and f.name == "str" and fmt.system == "ftrace"):
-            if (lens < f.offset + f.size).any():
+            if shortest < f.offset + f.size:
                 return False
         elif f.kind in (STR_LOC, ARR_LOC):
-            if (lens < f.offset + 4).any():
+            if shortest < f.offset + 4:
                 return False
-            w = _uints(buf, pays + f.offset, 4, big).astype(np.int64)
-            lo, ln = w & 0xFFFF, w >> 16
-            if f.relative:
-                lo = lo + f.offset + 4
-            if (lo + ln > lens).any():
-                return False
+            rel = f.offset + 4 if f.relative else 0
+            for p, n in zip(pays, lens):
+                w = u32(buf, p + f.offset)[0]
+                if (w & 0xFFFF) + rel + (w >> 16) > n:
+                    return False
         elif f.kind == BIN_TAIL and fmt.name == "bprint" and fmt.system == "ftrace":
             ff = fmt.field("fmt")
             if ff is None or fmt.field("buf") is None:
                 continue
-            keep = lens - ff.offset >= ff.size
-            addrs = _uints(buf, pays[keep] + ff.offset, ff.size, big)
-            if any(a not in dat.printk for a in np.unique(addrs).tolist()):
-                return False
+            printk = dat.printk
+            for p, n in zip(pays, lens):
+                if n - ff.offset >= ff.size and _uint(buf, p + ff.offset, ff.size, big) not in printk:
+                    return False
     return True
 
 
@@ -226,8 +224,10 @@ def _summarize_dat(path, events, strict: bool, buffer: str | None, max_bytes: in
     skips = SkipReport(str(path))
     wanted = set(events) if events is not None else None
     layout = record_layout(dat, skips)
-    buf = dat.data if dat.data is not None else np.zeros(0, np.uint8)
-    ts_add = int(np.int64(dat.options.get("offset", 0)))
+    buf = dat.raw if dat.raw is not None else b""
+    ts_add = int(dat.options.get("offset", 0))
+    if not -_I64 <= ts_add < _I64:
+        return None                         # the reader fails on it (an int64)
     chunks = walk_chunks(dat)
     diag = [[0, 0] for _ in range(NDIAG_WALK)]
     eids, tss, pays, lens = array("q"), array("q"), array("q"), array("q")
@@ -237,38 +237,49 @@ def _summarize_dat(path, events, strict: bool, buffer: str | None, max_bytes: in
         if run_end:
             bounds.append(len(eids))
     add_walk_skips(skips, diag)
-    ids = np.frombuffer(eids, np.int64) if len(eids) else np.zeros(0, np.int64)
-    ts = np.frombuffer(tss, np.int64) if len(tss) else np.zeros(0, np.int64)
-    if len(bounds) <= 17 and any((np.diff(ts[a:b]) < 0).any() for a, b in zip(bounds, bounds[1:])):
+    if len(bounds) <= 17 and any(b - a > 1 and any(map(gt, tss[a:b - 1], tss[a + 1:b]))
+                                 for a, b in zip(bounds, bounds[1:])):
         # the reader's time merge finds a per-CPU run going backwards and sorts instead
         skips.add("unsorted_timestamps", 1, -1, "per-CPU timestamps go backwards; events sorted")
-    inside = (ids >= 0) & (ids <= 65535)
-    present = np.bincount(ids[inside], minlength=65536) if len(ids) else np.zeros(65536, np.int64)
+    present = Counter(eids)
+    out_of_range = sum(n for e, n in present.items() if not 0 <= e <= 65535)
     counts: dict = {}
     unknown: dict = {}
-    slots = []
-    for eid in np.flatnonzero(present).tolist():
+    slots = {}
+    for eid in sorted(e for e in present if 0 <= e <= 65535):
         fmt = dat.get_format(eid)
         if fmt is None:
-            unknown[eid] = int(present[eid])
+            unknown[eid] = present[eid]
             continue
-        counts[fmt.name] = counts.get(fmt.name, 0) + int(present[eid])
+        counts[fmt.name] = counts.get(fmt.name, 0) + present[eid]
         if wanted is None or fmt.name in wanted:
-            slots.append((eid, fmt))
-    out_of_range = int(len(ids) - inside.sum())
+            slots[eid] = fmt
     if unknown or out_of_range:
-        bad = ~inside | np.isin(ids, np.array(list(unknown), np.int64))
-        add_unknown_skips(skips, unknown, out_of_range, int(pays[int(np.argmax(bad))]))
-    pay = np.frombuffer(pays, np.int64) if len(pays) else np.zeros(0, np.int64)
-    plen = np.frombuffer(lens, np.int64) if len(lens) else np.zeros(0, np.int64)
+        first = next(i for i, e in enumerate(eids) if e in unknown or not 0 <= e <= 65535)
+        add_unknown_skips(skips, unknown, out_of_range, pays[first])
+    # per decoded event: first and last time stamp, and its records for the field checks
+    span: dict = {}
+    recs: dict = {eid: ([], []) for eid in slots}
+    for e, t, p, n in zip(eids, tss, pays, lens):
+        r = recs.get(e)
+        if r is None:
+            continue
+        r[0].append(p)
+        r[1].append(n)
+        s = span.get(e)
+        if s is None:
+            span[e] = [t, t]
+        elif t < s[0]:
+            s[0] = t
+        elif t > s[1]:
+            s[1] = t
     tables = {}
-    for eid, fmt in slots:        # id order: a later id of the same name replaces an earlier
-        sel = ids == eid
-        if not _fields_decode_clean(dat, fmt, buf, pay[sel], plen[sel]):
+    for eid, fmt in slots.items():     # id order: a later id of the same name replaces an earlier
+        if not _fields_decode_clean(dat, fmt, buf, *recs[eid]):
             return None
-        t = ts[sel]
-        first_last = (np.array([t.min(), t.max()], np.int64) + np.int64(ts_add)) / 1e9
-        tables[fmt.name] = (int(present[eid]), float(first_last[0]), float(first_last[1]))
+        # the DataFrame index: (time stamp + the file's offset) / 1e9, int64 arithmetic
+        lo, hi = (((t + ts_add + _I64) % _U64 - _I64) / 1e9 for t in span[eid])
+        tables[fmt.name] = (present[eid], lo, hi)
     for kind, offset, msg in dat.warnings:
         skips.add(kind, 1, offset, msg)
     if strict and skips.total:

@@ -50,10 +50,10 @@ def _pages_plausible(dat: DatFile, page: int, sample: int = 64) -> bool:
     ts_off = hp["timestamp"][0]
     c_off, c_size = hp["commit"]
     d_off = hp["data"][0]
-    if dat.data is None or page <= d_off:
+    if dat.raw is None or page <= d_off:
         return False
     e = ">" if dat.big_endian else "<"
-    buf = dat.data
+    buf = dat.raw
     for _, start, size in dat.cpu_ranges:
         last = -1
         for k in range(min(sample, size // page)):
