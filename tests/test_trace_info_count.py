@@ -155,3 +155,15 @@ def test_cli_info_imports_no_pandas_or_numba(tmp_path, capsys):
     out = subprocess.run([sys.executable, "-c", code, str(path)], capture_output=True, text=True,
                          check=True).stdout
     assert "IMPORTED []" in out and "3724 events" in out
+
+
+def test_cli_info_unknown_event_names_the_known_ones(tmp_path, capsys):
+    path = unpack_dat("trappy_juno_cpu_idle", tmp_path)
+    assert main(["trace", "info", str(path), "--events", "sched_switch", "nope"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "--events nope: no such event in this trace" in err
+    assert "cpu_idle, sched_migrate_task, sched_switch" in err
+    assert main(["trace", "info", str(path), "--events", "cpu_idle", "--format", "json"]) == 0
+    got = json.loads(capsys.readouterr().out)
+    full = read_trace(path, cache=False, events=["cpu_idle"])
+    assert got == json.loads(json.dumps(_info(full)))
