@@ -32,13 +32,16 @@ def register(sub) -> None:
 
 
 def _info(trace) -> dict:
+    """The summary of a :class:`Trace` or of a :class:`TraceSummary` (same metadata, events,
+    time range and skipped report; rows per event without a DataFrame)."""
     meta = trace.metadata
     counts, span = meta.get("event_counts"), meta.get("time_range")
     if isinstance(counts, dict) and set(counts) == set(trace.events) and span and None not in span:
         # a cache hit: the counts and time range of the decode, no event table read
         counts, (start, end) = dict(counts), span
     else:
-        counts = {e: len(trace.df(e)) for e in trace.events}
+        rows = getattr(trace, "rows", None) or (lambda e: len(trace.df(e)))
+        counts = {e: rows(e) for e in trace.events}
         start, end = trace.time_range
     return {"source": meta.get("source"), "format": meta.get("format"),
             "clock": meta.get("clock"), "cpus": meta.get("cpus"),
@@ -52,6 +55,16 @@ def _info(trace) -> dict:
 def _load(args):
     from ..trace import read_trace
 
+    if args.action == "info":
+        # a small trace.dat: counted by a page walk, no decode (no pandas, no numba); None
+        # when only the decode gives the same answer
+        from ..trace import summarize_trace
+
+        summary = summarize_trace(args.file, events=args.events, strict=args.strict,
+                                  buffer=args.buffer)
+        if summary is not None:
+            _check_events_known(summary, args)
+            return summary
     if Path(args.file).is_dir():
         from ..analysis.validate import load_trace_arg
         trace = load_trace_arg(args.file)

@@ -7,9 +7,10 @@ into one :class:`Trace` object with a DataFrame per event in LISA's schema.
 """
 from __future__ import annotations
 
+from ._datcount import TraceSummary, summarize_trace
 from ._events import check_events, requires_events
 from ._skips import SkipReport
 from ._trace import SCHEMA_COLUMNS, Trace, read_trace
 
-__all__ = ["SCHEMA_COLUMNS", "SkipReport", "Trace", "check_events", "read_trace",
-           "requires_events"]
+__all__ = ["SCHEMA_COLUMNS", "SkipReport", "Trace", "TraceSummary", "check_events", "read_trace",
+           "requires_events", "summarize_trace"]

@@ -16,8 +16,6 @@ import struct
 import zlib
 from dataclasses import dataclass, field
 
-import numpy as np
-
 from ..errors import TraceError
 from ._format import EventFormat, parse_format, parse_header_page
 
@@ -53,13 +51,24 @@ class DatFile:
     cmdlines: dict = field(default_factory=dict)        # pid -> comm
     options: dict = field(default_factory=dict)         # name -> value
     cpu_stats: dict = field(default_factory=dict)       # cpu -> stats text
-    # per-CPU page data: (cpu, start, size) ranges into ``data``
+    # per-CPU page data: (cpu, start, size) ranges into ``raw`` (and ``data``)
     cpu_ranges: list = field(default_factory=list)
-    data: np.ndarray | None = None
+    raw: object = None      # the page data as a buffer: the mapped file or the decompressed block
     nr_cpus: int = 0
     clock: str = ""
     warnings: list = field(default_factory=list)
     page_size_offset: int = -1      # byte offset of the file header's page size (-1: a v7 option)
+    _array: object = field(default=None, repr=False)
+
+    @property
+    def data(self):
+        """The page data as a ``uint8`` numpy array over :attr:`raw` (None when there is none;
+        numpy is imported here, not by reading the file's metadata)."""
+        if self._array is None and self.raw is not None:
+            import numpy as np
+
+            self._array = self.raw if isinstance(self.raw, np.ndarray) else np.frombuffer(self.raw, np.uint8)
+        return self._array
 
     def get_format(self, event_id: int) -> EventFormat | None:
         """The parsed format of ``event_id`` (None if the file has none or it is unreadable)."""
@@ -389,7 +398,7 @@ class _Reader:
     def _set_uncompressed_ranges(self, ranges):
         d = self.dat
         n = len(self.mm)
-        d.data = np.frombuffer(self.mm, dtype=np.uint8)
+        d.raw = self.mm
         for cpu, off, size in ranges:
             if size == 0:
                 continue
@@ -480,7 +489,7 @@ class _Reader:
             d.options["instance"] = top[0]["name"]
         if not top:
             d.nr_cpus = d.options.get("cpucount", 0)
-            d.data = np.zeros(0, np.uint8)
+            d.raw = b""
             return
         buf = top[0]
         if buf["clock"]:
@@ -541,7 +550,9 @@ class _Reader:
             except TraceError as exc:
                 error = (c.pos, str(exc))
             plan.append((cpu, chunks, error))
-        from ._columns import empty_small_pages
+        import numpy as np
+
+        from ._memory import empty_small_pages
         # mapped in one call unless the headers claim an implausible ratio (a damaged file:
         # then only what is actually written becomes resident)
         out = empty_small_pages(total, np.uint8, populate=total <= 64 * ctotal + (64 << 20))
@@ -561,7 +572,7 @@ class _Reader:
                 d.warnings.append(("corrupt_compressed_data",) + error)
             if pos > start:
                 d.cpu_ranges.append((cpu, start, pos - start))
-        d.data = out[:pos]
+        d.raw = out[:pos]
 
 
 def open_dat(path: str | os.PathLike, buffer: str | None = None) -> DatFile:

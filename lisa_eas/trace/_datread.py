@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 import mmap
-import re
 
 import numpy as np
 import pandas as pd
@@ -14,6 +13,8 @@ from ._stream import (K_INT, K_LEN, K_LOC, K_OFF, K_STR, NDIAG, UNKNOWN_ROW, UNW
                       decode_pages, event_ranks, first_appearance, grow_interner, index_pages,
                       new_interner)
 from ._datfile import DatFile, open_dat
+from ._datpages import (add_unknown_skips, add_walk_skips, dat_metadata, record_layout, run_ends,
+                        walk_chunks)
 from ._format import (ARR_FIXED, ARR_LOC, BIN_TAIL, INT, STR_FIXED, STR_LOC, STR_TAIL,
                       EventFormat, FieldFormat)
 from ._printf import render_bprint
@@ -24,11 +25,6 @@ __all__ = ["read_dat"]
 _INT_DTYPES = {(1, True): np.int8, (2, True): np.int16, (4, True): np.int32, (8, True): np.int64,
                (1, False): np.uint8, (2, False): np.uint16, (4, False): np.uint32,
                (8, False): np.uint64}
-
-
-def _kernel_version(uname: str) -> str | None:
-    m = re.match(r"\S+\s+\S+\s+(\d+\.\d+\S*)", uname or "")
-    return m.group(1) if m else None
 
 
 _MADV_POPULATE_READ = 22    # Linux >= 5.14; older kernels answer EINVAL (then: page faults)
@@ -111,7 +107,6 @@ def _bputs_column(dat: DatFile, buf, offs, lens, f: FieldFormat, skips: SkipRepo
 
 
 _CHUNK_ROWS = 1 << 18
-_CHUNK_BYTES = 8 << 20      # file bytes walked between two releases of the mapped pages
 
 
 def _python_fields(dat: DatFile, fmt: EventFormat, buf, off, ln, skips: SkipReport,
@@ -246,89 +241,13 @@ def _merge_diag(into: np.ndarray, more: np.ndarray) -> None:
     into[:, 0] += more[:, 0]
 
 
-def _walk_chunks(dat: DatFile):
-    """(cpu, start, size) pieces of the CPU ranges, cut on page boundaries every
-    ``_CHUNK_BYTES`` (the walk of a piece equals that part of the range's walk: every page
-    restarts from its own time stamp)."""
-    step = max(1, _CHUNK_BYTES // dat.page_size) * dat.page_size
-    out = []
-    for cpu, start, size in dat.cpu_ranges:
-        for a in range(0, max(size, 1), step):
-            out.append((cpu, start + a, min(step, size - a)))
-    return out
-
-
-def _pages_plausible(dat: DatFile, page: int, sample: int = 64) -> bool:
-    """Whether the first ``sample`` pages of each CPU, cut every ``page`` bytes, all have a
-    commit that fits the page and time stamps that do not go backwards."""
-    hp = dat.header_page
-    ts_off = hp["timestamp"][0]
-    c_off, c_size = hp["commit"]
-    d_off = hp["data"][0]
-    if dat.data is None or page <= d_off:
-        return False
-    e = ">" if dat.big_endian else "<"
-    buf = dat.data
-    for _, start, size in dat.cpu_ranges:
-        last = -1
-        for k in range(min(sample, size // page)):
-            base = start + k * page
-            head = bytes(buf[base:base + d_off])
-            if len(head) < d_off:
-                return False
-            ts = int.from_bytes(head[ts_off:ts_off + 8], "big" if e == ">" else "little")
-            commit = int.from_bytes(head[c_off:c_off + c_size], "big" if e == ">" else "little")
-            commit &= (1 << 27) - 1            # the kernel keeps flags above the length
-            if commit > page - d_off or (commit and ts < last):
-                return False
-            if commit:
-                last = ts
-    return True
-
-
-def _check_page_size(dat: DatFile, skips: SkipReport) -> None:
-    """Hold the file's page size against the page layout the kernel described (header_page:
-    ``data`` runs from its offset to the end of the page). A corrupted page size would make
-    the page walk read one page in two (or worse) while every page it did read looked fine.
-    When the two disagree, the smaller one whose pages all look sound (commit within the page,
-    time stamps not going backwards, on the first pages of each CPU) is used and the mismatch
-    reported: a too-large size also lands on sound pages (every other one), a too-small one
-    cuts them. A page size that is not a power of two is reported as implausible."""
-    off, size = dat.header_page.get("data", (0, 0))
-    implied = int(off) + int(size)
-    where = int(dat.page_size_offset)
-    ok = 256 <= implied <= 1 << 24 and implied & (implied - 1) == 0
-    if implied != dat.page_size and ok:
-        sound = [p for p in sorted((implied, dat.page_size)) if _pages_plausible(dat, p)]
-        chosen = sound[0] if sound else implied
-        skips.add("page_size_mismatch", 1, where,
-                  f"the file header gives pages of {dat.page_size} bytes but its header_page layout a page of "
-                  f"{implied} bytes (data at {off}, {size} bytes); the file is corrupt, decoded with {chosen}")
-        dat.page_size = chosen
-    elif dat.page_size & (dat.page_size - 1):
-        skips.add("implausible_page_size", 1, where,
-                  f"page size {dat.page_size} is not a power of two (ring-buffer pages are); the file is corrupt "
-                  f"and events may be missing")
-
-
 def _decode_dat(dat: DatFile, wanted, skips: SkipReport):
     """Index pass, time order, ranks, decode pass; returns ({eid: (fmt, DataFrame)}, counts)."""
-    hp = dat.header_page
-    fmt0 = dat.any_format()
-    tf = fmt0.field("common_type") if fmt0 else None
-    pf = fmt0.field("common_pid") if fmt0 else None
-    type_off, type_size = (tf.offset, tf.size) if tf and tf.size in (1, 2, 4) else (0, 2)
-    pid_off = pf.offset if pf and pf.size == 4 else 4
-    _check_page_size(dat, skips)
-    commit_off, commit_size = hp["commit"]
-    if commit_size not in (4, 8):
-        raise TraceError(f"{dat.path}: header_page commit size {commit_size} is not 4 or 8")
+    layout_args = record_layout(dat, skips)
     buf = dat.data if dat.data is not None else np.zeros(0, np.uint8)
     views = _decode.word_views(buf)
-    layout_args = (dat.page_size, hp["timestamp"][0], commit_off, commit_size, hp["data"][0],
-                   dat.big_endian, type_off, type_size, pid_off)
     release = _page_releaser(buf)
-    chunks = _walk_chunks(dat)
+    chunks = walk_chunks(dat)
     ts_add = np.int64(dat.options.get("offset", 0))
     # 1. index pass: time stamp and id of every record. A record takes at least 12 bytes,
     # so this capacity always suffices; only the pages written become resident.
@@ -338,16 +257,14 @@ def _decode_dat(dat: DatFile, wanted, skips: SkipReport):
     diag = np.zeros((NDIAG, 2), np.int64)
     n = 0
     bounds = [0]
-    for k, (cpu, start, size) in enumerate(chunks):
+    for (cpu, start, size), run_end in zip(chunks, run_ends(chunks)):
         n += int(index_pages(buf, *views, start, size, *layout_args, n, ts, ids, diag))
         release(start, size)
-        if k + 1 == len(chunks) or chunks[k + 1][0] != cpu or chunks[k + 1][1] != start + size:
+        if run_end:
             bounds.append(n)
     if n > cap:     # cannot happen with the bound above
         raise TraceError(f"{dat.path}: more records than the data can hold; corrupt file")
-    for k, name in enumerate(_decode.DIAG_NAMES):
-        if diag[k, 0]:
-            skips.add(name, int(diag[k, 0]), int(diag[k, 1]))
+    add_walk_skips(skips, diag)
     ts, ids = ts[:n], ids[:n]
     # 2. time order (a linear k-way merge of the per-CPU runs, or a sort)
     bounds = np.array(bounds, np.int64)
@@ -409,12 +326,8 @@ def _decode_dat(dat: DatFile, wanted, skips: SkipReport):
         release(start, size)
     del dest, ids
     if unknown or out_of_range:
-        first = int(diag2[6, 1]) if diag2[6, 0] else -1
-        for eid in unknown:
-            skips.add("unknown_event_id", int(present[eid]), first,
-                      f"event id {eid} has no format in the file")
-        if out_of_range:
-            skips.add("unknown_event_id", int(out_of_range), first, "event id out of range")
+        add_unknown_skips(skips, {eid: int(present[eid]) for eid in unknown}, int(out_of_range),
+                          int(diag2[6, 1]) if diag2[6, 0] else -1)
     nstr = int(interner[5][0])
     strings = [bytes(buf[s:s + ln]).decode("utf-8", "replace")
                for s, ln in zip(interner[1][:nstr].tolist(), interner[2][:nstr].tolist())]
@@ -492,19 +405,4 @@ def read_dat(path, events=None, strict: bool = False, buffer: str | None = None)
         skips.add(kind, 1, offset, msg)
     if strict:
         skips.raise_if_any()
-    meta = {
-        "source": str(path),
-        "format": f"trace.dat v{dat.version}",
-        "clock": dat.clock or "local",
-        "cpus": int(dat.options.get("cpucount") or dat.nr_cpus),
-        "kernel_version": _kernel_version(dat.options.get("uname", "")),
-        "uname": dat.options.get("uname"),
-        "compression": dat.compression,
-        "long_size": int(dat.header_page["commit"][1]),
-        "page_size": int(dat.page_size),
-        "event_counts": counts,
-        "lost_events": skips.count("lost_events"),
-        "buffer": dat.options.get("instance", ""),
-        "buffers": dat.options.get("buffers", [""]),
-    }
-    return dfs, meta, skips
+    return dfs, dat_metadata(path, dat, counts, skips), skips

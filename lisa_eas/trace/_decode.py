@@ -11,22 +11,17 @@ from __future__ import annotations
 import numba
 import numpy as np
 
+from ._datpages import ABS_TS_MASK, DIAG_NAMES, RB_MISSED_EVENTS, RB_MISSED_STORED
+
 __all__ = ["word_views", "time_order", "factorize_ints", "gather_int", "loc_spans",
            "intern_strings", "DIAG_NAMES"]
 
-# diag rows: [count, first byte offset]
-DIAG_NAMES = (
-    "corrupt_page",         # commit larger than the page, or page cut by the end of data
-    "truncated_record",     # a record runs past the committed data of its page
-    "bad_record_length",    # a length word smaller than its own header
-    "short_record",         # a record too small to hold the common header
-    "lost_event_pages",     # pages flagged by the kernel as following lost events
-    "lost_events",          # number of events the kernel says it dropped (when stored)
-)
+# diag rows: [count, first byte offset] (names and ring-buffer constants shared with the
+# numba-free counting walk of `trace info`)
 NDIAG = len(DIAG_NAMES)
-_RB_MISSED_EVENTS = np.uint64(1 << 31)
-_RB_MISSED_STORED = np.uint64(1 << 30)
-_ABS_TS_MASK = (1 << 59) - 1
+_RB_MISSED_EVENTS = np.uint64(RB_MISSED_EVENTS)
+_RB_MISSED_STORED = np.uint64(RB_MISSED_STORED)
+_ABS_TS_MASK = ABS_TS_MASK
 
 
 @numba.njit(cache=True, inline="always")

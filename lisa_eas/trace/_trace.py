@@ -6,13 +6,11 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Callable, Iterable, Mapping
 
-import numpy as np
-
 from ..errors import TraceError
 from ._events import RECORD_HINT
 from ._skips import SkipReport
 
-if TYPE_CHECKING:        # pandas loads when a DataFrame is first built or read (start-up)
+if TYPE_CHECKING:        # numpy and pandas load when a DataFrame is first built or read (start-up)
     import pandas as pd
 
 __all__ = ["Trace", "read_trace", "SCHEMA_COLUMNS"]
@@ -21,6 +19,8 @@ SCHEMA_COLUMNS = ("__ts", "__cpu", "__pid", "__comm")
 
 
 def _window_df(df: pd.DataFrame, start, end) -> pd.DataFrame:
+    import numpy as np
+
     idx = df.index.values
     lo = 0 if start is None else int(np.searchsorted(idx, start, side="left"))
     hi = len(idx) if end is None else int(np.searchsorted(idx, end, side="right"))
@@ -65,6 +65,7 @@ class Trace:
         TraceError
             If a DataFrame lacks a schema column or its index is not numeric and sorted.
         """
+        import numpy as np
         import pandas as pd
 
         frames = {}
@@ -144,7 +145,7 @@ class Trace:
     @property
     def time_range(self) -> tuple[float, float]:
         """(first, last) event time in seconds over all events; (nan, nan) if empty."""
-        lo, hi = np.inf, -np.inf
+        lo, hi = float("inf"), float("-inf")
         for e in self.events:
             idx = self.df(e).index
             if len(idx):
@@ -205,6 +206,7 @@ class Trace:
             if "print" in self._frames:
                 df_print = self.df("print")
             else:
+                import numpy as np
                 import pandas as pd
                 df_print = pd.DataFrame({"__ts": pd.Series([], dtype=np.int64),
                                          "__cpu": pd.Series([], dtype=np.int32),
@@ -419,7 +421,7 @@ def read_trace(path: str | os.PathLike, *, events: Iterable[str] | None = None,
 
 def _frames_time_range(frames) -> list:
     """[first, last] time in seconds over DataFrames (None, None when all are empty)."""
-    lo, hi = np.inf, -np.inf
+    lo, hi = float("inf"), float("-inf")
     for df in frames:
         idx = df.index
         if len(idx):
