@@ -23,13 +23,18 @@ from __future__ import annotations
 import numpy as np
 
 from .._common import is_runnable_state, wakeup_events
+from ._pelt_clock import clocked_records, mono_minus_clock
 
 __all__ = ["switch_clock_times"]
 
 
 def switch_clock_times(trace) -> dict:
     """``{(cpu, switch time in ns): time in s of the rq clock the switch ran on}`` for the
-    switches that reused a wake-up's rq clock (the others ran on their own time)."""
+    switches that reused a wake-up's rq clock (the others ran on their own time).
+
+    The clock is the wake-up's, or a later one that a record on that CPU shows before the
+    switch (a tick between them updates the rq clock: the skip only spares ``__schedule()``'s
+    own update), as a mono time through the records' clock offset (:func:`mono_minus_clock`)."""
     sw = trace.df("sched_switch")
     ts = sw.index.to_numpy(np.float64)
     cpu = sw["__cpu"].to_numpy(np.int64)
@@ -37,6 +42,13 @@ def switch_clock_times(trace) -> dict:
     wk = wakeup_events(trace)
     w_t = wk["time"].to_numpy(np.float64)
     w_c = wk["target_cpu"].to_numpy(np.int64)
+    rec = clocked_records(trace)
+    r_ts = rec["__ts"].to_numpy(np.int64)
+    r_cpu = rec["cpu"].to_numpy(np.int64)
+    r_clk = rec["clock"].to_numpy(np.int64)
+    if len(r_ts):
+        t0, icpt, slope = mono_minus_clock(r_ts, r_clk)
+        r_mono = (r_clk + np.round(icpt + slope * (r_ts - t0)).astype(np.int64)) / 1e9   # each record's clock, as mono
     out: dict = {}
     for c in np.unique(cpu):
         on = np.flatnonzero(cpu == c)
@@ -48,6 +60,14 @@ def switch_clock_times(trace) -> dict:
         j = np.searchsorted(wt, t_c, side="left") - 1      # the last wake-up onto c before the switch
         wj = np.where(j >= 0, wt[np.maximum(j, 0)], -np.inf)
         hit = preempted[on] & (wj > prev_t)
+        rc_ts = r_ts[r_cpu == c] / 1e9 if len(r_ts) else np.zeros(0)
+        rc_mono = r_mono[r_cpu == c] if len(r_ts) else np.zeros(0)
+        # the latest rq clock any record on c shows up to each instant
+        rc_max = np.maximum.accumulate(rc_mono) if len(rc_mono) else rc_mono
         for i in np.flatnonzero(hit):
-            out[(int(c), int(round(t_c[i] * 1e9)))] = float(wj[i])
+            w = float(wj[i])
+            k = int(np.searchsorted(rc_ts, t_c[i], side="right")) - 1
+            if k >= 0 and rc_ts[k] > w:
+                w = max(w, float(rc_max[k]))
+            out[(int(c), int(round(t_c[i] * 1e9)))] = min(w, float(t_c[i]))
     return out
