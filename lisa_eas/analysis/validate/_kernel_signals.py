@@ -47,6 +47,8 @@ __all__ = ["compare_kernel_signals", "kernel_signals_summary", "pelt_clock_map"]
 #: the next sample are reproduced exactly with the switch-out at the wake-up's rq clock). Either
 #: way a misjudged sample costs at most ``OWN_UPDATE_S * 1024 / LOAD_AVG_MAX`` (< 1 at 40 us).
 OWN_UPDATE_S = 40e-6
+#: Place a switch after a wake-up preemption on the wake-up's rq clock (:mod:`._switch_clock`).
+#: False feeds every switch at its record, as before: kept to replay the difference on a trace.
 SWITCH_CLOCK = True
 
 
