@@ -1,7 +1,7 @@
 """The rq clock a traced context switch ran on: a wake-up preemption's switch reuses the
 wake-up's rq clock.
 
-``wakeup_preempt()`` (kernel/sched/core.c, v6.18; since v4.12 as ``check_preempt_curr()``):
+``wakeup_preempt()`` (kernel/sched/core.c, read in v6.18; ``check_preempt_curr()`` before v6.7):
 when the running task is queued and needs rescheduling after a wake-up's enqueue, it calls
 ``rq_clock_skip_update()``, and the next ``__schedule()`` on that rq promotes RQCF_REQ_SKIP to
 RQCF_ACT_SKIP and does not update the rq clock: ``put_prev_entity()`` of the preempted task and
