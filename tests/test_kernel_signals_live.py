@@ -239,9 +239,15 @@ def test_run_with_kernel_signals_and_models_against_the_kernel(board, tmp_path, 
     # util_avg: the issue's target. (It was held to 32 while one fresh CI run in four had 1-2 % of
     # its samples off by 22-27: the dequeue's own update at the end of a span with an untraced
     # switch-in, after the VM agent's thread ran on the task's CPU, was compared; see
-    # docs/guide/boards_live.md "untraced switches".) The flagged samples stay few.
-    # a fresh-clone run of fd9c52d measured p99 41.2 here (the intermittent fault is not gone: issue 23 open)
-    assert pelt["util"]["p99"] <= 48
+    # docs/guide/boards_live.md "untraced switches". Then to 48 after a fresh-clone run measured
+    # 41.2, whose trace was not kept. Two feeding faults found since on recorded runs, each
+    # confirmed against the kernel's own sums: a switch after a wake-up preemption runs on the
+    # wake-up's rq clock (PREEMPT_NONE: the wait grows with the preempted task's time in the
+    # kernel; ~2 ms would give 41), and a tick's record up to 200 us before a switch-out was
+    # taken for its update: errors of 4-14 here. Fed as the kernel does, every recorded run
+    # measured p99 1, max 1: "Stale rq clocks", "Wake-up preemption clocks".)
+    # The flagged samples stay few.
+    assert pelt["util"]["p99"] <= 2
     assert pelt["trace_gap_samples"] <= 0.1 * pelt["util"]["n"]
     assert pelt["runnable"]["p99"] <= 2
     assert pelt["util"]["p50"] <= 1
@@ -279,12 +285,13 @@ def test_shared_cpu_and_migration_runs(board, tmp_path, capsys):
     # the issue's targets on a shared CPU and across migrations. (runnable was held to 8 and 12
     # while it measured up to 6: a sample of a sleeping task before its wake-up's sched_waking,
     # the completion of a delayed dequeue, was taken for the wake-up's own update. Measured since
-    # on 4 runs each, 2 with a busy loop on CPU 1: util, runnable p99 1, max 1-2.) On the merged
-    # head two fresh-clone CI runs (one with a compile beside it, one on an idle machine) measured
-    # util p99 3 (max 3) on the migrating run: cause not isolated (issue 23 stays open on it); the
-    # bound is the target + 2 until it is, the figures are printed on every run.
-    assert s1["runnable"]["p99"] <= 2 and s1["util"]["p99"] <= 4
-    assert s2["runnable"]["p99"] <= 2 and s2["util"]["p99"] <= 4
+    # on 4 runs each, 2 with a busy loop on CPU 1: util, runnable p99 1, max 1-2.) The migrating
+    # run's util p99 3 (max 3-4) on two fresh-clone CI runs was a tick's record ~200 us before a
+    # wake-up preemption's switch-out taken for the switch-out's update (the end of the running
+    # span moved back to the tick; the kernel's sums say it ran to the wake-up's rq clock):
+    # docs/guide/boards_live.md "Stale rq clocks". Held to the target since.
+    assert s1["runnable"]["p99"] <= 2 and s1["util"]["p99"] <= 2
+    assert s2["runnable"]["p99"] <= 2 and s2["util"]["p99"] <= 2
     # load_avg on a shared CPU: the sleeping task is kept queued (sched_delayed) until picked,
     # so nearly every sample carries delayed load (measured: 634 of 647, load error p99 310);
     # beyond that delayed load, which the kernel's own samples give, the model holds to 2

@@ -9,6 +9,14 @@ tests/data/runs/KS_SOURCES.md), each holding one way the trace misleads the mode
 * ``ks_delayed_dequeue``: a record of the sleeping task 117 us before its wake-up's
   ``sched_waking`` is the completion of a delayed dequeue, not the wake-up's enqueue update;
   taken for it, the wake-up moved back by 117 us and runnable_avg was off by 2-3.
+* ``ks_wakeup_preempt_clock``: a wake-up preemption's switch, 290 us after the wake-up
+  (PREEMPT_NONE: the preempted task was in the kernel), ran on the wake-up's rq clock
+  (``rq_clock_skip_update()``): the task switched in accrues running from the wake-up.
+  Placed at the switch record, util_avg was low by 6.
+* ``ks_tick_before_switch_out``: a tick's record 198 us before a switch-out (a wake-up
+  preemption) is not the switch-out's update; taken for it, util_avg was low by 4.
+* ``ks_tick_after_wakeup``: a tick between a wake-up and the switch it causes updates the rq
+  clock (its record shows it): the switch runs on the tick's clock, not the wake-up's.
 """
 from __future__ import annotations
 
@@ -19,6 +27,7 @@ from pathlib import Path
 import pytest
 
 from lisa_eas.analysis.validate import compare_kernel_signals
+from lisa_eas.analysis.validate._switch_clock import switch_clock_times
 from lisa_eas.trace import read_trace
 
 DATA = Path(__file__).parent / "data" / "runs"
@@ -54,7 +63,76 @@ def test_a_record_before_the_wakeups_waking_is_not_its_update(tmp_path):
     assert s["load_beyond_delayed"]["max"] <= 1
 
 
-@pytest.mark.parametrize("name", ["ks_untraced_switch_in", "ks_delayed_dequeue"])
+@pytest.mark.parametrize("name", ["ks_untraced_switch_in", "ks_delayed_dequeue", "ks_wakeup_preempt_clock",
+                                  "ks_tick_before_switch_out", "ks_tick_after_wakeup"])
 def test_windows_read_back(tmp_path, name):
     t = _run(tmp_path, name)
     assert {"sched_switch", "sched_wakeup", "sched_waking", "sched_pelt_se", "sched_util_est_se"} <= set(t.events)
+
+
+# runnable_avg_yN_inv[1], [2] (kernel/sched/sched-pelt.h) and LOAD_AVG_MAX, for the hand-worked sums
+_Y = {1: 0xfa83b2da, 2: 0xf5257d14}
+_LAM = 47742
+
+
+def _decay(v, n):
+    return (v * _Y[n]) >> 32
+
+
+def _clock_of(trace, cpu, t):
+    sw = switch_clock_times(trace)
+    k = (cpu, int(round(t * 1e9)))
+    return sw.get(k)
+
+
+def test_a_wakeup_preemption_switch_runs_on_the_wakeups_rq_clock(tmp_path):
+    t = _run(tmp_path, "ks_wakeup_preempt_clock")
+    # ks_per woken on CPU 1 at 34430.860246 (its enqueue record 34430.860243: util_sum 5491846,
+    # period_contrib 966); python-2542, preempted, leaves the CPU only at 34430.860536
+    assert _clock_of(t, 1, 34430.860536) == pytest.approx(34430.860246, abs=1e-6)
+    # Hand-worked (kernel/sched/pelt.c accumulate_sum, v6.18): the dequeue record 2056192 ns of
+    # PELT clock later (2008 units of 1024 ns; + 966 = 2974: 2 periods, 926 left) holds
+    # util_sum 7288577 = decay(5491846, 2) + (decay(1024 - 966, 2) + LOAD_AVG_MAX
+    # - decay(LOAD_AVG_MAX, 2) - 1024 + 926) << 10: running for the whole span, from the
+    # wake-up's clock; running from the switch record instead (283 units later) gives 147.
+    full = _decay(5491846, 2) + ((_decay(58, 2) + _LAM - _decay(_LAM, 2) - 1024 + 926) << 10)
+    assert full == 7288577 and full // (_LAM - 1024 + 926) == 152
+    s1 = _decay(5491846, 1)                  # the switch's own update: 283 + 966 units, 1 period, 225 left
+    late = _decay(s1, 1) + ((_decay(1024 - 225, 1) + _LAM - _decay(_LAM, 1) - 1024 + 926) << 10)
+    assert late // (_LAM - 1024 + 926) == 147
+    rows, _, s = compare_kernel_signals(t, tasks=["ks_per"], clock="pelt")
+    at = rows[(rows["time"] - 34430.862301).abs() < 1e-6]
+    assert len(at) == 1 and int(at["kernel_util"].iloc[0]) == 152
+    assert abs(int(at["model_util"].iloc[0]) - 152) <= 1          # the model fed at the switch record: 146
+    assert s["util"]["n"] >= 30 and s["util"]["max"] <= 1 and s["runnable"]["max"] <= 1
+
+
+def test_a_tick_record_before_a_switch_out_is_not_its_update(tmp_path):
+    t = _run(tmp_path, "ks_tick_before_switch_out")
+    se = t.df("sched_pelt_se")
+    # ks_mig's record at 34219.616010 (a tick) is 198 us before its switch-out at 34219.616208,
+    # a preemption by memfd:sealed-91 woken at 34219.616202: the switch-out ran on that
+    # wake-up's clock, 192 us after the tick
+    tick = se[(se.index.to_numpy() - 34219.616010).__abs__() < 1e-6]
+    assert len(tick) == 1
+    assert _clock_of(t, 0, 34219.616208) == pytest.approx(34219.616202, abs=1e-6)
+    rows, _, s = compare_kernel_signals(t, tasks=["ks_mig"], clock="pelt")
+    # the next record (34219.624036, the switch-in's update) was off by 4 with the switch-out
+    # moved back to the tick: 191 us of running, 191 * 1024 / 47742 = 4.1
+    nxt = rows[(rows["time"] - 34219.624036).abs() < 1e-6]
+    assert len(nxt) == 1 and abs(int(nxt["model_util"].iloc[0]) - int(nxt["kernel_util"].iloc[0])) <= 1
+    assert s["util"]["n"] >= 25 and s["util"]["max"] <= 1 and s["runnable"]["max"] <= 1
+
+
+def test_a_tick_between_wakeup_and_switch_moves_the_switchs_clock(tmp_path):
+    t = _run(tmp_path, "ks_tick_after_wakeup")
+    # ks_per woken on CPU 1 at 34501.567809; python-29503's tick record at 34501.568014 shows
+    # the rq clock updated 204 us later; the switch at 34501.568026 runs on that clock (the
+    # skip spares only __schedule()'s own update): with the wake-up's clock the model's util
+    # was high by 4 after it, and after a switch on a remote wake-up's clock at 34501.604068
+    # (the tick and a load balance updated the clock since) low by 18-21
+    c = _clock_of(t, 1, 34501.568026)
+    assert c is not None and 34501.568005 < c < 34501.568026
+    assert 34501.604040 < _clock_of(t, 1, 34501.604068) < 34501.604068
+    _, _, s = compare_kernel_signals(t, tasks=["ks_per"], clock="pelt")
+    assert s["util"]["n"] >= 20 and s["util"]["max"] <= 1 and s["runnable"]["max"] <= 1

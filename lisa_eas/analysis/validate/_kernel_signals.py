@@ -34,8 +34,23 @@ import pandas as pd
 
 from .._common import STATE_DEAD, STATE_RUNNABLE, STATE_RUNNING, task_timeline
 from ._pelt_clock import pelt_clock_map
+from ._switch_clock import switch_clock_times
 
 __all__ = ["compare_kernel_signals", "kernel_signals_summary", "pelt_clock_map"]
+
+#: How long before a task's ``sched_switch``/``sched_wakeup`` record a record of that task is
+#: taken for the event's own update (in __schedule / ttwu_do_activate, between the rq-clock
+#: update and the trace record). Measured on this VM (6.18.44-fc): 2-8 us for nearly all, up to
+#: 30 us under load. It was 200 us: a tick's record 190-198 us before a wake-up preemption's
+#: switch-out was taken for the switch-out's update, moving the end of the running span back
+#: to the tick (util_avg low by 4, decaying over the next ~20 samples; the kernel's own sums at
+#: the next sample are reproduced exactly with the switch-out at the wake-up's rq clock). Either
+#: way a misjudged sample costs at most ``OWN_UPDATE_S * 1024 / LOAD_AVG_MAX`` (< 1 at 40 us).
+OWN_UPDATE_S = 40e-6
+#: Place a switch after a wake-up preemption on the wake-up's rq clock (:mod:`._switch_clock`).
+#: False feeds every switch at its record, as before: kept to replay the difference on a trace.
+SWITCH_CLOCK = True
+
 
 def _stats(err: np.ndarray) -> dict:
     a = np.abs(err[~np.isnan(err)]) if len(err) else err
@@ -46,7 +61,8 @@ def _stats(err: np.ndarray) -> dict:
 
 
 def _task(trace, pid: int, tl: pd.DataFrame, se: pd.DataFrame, ue: pd.DataFrame | None, era: str,
-          to_pelt, clock: str, waking: np.ndarray | None = None) -> tuple[pd.DataFrame, pd.DataFrame]:
+          to_pelt, clock: str, waking: np.ndarray | None = None,
+          sw_clock: dict | None = None) -> tuple[pd.DataFrame, pd.DataFrame]:
     from ...models import pelt_timeline, util_est_step
 
     t_ev = tl["time"].to_numpy(np.float64)
@@ -54,14 +70,24 @@ def _task(trace, pid: int, tl: pd.DataFrame, se: pd.DataFrame, ue: pd.DataFrame 
     st = np.where(st == STATE_DEAD, 0, st)
     cpu = tl["cpu"].to_numpy(np.int64)
     n = len(t_ev)
+    # each event on its rq's clock: a switch after a wake-up preemption ran on the wake-up's
+    # rq clock (see _switch_clock), the others at their record
+    t_clk = t_ev.copy()
+    if sw_clock:
+        key = np.round(t_ev * 1e9).astype(np.int64)
+        for i in range(n):
+            w = sw_clock.get((int(cpu[i]), int(key[i])))
+            if w is not None and st[i] in (STATE_RUNNING, STATE_RUNNABLE):
+                t_clk[i] = w
     # segment k = [t_ev[k], t_ev[k+1]) on cpu[k]; its two ends on that CPU's clock
-    t_end = np.r_[t_ev[1:], t_ev[-1]]
+    t_end = np.r_[t_clk[1:], t_clk[-1]]
     if clock == "pelt":
-        a = to_pelt(t_ev, cpu)
+        a = to_pelt(t_clk, cpu)
         b = to_pelt(t_end, cpu)
     else:
-        a = np.round(t_ev * 1e9).astype(np.int64)
+        a = np.round(t_clk * 1e9).astype(np.int64)
         b = np.round(t_end * 1e9).astype(np.int64)
+    b = np.maximum(b, a)
     # kernel samples -> segment
     s_t = se.index.to_numpy(np.float64)
     s_cpu = se["cpu"].to_numpy(np.int64)
@@ -74,9 +100,11 @@ def _task(trace, pid: int, tl: pd.DataFrame, se: pd.DataFrame, ue: pd.DataFrame 
     else:
         s_local = np.round(s_t * 1e9).astype(np.int64)
     # a sample made by an enqueue/dequeue precedes that event's sched_switch/wakeup record by a
-    # few us: it is the update of that event (one kernel update, not two)
+    # few us: it is the update of that event (one kernel update, not two). Only a few: a tick's
+    # update (entity_tick) up to a period before a switch-out that crossed no period boundary
+    # (so wrote no record) is not that switch-out's update; see OWN_UPDATE_S.
     nxt_i = np.clip(kk + 1, 0, n - 1)
-    snap = ok & (kk + 1 < n) & (t_ev[nxt_i] - s_t < 200e-6) & (t_ev[nxt_i] >= s_t)
+    snap = ok & (kk + 1 < n) & (t_ev[nxt_i] - s_t < OWN_UPDATE_S) & (t_ev[nxt_i] >= s_t)
     if ue is not None and len(ue) and _samples_before(era):
         # v6.12+: a dequeue to sleep writes its util_est record before its own PELT update, so
         # a sample with that dequeue's util_est record after it is an earlier update (a tick
@@ -354,6 +382,7 @@ def compare_kernel_signals(trace, *, era: str = "v6.18", tasks=None, clock: str 
         se_all = se_all[np.array([p in want or c in want for p, c in zip(pids, comm)], bool)]
     tl_all = task_timeline(trace)
     to_pelt = pelt_clock_map(trace) if clock == "pelt" else None
+    sw_clock = switch_clock_times(trace) if SWITCH_CLOCK else None
     wk_all: dict = {}
     if "sched_waking" in trace.events:
         wk = trace.df("sched_waking")
@@ -383,7 +412,7 @@ def compare_kernel_signals(trace, *, era: str = "v6.18", tasks=None, clock: str 
                 continue
             part_ue = ue[(ue.index.to_numpy() < t1)] if ue is not None else None
             r, u = _task(trace, int(pid), tl.iloc[lo:hi + 1] if hi < len(tl) else tl.iloc[lo:], part_se,
-                         part_ue, era, to_pelt, clock, waking=wk_all.get(int(pid)))
+                         part_ue, era, to_pelt, clock, waking=wk_all.get(int(pid)), sw_clock=sw_clock)
             rows.append(r)
             ue_rows.append(u)
     pelt = pd.concat(rows, ignore_index=True) if rows else pd.DataFrame()
