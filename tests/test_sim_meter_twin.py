@@ -67,7 +67,7 @@ def test_simulator_meter_equals_the_twin(runs, name):
 def test_the_runs_exercise_each_part_of_the_model(runs):
     """Not a comparison that could pass on empty runs: each light run has a cluster powered down
     for part of the time and active for another part; each heavy run keeps the big cluster busy
-    at more than one OPP and charges idle-state power."""
+    at more than one OPP; the Juno runs charge idle-state power."""
     for name, tr in runs.items():
         board = RUNS[name][0]
         m = tr.metadata["energy"]["meter"]["per_domain"]
@@ -79,7 +79,10 @@ def test_the_runs_exercise_each_part_of_the_model(runs):
             assert big["cpu_busy"] > 0 and big["cluster_active"] > 0, name
             big_cpus = {"juno_r0": {1, 2}, "hikey960": {4, 5, 6, 7}}[board]
             assert freqs[freqs["cpu_id"].isin(big_cpus)]["state"].nunique() > 1, name
-        assert sum(d["cpu_idle"] + d["cluster_idle"] for d in m.values()) > 0, name
+        if board == "juno_r0":      # WFI and cpu-sleep draw power on Juno (HiKey960's cpu-sleep: 0)
+            assert sum(d["cpu_idle"] + d["cluster_idle"] for d in m.values()) > 0, name
+    # a cluster the workload never uses stays in its cluster state from t = 0
+    assert runs["hikey960-light"].metadata["energy"]["meter"]["per_domain"]["big"]["cluster_down_s"] > 0.9
 
 
 def test_the_twin_catches_a_wrong_idle_state_power(runs):
