@@ -19,10 +19,10 @@ Legacy idle-cost arrays (``idle-cost-data``) are indexed as the Android kernel i
 ``idle_get_state_idx() + 1`` (entry 0 is "active idle", arch_cpu_idle outside cpuidle); the
 deepest cpuidle state is the last entry. A platform whose DT states carry power figures
 (Juno r0) gives them per state directly. Where they come as raw arrays (HiKey960), the twin
-aligns the DT's states with the arrays' *last* entries, deepest with deepest: the A73 array has
-one entry more than WFI + the mainline DT's two states (the Android hi3660 DT lists a
-retention state before cpu-sleep), and aligning from the deep end keeps cluster-sleep on the
-array's "cluster off" entry (cluster cost 0) in both arrays.
+aligns the DT's states with the arrays' *last* entries, deepest with deepest: the A73 arrays
+have five entries for active idle, WFI and the DT's two states (the extra entry is not
+documented), and aligning from the deep end keeps cluster-sleep on the only entry whose cluster
+cost is 0 (the cluster off) in both clusters' arrays.
 
 Timeline: the ``cpu_idle`` and ``cpu_frequency`` events of a Trace's data frames, merged in time
 order; the state held between two distinct timestamps is the state after *all* events at the
