@@ -74,6 +74,10 @@ def test_experiment_rows_and_claims(result):
     assert by["SIS_PROP se_eff_pct ranks the modeled rows like the vanilla table"].ok
     pairs = [c for c in result.checks if "netperf/tbench pairs" in c.claim][0]
     assert pairs.ok and pairs.reproduced == 84
+    # hackbench: 28 tasks a group as published; the group-size cause experiment is printed
+    hb = [c for c in result.checks if "hackbench groups" in c.claim][0]
+    assert hb.ok or "group size" in hb.why
+    assert any(n.startswith("hackbench groups of 28 tasks") and "-f 20" in n for n in result.notes)
     assert all(c.ok or c.why for c in result.checks)
     assert result.provenance["published"][0]["file"].endswith("sis_prop_vanilla_efficiency.csv")
     assert "lisa_eas.simulate" in result.provenance["model"]
