@@ -5,9 +5,10 @@
 ``metadata["energy"]["meter"]``. The twin reads the platform JSON itself, builds its own
 tables and integrates the same Trace's ``cpu_frequency`` / ``cpu_idle`` events naively (per
 event, per CPU, in Python). Both sum the same products of power and integer nanoseconds in a
-different order, so they agree to float rounding: relative 1e-9 (a sum of a few thousand
-terms of ~1e9 mW*ns in float64 keeps ~1e-13 relative error; 1e-9 leaves margin and still
-catches one misattributed microsecond of a 1 mW state in a 1 s run, ~1e-6 relative).
+different order, so they agree to float rounding: relative 1e-9 (a float64 sum of a few
+thousand terms keeps ~1e-13 relative error; 1e-9 leaves margin, yet on a part of ~20 mW*s it is
+2e-8 mW*s, 20 ns of a 1 mW state: a state misattributed for any scheduler event's duration
+shows).
 
 The runs cover Juno r0 (idle-state powers in the DT states, WFI among them) and HiKey960
 (legacy idle-cost arrays mapped onto the DT states), light loads that leave whole clusters in
