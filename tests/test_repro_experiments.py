@@ -54,6 +54,28 @@ def test_ramp_boost_result():
     assert 0 <= on["reproduced_energy_overhead_pct"] < 100
     assert on["reproduced_overruns"] <= off["reproduced_overruns"]
     assert [c.claim.split(" (")[0] for c in res.checks][1] == "average negative slack shrinks about 1.75x with ramp boost"
+    # the miss's cause is printed with its experiment (issue 18): the EM table em_pd_get_higher_freq reads
+    neg = res.checks[1]
+    assert neg.ok or ("em_pd_get_higher_freq" in neg.why and "msm-4.9" in neg.why)
+    exp = [n for n in res.notes if n.startswith("On/off experiments")]
+    assert len(exp) == 1 and "caf_msm49_cpu_power" in exp[0] and "freqbench_measured_mw" in exp[0]
+
+
+def test_ramp_boost_em_cost_order_by_hand():
+    """em_pd_get_higher_freq() (RFC v3 1/6) with a zero margin: the highest OPP whose cost
+    fmax * power / f is at most the requested OPP's. Pixel 3 big, legacy busy costs: 825.6 MHz
+    costs 2803200 * 146 / 825600 = 495.7; from the top, 2803.2 (916.0) and 2649.6 (704.6) are
+    dearer, 2553.6 MHz (2803200 * 448 / 2553600 = 491.8) is not: the request jumps to 2553.6 MHz.
+    With the Qualcomm msm-4.9 table (cost 2.10 .. 14.3 x fmax/1000, increasing) it stays."""
+    from lisa_eas.models import em_pd_get_higher_freq
+    from lisa_eas.platform import load_platform
+    from lisa_eas.repro.ramp_boost import pixel3_with_em
+
+    for plat, want in ((load_platform("pixel3"), 2553600), (pixel3_with_em("caf_msm49_cpu_power"), 825600)):
+        big = plat.perf_domains[1]
+        freqs = [o.freq_khz for o in big.opps]
+        costs = [freqs[-1] * int(o.power_mw) // o.freq_khz for o in big.opps]     # em_create_pd(): integer
+        assert em_pd_get_higher_freq(freqs, costs, 825600, 0) == want
 
 
 def test_eas_rfc_energy_job():

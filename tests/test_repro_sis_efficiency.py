@@ -18,8 +18,12 @@ def test_workload_shapes():
     # service times spread over [0.5, 1.5) x 13 us
     runs = [t.phases[0].events[0 if t.name[0] == "c" else 1].us for t in rr_pairs_workload(50).tasks]
     assert min(runs) >= 6 and max(runs) <= 20 and len(set(runs)) > 5
+    # 28 tasks a group as the SIS_UTIL commit ran it ("each group has 28 tasks"): 14 senders, 14 receivers;
+    # a sender's burst is one 2 us write to each receiver of its group (+ 2 us tail), spread [0.5, 1.5)
     h = hackbench_workload(2)
-    assert len(h.tasks) == 80
+    assert len(h.tasks) == 56 and sum(t.name.startswith("g1s") for t in h.tasks) == 14
+    assert 15 <= h.task("g0s0").phases[0].events[0].us <= 45
+    assert len(hackbench_workload(1, 20).tasks) == 40       # hackbench's default -f 20 (the cause experiment)
     assert h.task("g1s0").phases[0].events[1:] == (Resume("g1"), Suspend("g1s0"))
     assert h.task("g1r3").phases[0].events[0] == Suspend("g1") and h.task("g1r3").phases[0].events[2] == Resume("g1s3")
 
@@ -70,6 +74,10 @@ def test_experiment_rows_and_claims(result):
     assert by["SIS_PROP se_eff_pct ranks the modeled rows like the vanilla table"].ok
     pairs = [c for c in result.checks if "netperf/tbench pairs" in c.claim][0]
     assert pairs.ok and pairs.reproduced == 84
+    # hackbench: 28 tasks a group as published; the group-size cause experiment is printed
+    hb = [c for c in result.checks if "hackbench groups" in c.claim][0]
+    assert hb.ok or "group size" in hb.why
+    assert any(n.startswith("hackbench groups of 28 tasks") and "-f 20" in n for n in result.notes)
     assert all(c.ok or c.why for c in result.checks)
     assert result.provenance["published"][0]["file"].endswith("sis_prop_vanilla_efficiency.csv")
     assert "lisa_eas.simulate" in result.provenance["model"]

@@ -29,7 +29,28 @@ PIXEL3_TRANSITION_LATENCY_NS = 0
 ERA = "v5.4"
 #: On/off experiments of the negative-slack claim: (label, SimConfig changes).
 EXPERIMENTS = (("util_est fast ramp-up on (v5.5 util_est_dequeue, b8c96361402a)", {"era": "v5.5"}),
-               ("util_est off", {"util_est": False}))
+               ("util_est off", {"util_est": False}),
+               ("EM costs non-decreasing in frequency (Qualcomm msm-4.9 SDM845 table, the platform file's "
+                "caf_msm49_cpu_power) instead of the Pixel kernel's legacy busy costs", {"em": "caf_msm49_cpu_power"}),
+               ("EM from power measured on an SDM845 phone (freqbench_measured_mw)", {"em": "freqbench_measured_mw"}))
+
+
+def pixel3_with_em(column: str):
+    """The Pixel 3 platform with each perf domain's EM power taken from the OPPs' ``extra[column]``
+    (a comparison table the platform file carries with its provenance); a domain lacking the
+    column at some OPP keeps its own table. For the EM cause experiment only."""
+    from dataclasses import replace
+
+    from ..platform import load_platform
+
+    plat = load_platform("pixel3")
+    doms = []
+    for pd in plat.perf_domains:
+        vals = [o.extra.get(column) for o in pd.opps]
+        if all(v is not None for v in vals):
+            pd = replace(pd, opps=tuple(replace(o, power_mw=float(v)) for o, v in zip(pd.opps, vals)))
+        doms.append(pd)
+    return replace(plat, perf_domains=tuple(doms))
 
 
 def simulate_step(ramp_boost: int, **changes) -> dict:
@@ -41,12 +62,13 @@ def simulate_step(ramp_boost: int, **changes) -> dict:
     from .workloads import biggest_cpu, ramp_boost_step
 
     era = changes.pop("era", ERA)
+    em = changes.pop("em", None)
     # schedutil's rate_limit_us as the kernel derives it from the driver (ledger cpufreq_delay-v4.14: 1000 us)
     rate = cpufreq_transition_delay_us(era, PIXEL3_TRANSITION_LATENCY_NS)
     config = SimConfig(governor="schedutil", placement="eas", era=era,
                        transition_latency_us=PIXEL3_TRANSITION_LATENCY_NS // 1000,
                        governor_tunables={"ramp_boost": ramp_boost, "rate_limit_us": rate}, **changes)
-    tr = simulate("pixel3", ramp_boost_step(), config=config)
+    tr = simulate("pixel3" if em is None else pixel3_with_em(em), ramp_boost_step(), config=config)
     log = tr.df("lisa_sim_rtapp_log")
     slack = log["slack_us"].astype(float)
     neg = slack[slack < 0]
@@ -71,10 +93,13 @@ def run(sweep: Sweep) -> ExperimentResult:
     p_energy = float(on_pub.boost_energy_overhead_pct.mean())
     off, on = sweep.map(simulate_step, [0, 1], warm=warm_up_simulator)
     exp_lines = []
+    em_ratio = {}
     for label, changes in EXPERIMENTS:
         e_off, e_on = simulate_step(0, **changes), simulate_step(1, **changes)
         ratio = e_off["avg_negative_slack_us"] / e_on["avg_negative_slack_us"] if e_on["avg_negative_slack_us"] \
             else float("inf")
+        if "em" in changes:
+            em_ratio[changes["em"]] = (ratio, e_on)
         exp_lines.append(f"{label}: negative slack {e_off['avg_negative_slack_us']:.0f} -> "
                          f"{e_on['avg_negative_slack_us']:.0f} us ({e_off['overruns']} -> {e_on['overruns']} late "
                          f"activations), ratio {ratio:.2f}")
@@ -108,10 +133,19 @@ def run(sweep: Sweep) -> ExperimentResult:
                                   "and power tables are the Pixel kernel's legacy ones",
                     why=f"the model misses {off['overruns'] / 20:.0f} activations per cycle without boost and "
                         f"{on['overruns'] / 20:.0f} with it: the modelled boost removes most of the lag rather than "
-                        "halving it. Not the rate limit or a transition latency: the Pixel 3 driver states none "
-                        "(1000 us rate limit, fast switch, as simulated); util_est's fast ramp-up and util_est itself "
-                        "switched on/off do not bring the ratio near 1.75 (notes); the OSM firmware's own "
-                        "frequency-change latency, unknown to the kernel, is not modelled"),
+                        "halving it. Cause (experiment in the notes): the RFC's em_pd_get_higher_freq() picks the "
+                        "highest OPP whose EM cost is within the margin of the requested one, and the Pixel 3 EM "
+                        "here is the Pixel kernel's legacy busy-cost table, whose cost is not monotonic in "
+                        "frequency (825.6 MHz costs more than 2553.6 MHz), so even a zero margin jumps to 2553.6 "
+                        "MHz; the RFC's test kernel built its EM from the DT's dynamic-power-coefficient and the "
+                        "OSM LUT voltages (dev_pm_opp_of_register_em: cost = fmax * dpc * V^2, non-decreasing "
+                        "with frequency), whose voltages are in no public source. With the Qualcomm msm-4.9 "
+                        f"SDM845 table (cost non-decreasing) the ratio is {em_ratio['caf_msm49_cpu_power'][0]:.2f}; "
+                        "with power measured on another SDM845 phone (freqbench, itself slightly non-monotonic) "
+                        f"{em_ratio['freqbench_measured_mw'][0]:.2f}. Not the rate limit or a transition latency "
+                        "(the Pixel 3 driver states none: 1000 us rate limit, fast switch, as simulated); "
+                        "util_est's fast ramp-up and util_est itself switched on/off do not bring the ratio near "
+                        "1.75"),
         # Same definition as the RFC (lisa_eas.analysis.ramp_boost_energy_overhead: the busy-time
         # weighted boost margin b/1024, continuous OPP space, single-CPU policy) on the simulated
         # boost-on run. The published 10 runs spread 2.97..3.07 %, but the boost margin follows
@@ -134,6 +168,11 @@ def run(sweep: Sweep) -> ExperimentResult:
         "Frequency transitions as the kernel sees them on the Pixel 3: qcom-cpufreq-hw states no transition "
         "latency (fast switch), so schedutil's rate_limit_us is cpufreq_policy_transition_delay_us() = 1000 us "
         "(ledger cpufreq_delay-v4.14) and the frequency changes at the request.",
+        "The published figures were first posted on 9 Aug 2019 in the v2 thread, before v3 (11 Oct 2019) added "
+        "'util_avg >= sg_cpu->util_avg' to sugov_cpu_ramp_boost_update(); the model runs v3's rule. For this "
+        "workload the two differ only at cpufreq updates of an idle CPU (blocked-load decay with util_est.enqueued "
+        "0 stable), whose boost would matter to other CPUs of the policy only; the pinned task's ramps see the "
+        "same boost under both.",
         "On/off experiments of the negative-slack ratio (published 1.75, this run "
         f"{r_ratio:.2f}): " + "; ".join(exp_lines) + ".",
         "Simulator approximations: " + "; ".join(sorted(set(off["approximations"]))) if off["approximations"]

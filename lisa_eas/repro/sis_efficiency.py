@@ -22,8 +22,9 @@ published table):
   (``pthread_cond_broadcast``) wakes only a thread already suspended: a resume followed by
   work would lose the peer's answer whenever the waker is delayed past the peer's run, which a
   socket (buffered) never does;
-* hackbench "G groups" = G groups of 20 senders and 20 receivers: a sender's burst (20 writes
-  and its tail, ``HB_SENDER_RUN_US + HB_TAIL_US``) ends by resuming its group's receivers (one
+* hackbench "G groups" = G groups of 14 senders and 14 receivers (the commit message: "each group
+  has 28 tasks", i.e. ``hackbench -f 14``, not the tool's default of 20 fds): a sender's burst (one
+  write to each receiver of its group and its tail, ``14 * HB_WRITE_US + HB_TAIL_US``) ends by resuming its group's receivers (one
   condition per group: a broadcast) and suspending; a receiver's read (``HB_RECEIVER_RUN_US +
   HB_TAIL_US``) ends by resuming its sender; process/thread and pipe/socket variants share the model;
 * service times spread over [0.5, 1.5) x the nominal value across threads (a golden-ratio
@@ -55,17 +56,18 @@ PLATFORM = "x86_llc112"
 ERA = "v5.18"
 RR_RUN_US = 10              # one side of a loopback TCP_RR transaction (~20 us round trip)
 RR_TAIL_US = 3              # return from send to the blocking recv
-HB_SENDER_RUN_US = 40       # 20 writes of ~2 us
+HB_WRITE_US = 2             # one 100-byte write; a sender's loop writes once to each of its group's receivers
 HB_RECEIVER_RUN_US = 2      # one read
 HB_TAIL_US = 2
-HB_GROUP = 20               # hackbench's default senders (and receivers) per group
+HB_GROUP = 14               # senders (and receivers) per group: "each group has 28 tasks" (70fb5ccf2ebb)
+HB_DEFAULT_FDS = 20         # hackbench's own default (-f 20, 40 tasks a group): the group-size cause experiment
 SIM_S = 0.05                # simulated time per run
 WARMUP_S = 0.01             # left out of the counters
 SCAN_RQ_NS = 100            # modeled select_idle_cpu() time per runqueue examined
 HIST_BUCKETS = 24           # log2 buckets of that time in us: [0,1), [1,2), [2,4), ...
 # Published rows the model covers: benchmark -> workload family.
 FAMILY = {"netperf": "rr", "tbench": "rr", "hackbench": "hackbench"}
-HALF_LOAD = {"rr": 56, "hackbench": 2}   # 56 threads = 112/2 instances; 2 groups = 80 tasks (< 112)
+HALF_LOAD = {"rr": 56, "hackbench": 2}   # 56 threads = 112/2 instances; 2 groups = 56 tasks = 112/2
 # causes switched off one at a time for the high-load depth claim (SimConfig.ablate)
 ABLATIONS = ("resume-waker", "sis-prop-wake-avg-idle", "warmup")    # SIS_PROP's depth
 UTIL_ABLATIONS = ("pelt-attach-reset", "warmup")          # SIS_UTIL's input (the LLC's sum of cpu_util)
@@ -101,10 +103,11 @@ def hackbench_workload(groups: int, group_size: int = HB_GROUP):
     tasks = []
     for k in range(groups):
         g = f"g{k}"
+        burst_us = group_size * HB_WRITE_US + HB_TAIL_US     # one write to each receiver of the group
         for j in range(group_size):
             i = 2 * group_size * k + j
             tasks.append(task(f"{g}s{j}", [Phase(name="hb", loop=-1, events=(
-                RunTime(_spread(i, HB_SENDER_RUN_US + HB_TAIL_US)), Resume(g), Suspend(f"{g}s{j}")))], loop=-1))
+                RunTime(_spread(i, burst_us)), Resume(g), Suspend(f"{g}s{j}")))], loop=-1))
         for j in range(group_size):
             i = 2 * group_size * k + group_size + j
             tasks.append(task(f"{g}r{j}", [Phase(name="hb", loop=-1, events=(
@@ -138,7 +141,10 @@ def simulate_sis(job: tuple) -> dict:
     # "warmup" (not a SimConfig ablation): the run's PELT start-up left out of the counters
     dur, warm = (LONG_SIM_S, LONG_WARMUP_S) if "warmup" in ablate else (SIM_S, WARMUP_S)
     ablate = tuple(a for a in ablate if a != "warmup")
-    wl = rr_pairs_workload(load) if family == "rr" else hackbench_workload(load)
+    if family == "rr":
+        wl = rr_pairs_workload(load)
+    else:       # "hackbench" (28 tasks a group, as published) or "hackbench-f20" (the tool's default size)
+        wl = hackbench_workload(load, HB_DEFAULT_FDS if family == "hackbench-f20" else HB_GROUP)
     cfg = SimConfig(placement="no-eas", era=ERA, sis=sis, governor="performance", duration_s=dur,
                     stats_from_s=warm, outputs="summary", ablate=ablate)
     tr = simulate(PLATFORM, wl, config=cfg)
@@ -174,6 +180,9 @@ def run(sweep: Sweep) -> ExperimentResult:
     # switched off at a time (SimConfig.ablate)
     jobs += [(f, L, m, (a,)) for m, abls in (("prop", ABLATIONS), ("util", UTIL_ABLATIONS)) for a in abls
              for f in ("rr", "hackbench") for L in loads[f] if L > HALF_LOAD[f]]
+    # the cause experiment of the hackbench collapse claim: the group size (28 tasks as published,
+    # 40 with hackbench's default 20 fds), SIS_PROP
+    jobs += [("hackbench-f20", L, "prop") for L in loads["hackbench"]]
     sims, abl = {}, {}
     for r in sweep.map(simulate_sis, jobs):
         fam, load, sis = r["job"][:3]
@@ -212,15 +221,22 @@ def run(sweep: Sweep) -> ExperimentResult:
         rep_first = rep[0] if rep else None
         ok = rep_first is not None and any(abs(steps.index(rep_first) - steps.index(p)) <= tol_steps
                                            for p in pub_first)
+        if fam == "hackbench":
+            f20 = [L for L in steps if (sims[("hackbench-f20", L, 0)]["se_eff_pct"] or 0) < 50]
+            group_txt = (f"Cause experiment (group size, SIS_PROP): first collapse at {rep_first} groups with 28 "
+                         f"tasks a group (as published), at {f20[0] if f20 else None} groups with hackbench's "
+                         "default 40 (-f 20); se_eff % by groups 1..8: 28 tasks "
+                         + ", ".join(f"{sims[(fam, L, 0)]['se_eff_pct'] or 0:.1f}" for L in steps)
+                         + "; 40 tasks " + ", ".join(f"{sims[('hackbench-f20', L, 0)]['se_eff_pct'] or 0:.1f}"
+                                                     for L in steps))
         checks.append(check_that(
             f"SIS_PROP efficiency collapses past half load ({name}): first load with se_eff < 50 %",
             pub_first, rep_first, ok,
             tolerance=f"same load step as a published variant (±{tol_steps} step): the claim is where "
                       "the collapse happens, not its depth",
-            why="the model's hackbench senders are CPU-bound bursts of 20 writes with no pipe-full "
-                "blocking, so its groups demand more CPU than the real hackbench and saturate the LLC "
-                "earlier" if fam == "hackbench" else "the modeled pair demand (one runnable side per pair, "
-                "13 us per side) differs from netperf's"))
+            why=(f"{group_txt}. The model's senders are bursts that then wait for their receiver "
+                 "(no pipe buffer: a real sender keeps writing until a pipe is full)") if fam == "hackbench"
+            else "the modeled pair demand (one runnable side per pair, 13 us per side) differs from netperf's"))
     # Rank correlation over every modeled row: the published efficiency falls with load in each
     # benchmark; 0.7 accepts the ties of the model's saturated rows (all 0) while rejecting an
     # ordering unrelated to load.
@@ -325,6 +341,8 @@ def run(sweep: Sweep) -> ExperimentResult:
                "wake-up; success_rate% = wake-ups given an idle CPU.",
                "schbench rows are not modeled (worker threads per message thread not published); tbench rows "
                "of 140+ threads are all zeros in the table (the run produced no statistics) and are left out.",
+               f"hackbench groups of 28 tasks (14 senders, 14 receivers: 'each group has 28 tasks' in the "
+               f"commit message). {group_txt}.",
                f"Spearman rho (published vs SIS_PROP, modeled rows) also for dom_eff%: {rho['dom_eff_pct']}, "
                f"success_rate%: {rho['success_rate_pct']} (not claimed: published dom_eff% is flat).",
                f"Cause experiment for the high-load depth claim (SimConfig.ablate, one cause off at a time): "
@@ -336,7 +354,7 @@ def run(sweep: Sweep) -> ExperimentResult:
                              "lisa_eas._kernels.sis.select_idle_sibling)",
                     "platform": f"lisa_eas/platforms/{PLATFORM}.json",
                     "parameters": {"rr_run_us": RR_RUN_US, "rr_tail_us": RR_TAIL_US,
-                                   "hb_sender_run_us": HB_SENDER_RUN_US, "hb_receiver_run_us": HB_RECEIVER_RUN_US,
+                                   "hb_write_us": HB_WRITE_US, "hb_receiver_run_us": HB_RECEIVER_RUN_US,
                                    "hb_tail_us": HB_TAIL_US, "hb_group": HB_GROUP, "sim_s": SIM_S,
                                    "warmup_s": WARMUP_S, "scan_rq_ns": SCAN_RQ_NS, "era": ERA},
                     "cause_experiment": {"sis_prop_off": list(ABLATIONS), "sis_util_off": list(UTIL_ABLATIONS),

@@ -90,7 +90,7 @@ Scheduling model
   governor picks, the deepest whose target residency and exit latency fit the predicted idle,
   here the time to the next timer armed on it (no learnt correction factor, no iowait, no QoS);
   cluster states are per-CPU requests, the cluster powering down only while all its CPUs are in
-  one (the meter model).
+  one (the meter model). At t = 0 no timer is armed: every CPU starts in its deepest state.
 * **Energy**: see :mod:`lisa_eas.sim._energy` (the Energy Model's estimate,
   ``metadata["energy"]``) and :mod:`lisa_eas.sim._meter` (what the board's meter would read:
   cluster and idle power included, ``metadata["energy"]["meter"]``; full output only).

@@ -496,16 +496,22 @@ def view(flat: np.ndarray, k: int) -> np.ndarray:
 
 
 def initial_events(S, P, O):
-    """The state at t = 0 as events: every CPU idle in state 0, every domain at its OPP."""
+    """The state at t = 0 as events: every CPU idle in its domain's deepest idle state, every
+    domain at its OPP. Before the workload starts no timer is armed on an idle CPU, so the idle
+    governor (``menu_select()``, drivers/cpuidle/governors/menu.c: the next timer event, here none,
+    bounds the predicted idle time) picks the deepest state; a CPU the workload never uses stays
+    there (its cluster can power down), as it would on the board."""
     from .._kernels import sim_state as ss
     ev, cnt = view(O, L.O_EVENTS // 4), view(O, L.O_COUNTERS // 4)
     CP, PD = view(S, L.S_CPUS // 4), view(S, L.S_DOMAINS // 4)
     cpu_pd, pd_freq = view(P, L.P_CPU_PD // 4), view(P, L.P_PD_FREQ // 4)
+    nstates = view(P, L.P_IDLE_NSTATES // 4)
     n = 0
     for c in range(CP.shape[0]):
+        deepest = max(int(nstates[cpu_pd[c]]) - 1, 0)
         ev[n, :] = (0, ss.EV_FREQ, c, pd_freq[cpu_pd[c], PD[cpu_pd[c], ss.P_OPP]], 0, 0, 0, 0)
-        ev[n + 1, :] = (0, ss.EV_IDLE, c, 0, 0, 0, 0, 0)
-        CP[c, ss.C_IDLE_STATE] = 0
+        ev[n + 1, :] = (0, ss.EV_IDLE, c, deepest, 0, 0, 0, 0)
+        CP[c, ss.C_IDLE_STATE] = deepest
         n += 2
     cnt[ss.N_EV] = n
 

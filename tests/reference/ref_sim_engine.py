@@ -113,10 +113,13 @@ class Simulation(Scheduler):
         self.events, self.activations, self.eas_log = [], [], []
         self._build_platform(platform, config)
         self._build_tasks(compiled, config)
-        for c in self.cpus:             # t = 0: every CPU idle in state 0, every domain at its OPP
+        # t = 0: every domain at its OPP, every CPU idle in its deepest state (no timer armed on
+        # it yet: menu_select() bounds the predicted idle by the next timer event, here none)
+        for c in self.cpus:
+            deepest = len(c.pd.idle_residency) - 1
             self.events.append((0, ss.EV_FREQ, c.idx, c.pd.freq, 0, 0, 0, 0))
-            self.events.append((0, ss.EV_IDLE, c.idx, 0, 0, 0, 0, 0))
-            c.idle_state = 0
+            self.events.append((0, ss.EV_IDLE, c.idx, deepest, 0, 0, 0, 0))
+            c.idle_state = deepest
 
     def _build_platform(self, platform, config):
         prm = self.prm
