@@ -280,6 +280,32 @@ ERA_LEDGER: tuple[EraChange, ...] = (
               evidence="full hash 89aafd67f28c9e3b725aa30b44b7f61ad3e348ce in the tip sched/core push of 5 Aug "
               "2021 (with 56498cfb045d); quoted by a7ba894821b6 (p->recent_used_cpu is unconditionally set with "
               "prev) and ae2ad293d6be (buggy since v5.15-rc1)"),
+    # ------------------------------------------------------------------ fork placement (issue 18)
+    EraChange("fork-v4.14", "fork", (4, 14), "(earliest modelled)", "find_idlest_cpu, find_idlest_group, "
+              "find_idlest_group_cpu, post_init_entity_util_avg", "a clone is balanced from the top domain with "
+              "SD_BALANCE_FORK down: the idlest non-local group is the first whose runnable load (source_load / "
+              "target_load at forkexec_idx 0, scaled by the group's capacity) is below the best by more than "
+              "imbalance = 1024 * (imbalance_pct - 100) / 100, or within it with a load_avg lower by "
+              "100 + (imbalance_pct - 100) / 2; the spare-capacity choice is skipped at fork; the local group is "
+              "kept when the idlest's runnable load exceeds it by imbalance, or is within imbalance with a local "
+              "load_avg lower by that scale; in the group, the idle CPU of the shallowest state (ties: latest "
+              "rq->idle_stamp), else the least runnable load; the new task's util_avg is then (cpu_scale - cfs "
+              "util) / 2 capped extrapolation, load_avg its weight", "read",
+              evidence="find_idlest_group / find_idlest_group_cpu / find_idlest_cpu and post_init_entity_util_avg "
+              "read in a v4.19 tree (0x88888888/Linux-4.19 at 57a18e1bebe8, kernel/sched/fair.c; its Makefile is "
+              "not stored); the same function body is quoted in LKML and CVE corpora; the earlier history "
+              "(6a0b19c0f39a spare capacity, 6b94780e45c1 load_avg as second factor, both v4.10/v4.11) is not "
+              "modelled: the models refuse eras before v4.11"),
+    EraChange("fork-v5.5", "fork", (5, 5), "57abff067a08 sched/fair: Rework find_idlest_group()", "find_idlest_group, "
+              "update_sg_wakeup_stats, update_pick_idlest", "groups are classified (has_spare / fully_busy / "
+              "overloaded, misfit when the task does not fit, at fork its util is 0); the idlest non-local group has "
+              "the lowest type, then the most idle CPUs (has_spare) or the lowest avg_load; the local group is kept "
+              "when its type is lower, or equal with at least as many idle CPUs (has_spare) or an avg_load within "
+              "imbalance / imbalance_pct; a CPU holding only blocked tasks counts as idle", "read",
+              evidence="the v5.5 form read in the stored torvalds/linux kernel/sched/fair.c at 000619680c37 (a "
+              "v5.5/v5.6 state: rq->wake_list, sd_flag argument), the v4.x form in the v4.19 tree above; the "
+              "hash and subject are recalled (Vincent Guittot's load_balance rework, queued for v5.5 with "
+              "11f10e5420f6), not found in a commit list"),
     # ------------------------------------------------------------------ schedutil
     EraChange("schedutil-v5.0", "schedutil", (5, 0), "(earliest modelled)", "get_next_freq",
               "map_util_freq: (fmax + fmax/4) util / max; RELATION_L; on a busy hold cached_raw_freq = 0"),

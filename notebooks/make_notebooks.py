@@ -511,11 +511,14 @@ def validate_a_patch_notebook():
                "loses the thermal pressure (467b7d01c3e7): the boosted task runs on the big CPUs from its first "
                "wake-up and the 19 % one moves there when the cap lands. At v5.5 neither input moves them (the cap "
                "only lowers the frequency). `lisa-eas simulate --thermal-cap 0.5:pd0:300` does the same from the "
-               "command line."),
+               "command line. Both runs start the threads on their CPUs in turn (`ablate=(\"fork-placement\",)`): "
+               "the fork balance would start them on a big CPU with half its capacity as util, and that start, "
+               "not the two inputs, would decide their first placements."),
         ("code", "wl5 = workload([task(\"boosted\", periodic(duty_cycle_pct=5, period_ms=16, duration_s=1.0), util_min=800),\n"
                  "                task(\"mid\", periodic(duty_cycle_pct=19, period_ms=16, duration_s=1.0))], calibration=20)\n"
                  "rows = []\nfor era in (\"v5.5\", \"v5.7\"):\n"
-                 "    t = simulate(BOARD2, wl5, config=SimConfig(era=era, thermal_caps=[(0.5, \"pd0\", 300)]))\n"
+                 "    t = simulate(BOARD2, wl5, config=SimConfig(era=era, thermal_caps=[(0.5, \"pd0\", 300)],\n"
+                 "                                               ablate=(\"fork-placement\",)))\n"
                  "    sw = t.df(\"sched_switch\")\n"
                  "    for comm in (\"boosted\", \"mid\"):\n"
                  "        s = sw[sw[\"next_comm\"] == comm]\n"

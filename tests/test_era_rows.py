@@ -642,6 +642,8 @@ COVERED_ELSEWHERE = {
     "cpufreq_delay-v4.14": "test_cpufreq_delay_era.py::test_rate_limit_v4_14_transition_delay_us_wins",
     "cpufreq_delay-v6.9": "test_cpufreq_delay_era.py::test_rate_limit_v6_8_10ms_cap_vs_v6_9_2ms_cap",
     "cpufreq_delay-v6.12": "test_cpufreq_delay_era.py::test_rate_limit_v6_11_vs_v6_12_one_and_a_half_latency",
+    "fork-v4.14": "test_fork_eras.py::test_fork_v4_14_vs_v5_5_by_hand",
+    "fork-v5.5": "test_fork_eras.py::test_fork_v4_14_vs_v5_5_by_hand",
 }
 
 @pytest.mark.parametrize("key", [r.key for r in ERA_LEDGER])

@@ -140,8 +140,9 @@ def test_schedutil_adds_rt_after_the_util_est_max():
 
 def _eas_decisions(era, tasks, duration_s):
     wl = workload(tasks, calibration=1024)
+    # the states below were worked with the threads started on their CPUs in turn (not the fork balance)
     tr = simulate("juno_r0", wl, config=SimConfig(era=era, governor="performance", util_est=False,
-                                                  duration_s=duration_s))
+                                                  duration_s=duration_s, ablate=("fork-placement",)))
     return tr.df("lisa_sim_eas_decision").reset_index(drop=True)
 
 

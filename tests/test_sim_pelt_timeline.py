@@ -205,7 +205,9 @@ def _run(board, era, governor, engine="numba"):
     plat = load_platform(board)
     wl, cpus = _workload(plat)
     ue = _version(era) >= (4, 17)
-    config = SimConfig(governor=governor, era=era, util_est=ue, placement="no-eas")
+    # threads started on their CPUs in turn (ablation fork-placement): forked to one CPU, each pinned
+    # thread would carry its fork util (up to half a CPU) to its CPU and saturate it at the start
+    config = SimConfig(governor=governor, era=era, util_est=ue, placement="no-eas", ablate=("fork-placement",))
     trace = simulate(plat, wl, config=config)
     if engine == "reference":
         from reference.ref_sim_engine import run_reference

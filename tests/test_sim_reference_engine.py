@@ -122,7 +122,9 @@ CASES = {
                                                            transition_latency_us=300), 0.25),
     "pixel3-many-eas-asym-v6": ("pixel3", "many", SimConfig(era="v6.1"), 0.3),
     # rt-app programs: policy / affinity changes, exits (the run ends when every thread has exited)
-    "hikey960-program-schedutil": ("hikey960", "program", SimConfig(), 1.0),
+    # (two program cases start their threads the pre-fork-placement way: forked onto one cluster
+    # they keep the root domain overutilized all run long, and these cases are about EAS decisions)
+    "hikey960-program-schedutil": ("hikey960", "program", SimConfig(ablate=("fork-placement",)), 1.0),
     "juno-program-noeas-performance": ("juno_r0", "program", SimConfig(placement="no-eas", governor="performance"),
                                        1.0),
     "pixel3-program-schedfreq-latency": ("pixel3", "program", SimConfig(era="v6.1", governor="schedfreq",
@@ -132,6 +134,7 @@ CASES = {
                                                                            governor="interactive"), 1.0),
     "juno-program-prop-ondemand-jitter": ("juno_r0", "program", SimConfig(util_est=False, sis="prop",
                                                                           governor="ondemand",
+                                                                          ablate=("fork-placement",),
                                                                           start_jitter_us=2000, seed=3), 1.0),
     # other boards: 5 CPUs in two domains, 4+2, 4+4 (v5.0 EAS on a v5.4 kernel)
     "tc2-program-eas50": ("tc2", "program", SimConfig(placement="eas-v5.0", era="v5.4"), 1.0),

@@ -163,8 +163,11 @@ def _one_sleeper(era, ablate=()):
 
     plat = load_platform("hikey960")
     wl = workload([task("t0", periodic(duty_cycle_pct=10, period_ms=16, duration_s=1.0))], calibration=20)
+    # the thread starts on CPU 0, its first allowed CPU (ablation fork-placement: the fork balance
+    # would put it on a big CPU, the parent running on CPU 0)
     S, P, O, _ = build_run(plat, compile_workload(wl, plat.nr_cpus), SimConfig(placement="no-eas", era=era,
-                                                                               ablate=ablate), int(1e9))
+                                                                               ablate=ablate + ("fork-placement",)),
+                           int(1e9))
     build_indexes(S)
     TK = view(S, L.S_TASKS // 4)
     assert TK[0, ss.T_CPU] == 0 and TK[0, ss.T_STATE] == ss.TS_SLEEPING

@@ -18,7 +18,9 @@ cancels there, not in a relative saving).
 Ablations (printed with the result, :func:`ablations`): each switches one cause and reruns the
 same rows: the energy figure (the meter vs the EM estimate EAS itself uses), the EAS form (the
 RFC v2 rule vs the merged v5.0 rule with its prev fit test and 1/16 margin, same kernel) and the
-tipping point (the RFC v2 wake-up used even while the system is overutilized).
+tipping point (the RFC v2 wake-up used even while the system is overutilized) and the thread
+start (rt-app's threads placed by the fork balance, ledger fork-v4.14, or on their CPUs in turn:
+``SimConfig.ablate`` "fork-placement", both runs of a row).
 """
 from __future__ import annotations
 
@@ -46,6 +48,9 @@ ABLATE_PLACEMENT = "eas-v5.0"
 #: The ablation of the tipping point: the RFC v2 wake-up used even while the system is
 #: overutilized (``SimConfig.ablate``; the job's placement is tagged with this suffix).
 ABLATE_OU = "+eas-overutilized"
+#: The ablation of the thread start: both runs of a row start the threads on their CPUs in turn
+#: instead of where the fork balance puts them (``SimConfig.ablate`` "fork-placement").
+ABLATE_FORK = "+fork-placement"
 
 
 def simulate_energy(job: tuple) -> dict:
@@ -57,8 +62,9 @@ def simulate_energy(job: tuple) -> dict:
 
     board, n, placement = job[:3]
     era = job[3] if len(job) > 3 else ERA
-    ablate = ("eas-overutilized",) if placement.endswith(ABLATE_OU) else ()
-    config = SimConfig(governor="schedutil", placement=placement.removesuffix(ABLATE_OU), era=era,
+    ablate = tuple(a[1:] for a in (ABLATE_OU, ABLATE_FORK) if placement.endswith(a))
+    config = SimConfig(governor="schedutil", placement=placement.removesuffix(ABLATE_OU).removesuffix(ABLATE_FORK),
+                       era=era,
                        model_events=False, ablate=ablate)
     tr = simulate(board, eas_rfc_energy(board, n), config=config)
     e = tr.metadata["energy"]
@@ -102,11 +108,12 @@ def _delta(off: dict, on: dict, key: str = "energy") -> float:
     return 100.0 * (on[key] / off[key] - 1.0)
 
 
-def ablations(sims: dict, ablate: dict, ablate_ou: dict) -> list[dict]:
+def ablations(sims: dict, ablate: dict, ablate_ou: dict, ablate_fork: dict) -> list[dict]:
     """One row per published row and cause switched: the reproduced saving with the meter (as
     checked), with the EM estimate instead of the meter (same runs), with the merged v5.0 EAS
-    rule instead of the RFC v2 one (same kernel, meter energy), and with the RFC v2 wake-up used
-    even while the system is overutilized (the tipping point switched off)."""
+    rule instead of the RFC v2 one (same kernel, meter energy), with the RFC v2 wake-up used
+    even while the system is overutilized (the tipping point switched off), and with both runs'
+    threads started on their CPUs in turn instead of by the fork balance."""
     out = []
     for (b, n, p), off in sims.items():
         if p != "no-eas":
@@ -117,6 +124,10 @@ def ablations(sims: dict, ablate: dict, ablate_ou: dict) -> list[dict]:
                     "meter_v5_0_rule": round(_delta(off, v50), 2),
                     "meter_no_tipping_point": round(_delta(off, ablate_ou[(b, n)]), 2),
                     "saving_j_no_tipping_point": round((off["energy"] - ablate_ou[(b, n)]["energy"]) * 1e-3, 2),
+                    "meter_no_fork_placement": round(_delta(ablate_fork[(b, n, "no-eas")],
+                                                            ablate_fork[(b, n, "eas")]), 2),
+                    "saving_j_no_fork_placement": round((ablate_fork[(b, n, "no-eas")]["energy"]
+                                                         - ablate_fork[(b, n, "eas")]["energy"]) * 1e-3, 2),
                     "saving_j_meter": round((off["energy"] - on["energy"]) * 1e-3, 2),
                     "saving_j_em": round((off["energy_em"] - on["energy_em"]) * 1e-3, 2)})
     return sorted(out, key=lambda r: (r["board"], r["tasks"]))
@@ -125,13 +136,16 @@ def ablations(sims: dict, ablate: dict, ablate_ou: dict) -> list[dict]:
 def run(sweep: Sweep) -> ExperimentResult:
     pub = published_csv(FILE)
     jobs = [(b, n, p, ERA) for b in BOARDS for n in TASKS
-            for p in ("no-eas", "eas", ABLATE_PLACEMENT, "eas" + ABLATE_OU)]
+            for p in ("no-eas", "eas", ABLATE_PLACEMENT, "eas" + ABLATE_OU, "no-eas" + ABLATE_FORK,
+                      "eas" + ABLATE_FORK)]
     every = sweep.map(simulate_energy, jobs, warm=warm_up_simulator)
     sims = {(r["board"], r["tasks"], r["placement"]): r for r in every
             if r["placement"] in ("no-eas", "eas") and not r["config"]["ablate"]}
     ablate = {(r["board"], r["tasks"]): r for r in every if r["placement"] == ABLATE_PLACEMENT}
-    ablate_ou = {(r["board"], r["tasks"]): r for r in every if r["config"]["ablate"]}
-    abl = {(a["board"], a["tasks"]): a for a in ablations(sims, ablate, ablate_ou)}
+    ablate_ou = {(r["board"], r["tasks"]): r for r in every if "eas-overutilized" in r["config"]["ablate"]}
+    ablate_fork = {(r["board"], r["tasks"], r["config"]["placement"]): r for r in every
+                   if "fork-placement" in r["config"]["ablate"]}
+    abl = {(a["board"], a["tasks"]): a for a in ablations(sims, ablate, ablate_ou, ablate_fork)}
     rows = []
     for _, p in pub.iterrows():
         b, n = p["board"], int(p["tasks"])
@@ -157,6 +171,7 @@ def run(sweep: Sweep) -> ExperimentResult:
                      "ablation_em_estimate_delta_pct": abl[(b, n)]["em_estimate_rfc_v2"],
                      "ablation_v5_0_rule_delta_pct": abl[(b, n)]["meter_v5_0_rule"],
                      "ablation_no_tipping_point_delta_pct": abl[(b, n)]["meter_no_tipping_point"],
+                     "ablation_no_fork_placement_delta_pct": abl[(b, n)]["meter_no_fork_placement"],
                      "energy_unit": off["unit"]})
     checks = []
     # Sign: only rows whose published saving exceeds its own run-to-run spread (RSD) have a
@@ -175,9 +190,10 @@ def run(sweep: Sweep) -> ExperimentResult:
                         f"{sims[(r['board'], r['tasks'], 'eas')]['cross_domain_migrations_last_10s']} migrations"
                         for r in signed if r not in agree)
             + ". Ablations on these rows (EM estimate instead of the meter / merged v5.0 rule instead of the "
-              "RFC's / EAS used while overutilized): "
+              "RFC's / EAS used while overutilized / threads started in turn, not by the fork balance): "
             + "; ".join(f"{r['board']} N={r['tasks']}: {r['ablation_em_estimate_delta_pct']:+.1f} / "
-                        f"{r['ablation_v5_0_rule_delta_pct']:+.1f} / {r['ablation_no_tipping_point_delta_pct']:+.1f} %"
+                        f"{r['ablation_v5_0_rule_delta_pct']:+.1f} / {r['ablation_no_tipping_point_delta_pct']:+.1f} / "
+                        f"{r['ablation_no_fork_placement_delta_pct']:+.1f} %"
                         for r in signed if r not in agree)))
     for b in BOARDS:
         br = [r for r in rows if r["board"] == b]
@@ -197,12 +213,15 @@ def run(sweep: Sweep) -> ExperimentResult:
                 + ", ".join(f"{r['ablation_em_estimate_delta_pct']:+.1f}" for r in br)
                 + " %; with the merged v5.0 rule: " + ", ".join(f"{r['ablation_v5_0_rule_delta_pct']:+.1f}" for r in br)
                 + " %; with EAS used while overutilized: "
-                + ", ".join(f"{r['ablation_no_tipping_point_delta_pct']:+.1f}" for r in br) + " %"))
+                + ", ".join(f"{r['ablation_no_tipping_point_delta_pct']:+.1f}" for r in br)
+                + " %; with the threads started in turn (no fork balance): "
+                + ", ".join(f"{r['ablation_no_fork_placement_delta_pct']:+.1f}" for r in br) + " %"))
     juno = [r for r in rows if r["board"] == "juno_r0"]
     mad = sum(abs(r["reproduced_delta_pct"] - r["published_delta_pct"]) for r in juno) / len(juno)
     mad_em = sum(abs(r["ablation_em_estimate_delta_pct"] - r["published_delta_pct"]) for r in juno) / len(juno)
     mad_v50 = sum(abs(r["ablation_v5_0_rule_delta_pct"] - r["published_delta_pct"]) for r in juno) / len(juno)
     mad_ou = sum(abs(r["ablation_no_tipping_point_delta_pct"] - r["published_delta_pct"]) for r in juno) / len(juno)
+    mad_fork = sum(abs(r["ablation_no_fork_placement_delta_pct"] - r["published_delta_pct"]) for r in juno) / len(juno)
     # Size, Juno r0: the meters cover the two CPU clusters, as the meter model does, so the
     # relative saving is comparable; published RSD up to 3.1 % per measurement and a power model
     # from the board's EM and legacy EAS tables: mean absolute difference within 10 points.
@@ -214,7 +233,7 @@ def run(sweep: Sweep) -> ExperimentResult:
                                                              f"{r['published_delta_pct']:+.1f}" for r in juno)
                                   + f"; ablations: {mad_em:.1f} points with the EM estimate instead of the meter, "
                                     f"{mad_v50:.1f} with the merged v5.0 rule, {mad_ou:.1f} with EAS used while "
-                                    "overutilized"))
+                                    f"overutilized, {mad_fork:.1f} with the threads started in turn"))
     hikey = [r for r in rows if r["board"] == "hikey960" and r["model_saving_j"] is not None]
     if hikey:
         # Size, HiKey960: the published energy is the whole board (memory, GPU, regulators...);
@@ -235,6 +254,8 @@ def run(sweep: Sweep) -> ExperimentResult:
                 + ", ".join(f"{abl[(r['board'], r['tasks'])]['saving_j_em']:.2f}" for r in hikey)
                 + " J, with EAS used while overutilized "
                 + ", ".join(f"{abl[(r['board'], r['tasks'])]['saving_j_no_tipping_point']:.2f}" for r in hikey)
+                + " J, with the threads started in turn "
+                + ", ".join(f"{abl[(r['board'], r['tasks'])]['saving_j_no_fork_placement']:.2f}" for r in hikey)
                 + " J; the metered CPU clusters are "
                 + f"{100 * hikey[0]['model_meter_j_without'] / hikey[0]['published_j_without']:.0f} % of the "
                   "published board energy at N=10, and the non-CPU part (memory, GPU) can change with placement"))
@@ -251,12 +272,15 @@ def run(sweep: Sweep) -> ExperimentResult:
         "patches' = the RFC v2 wake-up (ledger eas-v4.16: prev costed without a fit test, 1/64 margin, root-"
         "domain overutilized flag instead of the RFC's per-sched-domain flag); 'without' = no-eas placement "
         f"(select_idle_sibling on the waking task's cluster); {sum(r['wake_cap_wakeups'] for r in every)} "
-        "wake-up(s) would have taken the kernel's find_idlest_cpu() slow path (wake_cap(); not modelled).",
+        "wake-up(s) would have taken the kernel's find_idlest_cpu() slow path (wake_cap(); not modelled); "
+        "threads start where the fork balance put them (ledger fork-v4.14: rt-app's main thread on the "
+        "calibration CPU with runnable load 1024, each clone blocked at the start barrier before the next).",
         f"Model energy unit(s): {', '.join(units)}.",
         "Ablations (each switches one cause on the same rows; reproduced saving %): "
         + "; ".join(f"{a['board']} N={a['tasks']}: meter + RFC v2 {a['meter_rfc_v2']:+.1f}, EM estimate "
                     f"{a['em_estimate_rfc_v2']:+.1f}, v5.0 rule {a['meter_v5_0_rule']:+.1f}, no tipping point "
-                    f"{a['meter_no_tipping_point']:+.1f}" for a in ablations(sims, ablate, ablate_ou))
+                    f"{a['meter_no_tipping_point']:+.1f}, threads started in turn {a['meter_no_fork_placement']:+.1f}"
+                    for a in ablations(sims, ablate, ablate_ou, ablate_fork))
         + ". Cluster power-down time (s) without / with EAS: "
         + "; ".join(f"{r['board']} N={r['tasks']}: {r['cluster_down_s_without']} / {r['cluster_down_s_with']}"
                     for r in rows) + ".",

@@ -40,7 +40,7 @@ Scheduling model
   when it wins and the waker's set to its CPU up to v5.14, prev after every search past target
   and prev from v5.15); SIS_PROP from ``this_rq()``: ``avg_idle / 512`` before v5.14,
   ``wake_avg_idle`` from v5.14, ``avg_scan_cost`` charged ``sis_scan_cost_ns`` per runqueue
-  scanned unless the depth ran out. Not modelled: fork placement (``find_idlest_cpu``), the
+  scanned unless the depth ran out. Not modelled: the wake-up's
   ``find_idlest_group`` slow path, the kernel's staler view at wake-up
   (``sync_entity_load_avg`` to the cfs_rq's last update). FIFO tasks: the previous CPU unless it runs an
   rt task of equal or higher priority, else an idle CPU, else one running only CFS.
@@ -56,8 +56,10 @@ Scheduling model
   runqueue's PELT clock (v5.1+: ``update_rq_clock_pelt``, and ``update_idle_rq_clock_pelt``
   at idle entry: a saturated CPU's lost idle time is subtracted; <= v5.0: delta scaling).
   util_est only with ``SimConfig(util_est=True)`` on a v4.17+ era (else the estimates stay
-  0). New tasks start with half their CPU's spare capacity
-  (``post_init_entity_util_avg``); the blocked utilization of remote idle CPUs is as fresh
+  0). Threads start where rt-app's ``pthread_create`` loop leaves them: each clone placed by
+  ``find_idlest_cpu`` at ``SD_BALANCE_FORK`` (v4.x / v5.5 forms, ledger ``fork-*``; the parent on
+  the calibration CPU, each clone blocked at rt-app's barrier before the next) with
+  ``post_init_entity_util_avg`` on that CPU (``docs/guide/simulate.md``); the blocked utilization of remote idle CPUs is as fresh
   as the last load-balance pass, as in the kernel.
 * **Frequency**: one governor per perf domain: schedutil (issue-3 ``sugov_update``, rate
   limit, busy hold, optional RFC ramp boost on the CFS signals; the rt runqueue's util_avg
@@ -228,6 +230,10 @@ def simulate(platform, workload, *, config: SimConfig | None = None):
                       f"{config.era} the kernel's wake_cap() (v4.9-v5.6) sends them to the find_idlest_cpu() slow "
                       "path, which is not modelled; they took select_idle_sibling() on the previous CPU's LLC "
                       "(a misfit task moves up at the next load balance)")
+    if "fork-placement" not in config.ablate:
+        approx.append(f"fork placement: rt-app's main thread on CPU {compiled.parent_cpu} (runnable load 1024) "
+                      "clones the threads in order, each blocked at rt-app's barrier before the next clone, "
+                      "every idle CPU in one idle state (find_idlest_cpu at SD_BALANCE_FORK, ledger fork-*)")
     uclamp_set = compiled.uclamp is not None and (compiled.uclamp >= 0).any()
     if uclamp_set or config.thermal_caps or config.rt_pressure or config.runnable_boost:
         approx.append("decision inputs (uclamp / thermal caps / RT pressure / runnable boosting): the EAS decision "

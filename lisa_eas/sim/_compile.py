@@ -61,6 +61,7 @@ class CompiledWorkload:
     approximations: list = field(default_factory=list)
     uclamp: np.ndarray | None = None     # int64[n_threads, 2]: requested (uclamp_min, uclamp_max), -1 unset
     cond_names: tuple = ()               # suspend/resume condition names, by condition index
+    parent_cpu: int = 0                  # rt-app's main thread's CPU (the calibration CPU "CPU<n>", else 0)
 
     @property
     def nr_conds(self) -> int:
@@ -325,4 +326,7 @@ def compile_workload(workload, nr_cpus: int) -> CompiledWorkload:
     if out is None:
         raise ModelError(f"{src}: the workload has no threads (every task has instance 0)")
     out.approximations = approx
+    cal = gs.calibration
+    if isinstance(cal, str) and cal.startswith("CPU") and cal[3:].isdigit() and int(cal[3:]) < nr_cpus:
+        out.parent_cpu = int(cal[3:])        # rt-app calibrates pinned there, then restores its mask
     return out

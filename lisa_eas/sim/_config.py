@@ -13,7 +13,7 @@ __all__ = ["GOVERNORS", "PLACEMENTS", "SIS_MODES", "SimConfig"]
 
 PLACEMENTS = ("eas", "eas-v5.0", "no-eas")
 #: Causes an ablation experiment can switch off (``SimConfig.ablate``).
-ABLATIONS = ("eas-overutilized", "sis-prop-wake-avg-idle", "resume-waker", "pelt-attach-reset")
+ABLATIONS = ("eas-overutilized", "sis-prop-wake-avg-idle", "resume-waker", "pelt-attach-reset", "fork-placement")
 SIS_MODES = ("util", "prop")
 #: what ``simulate`` returns: every table, or the rt-app log and the metadata (sweeps)
 OUTPUTS = ("full", "summary")
@@ -134,7 +134,10 @@ class SimConfig:
         no ``wake_affine``, prev's runqueue for SIS_PROP); ``"pelt-attach-reset"``: a task attached
         to a runqueue (wake-up migration, balancing) keeps its ``util_sum`` and ``period_contrib``
         instead of ``attach_entity_load_avg``'s ``util_sum = util_avg * divider`` with the
-        runqueue's window (which drops the running time since the task's last 1024 us boundary).
+        runqueue's window (which drops the running time since the task's last 1024 us boundary);
+        ``"fork-placement"``: the threads start on their allowed CPUs in turn, each with half its
+        CPU's spare capacity, instead of where ``find_idlest_cpu`` at fork puts them (ledger
+        fork-v4.14, fork-v5.5).
     stats_from_s : float
         Simulated time from which the idle-search statistics (``metadata["sis_stats"]``) are
         counted (default 0: the whole run); a warm-up before it is left out.

@@ -93,7 +93,8 @@ def build_run(platform: Platform, compiled: CompiledWorkload, config: SimConfig,
     G[ss.G_T_END] = t_end_ns
     G[ss.G_NEXT_LB] = K[ss.K_LB_NS]
     G[ss.G_WAKE_DIRTY] = 1
-    TK, tsa, csa, rsa = _initial_tasks(compiled, config, cfg, pt["cpu_capmax"], nc)
+    TK, tsa, csa, rsa = _initial_tasks(compiled, config, cfg, pt["cpu_capmax"], nc,
+                                       fork=_fork_placement(platform, compiled, config, pt["cpu_capmax"]))
     CP = np.zeros((nc, ss.C_NFIELDS), np.int64)
     CP[:, ss.C_CURR] = -1
     CP[:, ss.C_NEXT_TICK] = ss.INF_TIME
@@ -366,10 +367,25 @@ def _run_config(config: SimConfig, nc: int, cfg) -> np.ndarray:
     return K
 
 
-def _initial_tasks(compiled: CompiledWorkload, config: SimConfig, cfg, cpu_capmax, nc: int):
+def _fork_placement(platform: Platform, compiled: CompiledWorkload, config: SimConfig, cpu_capmax):
+    """Each thread's CPU and initial util_avg as rt-app's ``pthread_create`` loop leaves them
+    (:mod:`lisa_eas._kernels.fork`; ledger ``fork-v4.14``, ``fork-v5.5``), or None under the
+    ``"fork-placement"`` ablation."""
+    from .._kernels import fork as kf
+    if "fork-placement" in config.ablate:
+        return None
+    form = kf.FORK_V5_5 if config.era_tuple >= (5, 5) else kf.FORK_V4_14
+    has_idle = all(pd.idle_states for pd in platform.perf_domains)
+    return kf.fork_threads(cpu_capmax.tolist(), platform.llc_ids().tolist(), compiled.parent_cpu, has_idle,
+                           form, compiled.nr_threads)
+
+
+def _initial_tasks(compiled: CompiledWorkload, config: SimConfig, cfg, cpu_capmax, nc: int, fork=None):
     """The task table and the task / cfs_rq / rt_rq PELT signals at t = 0: each thread asleep on
-    its first allowed CPU until its start, each CFS task with the util_avg of
-    ``post_init_entity_util_avg`` attached to that CPU's cfs_rq."""
+    the CPU its fork placed it on (``fork``: CPUs and util_avg of :func:`_fork_placement`; the
+    first allowed CPU when that one is outside its mask; without ``fork``, the ablation: its
+    allowed CPUs in turn, with half the CPU's spare capacity) until its start, each CFS task
+    with the util_avg of ``post_init_entity_util_avg`` attached to that CPU's cfs_rq."""
     from .._kernels import sim_state as ss
     from .._kernels.pelt import CFG_DIVIDER_MODE, CFG_LOAD_AVG_MAX, SA_SIZE, SA_UTIL_AVG, SA_UTIL_SUM
     nt = compiled.nr_threads
@@ -386,7 +402,9 @@ def _initial_tasks(compiled: CompiledWorkload, config: SimConfig, cfg, cpu_capma
     for t in range(nt):
         mask = compiled.masks[compiled.mask0[t]]
         allowed = np.flatnonzero(mask)
-        cpu = int(allowed[t % len(allowed)])
+        cpu = int(allowed[t % len(allowed)]) if fork is None else int(fork[0][t])
+        if not mask[cpu]:
+            cpu = int(allowed[0])       # rt-app's set_thread_affinity: cpumask_any_and(valid, new_mask)
         TK[t, ss.T_STATE] = ss.TS_SLEEPING
         TK[t, ss.T_CPU] = cpu
         TK[t, ss.T_PC] = compiled.pc0[t]
@@ -396,11 +414,11 @@ def _initial_tasks(compiled: CompiledWorkload, config: SimConfig, cfg, cpu_capma
         TK[t, ss.T_MASK] = compiled.mask0[t]
         TK[t, ss.T_UE_CPU] = -1
         TK[t, ss.T_TIMER_DUE] = -1
-        # wake_up_new_task(): p->recent_used_cpu = task_cpu(p) (v4.16+; unused before)
-        TK[t, ss.T_RECENT] = cpu
+        # wake_up_new_task(): p->recent_used_cpu = task_cpu(p), the parent's CPU (v4.16+; unused before)
+        TK[t, ss.T_RECENT] = cpu if fork is None else compiled.parent_cpu
         if compiled.policy0[t] == ss.POLICY_CFS:
-            # post_init_entity_util_avg() on an idle runqueue: half the CPU's spare capacity
-            u = int(cpu_capmax[cpu] - csa[cpu, SA_UTIL_AVG]) // 2
+            # post_init_entity_util_avg(); a SCHED_FIFO thread's (forked as CFS) leaves with switched_from_fair
+            u = int(cpu_capmax[cpu] - csa[cpu, SA_UTIL_AVG]) // 2 if fork is None else int(fork[1][t])
             tsa[t, SA_UTIL_AVG] = u
             tsa[t, SA_UTIL_SUM] = u * divider
             csa[cpu, SA_UTIL_AVG] += u

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from . import ref_eas
+from . import ref_eas, ref_fork
 from . import ref_sim_schema as ss
 from .ref_governors import interactive_init, ondemand_init, schedfreq_init
 from .ref_schedutil import Policy
@@ -177,17 +177,27 @@ class Simulation(Scheduler):
             jitter = [0] * nt
         lam = self.era["load_avg_max"]
         self.tasks = []
+        # rt-app's pthread_create loop: each clone balanced by find_idlest_cpu (SD_BALANCE_FORK)
+        forked = None
+        if "fork-placement" not in config.ablate:
+            forked = ref_fork.fork_all([c.capacity for c in self.cpus], [c.llc for c in self.cpus],
+                                       compiled.parent_cpu,
+                                       all(pd.idle_states for pd in self.platform.perf_domains),
+                                       config.era_tuple, nt)
         for t in range(nt):
             mask = int(compiled.mask0[t])
             allowed = [c for c, ok in enumerate(self.masks[mask]) if ok]
-            cpu = allowed[t % len(allowed)]
+            cpu = allowed[t % len(allowed)] if forked is None else forked[t][0]
+            if cpu not in allowed:
+                cpu = allowed[0]                  # the thread's own affinity, set later, moves it
+            # wake_up_new_task(): p->recent_used_cpu = task_cpu(p), still the parent's CPU
             task = Task(idx=t, cpu=cpu, pc=int(compiled.pc0[t]), policy=int(compiled.policy0[t]),
                         prio=int(compiled.prio0[t]), mask=mask, wake_at=int(compiled.delay_ns[t]) + jitter[t],
-                        recent_used_cpu=cpu)      # wake_up_new_task(): p->recent_used_cpu = task_cpu(p)
+                        recent_used_cpu=cpu if forked is None else compiled.parent_cpu)
             if task.policy == CFS:
-                # post_init_entity_util_avg() on an idle runqueue: half of the CPU's spare capacity
+                # post_init_entity_util_avg() on the forked CPU (ablation: half of the spare capacity)
                 rq = self.cpus[cpu].cfs
-                u = (self.cpus[cpu].capacity - rq.util_avg) // 2
+                u = (self.cpus[cpu].capacity - rq.util_avg) // 2 if forked is None else forked[t][1]
                 # util_sum = util_avg * LOAD_AVG_MAX up to v4.12 (post_init_entity_util_avg);
                 # from v4.13 (625ed2bf049d) attach_entity_load_avg's LOAD_AVG_MAX - 1024 + period_contrib (0)
                 div = lam - 1024 if self.era["divider_mode"] else lam
