@@ -120,7 +120,8 @@ def build_run(platform: Platform, compiled: CompiledWorkload, config: SimConfig,
         RQ_TASKS=np.zeros((nc, nt + 1), np.int64),
         CPU_TIMES=np.zeros((2, 2 * (1 << max(nc - 1, 0).bit_length())), np.int64),
         CONDS=np.full((max(getattr(compiled, "nr_conds", 0), 1), 2), -1, np.int64),
-        COND_NEXT=np.full(max(nt, 1), -1, np.int64), SIS_STATS=_sis_stats(config, nc)))
+        COND_NEXT=np.full(max(nt, 1), -1, np.int64), SIS_STATS=_sis_stats(config, nc),
+        CPU_SETS=np.zeros((4, max(nc, 4)), np.int64)))
     margin = _MARGIN_BASE + 32 * (nc + nt)
     summary = config.outputs == "summary"
     counters = np.zeros(ss.N_SIZE, np.int64)

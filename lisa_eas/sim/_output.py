@@ -40,9 +40,12 @@ def _frame(t_ns, fields: dict, cpu, pid, comm) -> pd.DataFrame:
 
 
 def raw_to_frames(raw, compiled, platform, *, model_events: bool = True,
-                  summary: bool = False) -> dict[str, pd.DataFrame]:
+                  summary: bool = False, release: bool = False) -> dict[str, pd.DataFrame]:
     """The DataFrames of a run (see the module docstring for the events); with ``summary``,
-    only the rt-app log (``SimConfig(outputs="summary")``)."""
+    only the rt-app log (``SimConfig(outputs="summary")``). With ``release``, the output
+    memory of ``raw`` goes (``_engine.release_output``) as soon as the event rows are split
+    by kind, its small rt-app log and EAS tables copied first: the frames then hold the split
+    rows, not the loop's tables besides (at 112 CPUs / 700 tasks / 10 s: 0.34 GB less)."""
     from .._kernels import sim_state as ss
 
     nt = compiled.nr_threads
@@ -79,6 +82,11 @@ def raw_to_frames(raw, compiled, platform, *, model_events: bool = True,
     if summary:
         return _rtapp_frames(raw, compiled, comm_of, pid_of, log_only=True)
     rows_of = _rows_by_kind(raw.events, ss.E_KIND)
+    if release:
+        from ._engine import release_output
+        activations, eas = raw.activations.copy(), raw.eas.copy()
+        release_output(raw)
+        raw.activations, raw.eas = activations, eas
     frames: dict[str, pd.DataFrame] = {}
 
     sel = rows_of(ss.EV_SWITCH)
