@@ -277,9 +277,11 @@ def _rows_by_kind(ev: np.ndarray, kind_col: int):
     if len(ev):
         split_rows_by_kind(ev, kind_col, start, cols)
 
+    width, dtype = ev.shape[1], ev.dtype       # (the closure keeps no reference to ``ev``)
+
     def rows_of(k: int) -> np.ndarray:
         if k >= nkinds:
-            return np.zeros((0, ev.shape[1]), ev.dtype)
+            return np.zeros((0, width), dtype)
         return cols[:, start[k]:start[k + 1]].T
     return rows_of
 
