@@ -1,5 +1,5 @@
-"""The simulator's incrementally kept sets (``sim_index``: the idle mask, the count of waiting
-tasks, the per-CPU overutilized answers) against a recount from the state the loop left,
+"""The simulator's incrementally kept sets (``sim_index``: the idle mask, the counts of waiting
+tasks and waiting FIFO tasks, the per-CPU overutilized answers) against a recount from the state the loop left,
 at several stop times of runs with CFS, FIFO and pinned tasks (no thermal caps: the
 overutilized answers are only kept when they depend on the state alone)."""
 from __future__ import annotations
@@ -60,7 +60,9 @@ def test_sets_match_a_recount(case):
         n = plat.nr_cpus
         sets = view(S, L.S_CPU_SETS // 4)
         counts = sets[si.CS_COUNTS]
-        assert counts[si.CSN_WAITING] == int((tk[:, ss.T_STATE] == ss.TS_RUNNABLE).sum())
+        waiting = tk[:, ss.T_STATE] == ss.TS_RUNNABLE
+        assert counts[si.CSN_WAITING] == int(waiting.sum())
+        assert counts[si.CSN_WAITING_RT] == int((waiting & (tk[:, ss.T_POLICY] == ss.POLICY_FIFO)).sum())
         assert 0 < int((tk[:, ss.T_STATE] != ss.TS_EXITED).sum())        # stopped mid-run
         idle = view(S, L.S_SCRATCH // 4)[sm.SC_IDLE][:n]
         want_idle = ((cp[:, ss.C_CURR] < 0) & (cp[:, ss.C_NR_CFS] + cp[:, ss.C_NR_RT] == 0)).astype(np.int64)

@@ -23,9 +23,10 @@ rewritten by :func:`idle_changed` after each write of the CPU's current task or 
 
 Slot ``CPU_SETS`` (rows ``CS_*``) holds what else is kept up to date instead of recounted:
 
-* the number of tasks waiting on a runqueue (``TS_RUNNABLE``), changed only through
-  :func:`set_state`: a pull (newidle or periodic) finds nothing to move when it is 0, without
-  visiting every runqueue;
+* the number of tasks waiting on a runqueue (``TS_RUNNABLE``), and of those the FIFO ones,
+  changed only through :func:`set_state` (a task's policy changes only while it runs): a
+  pull (newidle or periodic) finds nothing to move when they are 0, without visiting every
+  runqueue;
 * the root domain's overutilized test per CPU: each CPU's last ``cpu_overutilized`` answer
   (row ``CS_OU_BIT``) and the count of CPUs answering 1, and the set of CPUs whose inputs
   (the cfs_rq's util_avg, ``util_est.enqueued``, the rt_rq's util_avg) were written since
@@ -40,6 +41,7 @@ from .sim_layout import (S_CPU_TIMES, S_CPU_TIMES_W, S_CPUS, S_CPUS_N, S_GLOBALS
                          S_RQ_TASKS_W, S_TASKS, S_TASKS_N, S_WAKE_HEAP)
 
 from .sim_layout import S_CPU_SETS, S_CPU_SETS_W, S_SCRATCH, S_SCRATCH_W
+from .sim_state import POLICY_FIFO, T_POLICY
 from .sim_state import (C_CURR, C_NR_CFS, C_NR_RT,
                         C_NEXT_EVENT, C_NEXT_TICK, C_NFIELDS, G_ALIVE, G_HEAP_N, G_WAKE_DIRTY, T_CPU, T_NFIELDS,
                         T_STATE, T_WAKE_AT, TS_EXITED, TS_RUNNABLE, TS_RUNNING, TS_SLEEPING)
@@ -61,6 +63,7 @@ CS_COUNTS = 3
 CSN_OU_DIRTY = 0        # CPUs on the dirty stack
 CSN_OU = 1              # CPUs whose last answer is 1
 CSN_WAITING = 2         # tasks in TS_RUNNABLE
+CSN_WAITING_RT = 3      # FIFO tasks in TS_RUNNABLE
 
 
 @sim_helper
@@ -77,13 +80,18 @@ def ou_dirty(c, S):
 
 @sim_helper
 def set_state(p, st, S):
-    """Write task ``p``'s ``T_STATE``, keeping the count of waiting tasks."""
+    """Write task ``p``'s ``T_STATE``, keeping the counts of waiting tasks."""
     o = S[S_TASKS] + p * T_NFIELDS + T_STATE
-    on = S[S_CPU_SETS] + CS_COUNTS * S[S_CPU_SETS_W] + CSN_WAITING
+    on = S[S_CPU_SETS] + CS_COUNTS * S[S_CPU_SETS_W]
+    rt = S[S_TASKS] + p * T_NFIELDS + T_POLICY
     if S[o] == TS_RUNNABLE:
-        S[on] -= 1
+        S[on + CSN_WAITING] -= 1
+        if S[rt] == POLICY_FIFO:
+            S[on + CSN_WAITING_RT] -= 1
     if st == TS_RUNNABLE:
-        S[on] += 1
+        S[on + CSN_WAITING] += 1
+        if S[rt] == POLICY_FIFO:
+            S[on + CSN_WAITING_RT] += 1
     S[o] = st
 
 
@@ -291,10 +299,14 @@ def build_indexes(S):
     w = S[S_CPU_SETS_W]
     ocs = S[S_CPU_SETS]
     waiting = 0
+    waiting_rt = 0
     for p in range(S[S_TASKS_N]):
         if S[oTK + p * T_NFIELDS + T_STATE] == TS_RUNNABLE:
             waiting += 1
+            if S[oTK + p * T_NFIELDS + T_POLICY] == POLICY_FIFO:
+                waiting_rt += 1
     S[ocs + CS_COUNTS * w + CSN_WAITING] = waiting
+    S[ocs + CS_COUNTS * w + CSN_WAITING_RT] = waiting_rt
     S[ocs + CS_COUNTS * w + CSN_OU_DIRTY] = 0
     S[ocs + CS_COUNTS * w + CSN_OU] = 0
     for c in range(S[S_CPUS_N]):

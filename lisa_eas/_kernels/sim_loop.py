@@ -51,7 +51,7 @@ from .sis import update_avg
 from .eas import fits_capacity
 from .schedutil import CS_WENT_IDLE
 from .sim_index import CT_EVENT, CT_TICK, build_indexes, cpu_time_changed, earliest_cpu, heap_remove, rq_add, rq_del
-from .sim_index import CS_COUNTS, CSN_WAITING, idle_changed, ou_dirty, set_state
+from .sim_index import CS_COUNTS, CSN_WAITING, CSN_WAITING_RT, idle_changed, ou_dirty, set_state
 from .sim_sched import (acct, attach_task_avg, dequeue_sleep, detach_task_avg, emit, emit_cpu_util, enqueue,
                         log_activation, refresh_next_event, remove_task_avg, schedule, sched_slice, sync_cpu,
                         task_util_est, task_util_for_placement, update_curr, update_min_vruntime, update_rq_avgs,
@@ -445,6 +445,7 @@ def went_idle(c, now, S, P, O):
     for j in range(P[P[P_PD_NCPU] + d]):
         if P[P[P_PD_CPUS] + (d) * P[P_PD_CPUS_W] + j] == c:
             S[S[S_SU_CPU] + ((d) * S[S_SU_CPU_W] + j) * S[S_SU_CPU_W2] + CS_WENT_IDLE] = 1
+            break
 
 
 @sim_kernel
@@ -454,14 +455,12 @@ def pull_one(dst, now, newidle, S, P, O):
     oCP = S[S_CPUS]
     om = P[P_MASKS]
     mw = P[P_MASKS_W]
-    if S[S[S_CPU_SETS] + CS_COUNTS * S[S_CPU_SETS_W] + CSN_WAITING] == 0:
+    ocn = S[S_CPU_SETS] + CS_COUNTS * S[S_CPU_SETS_W]
+    if S[ocn + CSN_WAITING] == 0:
         return      # no task waits on any runqueue: nothing either pull below could find
     best = -1
     best_prio = 0
-    queued_rt = 0
-    for c in range(P[P_CPU_PD_N]):
-        queued_rt += S[oCP + c * C_NFIELDS + C_NR_RT]
-    if queued_rt > 0:
+    if S[ocn + CSN_WAITING_RT] > 0:     # (the scan below finds only waiting FIFO tasks)
         # the highest-priority waiting FIFO task allowed on dst (lowest index among equals)
         for c in range(P[P_CPU_PD_N]):
             if c == dst:
@@ -484,6 +483,8 @@ def pull_one(dst, now, newidle, S, P, O):
         return
     if S[S[S_GLOBALS] + G_OVERUTIL] == 0 and S[S[S_CONFIG] + K_PLACEMENT] != PLACE_NO_EAS:
         return
+    if S[ocn + CSN_WAITING] == S[ocn + CSN_WAITING_RT]:
+        return      # no CFS task waits: the scan below would find no source
     n = P[P_CPU_PD_N]
     src = -1
     most = 0
