@@ -106,7 +106,8 @@ def compile_threads(threads, nr_cpus: int) -> CompiledWorkload:
         if bad or not cpus:
             raise ModelError(f"{where}: CPUs {list(bad) or list(cpus)} are not in the platform "
                              f"(CPUs 0..{nr_cpus - 1})")
-        m = tuple(1 if c in cpus else 0 for c in range(nr_cpus))
+        allowed = set(cpus)
+        m = tuple(1 if c in allowed else 0 for c in range(nr_cpus))
         if m not in mask_index:
             mask_index[m] = len(masks)
             masks.append(m)

@@ -10,6 +10,8 @@ call (:data:`EAS_INPUT_PER_CPU`), so a replay of a simulated trace need not rebu
 """
 from __future__ import annotations
 
+import contextlib
+
 import numpy as np
 import pandas as pd
 
@@ -39,6 +41,27 @@ def _frame(t_ns, fields: dict, cpu, pid, comm) -> pd.DataFrame:
     return df
 
 
+@contextlib.contextmanager
+def _no_huge_pages():
+    """numpy's advice of transparent huge pages for its large arrays off for the block (then
+    as it was): where THP is in ``madvise`` mode with direct compaction (this VM), the first
+    touch of such an array costs several times that of ordinary pages (the split of 5.4 M
+    event rows: 0.78 s against 0.19 s; see ``_engine._Output`` for the loop's own tables)."""
+    try:
+        from numpy._core import multiarray as ma
+    except ImportError:         # numpy < 2
+        from numpy.core import multiarray as ma
+    setter = getattr(ma, "_set_madvise_hugepage", None)
+    if setter is None:
+        yield
+        return
+    prev = setter(False)
+    try:
+        yield
+    finally:
+        setter(prev)
+
+
 def raw_to_frames(raw, compiled, platform, *, model_events: bool = True,
                   summary: bool = False, release: bool = False) -> dict[str, pd.DataFrame]:
     """The DataFrames of a run (see the module docstring for the events); with ``summary``,
@@ -46,7 +69,13 @@ def raw_to_frames(raw, compiled, platform, *, model_events: bool = True,
     memory of ``raw`` goes while the event rows are split by kind (a chunk of rows freed
     once split: :func:`_dropper`), its small rt-app log and EAS tables copied first: the
     event table and its split copy are never held whole at once (at 112 CPUs / 700 tasks /
-    10 s: peak RSS 1.32 -> 0.95 GB)."""
+    10 s: peak RSS 1.32 -> 0.95 GB). Its large arrays are allocated without huge pages
+    (:func:`_no_huge_pages`)."""
+    with _no_huge_pages():
+        return _raw_to_frames(raw, compiled, platform, model_events, summary, release)
+
+
+def _raw_to_frames(raw, compiled, platform, model_events, summary, release):
     from .._kernels import sim_state as ss
 
     nt = compiled.nr_threads
