@@ -212,7 +212,7 @@ def simulate(platform, workload, *, config: SimConfig | None = None):
     S, P, O, margin = build_run(plat, compiled, config, t_end)
     announce_compile()          # the first call on a machine compiles the loop: say so (stderr)
     t0 = time.perf_counter()
-    raw = run_loop(S, P, O, margin)
+    raw = run_loop(S, P, O, margin, known_end=not until_exit)
     wall = time.perf_counter() - t0
     summary = config.outputs == "summary"
     t1 = time.perf_counter()
