@@ -63,7 +63,7 @@ S, P, O, m = build_run(plat, compiled, cfg, int(0.01 * 1e9))
 run_loop(S, P, O, m)                                   # compiled loop loaded (cached on disk)
 S, P, O, m = build_run(plat, compiled, cfg, int(seconds * 1e9))
 c0 = time.process_time()
-raw = run_loop(S, P, O, m)
+raw = run_loop(S, P, O, m, known_end=True)            # as simulate() runs it (a duration is set)
 loop_cpu = time.process_time() - c0
 events = int(len(raw.events))
 del raw, S, P, O

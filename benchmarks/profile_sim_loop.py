@@ -8,7 +8,11 @@ while it runs the bench workload (50 tasks, 16 ms, 5 %, 30 s, HiKey960, EAS, sch
 times in the chosen output mode. Prints ONE JSON line: the share of the samples of each
 function (self time; numba's inlined callees count in their caller), the top ``--top``.
 
-Usage: ``python benchmarks/profile_sim_loop.py [--outputs summary|full] [--runs 8] [--top 25]``
+With ``--scale N`` the workload is instead ``bench_sim_scale.py``'s CPU series case: the bundled
+``x86_llc112`` cut to ``N`` CPUs (no cpufreq, no Energy Model), 6.25 tasks per CPU of 8 % of
+16 ms, start times spread over a period, 10 s simulated per run.
+
+Usage: ``python benchmarks/profile_sim_loop.py [--outputs summary|full] [--runs 8] [--top 25] [--scale 112]``
 (needs ``perf``, and ``kernel.perf_event_paranoid`` <= 1 or root).
 """
 from __future__ import annotations
@@ -71,6 +75,7 @@ def main(argv=None) -> int:
     ap.add_argument("--outputs", default="summary", choices=("summary", "full"))
     ap.add_argument("--runs", type=int, default=8)
     ap.add_argument("--top", type=int, default=25)
+    ap.add_argument("--scale", type=int, default=0, help="x86_llc112 cut to this many CPUs (0: HiKey960)")
     args = ap.parse_args(argv)
     if shutil.which("perf") is None:
         raise SystemExit("perf is not installed (Debian: linux-perf)")
@@ -84,11 +89,25 @@ def main(argv=None) -> int:
     from lisa_eas.sim._compile import compile_workload
     from lisa_eas.sim._engine import build_run, run_loop
 
-    plat = load_platform("hikey960")
-    wl = workload([task(f"t{i}", periodic(duty_cycle_pct=5, period_ms=16, duration_s=30)) for i in range(50)],
-                  calibration=20)
+    run_ns = int(30e9)
+    if args.scale:
+        from dataclasses import replace
+
+        from lisa_eas.sim._fixed import plan_platform
+        x86 = load_platform("x86_llc112")
+        n = args.scale
+        board = x86 if n == x86.nr_cpus else replace(x86, name=f"x86_llc{n}", nr_cpus=n, llc_weight=n)
+        wl = workload([task(f"t{i}", periodic(duty_cycle_pct=8, period_ms=16, duration_s=10))
+                       for i in range(n * 25 // 4)], calibration=100)
+        base = SimConfig(duration_s=10, start_jitter_us=16000, seed=1)
+        plat, cfg, _ = plan_platform(board, base if args.outputs == "full" else replace(base, outputs=args.outputs))
+        run_ns = int(10e9)
+    else:
+        plat = load_platform("hikey960")
+        wl = workload([task(f"t{i}", periodic(duty_cycle_pct=5, period_ms=16, duration_s=30)) for i in range(50)],
+                      calibration=20)
+        cfg = SimConfig(outputs=args.outputs) if args.outputs != "full" else SimConfig()   # (also on trees before the option)
     compiled = compile_workload(wl, plat.nr_cpus)
-    cfg = SimConfig(outputs=args.outputs) if args.outputs != "full" else SimConfig()   # (also on trees before the option)
     t0 = time.perf_counter()
     S, P, O, m = build_run(plat, compiled, cfg, int(1e9))
     run_loop(S, P, O, m)
@@ -100,7 +119,7 @@ def main(argv=None) -> int:
     time.sleep(1.0)
     t0 = time.process_time()
     for _ in range(args.runs):
-        S, P, O, m = build_run(plat, compiled, cfg, int(30e9))
+        S, P, O, m = build_run(plat, compiled, cfg, run_ns)
         run_loop(S, P, O, m)
     cpu = time.process_time() - t0
     rec.send_signal(signal.SIGINT)
@@ -118,7 +137,7 @@ def main(argv=None) -> int:
         name = _short(sym) if sym.startswith("_ZN") else ("[kernel]" if kind == "k" else sym)
         shares[name] = shares.get(name, 0.0) + pct
     top = sorted(shares.items(), key=lambda kv: -kv[1])[:args.top]
-    print(json.dumps({"profile": "sim_loop", "outputs": args.outputs, "runs": args.runs,
+    print(json.dumps({"profile": "sim_loop", "outputs": args.outputs, "runs": args.runs, "scale": args.scale,
                       "cpu_s_per_run": round(cpu / args.runs, 4), "compile_s": round(compile_s, 1),
                       "symbols": n_syms, "self_pct": {k: round(v, 2) for k, v in top}}))
     return 0

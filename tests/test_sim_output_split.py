@@ -88,3 +88,24 @@ def test_order_by_matches_lexsort():
         if n and rng.random() < 0.1:
             secondary[0] = -1          # a negative value: the lexsort path
         assert np.array_equal(_order_by(primary, secondary), np.lexsort((secondary, primary)))
+
+
+def test_rows_by_kind_in_chunks_with_drop(monkeypatch):
+    """The chunked split (``simulate()`` frees each chunk of the loop's table once split) gives
+    the one-pass split's rows, each chunk dropped after it was split, in order."""
+    import lisa_eas.sim._output as out
+    rng = np.random.default_rng(9)
+    ev = rng.integers(0, 1000, (1000, 8))
+    ev[:, 1] = rng.integers(0, 6, 1000)
+    want = _rows_by_kind(ev.copy(), 1)
+    monkeypatch.setattr(out, "_SPLIT_CHUNK_ROWS", 97)
+    dropped = []
+
+    def drop(lo, hi):
+        dropped.append((lo, hi))
+        ev[lo:hi] = -5            # what MADV_DONTNEED leaves (zeros) must never be read again
+
+    got = _rows_by_kind(ev, 1, drop)
+    assert dropped == [(lo, min(lo + 97, 1000)) for lo in range(0, 1000, 97)]
+    for k in range(8):
+        assert got(k).tolist() == want(k).tolist()

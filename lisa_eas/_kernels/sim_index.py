@@ -15,6 +15,23 @@ Nor does it scan every CPU for the next op boundary or tick: a tournament tree p
 the earliest time below it, the lower CPU at equal times: its root is the CPU a scan of all
 CPUs in order picks, kept up to date in ``log2 m`` steps by :func:`cpu_time_changed` after
 each write of one of the two times.
+
+Nor does the idle search build its mask of idle CPUs from the CPU table at each wake-up: the
+scratch row ``SC_IDLE_ROW`` (``sim_models.SC_IDLE``) holds for each CPU 1 when it runs nothing
+and has nothing queued (``available_idle_cpu`` without the kernel's ``vcpu_is_preempted``),
+rewritten by :func:`idle_changed` after each write of the CPU's current task or queued counts.
+
+Slot ``CPU_SETS`` (rows ``CS_*``) holds what else is kept up to date instead of recounted:
+
+* the number of tasks waiting on a runqueue (``TS_RUNNABLE``), and of those the FIFO ones,
+  changed only through :func:`set_state` (a task's policy changes only while it runs): a
+  pull (newidle or periodic) finds nothing to move when they are 0, without visiting every
+  runqueue;
+* the root domain's overutilized test per CPU: each CPU's last ``cpu_overutilized`` answer
+  (row ``CS_OU_BIT``) and the count of CPUs answering 1, and the set of CPUs whose inputs
+  (the cfs_rq's util_avg, ``util_est.enqueued``, the rt_rq's util_avg) were written since
+  (:func:`ou_dirty`: a flag row and a stack), so that ``update_overutilized`` re-tests only
+  those, not every CPU per wake-up and tick.
 """
 from __future__ import annotations
 
@@ -23,12 +40,67 @@ from ._jit import sim_helper, sim_kernel
 from .sim_layout import (S_CPU_TIMES, S_CPU_TIMES_W, S_CPUS, S_CPUS_N, S_GLOBALS, S_HEAP_POS, S_RQ_TASKS,
                          S_RQ_TASKS_W, S_TASKS, S_TASKS_N, S_WAKE_HEAP)
 
-from .sim_state import (C_NEXT_EVENT, C_NEXT_TICK, C_NFIELDS, G_ALIVE, G_HEAP_N, G_WAKE_DIRTY, T_CPU, T_NFIELDS,
+from .sim_layout import S_CPU_SETS, S_CPU_SETS_W, S_SCRATCH, S_SCRATCH_W
+from .sim_state import POLICY_FIFO, T_POLICY
+from .sim_state import (C_CURR, C_NR_CFS, C_NR_RT,
+                        C_NEXT_EVENT, C_NEXT_TICK, C_NFIELDS, G_ALIVE, G_HEAP_N, G_WAKE_DIRTY, T_CPU, T_NFIELDS,
                         T_STATE, T_WAKE_AT, TS_EXITED, TS_RUNNABLE, TS_RUNNING, TS_SLEEPING)
 
 #: rows of the ``CPU_TIMES`` trees
 CT_EVENT = 0
 CT_TICK = 1
+
+#: the scratch row (state slot ``SCRATCH``) of the idle mask, ``sim_models.SC_IDLE``
+SC_IDLE_ROW = 4
+
+
+#: rows of slot ``CPU_SETS``: per CPU, the dirty flag of its overutilized answer, that answer,
+#: the stack of dirty CPUs; then one row of counts (``CSN_*``)
+CS_OU_DIRTY = 0
+CS_OU_BIT = 1
+CS_OU_STACK = 2
+CS_COUNTS = 3
+CSN_OU_DIRTY = 0        # CPUs on the dirty stack
+CSN_OU = 1              # CPUs whose last answer is 1
+CSN_WAITING = 2         # tasks in TS_RUNNABLE
+CSN_WAITING_RT = 3      # FIFO tasks in TS_RUNNABLE
+
+
+@sim_helper
+def ou_dirty(c, S):
+    """An input of CPU ``c``'s overutilized test was written: it is to be re-tested."""
+    w = S[S_CPU_SETS_W]
+    o = S[S_CPU_SETS]
+    if S[o + CS_OU_DIRTY * w + c] == 0:
+        S[o + CS_OU_DIRTY * w + c] = 1
+        k = S[o + CS_COUNTS * w + CSN_OU_DIRTY]
+        S[o + CS_OU_STACK * w + k] = c
+        S[o + CS_COUNTS * w + CSN_OU_DIRTY] = k + 1
+
+
+@sim_helper
+def set_state(p, st, S):
+    """Write task ``p``'s ``T_STATE``, keeping the counts of waiting tasks."""
+    o = S[S_TASKS] + p * T_NFIELDS + T_STATE
+    on = S[S_CPU_SETS] + CS_COUNTS * S[S_CPU_SETS_W]
+    rt = S[S_TASKS] + p * T_NFIELDS + T_POLICY
+    if S[o] == TS_RUNNABLE:
+        S[on + CSN_WAITING] -= 1
+        if S[rt] == POLICY_FIFO:
+            S[on + CSN_WAITING_RT] -= 1
+    if st == TS_RUNNABLE:
+        S[on + CSN_WAITING] += 1
+        if S[rt] == POLICY_FIFO:
+            S[on + CSN_WAITING_RT] += 1
+    S[o] = st
+
+
+@sim_helper
+def idle_changed(c, S):
+    """CPU ``c``'s current task or queued counts were written: rewrite its bit of the idle mask."""
+    o = S[S_CPUS] + c * C_NFIELDS
+    S[S[S_SCRATCH] + SC_IDLE_ROW * S[S_SCRATCH_W] + c] = \
+        1 if S[o + C_CURR] < 0 and S[o + C_NR_CFS] + S[o + C_NR_RT] == 0 else 0
 
 
 @sim_helper
@@ -205,8 +277,8 @@ def rq_del(p, c, S):
 @sim_kernel
 def build_indexes(S):
     """Build the wake-up heap, the runqueue member lists and the count of live tasks from the
-    task table, and the CPU time trees from the CPU table (at the start of a run:
-    ``G_WAKE_DIRTY``)."""
+    task table, and the CPU time trees and the idle mask from the CPU table (at the start of a
+    run: ``G_WAKE_DIRTY``)."""
     oG = S[S_GLOBALS]
     oTK = S[S_TASKS]
     S[oG + G_HEAP_N] = 0
@@ -224,4 +296,22 @@ def build_indexes(S):
             rq_add(p, S[oTK + p * T_NFIELDS + T_CPU], S)
     S[oG + G_ALIVE] = alive
     build_cpu_times(S)
+    w = S[S_CPU_SETS_W]
+    ocs = S[S_CPU_SETS]
+    waiting = 0
+    waiting_rt = 0
+    for p in range(S[S_TASKS_N]):
+        if S[oTK + p * T_NFIELDS + T_STATE] == TS_RUNNABLE:
+            waiting += 1
+            if S[oTK + p * T_NFIELDS + T_POLICY] == POLICY_FIFO:
+                waiting_rt += 1
+    S[ocs + CS_COUNTS * w + CSN_WAITING] = waiting
+    S[ocs + CS_COUNTS * w + CSN_WAITING_RT] = waiting_rt
+    S[ocs + CS_COUNTS * w + CSN_OU_DIRTY] = 0
+    S[ocs + CS_COUNTS * w + CSN_OU] = 0
+    for c in range(S[S_CPUS_N]):
+        idle_changed(c, S)
+        S[ocs + CS_OU_BIT * w + c] = 0
+        S[ocs + CS_OU_DIRTY * w + c] = 0
+        ou_dirty(c, S)
     S[oG + G_WAKE_DIRTY] = 0

@@ -41,6 +41,7 @@ S_SLOTS = (
     ("CONDS", "rt-app suspend/resume conditions: (first, last) suspended task, -1: none"),
     ("COND_NEXT", "each task's successor in its condition's list of suspended tasks"),
     ("SIS_STATS", "idle-search statistics (sim_state SS_*)"),
+    ("CPU_SETS", "sets and counts kept up to date incrementally (sim_index CS_*)"),
 )
 
 #: slots of the static data ``P``

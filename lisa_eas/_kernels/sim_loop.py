@@ -33,6 +33,7 @@ from .sim_layout import (O_ACTIVATIONS_N, O_COUNTERS, O_EAS_LOG_N, O_EVENTS_N, P
                          S_CPUS_N, S_DOMAINS, S_DOMAINS_N, S_GLOBALS, S_IDLE_STATS, S_IDLE_STATS_W, S_RQ_TASKS,
                          S_RQ_TASKS_W, S_SU_CPU, S_SU_CPU_W, S_SU_CPU_W2, S_TASKS, S_TASKS_N, S_TIMERS,
                          S_WAKE_HEAP)
+from .sim_layout import S_CPU_SETS, S_CPU_SETS_W
 from .sim_layout import S_COND_NEXT, S_CONDS, S_SCRATCH, S_SCRATCH_W, S_SIS_STATS
 
 from .sim_state import C_NFIELDS, OP_SIZE, P_NFIELDS, T_NFIELDS
@@ -50,6 +51,7 @@ from .sis import update_avg
 from .eas import fits_capacity
 from .schedutil import CS_WENT_IDLE
 from .sim_index import CT_EVENT, CT_TICK, build_indexes, cpu_time_changed, earliest_cpu, heap_remove, rq_add, rq_del
+from .sim_index import CS_COUNTS, CSN_WAITING, CSN_WAITING_RT, idle_changed, ou_dirty, set_state
 from .sim_sched import (acct, attach_task_avg, dequeue_sleep, detach_task_avg, emit, emit_cpu_util, enqueue,
                         log_activation, refresh_next_event, remove_task_avg, schedule, sched_slice, sync_cpu,
                         task_util_est, task_util_for_placement, update_curr, update_min_vruntime, update_rq_avgs,
@@ -196,6 +198,7 @@ def set_sched(p, c, policy, prio, now, S, P, O):
         if ue >= 0:
             est = task_util_est(p, S)
             S[oCP + (ue) * C_NFIELDS + C_UE_SUM] = S[oCP + (ue) * C_NFIELDS + C_UE_SUM] - est if S[oCP + (ue) * C_NFIELDS + C_UE_SUM] > est else 0
+            ou_dirty(ue, S)
             S[oTK + (p) * T_NFIELDS + T_UE_CPU] = -1
         S[oCP + (c) * C_NFIELDS + C_NR_CFS] -= 1
         S[oCP + (c) * C_NFIELDS + C_NR_RT] += 1
@@ -204,6 +207,7 @@ def set_sched(p, c, policy, prio, now, S, P, O):
         S[oCP + (c) * C_NFIELDS + C_NR_CFS] += 1
         S[oTK + (p) * T_NFIELDS + T_VRUNTIME] = S[oCP + (c) * C_NFIELDS + C_MIN_VRUNTIME]
         S[oCP + (c) * C_NFIELDS + C_UE_SUM] += task_util_est(p, S)
+        ou_dirty(c, S)
         S[oTK + (p) * T_NFIELDS + T_UE_CPU] = c
     S[oTK + (p) * T_NFIELDS + T_POLICY] = policy
     S[oTK + (p) * T_NFIELDS + T_PRIO] = prio
@@ -290,6 +294,7 @@ def move_queued(p, src, dst, now, reason, preempt, S, P, O):
         est = task_util_est(p, S)
         if ue >= 0:
             S[oCP + (ue) * C_NFIELDS + C_UE_SUM] = S[oCP + (ue) * C_NFIELDS + C_UE_SUM] - est if S[oCP + (ue) * C_NFIELDS + C_UE_SUM] > est else 0
+            ou_dirty(ue, S)
         update_task_avg(p, now, S, P, O)
         detach_task_avg(p, src, S, P)
         S[oCP + (src) * C_NFIELDS + C_NR_CFS] -= 1
@@ -300,6 +305,7 @@ def move_queued(p, src, dst, now, reason, preempt, S, P, O):
         attach_task_avg(p, dst, S, P)
         S[oCP + (dst) * C_NFIELDS + C_NR_CFS] += 1
         S[oCP + (dst) * C_NFIELDS + C_UE_SUM] += est
+        ou_dirty(dst, S)
         S[oTK + (p) * T_NFIELDS + T_UE_CPU] = dst
     else:
         S[oCP + (src) * C_NFIELDS + C_NR_RT] -= 1
@@ -307,10 +313,12 @@ def move_queued(p, src, dst, now, reason, preempt, S, P, O):
         S[oTK + (p) * T_NFIELDS + T_CPU] = dst
         rq_del(p, src, S)
         rq_add(p, dst, S)
+    idle_changed(src, S)
+    idle_changed(dst, S)
     emit(O, now, EV_MIGRATE, dst, p, src, reason, 0, 0)
     if running:
         return
-    S[oTK + (p) * T_NFIELDS + T_STATE] = TS_RUNNABLE
+    set_state(p, TS_RUNNABLE, S)
     if preempt:
         check_preempt(dst, p, now, S, P, O)
 
@@ -437,6 +445,7 @@ def went_idle(c, now, S, P, O):
     for j in range(P[P[P_PD_NCPU] + d]):
         if P[P[P_PD_CPUS] + (d) * P[P_PD_CPUS_W] + j] == c:
             S[S[S_SU_CPU] + ((d) * S[S_SU_CPU_W] + j) * S[S_SU_CPU_W2] + CS_WENT_IDLE] = 1
+            break
 
 
 @sim_kernel
@@ -446,12 +455,12 @@ def pull_one(dst, now, newidle, S, P, O):
     oCP = S[S_CPUS]
     om = P[P_MASKS]
     mw = P[P_MASKS_W]
+    ocn = S[S_CPU_SETS] + CS_COUNTS * S[S_CPU_SETS_W]
+    if S[ocn + CSN_WAITING] == 0:
+        return      # no task waits on any runqueue: nothing either pull below could find
     best = -1
     best_prio = 0
-    queued_rt = 0
-    for c in range(P[P_CPU_PD_N]):
-        queued_rt += S[oCP + c * C_NFIELDS + C_NR_RT]
-    if queued_rt > 0:
+    if S[ocn + CSN_WAITING_RT] > 0:     # (the scan below finds only waiting FIFO tasks)
         # the highest-priority waiting FIFO task allowed on dst (lowest index among equals)
         for c in range(P[P_CPU_PD_N]):
             if c == dst:
@@ -474,6 +483,8 @@ def pull_one(dst, now, newidle, S, P, O):
         return
     if S[S[S_GLOBALS] + G_OVERUTIL] == 0 and S[S[S_CONFIG] + K_PLACEMENT] != PLACE_NO_EAS:
         return
+    if S[ocn + CSN_WAITING] == S[ocn + CSN_WAITING_RT]:
+        return      # no CFS task waits: the scan below would find no source
     n = P[P_CPU_PD_N]
     src = -1
     most = 0
@@ -629,7 +640,7 @@ def op_done(c, now, S, P, O):
         dequeue_sleep(p, now, S, P, O)
         state = PREV_STATE_SLEEP
         if code == ADV_EXIT:
-            S[oTK + (p) * T_NFIELDS + T_STATE] = TS_EXITED
+            set_state(p, TS_EXITED, S)
             heap_remove(p, S)
             S[oTK + (p) * T_NFIELDS + T_WAKE_AT] = INF_TIME
             S[S[S_GLOBALS] + G_ALIVE] -= 1

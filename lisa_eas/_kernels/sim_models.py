@@ -42,6 +42,8 @@ from .governors import (IA_CUR, OD_CUR, OD_DEFERRED, OD_RATE_MULT, SF_CUR, SF_RE
 from .pelt import SA_LOAD_AVG, SA_RUNNABLE_AVG, SA_UTIL_AVG
 from .schedutil import (CS_LAST_UPDATE, CS_WENT_IDLE, FREQUENCY_UTIL, PS_LAST_FREQ_UPDATE, PS_NEED_FREQ_UPDATE,
                         PS_NEXT_FREQ, sugov_update)
+from .sim_index import CS_COUNTS, CS_OU_BIT, CS_OU_DIRTY, CS_OU_STACK, CSN_OU, CSN_OU_DIRTY, SC_IDLE_ROW
+from .sim_layout import S_CPU_SETS, S_CPU_SETS_W
 from .sim_sched import M_ATTACH_KEEPS_SUM, emit, sync_cpu, refresh_next_event, task_util_for_placement
 from .sim_state import (C_BUSY_NS, C_CURR, C_NR_CFS, C_NR_RT, C_UE_SUM, EV_FREQ, EV_OVERUTIL, G_NOW, G_OVERUTIL,
                         G_WAKE_CAP, POLICY_FIFO, T_POLICY,
@@ -123,7 +125,7 @@ SC_UTIL = 0
 SC_UE = 1
 SC_CAP_ORIG = 2
 SC_CAP_OF = 3
-SC_IDLE = 4
+SC_IDLE = SC_IDLE_ROW     # the idle mask, kept up to date (sim_index.idle_changed), not scratch
 SC_WORK = 5
 SC_ENERGY = 6
 SC_RESULT = 7
@@ -239,7 +241,23 @@ def update_overutilized(now, set_only, S, P, O):
         return          # already set: the scan below could not change anything
     ou = 0
     form = P[P[P_MODEL_PARAMS] + M_EXTRA_UCLAMP]
-    for c in range(P[P_CPU_PD_N]):
+    n_scan = P[P_CPU_PD_N]
+    if form < UC_V6_2 and (P[P_THERMAL_N] == 0 or not P[P[P_MODEL_PARAMS] + M_THERMAL_CAPOF]):
+        n_scan = 0
+        # the answers change only with their inputs: re-test the CPUs whose inputs were written
+        # since (sim_index.ou_dirty), keep the count of CPUs answering 1 (the same flag as a scan)
+        w = S[S_CPU_SETS_W]
+        o = S[S_CPU_SETS]
+        era = P[P[P_MODEL_PARAMS] + M_EAS_OVERUTIL_ERA]
+        for k in range(S[o + CS_COUNTS * w + CSN_OU_DIRTY]):
+            c = S[o + CS_OU_STACK * w + k]
+            S[o + CS_OU_DIRTY * w + c] = 0
+            b = 1 if cpu_overutilized(cpu_util(c, S, P), capacity_of(c, S, P), era) else 0
+            S[o + CS_COUNTS * w + CSN_OU] += b - S[o + CS_OU_BIT * w + c]
+            S[o + CS_OU_BIT * w + c] = b
+        S[o + CS_COUNTS * w + CSN_OU_DIRTY] = 0
+        ou = 1 if S[o + CS_COUNTS * w + CSN_OU] > 0 else 0
+    for c in range(n_scan):     # otherwise (time-dependent thermal pressure, rq clamps): every CPU
         if form >= UC_V6_2:     # util_fits_cpu with the rq clamps (ledger uclamp-v6.2); idle rq: max 1024
             if cpu_overutilized_uclamp(cpu_util(c, S, P), capacity_of(c, S, P), P[P[P_CPU_CAP] + c],
                                        thermal_pressure(c, S, P), rq_uclamp(c, 0, 0, S, P),
@@ -345,11 +363,9 @@ def place_idle_sibling(p, target, prev, this, S, P):
     would otherwise compile it with the caller's ``_nrt=False``)."""
     oidle = S[S_SCRATCH] + SC_IDLE * S[S_SCRATCH_W]       # scratch rows (state slot 13)
     ores = S[S_SCRATCH] + SC_RESULT * S[S_SCRATCH_W]
-    oCP = S[S_CPUS]
     mp = P[P_MODEL_PARAMS]
     n = P[P_CPU_PD_N]
-    for c in range(n):
-        S[oidle + c] = 1 if S[oCP + (c) * C_NFIELDS + C_CURR] < 0 and S[oCP + (c) * C_NFIELDS + C_NR_CFS] + S[oCP + (c) * C_NFIELDS + C_NR_RT] == 0 else 0
+    # the idle mask (scratch row SC_IDLE) is kept up to date by sim_index.idle_changed
     asym = P[mp + M_ASYM_MODE]
     if wake_cap(p, this, prev, S, P):
         # the kernel takes the find_idlest_cpu() slow path here; not modelled, counted for the

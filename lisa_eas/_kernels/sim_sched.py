@@ -69,6 +69,7 @@ from .sim_state import (A_SIZE, A_CDUR, A_CPERIOD, A_CPU, A_END, A_PERF, A_PHASE
                         T_SUM_EXEC, T_TIMER_DUE, T_UE_CPU, T_UE_ENQ, T_UE_EWMA, T_VRUNTIME, T_WAKE_AT,
                         TS_RUNNABLE, TS_RUNNING, TS_SLEEPING, G_ALIVE, G_HEAP_N, TS_EXITED)
 from .sim_index import CT_EVENT, CT_TICK, cpu_time_changed, heap_push, heap_remove, rq_add, rq_del
+from .sim_index import idle_changed, ou_dirty, set_state
 from .sim_layout import P_PD_CPUS, P_PD_CPUS_W, P_PD_NCPU, S_GOV_CPU, S_GOV_CPU_W, S_GOV_CPU_W2
 from .sim_layout import P_MODEL_PARAMS
 
@@ -164,6 +165,7 @@ def update_rq_avgs(c, now, S, P):
     if now - S[oCP + (c) * C_NFIELDS + C_CLOCK_TASK] <= 0:
         return
     rq_clock(c, now, S, P)
+    ou_dirty(c, S)
     oTK = S[S_TASKS]
     t = pelt_now(c, S)
     sf = freq_scale(c, S, P)
@@ -271,6 +273,7 @@ def remove_task_avg(p, c, S, P):
     the task's util_avg, ``r * divider`` of the cfs_rq's sum, in the era's form
     (``pelt.cfs_rq_sub_util``, ledger pelt-v5.13 / pelt-v5.17)."""
     o = S[S_CFS_PELT] + c * S[S_CFS_PELT_W]
+    ou_dirty(c, S)
     r = S[S[S_TASK_PELT] + p * S[S_TASK_PELT_W] + SA_UTIL_AVG]
     cfs_rq_sub_util(S[o:o + SA_SIZE], r, r * pelt_divider_flat(S, o, P),
                     P[P[P_PELT_CFG]:P[P_PELT_CFG] + CFG_SIZE])
@@ -282,6 +285,7 @@ def detach_task_avg(p, c, S, P):
     the entity's own util_avg and util_sum off its cfs_rq, in the era's form
     (``pelt.cfs_rq_sub_util``)."""
     o = S[S_CFS_PELT] + c * S[S_CFS_PELT_W]
+    ou_dirty(c, S)
     ot = S[S_TASK_PELT] + p * S[S_TASK_PELT_W]
     cfs_rq_sub_util(S[o:o + SA_SIZE], S[ot + SA_UTIL_AVG], S[ot + SA_UTIL_SUM],
                     P[P[P_PELT_CFG]:P[P_PELT_CFG] + CFG_SIZE])
@@ -297,6 +301,7 @@ def pelt_divider_flat(S, o, P):
 def attach_task_avg(p, c, S, P):
     """``attach_entity_load_avg``: align the task to its new cfs_rq's PELT window and add it."""
     oc = S[S_CFS_PELT] + c * S[S_CFS_PELT_W]
+    ou_dirty(c, S)
     ot = S[S_TASK_PELT] + p * S[S_TASK_PELT_W]
     S[ot + SA_LAST_UPDATE] = S[oc + SA_LAST_UPDATE]
     if not P[P[P_MODEL_PARAMS] + M_ATTACH_KEEPS_SUM]:
@@ -422,8 +427,9 @@ def enqueue(p, c, now, S, P, O):
     S[oG + G_ENQ_SEQ] += 1
     S[oTK + (p) * T_NFIELDS + T_ENQ_SEQ] = S[oG + G_ENQ_SEQ]
     if S[oTK + (p) * T_NFIELDS + T_POLICY] == POLICY_FIFO:
-        S[oTK + (p) * T_NFIELDS + T_STATE] = TS_RUNNABLE
+        set_state(p, TS_RUNNABLE, S)
         S[oCP + (c) * C_NFIELDS + C_NR_RT] += 1
+        idle_changed(c, S)
         return
     # enqueue_entity: update_load_avg(cfs_rq, se, UPDATE_TG | DO_ATTACH) while se->on_rq is
     # still 0 (the sleeping segment only decays; a migrated task is attached, not aged)
@@ -434,10 +440,12 @@ def enqueue(p, c, now, S, P, O):
     floor = S[oCP + (c) * C_NFIELDS + C_MIN_VRUNTIME] - (S[oK + K_LATENCY_NS] >> 1)
     if S[oTK + (p) * T_NFIELDS + T_VRUNTIME] < floor:
         S[oTK + (p) * T_NFIELDS + T_VRUNTIME] = floor
-    S[oTK + (p) * T_NFIELDS + T_STATE] = TS_RUNNABLE     # se->on_rq = 1
+    set_state(p, TS_RUNNABLE, S)     # se->on_rq = 1
     S[oCP + (c) * C_NFIELDS + C_NR_CFS] += 1
+    idle_changed(c, S)
     est = task_util_est(p, S)
     S[oCP + (c) * C_NFIELDS + C_UE_SUM] += est
+    ou_dirty(c, S)
     S[oTK + (p) * T_NFIELDS + T_UE_CPU] = c
 
 
@@ -451,12 +459,14 @@ def dequeue_sleep(p, now, S, P, O):
     heap_push(p, S)             # its wake-up time is set (advance)
     if S[oTK + (p) * T_NFIELDS + T_POLICY] == POLICY_FIFO:
         S[oCP + (c) * C_NFIELDS + C_NR_RT] -= 1
-        S[oTK + (p) * T_NFIELDS + T_STATE] = TS_SLEEPING
+        idle_changed(c, S)
+        set_state(p, TS_SLEEPING, S)
         return
     ue_cpu = S[oTK + (p) * T_NFIELDS + T_UE_CPU]
     if ue_cpu >= 0:
         est = task_util_est(p, S)
         S[oCP + (ue_cpu) * C_NFIELDS + C_UE_SUM] = S[oCP + (ue_cpu) * C_NFIELDS + C_UE_SUM] - est if S[oCP + (ue_cpu) * C_NFIELDS + C_UE_SUM] > est else 0
+        ou_dirty(ue_cpu, S)
         S[oTK + (p) * T_NFIELDS + T_UE_CPU] = -1
     o = S[S_TASK_PELT] + p * S[S_TASK_PELT_W]
     # v6.12+: util_est_update() before dequeue_entities(), i.e. before the last update below
@@ -467,8 +477,9 @@ def dequeue_sleep(p, now, S, P, O):
         S[oTK + (p) * T_NFIELDS + T_UE_EWMA] = ewma
         S[oTK + (p) * T_NFIELDS + T_UE_ENQ] = enq
     update_task_signal(p, S, P)   # last update while running
-    S[oTK + (p) * T_NFIELDS + T_STATE] = TS_SLEEPING
+    set_state(p, TS_SLEEPING, S)
     S[oCP + (c) * C_NFIELDS + C_NR_CFS] -= 1
+    idle_changed(c, S)
     if not S[S[S_CONFIG] + K_UTIL_EST] or early:   # util_est off (or before v4.17), or already updated above
         emit_task_util(p, now, S, O)
         return
@@ -566,14 +577,15 @@ def switch_to(c, nxt, prev_state, now, S, P, O):
         return
     acct(c, now, S, P)
     if prev >= 0 and S[oTK + (prev) * T_NFIELDS + T_STATE] == TS_RUNNING:
-        S[oTK + (prev) * T_NFIELDS + T_STATE] = TS_RUNNABLE
+        set_state(prev, TS_RUNNABLE, S)
     if prev < 0 and S[oCP + (c) * C_NFIELDS + C_IDLE_STATE] >= 0:
         emit(O, now, EV_IDLE, c, -1, 0, 0, 0, 0)
         S[oCP + (c) * C_NFIELDS + C_IDLE_STATE] = -1
     emit(O, now, EV_SWITCH, c, prev, prev_state, nxt, 0, 0)
     S[oCP + (c) * C_NFIELDS + C_CURR] = nxt
+    idle_changed(c, S)
     if nxt >= 0:
-        S[oTK + (nxt) * T_NFIELDS + T_STATE] = TS_RUNNING
+        set_state(nxt, TS_RUNNING, S)
         S[oTK + (nxt) * T_NFIELDS + T_EXEC_START] = now
         S[oTK + (nxt) * T_NFIELDS + T_SLICE_START] = S[oTK + (nxt) * T_NFIELDS + T_SUM_EXEC]
         if S[oTK + (nxt) * T_NFIELDS + T_TIMER_DUE] >= 0:       # rt-app's wake-up latency after a timer

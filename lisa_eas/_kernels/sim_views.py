@@ -38,7 +38,7 @@ from numba.core.imputils import lower_builtin
 from numba.extending import type_callable
 from numba.np.arrayobj import make_array, populate_array
 
-HEADER_SLOTS = 24
+HEADER_SLOTS = 32
 HEADER_WORDS = 4 * HEADER_SLOTS
 
 

@@ -214,11 +214,13 @@ def simulate(platform, workload, *, config: SimConfig | None = None):
     S, P, O, margin = build_run(plat, compiled, config, t_end)
     announce_compile()          # the first call on a machine compiles the loop: say so (stderr)
     t0 = time.perf_counter()
-    raw = run_loop(S, P, O, margin)
+    raw = run_loop(S, P, O, margin, known_end=not until_exit)
     wall = time.perf_counter() - t0
     summary = config.outputs == "summary"
     t1 = time.perf_counter()
-    frames = raw_to_frames(raw, compiled, plat, model_events=config.model_events, summary=summary)
+    n_events = None if summary else int(len(raw.events))
+    frames = raw_to_frames(raw, compiled, plat, model_events=config.model_events, summary=summary,
+                           release=not summary)
     if summary:                 # the summary frames are copies: the output memory serves the next run
         release_output(raw)
     if "frequency" in platform_model:       # no cpufreq: no frequency events, as on such a machine
@@ -255,7 +257,7 @@ def simulate(platform, workload, *, config: SimConfig | None = None):
         "platform": plat.name, "workload": str(getattr(wl, "source", "")), "config": config.to_dict(),
         "approximations": approx, "energy": energy, "t_end_s": raw.t_end / 1e9,
         "threads": [th.comm for th in compiled.threads], "sim_wall_s": wall,
-        "sim_events": None if summary else int(len(raw.events)), "wake_cap_wakeups": raw.wake_cap_wakeups,
+        "sim_events": n_events, "wake_cap_wakeups": raw.wake_cap_wakeups,
         "output_wall_s": output_wall, "platform_model": platform_model,
         "sis_stats": sis_stats_dict(raw.sis_stats) if raw.sis_stats is not None else None,
     }

@@ -100,17 +100,24 @@ def compile_threads(threads, nr_cpus: int) -> CompiledWorkload:
     conds: dict[str, int] = {}
     pc0, delays, pol0, prio0, mask0, phase_names = [], [], [], [], [], []
 
+    mask_of_cpus: dict[tuple, int] = {}      # the CPU lists already seen (valid) -> mask index
+
     def mask_of(cpus, where) -> int:
         if cpus is None:
             cpus = tuple(range(nr_cpus))
+        key = tuple(cpus)
+        if key in mask_of_cpus:
+            return mask_of_cpus[key]
         bad = [c for c in cpus if not 0 <= c < nr_cpus]
         if bad or not cpus:
             raise ModelError(f"{where}: CPUs {list(bad) or list(cpus)} are not in the platform "
                              f"(CPUs 0..{nr_cpus - 1})")
-        m = tuple(1 if c in cpus else 0 for c in range(nr_cpus))
+        allowed = set(cpus)
+        m = tuple(1 if c in allowed else 0 for c in range(nr_cpus))
         if m not in mask_index:
             mask_index[m] = len(masks)
             masks.append(m)
+        mask_of_cpus[key] = mask_index[m]
         return mask_index[m]
 
     for ti, th in enumerate(threads):

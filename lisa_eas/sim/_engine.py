@@ -121,7 +121,8 @@ def build_run(platform: Platform, compiled: CompiledWorkload, config: SimConfig,
         RQ_TASKS=np.zeros((nc, nt + 1), np.int64),
         CPU_TIMES=np.zeros((2, 2 * (1 << max(nc - 1, 0).bit_length())), np.int64),
         CONDS=np.full((max(getattr(compiled, "nr_conds", 0), 1), 2), -1, np.int64),
-        COND_NEXT=np.full(max(nt, 1), -1, np.int64), SIS_STATS=_sis_stats(config, nc)))
+        COND_NEXT=np.full(max(nt, 1), -1, np.int64), SIS_STATS=_sis_stats(config, nc),
+        CPU_SETS=np.zeros((4, max(nc, 4)), np.int64)))
     margin = _MARGIN_BASE + 32 * (nc + nt)
     summary = config.outputs == "summary"
     counters = np.zeros(ss.N_SIZE, np.int64)
@@ -538,6 +539,7 @@ _MADV_POPULATE_WRITE = 23     # Linux >= 5.14: fault a range in, writable, in on
 _WINDOW_BYTES = 1 << 20       # each table's share of the output written between two returns of the loop
 _MAP_MIN_BYTES = 4 << 20
 _MAP_STEP_BYTES = 64 << 20
+_EST_MAX_BYTES = 2 << 30     # the most address space an extrapolated table size takes (8 B words)
 _SPARE_MAX_BYTES = 256 << 20  # the most memory faulted in that an output map kept for the next run holds
 _SPARE = threading.local()    # .out: (map, pages faulted in) released by this thread's last run
 
@@ -699,9 +701,11 @@ class _Output:
         return [self.O[b:b + n * w].reshape(n, w) for b, n, w in zip(self.base, self.n, self.width)]
 
 
-def run_loop(S, P, O, margin, loop=None) -> RawRun:
+def run_loop(S, P, O, margin, loop=None, *, known_end: bool = False) -> RawRun:
     """Drive the event loop to the end, its output written into the result tables; ``loop``
-    defaults to the numba kernel (the plain-Python reference engine passes its own)."""
+    defaults to the numba kernel (the plain-Python reference engine passes its own);
+    ``known_end``: the run lasts until its end time (not until its tasks exit), so the rates
+    extrapolated to it size the tables."""
     from .._kernels import sim_state as ss
     if loop is None:
         from .._kernels.sim_loop import sim_run as loop
@@ -720,12 +724,15 @@ def run_loop(S, P, O, margin, loop=None) -> RawRun:
         if first or not out.windows():
             # expected final sizes: the rate so far extrapolated to the end of the run (x1.5),
             # bounded (a run that ends when its tasks exit has a far end time: 8x the rows so
-            # far, at least 4 M rows); at least 1.5x the current size when a table outgrew its estimate
+            # far, at least 4 M rows; with ``known_end``, at least _EST_MAX_BYTES of address
+            # space: a large run of known length is not laid out again and copied at 4 M rows);
+            # at least 1.5x the current size when a table outgrew its estimate
             now, end = max(int(G[ss.G_NOW]), 1), max(int(G[ss.G_T_END]), 1)
             expect = []
             for i in range(3):
                 n = out.n[i]
-                est = min(int(n * (end / now) * 1.5), max(8 * n, 1 << 22)) + 2 * out.min_rows[i]
+                floor = _EST_MAX_BYTES // (8 * out.width[i]) if known_end else 1 << 22
+                est = min(int(n * (end / now) * 1.5), max(8 * n, floor)) + 2 * out.min_rows[i]
                 if not first:
                     est = max(est, int(out.cap[i] * 1.5))
                 expect.append(est)
