@@ -21,6 +21,10 @@ summary output (``SimConfig(outputs="summary")``, ``simulate`` end to end, best 
 ``--repeat`` after one warm run: a sweep's steady state). CPU time of a run; events per
 second: the two trees do not simulate the same events (the PELT fix of issue 16 changes a
 run). A ratio of CPU time <= 1 means the current code is no slower.
+
+``--cache-dir DIR`` keeps the extracted trees and their caches in ``DIR`` (one per commit), so a
+second invocation skips their cold compiles (the working copy then uses its own cache, next to
+its sources); the cold compile is reported only for a tree whose cache was empty.
 """
 from __future__ import annotations
 
