@@ -34,6 +34,7 @@ taken on a fresh compile: the cached code has no symbol table) is quoted in
 from __future__ import annotations
 
 import json
+import os
 import time
 
 from lisa_eas.platform import load_platform
@@ -58,7 +59,13 @@ def _best(fn, before=None):
     return best, out
 
 
+def _load() -> list[float]:
+    with open("/proc/loadavg") as fh:
+        return [float(x) for x in fh.read().split()[:3]]
+
+
 def main() -> int:
+    load_before = _load()
     plat = load_platform("hikey960")
     wl = workload([task(f"t{i}", periodic(duty_cycle_pct=5, period_ms=16, duration_s=SIM_S)) for i in range(50)],
                   calibration=20)
@@ -97,6 +104,7 @@ def main() -> int:
         ablation[label] = {"cpu_s": round(min(r[0] for r in runs), 4), "activations": int(len(runs[0][1].activations))}
     out = {
         "benchmark": "sim_summary", "workload": "EAS RFC energy: 50 tasks, 16 ms, 5 %", "platform": "hikey960",
+        "loadavg_before": load_before, "loadavg_after": _load(), "cpus": os.cpu_count(),
         "sim_s": SIM_S,
         "full_cpu_s": round(t_full, 4), "full_x_realtime": round(SIM_S / t_full, 1),
         "summary_cpu_s": round(t_sum, 4), "summary_x_realtime": round(SIM_S / t_sum, 1),
