@@ -12,8 +12,15 @@ With ``--scale N`` the workload is instead ``bench_sim_scale.py``'s CPU series c
 ``x86_llc112`` cut to ``N`` CPUs (no cpufreq, no Energy Model), 6.25 tasks per CPU of 8 % of
 16 ms, start times spread over a period, 10 s simulated per run.
 
-Usage: ``python benchmarks/profile_sim_loop.py [--outputs summary|full] [--runs 8] [--top 25] [--scale 112]``
-(needs ``perf``, and ``kernel.perf_event_paranoid`` <= 1 or root).
+Usage: ``python benchmarks/profile_sim_loop.py [--outputs summary|full] [--runs 8] [--top 25]
+[--scale 112] [--annotate NAME --asm-out FILE]`` (needs ``perf``, and ``kernel.perf_event_paranoid``
+<= 1 or root).
+
+``--annotate NAME[,NAME...]`` (short names as printed, e.g. ``sim_loop.op_done``) goes down to the
+instructions: the function's machine code is copied out of this process's memory and
+disassembled (``objdump``), each instruction with its share of the function's samples
+(``perf script``'s sampled addresses), written to ``--asm-out``; the JSON line then also
+gives the function's hottest instructions.
 """
 from __future__ import annotations
 
@@ -43,7 +50,7 @@ def _short(sym: str) -> str:
     return ".".join(parts) if parts else sym[:60]
 
 
-def _perf_map(path: str) -> int:
+def _perf_map(path: str) -> dict:
     import importlib
     import pkgutil
 
@@ -67,7 +74,42 @@ def _perf_map(path: str) -> int:
         for i, a in enumerate(addrs):
             size = addrs[i + 1] - a if i + 1 < len(addrs) and addrs[i + 1] - a < (1 << 22) else 4096
             out.write(f"{a:x} {size:x} {syms[a]}\n")
-    return len(addrs)
+    return {a: (syms[a], (addrs[i + 1] - a) if i + 1 < len(addrs) else 4096) for i, a in enumerate(addrs)}
+
+
+def _annotate(data: str, symtab: dict, name: str, out_path: str) -> list:
+    """Instruction-level shares of the function ``name`` (short name): its sampled addresses
+    (``perf script``) against its machine code, copied from this process and disassembled."""
+    import ctypes
+    from collections import Counter
+
+    names = set(name.split(","))
+    funcs = [(a, sz, sym) for a, (sym, sz) in symtab.items() if _short(sym) in names]
+    if not funcs:
+        raise SystemExit(f"--annotate {name!r}: no such compiled function")
+    ips = subprocess.run(["perf", "script", "-i", data, "-F", "ip"], capture_output=True, text=True).stdout.split()
+    counts = Counter(int(x, 16) for x in ips)
+    hot = []
+    with open(out_path, "w") as out:
+        for a, sz, sym in funcs:
+            inside = {ip: n for ip, n in counts.items() if a <= ip < a + sz}
+            total = sum(inside.values()) or 1
+            with tempfile.NamedTemporaryFile(suffix=".bin", delete=False) as fh:
+                fh.write(ctypes.string_at(a, sz))
+            dis = subprocess.run(["objdump", "-D", "-b", "binary", "-m", "i386:x86-64", f"--adjust-vma={a:#x}",
+                                  fh.name], capture_output=True, text=True).stdout
+            os.unlink(fh.name)
+            out.write(f"== {sym} ({sum(inside.values())} samples)\n")
+            for line in dis.splitlines():
+                m = re.match(r"\s*([0-9a-f]+):", line)
+                if not m:
+                    continue
+                n = inside.get(int(m.group(1), 16), 0)
+                out.write(f"{100.0 * n / total:6.2f} {line}\n")
+                if n:
+                    hot.append((_short(sym), round(100.0 * n / total, 2), line.split("\t")[-1].strip()))
+    hot.sort(key=lambda x: -x[1])
+    return hot[:30]
 
 
 def main(argv=None) -> int:
@@ -76,6 +118,8 @@ def main(argv=None) -> int:
     ap.add_argument("--runs", type=int, default=8)
     ap.add_argument("--top", type=int, default=25)
     ap.add_argument("--scale", type=int, default=0, help="x86_llc112 cut to this many CPUs (0: HiKey960)")
+    ap.add_argument("--annotate", default=None, help="a function's short name: instruction-level shares")
+    ap.add_argument("--asm-out", default="/tmp/lisa_eas_annotate.txt")
     args = ap.parse_args(argv)
     if shutil.which("perf") is None:
         raise SystemExit("perf is not installed (Debian: linux-perf)")
@@ -112,7 +156,8 @@ def main(argv=None) -> int:
     S, P, O, m = build_run(plat, compiled, cfg, int(1e9))
     run_loop(S, P, O, m)
     compile_s = time.perf_counter() - t0
-    n_syms = _perf_map(f"/tmp/perf-{os.getpid()}.map")
+    symtab = _perf_map(f"/tmp/perf-{os.getpid()}.map")
+    n_syms = len(symtab)
     data = tempfile.mktemp(prefix="lisa_eas_prof_", suffix=".data")
     rec = subprocess.Popen(["perf", "record", "-q", "-F", "4000", "-p", str(os.getpid()), "-o", data],
                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
@@ -126,6 +171,7 @@ def main(argv=None) -> int:
     rec.wait()
     rep = subprocess.run(["perf", "report", "-i", data, "--no-children", "--sort", "sym", "--stdio"],
                          capture_output=True, text=True).stdout
+    hot = _annotate(data, symtab, args.annotate, args.asm_out) if args.annotate else None
     os.unlink(data)
     rows = []
     for line in rep.splitlines():
@@ -139,7 +185,8 @@ def main(argv=None) -> int:
     top = sorted(shares.items(), key=lambda kv: -kv[1])[:args.top]
     print(json.dumps({"profile": "sim_loop", "outputs": args.outputs, "runs": args.runs, "scale": args.scale,
                       "cpu_s_per_run": round(cpu / args.runs, 4), "compile_s": round(compile_s, 1),
-                      "symbols": n_syms, "self_pct": {k: round(v, 2) for k, v in top}}))
+                      "symbols": n_syms, "self_pct": {k: round(v, 2) for k, v in top},
+                      **({"annotate": args.annotate, "asm_out": args.asm_out, "hot": hot} if hot is not None else {})}))
     return 0
 
 

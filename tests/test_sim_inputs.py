@@ -185,6 +185,19 @@ def test_thermal_cap_caps_the_frequency():
     assert g[g.index > 0.3]["state"].max() <= 999000
 
 
+def test_thermal_cap_is_in_force_at_the_next_request():
+    """The cap takes effect at the governor's next request even when schedutil repeats the
+    request in force (the steady 60 % task keeps asking for 1844 MHz): the loop's shortcut for a
+    repeated request must not skip the clamp to policy->max, so the frequency of CPU 0 in force
+    10 ms after the cap starts (ticks every 4 ms) is at most 999 MHz."""
+    wl = workload([_pinned("x", 60, [0])], calibration=20)
+    tr = simulate("hikey960", wl, config=SimConfig(placement="no-eas", thermal_caps=((0.3, 0, 300),)))
+    fr = tr.df("cpu_frequency")
+    g = fr[fr["cpu_id"].to_numpy() == 0]
+    assert g[g.index < 0.3]["state"].iloc[-1] == 1844000
+    assert g[g.index <= 0.31]["state"].iloc[-1] <= 999000
+
+
 # ------------------------------------------------------------------------------------ runnable boosting
 def test_runnable_boosting_from_v6_5():
     """Two 30 % tasks pinned to CPU 4 wake together: while one waits, the cfs_rq's runnable_avg

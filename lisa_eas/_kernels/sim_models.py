@@ -509,14 +509,24 @@ def governor_update(c, now, S, P, O):
         opp = opp_of_freq(d, S[ops + PS_NEXT_FREQ], P)
         o = S[S_DOMAINS] + d * P_NFIELDS
         # the same request again (the common case): request_opp would change nothing, as
-        # the request is already pending or already in effect; skip the call
-        if opp == S[o + P_REQ_OPP] and (S[o + P_PENDING_OPP] == opp or (S[o + P_PENDING_OPP] < 0 and opp == S[o + P_OPP])):
+        # the request is already pending or already in effect; skip the call (not under a
+        # thermal cap schedule: request_opp clamps each request to the cap in force now)
+        if P[P_THERMAL_N] == 0 and opp == S[o + P_REQ_OPP] \
+                and (S[o + P_PENDING_OPP] == opp or (S[o + P_PENDING_OPP] < 0 and opp == S[o + P_OPP])):
             return
         request_opp(d, opp, now, S, P, O)
         return
     f = sugov_update_flat(c, d, m, j_self, now, S, P)
     S[S[S_DOMAINS] + (d) * P_NFIELDS + P_LAST_UPDATE] = now
-    request_opp(d, opp_of_freq(d, f, P), now, S, P, O)
+    opp = opp_of_freq(d, f, P)
+    o = S[S_DOMAINS] + d * P_NFIELDS
+    # past the rate limit, sugov_update mostly returns the same next_freq (the policy's
+    # last_freq_update_time moves only when next_freq does): the same skip as above, but not
+    # under a thermal cap schedule, where request_opp clamps the request to the cap now in force
+    if P[P_THERMAL_N] == 0 and opp == S[o + P_REQ_OPP] \
+            and (S[o + P_PENDING_OPP] == opp or (S[o + P_PENDING_OPP] < 0 and opp == S[o + P_OPP])):
+        return
+    request_opp(d, opp, now, S, P, O)
 
 
 @sim_helper
