@@ -64,7 +64,7 @@ def test_symmetric_capacity_takes_the_llc_search():
     assert (d_sym.cpu == d_plain.cpu).all() and (d_sym.path == d_plain.path).all()
 
 
-@pytest.mark.parametrize("era, mode", [("v5.7", 0), ("v5.10", 1), ("v6.6", 1)])
+@pytest.mark.parametrize("era, mode", [("v5.7", 0), ("v5.10", 1), ("v6.2", 2), ("v6.6", 3)])
 def test_kernel_matches_twin_random(era, mode):
     rng = np.random.default_rng(7)
     n, n_cpus = 500, 12
@@ -100,11 +100,17 @@ def test_kernel_matches_twin_hypothesis(data):
     target, prev = data.draw(st.integers(0, n_cpus - 1)), data.draw(st.integers(0, n_cpus - 1))
     recent = data.draw(st.integers(-1, n_cpus - 1))
     util = data.draw(st.integers(0, 1500))
-    mode = data.draw(st.integers(0, 1))
+    mode = data.draw(st.integers(0, 3))
+    umin, umax = data.draw(st.integers(0, 1024)), data.draw(st.integers(0, 1024))
+    thermal = np.minimum(ints(0, 400), corig)
+    thermal_avg = np.minimum(ints(0, 400), corig)
     r = select_idle_sibling(idle, target, prev, recent_used_cpu=recent, allowed=allowed,
-                            era="v5.7" if mode == 0 else "v6.8", llc_id=llc, capacity_orig=corig,
-                            capacity=cap, task_util=util)
-    want = ref_sis.select_idle_sibling_asym(mode, idle, allowed, cap, util, target, prev, recent, llc)
+                            era=("v5.7", "v6.1", "v6.2", "v6.8")[mode], llc_id=llc, capacity_orig=corig,
+                            capacity=cap, task_util=util, uclamp_min=umin, uclamp_max=umax,
+                            thermal_pressure=thermal, thermal_load_avg=thermal_avg)
+    want = ref_sis.select_idle_sibling_asym(mode, idle, allowed, cap, util, target, prev, recent, llc,
+                                            uclamp=(umin, umax), cap_orig=corig, thermal=thermal,
+                                            thermal_avg=thermal_avg)
     assert (r.cpu[0], r.path[0], r.scanned[0]) == want
 
 
