@@ -130,3 +130,84 @@ def test_bad_capacity_orig():
         select_idle_sibling([0] * 8, 0, 0, era="v6.1", capacity_orig=[462] * 4, task_util=[1])
     with pytest.raises(ModelError, match="capacity_orig"):
         select_idle_sibling([0] * 2, 0, 0, era="v6.1", capacity_orig=[0, 1024], task_util=[1])
+
+
+# --------------------------------------------------------------- uclamp in the asymmetric search
+# Hand-worked from kernel/sched/fair.c: v5.10 - v6.1 select_idle_capacity() / asym_fits_capacity()
+# with task_util = uclamp_task_util(p) = clamp(task_util_est, uclamp_min, uclamp_max) and
+# fits_capacity (the b4c9c9f15649 patch); v6.2 util_fits_cpu(task_util_est, uclamp_min, uclamp_max,
+# cpu) in both (a 6.2.1 tree); v6.3 the -1 tier, asym_fits_cpu > 0 and the scan from target + 1
+# (a 6.3 tree, 8589018acc65 / e5ed0550c04c).
+
+def test_sis_v6_2_util_fits_cpu_replaces_the_clamped_fit():
+    """HiKey960, idle CPUs 2 (LITTLE, 462) and 5 (big); target = prev = 0 (busy), no recent.
+
+    Task util 100, uclamp_min 380. v6.1: uclamp_task_util = max(100, 380) = 380; on CPU 2
+    380 * 1280 = 486400 >= 462 * 1024 = 473088: no fit, best so far; CPU 5: 486400 < 1048576:
+    fits, returned (CPUs 0..5 examined: 6). v6.2: util_fits_cpu(100, 380, 1024, 2):
+    fits_capacity(100, 462) (128000 < 473088), uclamp_max 1024 > 462 does not force it, the
+    boost 380 <= 462 - 0 holds: 1, CPU 2 returned (3 examined).
+
+    Task util 500, uclamp_max 400. v6.1: uclamp_task_util = min(500, 400) = 400, 512000 >=
+    473088 on CPU 2; CPU 5 fits: 5. v6.2: fits_capacity(500, 462) fails (640000) but
+    uclamp_max 400 <= capacity_orig 462 forces the fit: CPU 2."""
+    idle = [0, 0, 1, 0, 0, 1, 0, 0]
+    assert _one(idle, 0, 0, 100, era="v6.1", uclamp_min=[380]) == (5, "idle_capacity", 6)
+    assert _one(idle, 0, 0, 100, era="v6.2", uclamp_min=[380]) == (2, "idle_capacity", 3)
+    assert _one(idle, 0, 0, 500, era="v6.1", uclamp_max=[400]) == (5, "idle_capacity", 6)
+    assert _one(idle, 0, 0, 500, era="v6.2", uclamp_max=[400]) == (2, "idle_capacity", 3)
+    # without clamps the forms agree: 100 fits CPU 2 (v5.10 - v6.2), 500 only a big CPU
+    for era in ("v5.10", "v6.1", "v6.2"):
+        assert _one(idle, 0, 0, 100, era=era)[0] == 2 and _one(idle, 0, 0, 500, era=era)[0] == 5
+    # v5.7 - v6.1 clamp the util: a boost of 380 moves a util-100 task off the LITTLE CPUs
+    assert _one(idle, 0, 0, 100, era="v5.8", uclamp_min=[380])[0] == 5
+
+
+def test_sis_v6_3_scan_from_target_plus_one_and_the_minus_one_tier():
+    """(a) No clamps, util 900 (fits no CPU: 1152000 >= 1048576), idle big CPUs 4 and 5,
+    target = prev = 4. Target fails the fit in both. v6.2 scans from 4: CPU 4 (capacity 1024)
+    becomes the best, CPU 5 is not greater: 4. v6.3 scans from 5: CPU 5 first, CPU 4 not
+    greater: 5. Both examine all 8 CPUs.
+
+    (b) Big target under thermal pressure: idle CPUs 4 and 5, CPU 4 with thermal pressure 200
+    (capacity_of 824), target = prev = 4, util 100, uclamp_min 900. v6.2:
+    util_fits_cpu(100, 900, 1024, 4): fits_capacity(100, 824) holds and the boost test is
+    skipped on a 1024 CPU: 1, target returned. v6.3: 900 > 1024 - 200 = 824: -1, which
+    asym_fits_cpu does not take; the scan from 5: CPU 5, fits_capacity(100, 1024) and
+    900 <= 1024 - 0: 1, returned (1 examined).
+
+    (c) Three capacities, capacity_orig (440, 462, 1024, 1024), idle CPUs 0 and 1, CPU 1 with
+    thermal pressure (and thermal_load_avg) 100, capacity_of (370, 362, 1024, 1024), target =
+    prev = 2; util 300, uclamp 450 / 450. CPU 0: 384000 >= 370 * 1024 = 378880 and 450 > 440
+    (no forced fit): 0. CPU 1: 384000 >= 362 * 1024 = 370688, but 450 <= 462 forces the fit;
+    300 < 450 and 450 > 462 - 100 = 362. v6.2: the boost fails on a non-1024 CPU: 0; both 0,
+    CPU 0 has the higher capacity_of (370 > 362): 0. v6.3: CPU 1 answers -1, ranked before
+    CPU 0's 0 (scan 3, 0, 1, 2): 1."""
+    idle = [0, 0, 0, 0, 1, 1, 0, 0]
+    assert _one(idle, 4, 4, 900, era="v6.2") == (4, "best_capacity", 8)
+    assert _one(idle, 4, 4, 900, era="v6.3") == (5, "best_capacity", 8)
+    cap = [[462] * 4 + [824, 1024, 1024, 1024]]
+    th = [0, 0, 0, 0, 200, 0, 0, 0]
+    kw = dict(capacity=cap, thermal_pressure=th, uclamp_min=[900])
+    assert _one(idle, 4, 4, 100, era="v6.2", **kw) == (4, "target", 0)
+    assert _one(idle, 4, 4, 100, era="v6.3", **kw) == (5, "idle_capacity", 1)
+    corig = [440, 462, 1024, 1024]
+    kw = dict(capacity_orig=corig, capacity=[[370, 362, 1024, 1024]], thermal_pressure=[0, 100, 0, 0],
+              task_util=[300], uclamp_min=[450], uclamp_max=[450])
+    d62 = select_idle_sibling([1, 1, 0, 0], 2, 2, era="v6.2", **kw)
+    d63 = select_idle_sibling([1, 1, 0, 0], 2, 2, era="v6.3", **kw)
+    assert (int(d62.cpu[0]), d62.path_names[0]) == (0, "best_capacity")
+    assert (int(d63.cpu[0]), d63.path_names[0]) == (1, "best_capacity")
+    # the twin, written separately from the kernel sources, decides the same
+    for mode, want in ((2, 0), (3, 1)):
+        assert ref_sis.select_idle_sibling_asym(mode, [1, 1, 0, 0], [1] * 4, [370, 362, 1024, 1024], 300, 2, 2, -1,
+                                                [0] * 4, uclamp=(450, 450), cap_orig=corig,
+                                                thermal=[0, 100, 0, 0])[0] == want
+
+
+def test_asym_uclamp_bad_input():
+    for kw, match in ((dict(uclamp_min=[2000]), "uclamp_min"), (dict(uclamp_max=[-1]), "uclamp_max"),
+                      (dict(thermal_pressure=[1] * 3), "thermal_pressure"),
+                      (dict(thermal_load_avg=[[5000] * 8]), "thermal_load_avg")):
+        with pytest.raises(ModelError, match=match):
+            select_idle_sibling([0] * 8, 0, 0, era="v6.3", capacity_orig=HIKEY_CAP, task_util=[1], **kw)

@@ -175,8 +175,8 @@ def select_idle_sibling(idle, target, prev, *, recent_used_cpu=-1, allowed=None,
     task_util : int or array of int
         ``task_util_est(p)``; needed with an asymmetric ``capacity_orig``.
     uclamp_min, uclamp_max : int or array of int
-        The task's effective clamps (``uclamp_eff_value``, 0..1024; default no clamp). Eras
-        before v5.3 have no uclamp and refuse clamps.
+        The task's effective clamps (``uclamp_eff_value``, 0..1024; default no clamp), used on
+        the asymmetric path (v5.7+).
     thermal_pressure : int or array, shape (n_cpus,) or (n, n_cpus)
         ``arch_scale_thermal_pressure`` per CPU (``util_fits_cpu``'s boost test, v6.2+;
         default 0).
@@ -256,8 +256,6 @@ def select_idle_sibling(idle, target, prev, *, recent_used_cpu=-1, allowed=None,
             tu = vec(task_util, "task_util", lambda x, nm: int_array(x, nm, ndim=(0, 1), lo=0))
             umin = vec(uclamp_min, "uclamp_min", lambda x, nm: int_array(x, nm, ndim=(0, 1), lo=0, hi=1024))
             umax = vec(uclamp_max, "uclamp_max", lambda x, nm: int_array(x, nm, ndim=(0, 1), lo=0, hi=1024))
-            if v < (5, 3) and ((umin != 0).any() or (umax != 1024).any()):
-                raise ModelError(f"era {era!r} has no uclamp (v5.3+): leave uclamp_min / uclamp_max out")
 
             def per_cpu(value, name):
                 a = int_array(value, name, ndim=(0, 1, 2), lo=0, hi=1024)
