@@ -385,11 +385,17 @@ ERA_LEDGER: tuple[EraChange, ...] = (
               "to fit when uclamp_max <= capacity_orig (unless both 1024), a boost above capacity_orig - thermal "
               "pressure does not fit (not on a 1024 CPU); feec fits the unclamped util with it and stays on prev "
               "when uclamp_task_util(p) = clamp(task_util_est, min, max) is 0; cpu_overutilized = !util_fits_cpu("
-              "cpu_util_cfs, rq min, rq max) (capacity inversion, aa69c36f31aa, not modelled)", "verified",
+              "cpu_util_cfs, rq min, rq max); capacity inversion (44c7b80bffc3 detects it in update_cpu_capacity: "
+              "another perf domain of equal capacity_orig keeps more after its thermal_load_avg, or one of lower "
+              "capacity_orig exceeds capacity_orig - thermal_load_avg; aa69c36f31aa: util_fits_cpu then takes that "
+              "inverted capacity as capacity_orig and capacity_orig - thermal pressure; modelled in feec and the "
+              "asymmetric idle search, not in the simulator's cpu_overutilized)", "verified",
               evidence="full hashes 48d5e9daa8b7, b48e16a69792, 244226035a1f, b759caa1d9f6, a2e7f03ed28f, "
               "c56ab1b3506b, d81304bc6193, 44c7b80bffc3, aa69c36f31aa, ad841e569f5c in the tip post-receive log "
               "of 29 Oct 2022 (during v6.1-rc3, so v6.2); util_fits_cpu and feec read in a 6.2.1 tree "
-              "(daniellucs2002/linux-6.2.1-customized, scheduler functions as upstream)"),
+              "(daniellucs2002/linux-6.2.1-customized, scheduler functions as upstream); the capacity inversion "
+              "code read in the 6.1.y stable backport of aa69c36f31aa and in the backport of its v6.3 removal "
+              "(a2e90611b9f4, which shows the v6.2 update_cpu_capacity detection it deletes)"),
     EraChange("uclamp-v6.3", "uclamp", (6, 3), "e5ed0550c04c sched/fair: unlink misfit task from cpu "
               "overutilized; a2e90611b9f4 sched/fair: Remove capacity inversion detection",
               "util_fits_cpu, find_energy_efficient_cpu",

@@ -110,7 +110,7 @@ def test_kernel_matches_twin_hypothesis(data):
                             thermal_pressure=thermal, thermal_load_avg=thermal_avg)
     want = ref_sis.select_idle_sibling_asym(mode, idle, allowed, cap, util, target, prev, recent, llc,
                                             uclamp=(umin, umax), cap_orig=corig, thermal=thermal,
-                                            thermal_avg=thermal_avg)
+                                            thermal_avg=thermal_avg)       # perf domains: equal capacity_orig
     assert (r.cpu[0], r.path[0], r.scanned[0]) == want
 
 
@@ -169,12 +169,12 @@ def test_sis_v6_3_scan_from_target_plus_one_and_the_minus_one_tier():
     becomes the best, CPU 5 is not greater: 4. v6.3 scans from 5: CPU 5 first, CPU 4 not
     greater: 5. Both examine all 8 CPUs.
 
-    (b) Big target under thermal pressure: idle CPUs 4 and 5, CPU 4 with thermal pressure 200
-    (capacity_of 824), target = prev = 4, util 100, uclamp_min 900. v6.2:
-    util_fits_cpu(100, 900, 1024, 4): fits_capacity(100, 824) holds and the boost test is
-    skipped on a 1024 CPU: 1, target returned. v6.3: 900 > 1024 - 200 = 824: -1, which
-    asym_fits_cpu does not take; the scan from 5: CPU 5, fits_capacity(100, 1024) and
-    900 <= 1024 - 0: 1, returned (1 examined).
+    (b) Big CPUs under thermal pressure (and thermal_load_avg) 200 (capacity_of 824): idle CPUs 4
+    and 5, target = prev = 4, util 100, uclamp_min 900. v6.2: util_fits_cpu(100, 900, 1024, 4):
+    fits_capacity(100, 824) holds and the boost test is skipped on a 1024 CPU (no inversion:
+    the LITTLE domain's 462 is below 824): 1, target returned. v6.3: 900 > 1024 - 200 = 824: -1,
+    which asym_fits_cpu does not take; the scan from 5: CPUs 5 and 4 both -1, ranked by
+    1024 - 200 = 824, the first (5) kept: 5, all 8 examined.
 
     (c) Three capacities, capacity_orig (440, 462, 1024, 1024), idle CPUs 0 and 1, CPU 1 with
     thermal pressure (and thermal_load_avg) 100, capacity_of (370, 362, 1024, 1024), target =
@@ -186,11 +186,11 @@ def test_sis_v6_3_scan_from_target_plus_one_and_the_minus_one_tier():
     idle = [0, 0, 0, 0, 1, 1, 0, 0]
     assert _one(idle, 4, 4, 900, era="v6.2") == (4, "best_capacity", 8)
     assert _one(idle, 4, 4, 900, era="v6.3") == (5, "best_capacity", 8)
-    cap = [[462] * 4 + [824, 1024, 1024, 1024]]
-    th = [0, 0, 0, 0, 200, 0, 0, 0]
+    cap = [[462] * 4 + [824] * 4]
+    th = [0] * 4 + [200] * 4
     kw = dict(capacity=cap, thermal_pressure=th, uclamp_min=[900])
     assert _one(idle, 4, 4, 100, era="v6.2", **kw) == (4, "target", 0)
-    assert _one(idle, 4, 4, 100, era="v6.3", **kw) == (5, "idle_capacity", 1)
+    assert _one(idle, 4, 4, 100, era="v6.3", **kw) == (5, "best_capacity", 8)
     corig = [440, 462, 1024, 1024]
     kw = dict(capacity_orig=corig, capacity=[[370, 362, 1024, 1024]], thermal_pressure=[0, 100, 0, 0],
               task_util=[300], uclamp_min=[450], uclamp_max=[450])
@@ -211,3 +211,24 @@ def test_asym_uclamp_bad_input():
                       (dict(thermal_load_avg=[[5000] * 8]), "thermal_load_avg")):
         with pytest.raises(ModelError, match=match):
             select_idle_sibling([0] * 8, 0, 0, era="v6.3", capacity_orig=HIKEY_CAP, task_util=[1], **kw)
+
+
+def test_v6_2_capacity_inversion_denies_a_uclamp_max_fit_that_v6_3_grants():
+    """v6.2 util_fits_cpu with capacity inversion (44c7b80bffc3, aa69c36f31aa; removed in v6.3 by
+    a2e90611b9f4, both read in the stable backport and revert of kernel/sched/fair.c): the big
+    CPUs under thermal pressure (and thermal_load_avg) 700 keep 1024 - 700 = 324 < 462, the
+    LITTLE CPUs' capacity_orig: update_cpu_capacity marks them inverted at 324, and
+    util_fits_cpu takes 324 as both capacity_orig and capacity_orig - thermal.
+
+    Task util 900, uclamp_max 350; idle CPUs 0 (LITTLE) and 4 (big, capacity_of 324); target =
+    prev = 4. v6.2: on CPU 4 fits_capacity(900, 324) fails and 350 <= 324 does not hold: 0, not
+    the target; the scan from 4: CPU 4 best (0, capacity 324), CPU 0: 350 <= 462 forces the fit:
+    1, returned. v6.3: no inversion, 350 <= 1024 forces the fit on CPU 4: the target."""
+    idle = [1, 0, 0, 0, 1, 0, 0, 0]
+    th = [0] * 4 + [700] * 4
+    kw = dict(capacity=[[462] * 4 + [324] * 4], thermal_pressure=th, uclamp_max=[350])
+    assert _one(idle, 4, 4, 900, era="v6.2", **kw) == (0, "idle_capacity", 5)
+    assert _one(idle, 4, 4, 900, era="v6.3", **kw) == (4, "target", 0)
+    # without the pressure no CPU is inverted: v6.2 forces the fit on the big target as v6.3 does
+    kw = dict(capacity=[[462] * 4 + [324] * 4], uclamp_max=[350])
+    assert _one(idle, 4, 4, 900, era="v6.2", **kw) == (4, "target", 0)

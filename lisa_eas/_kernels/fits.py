@@ -80,7 +80,7 @@ def util_fits_cpu(util, uclamp_min, uclamp_max, capacity, capacity_orig, thermal
     most ``capacity_orig`` (except 1024 on a 1024 CPU); a boost (``util < min(uclamp_min,
     uclamp_max)``) above ``capacity_orig - thermal pressure`` makes v6.2 answer 0 (not on a 1024
     CPU) and v6.3+ answer -1 (e5ed0550c04c, ledger uclamp-v6.3) when the CPU otherwise fits.
-    v6.2's capacity inversion (aa69c36f31aa, reverted in v6.3) is not modelled."""
+    v6.2's capacity inversion is ``util_fits_cpu_v62``."""
     fits = 1 if util * 1280 < capacity * 1024 else 0
     if not (capacity_orig == 1024 and uclamp_max == 1024) and uclamp_max <= capacity_orig:
         fits = 1
@@ -96,10 +96,73 @@ def util_fits_cpu(util, uclamp_min, uclamp_max, capacity, capacity_orig, thermal
 
 
 @njit(cache=True, inline="always")
-def fits_v62(extra, cpu, util, capacity, capacity_orig):
+def _inverts(co, inv, dco, dth):
+    """v6.2 ``update_cpu_capacity``: does a perf domain of ``capacity_orig`` ``dco`` and
+    ``thermal_load_avg`` ``dth`` put a CPU of ``capacity_orig`` ``co`` (``inv`` = ``co`` minus
+    its own ``thermal_load_avg``) in capacity inversion? Not when it is bigger; when equal, if it
+    keeps more capacity after its pressure; when smaller, if its ``capacity_orig`` exceeds ``inv``."""
+    if co < dco:
+        return False
+    if co == dco:
+        return dco - dth > inv
+    return dco > inv
+
+
+@njit(cache=True, inline="always")
+def capacity_inverted(cpu, capacity_orig, thermal_avg, pd_of):
+    """v6.2's ``cpu_in_capacity_inversion(cpu)`` (44c7b80bffc3 / aa69c36f31aa, removed in v6.3 by
+    a2e90611b9f4): ``capacity_orig - thermal_load_avg`` of ``cpu`` when another perf domain
+    (``pd_of`` per CPU; its first CPU read, as ``cpumask_any``) inverts it (``_inverts``), else 0.
+    The kernel sets it in ``update_cpu_capacity`` (load balance); here it is computed at the
+    decision."""
+    co = capacity_orig[cpu]
+    inv = co - thermal_avg[cpu]
+    for d in range(capacity_orig.shape[0]):
+        if pd_of[d] == pd_of[cpu]:
+            continue
+        first = True
+        for e in range(d):
+            if pd_of[e] == pd_of[d]:
+                first = False
+                break
+        if first and _inverts(co, inv, capacity_orig[d], thermal_avg[d]):
+            return inv
+    return 0
+
+
+@njit(cache=True, inline="always")
+def capacity_inverted_pd(cpu, own_pd, pd_info, pd_cpus, capacity_orig, thermal_avg):
+    """``capacity_inverted`` over the Energy Model's perf domains (``pd_info`` rows, column 0 the
+    first index into ``pd_cpus``; ``own_pd`` the row of ``cpu``)."""
+    co = capacity_orig[cpu]
+    inv = co - thermal_avg[cpu]
+    for j in range(pd_info.shape[0]):
+        if j == own_pd:
+            continue
+        d = pd_cpus[pd_info[j, 0]]
+        if _inverts(co, inv, capacity_orig[d], thermal_avg[d]):
+            return inv
+    return 0
+
+
+@njit(cache=True, inline="always")
+def util_fits_cpu_v62(util, uclamp_min, uclamp_max, capacity, capacity_orig, thermal, inverted):
+    """v6.2 ``util_fits_cpu`` with its capacity inversion: a CPU in inversion (``inverted`` > 0,
+    from ``capacity_inverted``) takes that capacity as both ``capacity_orig`` and
+    ``capacity_orig - thermal pressure``."""
+    if inverted:
+        return util_fits_cpu(util, uclamp_min, uclamp_max, capacity, inverted, 0, UC_V6_2)
+    return util_fits_cpu(util, uclamp_min, uclamp_max, capacity, capacity_orig, thermal, UC_V6_2)
+
+
+@njit(cache=True, inline="always")
+def fits_v62(extra, cpu, util, capacity, capacity_orig, inverted=0):
     """v6.2+ feec's fit of a candidate: ``util_fits_cpu(util, max(rq min, p min), max(rq max, p
-    max), cpu)`` (the clamps max-aggregated, util not clamped; an idle rq brings 0)."""
+    max), cpu)`` (the clamps max-aggregated, util not clamped; an idle rq brings 0); v6.2 with the
+    CPU's inverted capacity (``inverted``, 0: none)."""
     lo, hi = uclamp_bounds(extra, cpu)
+    if extra[X_UC_ON, cpu] == UC_V6_2:
+        return util_fits_cpu_v62(util, lo, hi, capacity, capacity_orig, extra[X_THERMAL, cpu], inverted)
     return util_fits_cpu(util, lo, hi, capacity, capacity_orig, extra[X_THERMAL, cpu], extra[X_UC_ON, cpu])
 
 

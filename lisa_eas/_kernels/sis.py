@@ -33,7 +33,7 @@ import numpy as np
 from numba import njit
 
 from ._jit import model_inline
-from .fits import UC_V6_2, UC_V6_3, fits_capacity, uclamp_task_util, util_fits_cpu
+from .fits import UC_V6_3, capacity_inverted, fits_capacity, uclamp_task_util, util_fits_cpu, util_fits_cpu_v62
 
 SIS_V4 = 0          # ledger sis-v5.6 (v5.6 - v5.11)
 SIS_V5_15 = 1       # ledger sis-v5.15 (v5.15+: merged loop from target + 1)
@@ -252,26 +252,31 @@ def select_idle_sibling(mode, util_mode, idle, allowed, target, prev, recent, ha
 
 
 @njit(cache=True, inline="always")
-def asym_fits(mode, task_util, p_min, p_max, capacity, capacity_orig, thermal):
+def asym_fits(mode, task_util, p_min, p_max, cpu, capacity, capacity_orig, thermal, thermal_avg, pd_of):
     """The task-fits-CPU test of the asymmetric path, per era: v5.7 - v6.1
     ``fits_capacity(uclamp_task_util(p), capacity_of)`` (``task_fits_capacity`` in v5.7 - v5.9,
     ``asym_fits_capacity`` and the scan from v5.10); v6.2+ ``util_fits_cpu(task_util_est(p),
-    p uclamp_min, p uclamp_max, cpu)`` (a2e7f03ed28f, b759caa1d9f6), 1 / 0 and, from v6.3, -1
-    when only the boost does not fit (e5ed0550c04c). Without clamps (0, 1024) every form is
-    ``fits_capacity(task_util_est(p), capacity_of)``."""
-    if mode >= ASYM_V6_2:
-        return util_fits_cpu(task_util, p_min, p_max, capacity, capacity_orig, thermal,
-                             UC_V6_3 if mode >= ASYM_V6_3 else UC_V6_2)
+    p uclamp_min, p uclamp_max, cpu)`` (a2e7f03ed28f, b759caa1d9f6), 1 / 0 (v6.2 with its
+    capacity inversion, ``fits.util_fits_cpu_v62``) and, from v6.3, -1 when only the boost does
+    not fit (e5ed0550c04c). Without clamps (0, 1024) every form is
+    ``fits_capacity(task_util_est(p), capacity_of)``. ``capacity`` is the CPU's ``capacity_of``;
+    ``capacity_orig``, ``thermal``, ``thermal_avg`` and ``pd_of`` (perf domain) are per CPU."""
+    if mode >= ASYM_V6_3:
+        return util_fits_cpu(task_util, p_min, p_max, capacity, capacity_orig[cpu], thermal[cpu], UC_V6_3)
+    if mode == ASYM_V6_2:
+        return util_fits_cpu_v62(task_util, p_min, p_max, capacity, capacity_orig[cpu], thermal[cpu],
+                                 capacity_inverted(cpu, capacity_orig, thermal_avg, pd_of))
     return 1 if fits_capacity(uclamp_task_util(task_util, p_min, p_max), capacity) else 0
 
 
 @njit(cache=True)
-def select_idle_capacity(mode, idle, allowed, capacity, capacity_orig, thermal, thermal_avg, task_util, p_min,
-                         p_max, target, result):
+def select_idle_capacity(mode, idle, allowed, capacity, capacity_orig, thermal, thermal_avg, pd_of, task_util,
+                         p_min, p_max, target, result):
     """``select_idle_capacity()`` (v5.7+) over all CPUs (the ``sd_asym_cpucapacity`` span) and
     ``allowed``, in ``for_each_cpu_wrap`` order from ``target`` (from ``target + 1`` in v6.3+,
     8589018acc65): the first idle CPU the task fits (``asym_fits`` of the era), else the idle
-    CPU of highest capacity (the first of equals), else -1. v6.3+ ranks a CPU whose only miss is
+    CPU of highest capacity (the first of equals), else -1. v6.2 fits with the CPU's inverted
+    capacity (``fits.capacity_inverted`` over the perf domains ``pd_of``). v6.3+ ranks a CPU whose only miss is
     the boost (-1) above one that does not fit, by ``capacity_orig - thermal_load_avg``
     (``thermal_avg``) among them. ``capacity`` is ``capacity_of``, ``thermal`` the
     ``arch_scale_thermal_pressure`` that ``util_fits_cpu`` reads. ``result[1]`` += CPUs examined;
@@ -289,7 +294,7 @@ def select_idle_capacity(mode, idle, allowed, capacity, capacity_orig, thermal, 
         if not idle[cpu]:
             continue
         cap = capacity[cpu]
-        fits = asym_fits(mode, task_util, p_min, p_max, cap, capacity_orig[cpu], thermal[cpu])
+        fits = asym_fits(mode, task_util, p_min, p_max, cpu, cap, capacity_orig, thermal, thermal_avg, pd_of)
         if fits > 0:
             result[0] = PATH_IDLE_CAPACITY
             return cpu
@@ -305,8 +310,8 @@ def select_idle_capacity(mode, idle, allowed, capacity, capacity_orig, thermal, 
 
 
 @njit(cache=True)
-def select_idle_sibling_asym(mode, idle, allowed, capacity, capacity_orig, thermal, thermal_avg, task_util, p_min,
-                             p_max, target, prev, recent, llc_id, result):
+def select_idle_sibling_asym(mode, idle, allowed, capacity, capacity_orig, thermal, thermal_avg, pd_of, task_util,
+                             p_min, p_max, target, prev, recent, llc_id, result):
     """``select_idle_sibling()`` on an asymmetric-capacity system (``sched_asym_cpucapacity``):
     from ``ASYM_V5_10`` first target, then prev (same LLC), then ``recent_used_cpu`` when idle
     and the task fits them (``asym_fits_capacity``; ``asym_fits_cpu`` from v6.2, which needs 1
@@ -316,22 +321,23 @@ def select_idle_sibling_asym(mode, idle, allowed, capacity, capacity_orig, therm
     result[0] = PATH_FALLBACK
     result[1] = 0
     if mode >= ASYM_V5_10:
-        if idle[target] and asym_fits(mode, task_util, p_min, p_max, capacity[target], capacity_orig[target],
-                                      thermal[target]) > 0:
+        if idle[target] and asym_fits(mode, task_util, p_min, p_max, target, capacity[target], capacity_orig,
+                                      thermal, thermal_avg, pd_of) > 0:
             result[0] = PATH_TARGET
             return target
         if (prev != target and llc_id[prev] == llc_id[target] and idle[prev]
-                and asym_fits(mode, task_util, p_min, p_max, capacity[prev], capacity_orig[prev], thermal[prev]) > 0):
+                and asym_fits(mode, task_util, p_min, p_max, prev, capacity[prev], capacity_orig, thermal,
+                              thermal_avg, pd_of) > 0):
             result[0] = PATH_PREV
             return prev
         if (recent >= 0 and recent != prev and recent != target and llc_id[recent] == llc_id[target]
                 and idle[recent] and allowed[recent]
-                and asym_fits(mode, task_util, p_min, p_max, capacity[recent], capacity_orig[recent],
-                              thermal[recent]) > 0):
+                and asym_fits(mode, task_util, p_min, p_max, recent, capacity[recent], capacity_orig, thermal,
+                              thermal_avg, pd_of) > 0):
             result[0] = PATH_RECENT
             return recent
-    cpu = select_idle_capacity(mode, idle, allowed, capacity, capacity_orig, thermal, thermal_avg, task_util, p_min,
-                               p_max, target, result)
+    cpu = select_idle_capacity(mode, idle, allowed, capacity, capacity_orig, thermal, thermal_avg, pd_of, task_util,
+                               p_min, p_max, target, result)
     if cpu >= 0:
         return cpu
     result[0] = PATH_FALLBACK
@@ -339,14 +345,14 @@ def select_idle_sibling_asym(mode, idle, allowed, capacity, capacity_orig, therm
 
 
 @njit(cache=True)
-def sis_asym_batch(mode, idle, allowed, capacity, capacity_orig, thermal, thermal_avg, task_util, p_min, p_max,
-                   target, prev, recent, llc_id, out_cpu, out_result):
+def sis_asym_batch(mode, idle, allowed, capacity, capacity_orig, thermal, thermal_avg, pd_of, task_util, p_min,
+                   p_max, target, prev, recent, llc_id, out_cpu, out_result):
     """Many asymmetric-capacity wake-ups (row i of the 2-D arrays and element i of the vectors is
-    wake-up i; ``capacity_orig`` and ``llc_id`` are per CPU)."""
+    wake-up i; ``capacity_orig``, ``pd_of`` and ``llc_id`` are per CPU)."""
     for i in range(idle.shape[0]):
         out_cpu[i] = select_idle_sibling_asym(mode, idle[i], allowed[i], capacity[i], capacity_orig, thermal[i],
-                                              thermal_avg[i], task_util[i], p_min[i], p_max[i], target[i], prev[i],
-                                              recent[i], llc_id, out_result[i])
+                                              thermal_avg[i], pd_of, task_util[i], p_min[i], p_max[i], target[i],
+                                              prev[i], recent[i], llc_id, out_result[i])
     return out_cpu
 
 

@@ -129,7 +129,7 @@ def select_idle_sibling(idle, target, prev, *, recent_used_cpu=-1, allowed=None,
                         nr_idle_scan=None, sum_util=None, imbalance_pct: int = 117, avg_idle_ns=None,
                         avg_scan_cost_ns=None, llc_id=None, core_id=None, has_idle_core=False,
                         capacity_orig=None, capacity=None, task_util=None, uclamp_min=0, uclamp_max=1024,
-                        thermal_pressure=0, thermal_load_avg=None) -> SisDecisions:
+                        thermal_pressure=0, thermal_load_avg=None, pd_id=None) -> SisDecisions:
     """Model ``select_idle_sibling()`` for one or many wake-ups.
 
     On an asymmetric-capacity system (``capacity_orig`` given with different values) and era
@@ -142,7 +142,9 @@ def select_idle_sibling(idle, target, prev, *, recent_used_cpu=-1, allowed=None,
     the task's util clamped by its ``uclamp_min``/``uclamp_max``) up to v6.1;
     ``util_fits_cpu(task_util_est, uclamp_min, uclamp_max, cpu)`` from v6.2, whose -1 answer
     (v6.3+: fits, but ``uclamp_min`` exceeds ``capacity_orig - thermal_pressure``) ranks an idle
-    CPU above those that do not fit, by ``capacity_orig - thermal_load_avg``.
+    CPU above those that do not fit, by ``capacity_orig - thermal_load_avg``; v6.2's
+    ``util_fits_cpu`` takes a CPU's inverted capacity (another perf domain of equal or lower
+    ``capacity_orig`` keeps more capacity after ``thermal_load_avg``) as its capacity.
 
     Parameters
     ----------
@@ -183,6 +185,10 @@ def select_idle_sibling(idle, target, prev, *, recent_used_cpu=-1, allowed=None,
     thermal_load_avg : int or array like ``thermal_pressure``, optional
         ``thermal_load_avg(rq)`` per CPU (the v6.3+ ranking of CPUs that miss only the boost;
         default ``thermal_pressure``).
+    pd_id : array of int, optional
+        Per-CPU perf domain, for v6.2's capacity inversion (default: the CPUs of equal
+        ``capacity_orig`` form one domain). Give the same thermal values to a domain's CPUs, as
+        the kernel's per-domain pressure has.
 
     Returns
     -------
@@ -270,12 +276,19 @@ def select_idle_sibling(idle, target, prev, *, recent_used_cpu=-1, allowed=None,
 
             th = per_cpu(thermal_pressure, "thermal_pressure")
             th_avg = th if thermal_load_avg is None else per_cpu(thermal_load_avg, "thermal_load_avg")
+            if pd_id is None:
+                pd_of = np.unique(corig, return_inverse=True)[1].astype(np.int64)
+            else:
+                pd_of = int_array(pd_id, "pd_id", lo=0)
+                if pd_of.shape != (n_cpus,):
+                    raise ModelError(f"pd_id must have one value per CPU ({n_cpus}), got shape {pd_of.shape}")
             mode = asym_kernel_mode(v)
             out_cpu = np.empty(n, dtype=np.int64)
             out_res = np.empty((n, 2), dtype=np.int64)
             ks.sis_asym_batch(mode, idle_arr, allowed_arr, np.ascontiguousarray(cap, dtype=np.int64),
                               np.ascontiguousarray(corig, dtype=np.int64), th, th_avg,
-                              tu, umin, umax, tgt, prv, rec, llc, out_cpu, out_res)
+                              np.ascontiguousarray(pd_of, dtype=np.int64), tu, umin, umax, tgt, prv, rec, llc, out_cpu,
+                              out_res)
             return SisDecisions(cpu=out_cpu, path=out_res[:, 0].copy(), scanned=out_res[:, 1].copy())
     smt = len(set(zip(llc.tolist(), core.tolist()))) < n_cpus
     llc_weight = np.array([(llc == llc[t]).sum() for t in range(n_cpus)], dtype=np.int64)

@@ -205,9 +205,35 @@ def util_fits_cpu_twin(util, umin, umax, cap, cap_orig, thermal, v63):
     return 1 if ok else 0
 
 
-def task_fit(mode, util, umin, umax, cap, cap_orig, thermal):
-    if mode >= 2:
-        return util_fits_cpu_twin(util, umin, umax, cap, cap_orig, thermal, mode >= 3)
+def inverted_capacity(c, cap_orig, thermal_avg, pd=None):
+    """v6.2 update_cpu_capacity()'s rq->cpu_capacity_inverted: walk the other perf domains (pd per
+    CPU; default: equal capacity_orig = one domain), read one CPU of each (the first), 0 when none
+    inverts CPU c."""
+    pd = list(cap_orig) if pd is None else list(pd)
+    mine = cap_orig[c] - thermal_avg[c]
+    seen = set()
+    for d, other in enumerate(cap_orig):
+        if pd[d] == pd[c] or pd[d] in seen:
+            continue
+        seen.add(pd[d])
+        if other > cap_orig[c]:
+            continue
+        if other == cap_orig[c] and other - thermal_avg[d] > mine:
+            return mine
+        if other < cap_orig[c] and other > mine:
+            return mine
+    return 0
+
+
+def task_fit(mode, util, umin, umax, c, cap, cap_orig, thermal, thermal_avg=None):
+    """Does the task fit CPU c (cap: its capacity_of; cap_orig / thermal / thermal_avg per CPU)."""
+    if mode >= 3:
+        return util_fits_cpu_twin(util, umin, umax, cap, cap_orig[c], thermal[c], True)
+    if mode == 2:
+        inv = inverted_capacity(c, cap_orig, thermal if thermal_avg is None else thermal_avg)
+        if inv:                                    # the inverted capacity for both terms
+            return util_fits_cpu_twin(util, umin, umax, cap, inv, 0, False)
+        return util_fits_cpu_twin(util, umin, umax, cap, cap_orig[c], thermal[c], False)
     clamped = min(max(util, umin), umax)          # uclamp_task_util(p): clamp(), max first
     return 1 if fits_capacity(clamped, cap) else 0
 
@@ -226,7 +252,7 @@ def select_idle_capacity(idle, allowed, capacity, task_util, target, mode=1, ucl
         examined += 1
         if not idle[c]:
             continue
-        f = task_fit(mode, task_util, uclamp[0], uclamp[1], capacity[c], cap_orig[c], thermal[c])
+        f = task_fit(mode, task_util, uclamp[0], uclamp[1], c, capacity[c], cap_orig, thermal, thermal_avg)
         if f > 0:
             return c, 7, examined
         ccap = cap_orig[c] - thermal_avg[c] if f < 0 else capacity[c]
@@ -246,7 +272,8 @@ def select_idle_sibling_asym(mode, idle, allowed, capacity, task_util, target, p
     n = len(idle)
     co = list(capacity) if cap_orig is None else list(cap_orig)
     th = [0] * n if thermal is None else list(thermal)
-    fits = [task_fit(mode, task_util, uclamp[0], uclamp[1], capacity[c], co[c], th[c]) == 1 for c in range(n)]
+    fits = [task_fit(mode, task_util, uclamp[0], uclamp[1], c, capacity[c], co, th, thermal_avg) == 1
+            for c in range(n)]
     if mode >= 1:
         if idle[target] and fits[target]:
             return target, 0, 0
