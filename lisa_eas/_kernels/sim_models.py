@@ -371,8 +371,9 @@ def place_idle_sibling(p, target, prev, this, S, P):
         # thermal_load_avg in v6.2's capacity inversion and v6.3's ranking (no averaged pressure here)
         cpu = select_idle_sibling_asym(asym, S[oidle:oidle + n], P[om:om + P[P_MASKS_W]], S[ocap:ocap + n],
                                        P[P[P_CPU_CAP]:P[P_CPU_CAP] + n], S[oth:oth + n], S[oth:oth + n],
-                                       P[P[P_CPU_PD]:P[P_CPU_PD] + n], task_util_for_placement(p, S), task_uclamp(p, 0, S, P) if uc else 0,
-                                       task_uclamp(p, 1, S, P) if uc else 1024, target, prev, recent,
+                                       P[P[P_CPU_PD]:P[P_CPU_PD] + n], task_util_for_placement(p, S),
+                                       task_uclamp(p, 0, S, P) if uc else 0, task_uclamp(p, 1, S, P) if uc else 1024,
+                                       target, prev, recent,
                                        P[P[P_LLC_ID]:P[P_LLC_ID] + P[P_LLC_ID_N]], S[ores:ores + 2])
         # the v5.7 - v5.9 asym path returns before the recent_used_cpu block; v5.10+ reaches it
         # after the target and prev checks (ledger wakeup-v5.15 / wakeup-v4.16)
