@@ -216,9 +216,12 @@ ERA_LEDGER: tuple[EraChange, ...] = (
               evidence="tip commit sched/fair: Optimize select_idle_cpu, CommitterDate 17 Dec 2019 (v5.6 merge"
               " window); stable backports say commit 60588bfa223f upstream"),
     EraChange("sis-v5.7", "sis", (5, 7), "b7a331615d25", "select_idle_capacity",
-              "asymmetric-capacity systems scan all CPUs by capacity"),
+              "asymmetric-capacity systems scan all CPUs by capacity: the first idle CPU where "
+              "task_fits_capacity (fits_capacity(uclamp_task_util(p), capacity_of), uclamp-aware since "
+              "a7008c07a568 in v5.6), else the idle CPU of highest capacity_of"),
     EraChange("sis-v5.10", "sis", (5, 10), "b4c9c9f15649", "select_idle_sibling",
-              "asym: target, prev, recent_used_cpu first when idle and the task fits them"),
+              "asym: target, prev, recent_used_cpu first when idle and the task fits them "
+              "(asym_fits_capacity: fits_capacity(uclamp_task_util(p), capacity_of))"),
     EraChange("sis-v5.12", "sis", (5, 12), "9fe1f127b913 sched/fair: Merge select_idle_core/cpu()",
               "select_idle_cpu", "idle cores searched in the same loop as idle CPUs (no SIS_PROP limit while "
               "an idle core is flagged; the first idle CPU seen is returned when no core is idle); the loop "
@@ -239,6 +242,27 @@ ERA_LEDGER: tuple[EraChange, ...] = (
               "select_idle_cpu", "the LLC scan starts at target + 1"),
     EraChange("sis-v6.0", "sis", (6, 0), "70fb5ccf2ebb sched/fair: Introduce SIS_UTIL", "update_idle_cpu_scan",
               "SIS_UTIL depth from the LLC's utilization"),
+    EraChange("sis-v6.2", "sis", (6, 2), "a2e7f03ed28f sched/uclamp: Make asym_fits_capacity() use "
+              "util_fits_cpu(); b759caa1d9f6 sched/uclamp: Make select_idle_capacity() use util_fits_cpu()",
+              "select_idle_capacity, asym_fits_cpu",
+              "asym: the task fits a CPU when util_fits_cpu(task_util_est(p), p uclamp_min, p uclamp_max, cpu): "
+              "the unclamped util against capacity_of, forced to fit by a uclamp_max <= capacity_orig, a boost "
+              "above capacity_orig - thermal pressure does not fit (see uclamp-v6.2)", "read",
+              evidence="select_idle_capacity, asym_fits_cpu and select_idle_sibling read in a 6.2.1 tree "
+              "(daniellucs2002/linux-6.2.1-customized, kernel/sched/fair.c) and the v5.10 - v6.1 form "
+              "(uclamp_task_util + fits_capacity) in the b4c9c9f15649 patch; both hashes in the tip log of "
+              "29 Oct 2022 with 48d5e9daa8b7 (v6.2 cycle). 5.10.y - 6.1.y stable later took the series"),
+    EraChange("sis-v6.3", "sis", (6, 3), "e5ed0550c04c sched/fair: unlink misfit task from cpu overutilized; "
+              "8589018acc65 sched/core: Adjusting the order of scanning CPU",
+              "select_idle_capacity, asym_fits_cpu",
+              "asym: select_idle_capacity scans from target + 1; an idle CPU where util_fits_cpu is -1 (only the "
+              "boost misses) ranks before one where it is 0, the -1 ones by capacity_orig - thermal_load_avg; "
+              "asym_fits_cpu (target, prev, recent_used_cpu) needs util_fits_cpu > 0", "read",
+              evidence="select_idle_capacity (best_fits starting at 0, for_each_cpu_wrap from target + 1) and "
+              "asym_fits_cpu read in a linux-6.3 tree (bqqmf/linux-6.3, kernel/sched/fair.c); the 6.2.1 tree "
+              "still scans from target; Hao Jia's sched/core: Adjusting the order of scanning CPU and Vincent "
+              "Guittot's unlink misfit task from cpu overutilized are in the [GIT PULL] scheduler changes for "
+              "v6.3 (20 Feb 2023); 8589018acc65 with its subject in a tip commit list"),
     EraChange("sis-v6.7", "sis", (6, 7), "984ffb6a4366", "select_idle_cpu", "SIS_PROP removed"),
     # ------------------------------------------------------------------ wake-up path (issue 18)
     EraChange("wakeup-v4.14", "wakeup", (4, 14), "(earliest modelled)", "wake_affine, wake_affine_idle, "
@@ -387,11 +411,17 @@ ERA_LEDGER: tuple[EraChange, ...] = (
               "to fit when uclamp_max <= capacity_orig (unless both 1024), a boost above capacity_orig - thermal "
               "pressure does not fit (not on a 1024 CPU); feec fits the unclamped util with it and stays on prev "
               "when uclamp_task_util(p) = clamp(task_util_est, min, max) is 0; cpu_overutilized = !util_fits_cpu("
-              "cpu_util_cfs, rq min, rq max) (capacity inversion, aa69c36f31aa, not modelled)", "verified",
+              "cpu_util_cfs, rq min, rq max); capacity inversion (44c7b80bffc3 detects it in update_cpu_capacity: "
+              "another perf domain of equal capacity_orig keeps more after its thermal_load_avg, or one of lower "
+              "capacity_orig exceeds capacity_orig - thermal_load_avg; aa69c36f31aa: util_fits_cpu then takes that "
+              "inverted capacity as capacity_orig and capacity_orig - thermal pressure; modelled in feec and the "
+              "asymmetric idle search, not in the simulator's cpu_overutilized)", "verified",
               evidence="full hashes 48d5e9daa8b7, b48e16a69792, 244226035a1f, b759caa1d9f6, a2e7f03ed28f, "
               "c56ab1b3506b, d81304bc6193, 44c7b80bffc3, aa69c36f31aa, ad841e569f5c in the tip post-receive log "
               "of 29 Oct 2022 (during v6.1-rc3, so v6.2); util_fits_cpu and feec read in a 6.2.1 tree "
-              "(daniellucs2002/linux-6.2.1-customized, scheduler functions as upstream)"),
+              "(daniellucs2002/linux-6.2.1-customized, scheduler functions as upstream); the capacity inversion "
+              "code read in the 6.1.y stable backport of aa69c36f31aa and in the backport of its v6.3 removal "
+              "(a2e90611b9f4, which shows the v6.2 update_cpu_capacity detection it deletes)"),
     EraChange("uclamp-v6.3", "uclamp", (6, 3), "e5ed0550c04c sched/fair: unlink misfit task from cpu "
               "overutilized; a2e90611b9f4 sched/fair: Remove capacity inversion detection",
               "util_fits_cpu, find_energy_efficient_cpu",

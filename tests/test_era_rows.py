@@ -620,6 +620,8 @@ COVERED_ELSEWHERE = {
     "em-v6.8": "test_energy_model.py::test_em_cpu_energy_per_era_by_hand",
     "em-v6.9": "test_energy_model.py::test_hikey960_little_v6_9_performance_and_cost_by_hand",
     "sis-v5.10": "test_models_sis_asym.py::test_v5_10_checks_target_prev_recent_first",
+    "sis-v6.2": "test_models_sis_asym.py::test_sis_v6_2_util_fits_cpu_replaces_the_clamped_fit",
+    "sis-v6.3": "test_models_sis_asym.py::test_sis_v6_3_scan_from_target_plus_one_and_the_minus_one_tier",
     "sis-v6.0": "test_models_sis.py::test_sis_util_reproduces_published_rows_exactly",
     "sis-v5.14": "test_wakeup_eras.py::test_sis_prop_v5_14_charges_the_scan_to_wake_avg_idle",
     "wakeup-v4.14": "test_wakeup_eras.py::test_wake_affine_v4_14_weight_and_sync_by_hand",

@@ -352,3 +352,32 @@ def test_schedutil_replay_adds_rt_utilization():
     b0, b1 = s0["domains"]["big"], s1["domains"]["big"]
     assert b0["time_at_model_freq_pct"] > 80
     assert b1["under_provisioned_pct"] > 80
+
+
+def test_sim_uclamp_in_the_asymmetric_idle_search_v6_1_v6_2():
+    """Without EAS on HiKey960 the wake-ups take select_idle_sibling's asymmetric path. A small
+    task (1 ms every 10 ms, util well under 369) with util_min = 400 runs pinned on LITTLE CPU 0,
+    then free. At the first free wake-up (a timer wake-up: target = prev = 0, idle):
+
+    v6.1 (asym_fits_capacity with uclamp_task_util(p) = max(util, 400) = 400): 400 * 1280 =
+    512000 >= 462 * 1024 = 473088, the LITTLE target does not fit; select_idle_capacity from 0
+    finds the first idle big CPU, 4 (512000 < 1048576). v6.2 (asym_fits_cpu = util_fits_cpu(util,
+    400, 1024, 0)): fits_capacity(util, 462) holds and the boost 400 <= 462 - 0: the target, 0.
+    Without the clamp both keep it on CPU 0."""
+    from lisa_eas.rtapp import Phase, Run, Sleep
+
+    pinned = Phase(name="pinned", events=(Run(1000), Sleep(9000)), loop=5, cpus=(0,))
+    free = Phase(name="free", events=(Sleep(3000), Run(1000), Sleep(6000)), loop=2, cpus=tuple(range(8)))
+    got = {}
+    for clamp in (400, None):
+        kw = {} if clamp is None else {"util_min": clamp}
+        wl = workload([task("small", [pinned, free], **kw)], calibration=20)
+        for era in ("v6.1", "v6.2"):
+            tr = simulate("hikey960", wl, config=SimConfig(placement="no-eas", era=era, governor="performance"))
+            log = tr.df("lisa_sim_rtapp_log")
+            t_free = log.loc[log["phase"] == 1, "start_us"].min() / 1e6
+            wakes = tr.df("sched_wakeup")
+            woke = wakes[wakes.index > t_free + 0.001].iloc[0]        # the end of the free phase's 3 ms sleep
+            assert abs(woke.name - t_free - 0.003) < 2e-4, (woke.name, t_free)
+            got[(clamp, era)] = int(woke["target_cpu"])
+    assert got == {(400, "v6.1"): 4, (400, "v6.2"): 0, (None, "v6.1"): 0, (None, "v6.2"): 0}, got

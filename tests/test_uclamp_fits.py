@@ -249,3 +249,38 @@ def test_sim_overutilized_with_a_boosted_rq_v6_1_v6_2_v6_3():
         ou = simulate("hikey960", wl, config=SimConfig(era=era, ablate=("fork-placement",))).df("lisa_sim_overutilized")
         flagged[era] = int((ou["overutilized"].to_numpy() == 1).sum()) if len(ou) else 0
     assert flagged["v6.1"] == 0 and flagged["v6.2"] > 0 and flagged["v6.3"] == 0
+
+
+def test_v6_2_capacity_inversion_by_hand():
+    """v6.2 ``update_cpu_capacity`` (44c7b80bffc3) and ``util_fits_cpu`` (aa69c36f31aa), read in
+    the 6.1.y backport and in the backport of their v6.3 removal (a2e90611b9f4). HiKey960 perf
+    domains: LITTLE 0-3 (462), big 4-7 (1024).
+
+    * bigs with thermal_load_avg 700: 1024 - 700 = 324 < 462, the LITTLE domain's capacity_orig:
+      a big CPU is inverted at 324; a LITTLE CPU is not (the bigger domain is skipped).
+    * bigs with 500: 524 > 462, no inversion.
+    * feec's fit of util 400 with uclamp_max 350 on big CPU 4 (capacity_of 324): v6.2 inverted,
+      capacity_orig = 324: fits_capacity(400, 324) fails (512000 >= 331776) and 350 <= 324 does
+      not hold: 0. Not inverted (v6.3, or v6.2 without pressure): 350 <= 1024 forces the fit: 1.
+    """
+    import numpy as np
+
+    from lisa_eas._kernels.extra_rows import X_SIZE, X_THERMAL, X_UC_ON, X_UC_P_MAX
+    from lisa_eas._kernels.fits import UC_V6_2, UC_V6_3, capacity_inverted, capacity_inverted_pd, fits_v62
+
+    cap_orig = np.array([462] * 4 + [1024] * 4, np.int64)
+    pd_info = np.array([[0, 4, 0, 0, 462, 0], [4, 8, 0, 0, 1024, 0]], np.int64)
+    pd_cpus = np.arange(8, dtype=np.int64)
+    pd_of = np.array([0] * 4 + [1] * 4, np.int64)
+    hot = np.array([0] * 4 + [700] * 4, np.int64)
+    warm = np.array([0] * 4 + [500] * 4, np.int64)
+    assert capacity_inverted_pd(4, 1, pd_info, pd_cpus, cap_orig, hot) == 324
+    assert capacity_inverted(4, cap_orig, hot, pd_of) == 324
+    assert capacity_inverted_pd(0, 0, pd_info, pd_cpus, cap_orig, hot) == 0
+    assert capacity_inverted_pd(4, 1, pd_info, pd_cpus, cap_orig, warm) == 0
+    extra = np.zeros((X_SIZE, 8), np.int64)
+    extra[X_THERMAL] = hot
+    extra[X_UC_P_MAX] = 350
+    for form, inv, want in ((UC_V6_2, 324, 0), (UC_V6_2, 0, 1), (UC_V6_3, 0, 1)):
+        extra[X_UC_ON] = form
+        assert fits_v62(extra, 4, 400, 324, 1024, inv) == want, (form, inv)

@@ -40,8 +40,14 @@ Modules and entry points
     April 2018 RFC v2, ``feec_rfc2``), ``EAS_V5_0``,
     ``EAS_V5_4``, ``EAS_V5_14``, ``EAS_V6_0``, ``EAS_V6_2``; optional ``extra`` (``X_*`` rows: RT/DL/IRQ,
     thermal pressure, runnable_avg, the rq and task clamps with the uclamp fit's form ``UC_*``);
-    ``util_fits_cpu(util, uclamp_min, uclamp_max, capacity, capacity_orig, thermal, form)`` and
-    ``cpu_overutilized_uclamp(...)`` (v6.2+).
+    the fit tests below are re-exported here.
+``fits`` (fair.c fits_capacity / uclamp_task_util / util_fits_cpu; ``extra_rows`` has the ``X_*`` rows)
+    ``fits_capacity(util, capacity)``; ``uclamp_task_util(util, p_min, p_max)`` (v5.6 - v6.1);
+    ``util_fits_cpu(util, uclamp_min, uclamp_max, capacity, capacity_orig, thermal, form)`` (v6.2+,
+    forms ``UC_*``) and ``util_fits_cpu_v62(..., inverted)`` with v6.2's capacity inversion
+    (``capacity_inverted(cpu, capacity_orig, thermal_avg, pd_of)``, ``capacity_inverted_pd``);
+    feec's ``uclamp_fits``, ``fits_v62`` and ``feec_exits_early``; ``uclamp_bounds(extra, cpu)``
+    (the max-aggregated rq and task clamps), ``clamp_rq_util``; ``cpu_overutilized_uclamp(...)``.
 ``meter`` (the legacy EAS energy model's sched_group_energy, as a meter reads it)
     ``integrate_cluster(t, kind, slot, val, t_start, t_end, n_cpus, cpu_busy, cpu_idle,
     cluster_busy, cluster_idle, init_state, out)``: one cluster's CPU and cluster power over a
@@ -56,10 +62,11 @@ Modules and entry points
     ``sis_batch(...)``. Modes ``SIS_V4_0``, ``SIS_V4``, ``SIS_V5_12``,
     ``SIS_V5_12_14``, ``SIS_V5_15`` (``models.sis.sis_kernel_mode(version)``; the simulator uses the
     same mapping).
-    Asymmetric capacity (v5.7+): ``select_idle_capacity(idle, allowed, capacity, task_util,
-    target, result)``; ``select_idle_sibling_asym(mode, idle, allowed, capacity, task_util,
-    target, prev, recent, llc_id, result)``; ``sis_asym_batch(...)``. Modes ``ASYM_V5_7``,
-    ``ASYM_V5_10``.
+    Asymmetric capacity (v5.7+): ``select_idle_capacity(mode, idle, allowed, capacity,
+    capacity_orig, thermal, thermal_avg, pd_of, task_util, p_min, p_max, target, result)``;
+    ``select_idle_sibling_asym(mode, ..., target, prev, recent, llc_id, result)``;
+    ``sis_asym_batch(...)``. Modes ``ASYM_V5_7``, ``ASYM_V5_10``, ``ASYM_V6_2``, ``ASYM_V6_3``
+    (``models.sis.asym_kernel_mode(version)``).
 ``wake_affine`` (fair.c wake_affine / wake_affine_idle / wake_affine_weight, v4.14+)
     ``wake_affine(mode, this_idle, prev_idle, share_cache, sync, this_nr_running, this_load,
     prev_load, task_load, current_load, capacity_this, capacity_prev, imbalance_pct)`` ->

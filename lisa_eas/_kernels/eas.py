@@ -18,6 +18,10 @@ inputs give RT/DL/IRQ utilization, thermal pressure and runnable_avg (runnable b
 v6.5+); no uclamp (CONFIG_UCLAMP_TASK=y without clamps); every CPU is in the
 ``sd_asym_cpucapacity`` span and online.
 
+The capacity fit tests with their uclamp forms (``fits_capacity``, ``util_fits_cpu``, feec's
+candidate test and early exit) are in :mod:`lisa_eas._kernels.fits`, the rows of ``extra`` in
+:mod:`lisa_eas._kernels.extra_rows`.
+
 Platform arrays (from ``EnergyModel.arrays()``): ``pd_info`` int64[n_pd, 6] with columns
 (cpu_start, cpu_end, state_start, state_end, scale_cpu, skip_inefficient) in the kernel's
 perf-domain list order; ``pd_cpus`` int64[n_cpus] (CPUs of each domain, ascending);
@@ -30,6 +34,13 @@ import numpy as np
 from numba import njit
 
 from ._jit import model_inline
+# the rows of ``extra`` and the capacity fit tests (uclamp forms) have their own modules; their
+# names are re-exported here for the callers that take them from ``eas``
+from .extra_rows import (X_BW_DL, X_DL, X_IRQ, X_RT, X_RUNNABLE, X_SIZE, X_THERMAL, X_UC_ON,  # noqa: F401
+                         X_UC_P_MAX, X_UC_P_MIN, X_UC_RQ_MAX, X_UC_RQ_MIN)
+from .fits import (UC_V5_6, UC_V6_2, UC_V6_3, UC_V6_7, capacity_inverted_pd, clamp_rq_util,  # noqa: F401
+                   cpu_overutilized_uclamp, feec_exits_early, fits_capacity, fits_v62, uclamp_bounds, uclamp_fits,
+                   util_fits_cpu)
 
 EAS_V5_0 = 0      # ledger eas-v5.0
 EAS_V5_4 = 1      # ledger eas-v5.4 (v5.4 - v5.13)
@@ -54,89 +65,6 @@ ST_COST = 1
 ST_PERF = 2
 ST_INEFF = 3
 
-# optional per-CPU inputs of one wake-up (``extra`` int64[X_SIZE, n_cpus], or None: CFS only)
-X_RT = 0          # cpu_util_rt(rq)
-X_DL = 1          # cpu_util_dl(rq)
-X_BW_DL = 2       # cpu_bw_dl(rq)
-X_IRQ = 3         # cpu_util_irq(rq)
-X_THERMAL = 4     # arch_scale_thermal_pressure(cpu) (hw pressure from v6.10)
-X_RUNNABLE = 5    # cfs_rq->avg.runnable_avg (runnable boosting, v6.5+; 0 before)
-X_UC_ON = 6       # uclamp in the candidates' fit (uclamp_is_used()): the fit's form UC_* (0: no clamps)
-X_UC_RQ_MIN = 7   # uclamp_rq_get(rq, UCLAMP_MIN)
-X_UC_RQ_MAX = 8   # uclamp_rq_get(rq, UCLAMP_MAX)
-X_UC_P_MIN = 9    # uclamp_eff_value(p, UCLAMP_MIN) (the same in every column)
-X_UC_P_MAX = 10   # uclamp_eff_value(p, UCLAMP_MAX)
-X_SIZE = 11
-
-# the form of the uclamp-aware fit (value of the ``X_UC_ON`` row; 0: uclamp not used)
-UC_V5_6 = 1       # ledger uclamp-v5.6: fits_capacity(uclamp_rq_util_with(rq, util, p), capacity_of)
-UC_V6_2 = 2       # ledger uclamp-v6.2: util_fits_cpu() (0/1); feec's early exit on uclamp_task_util(p)
-UC_V6_3 = 3       # ledger uclamp-v6.3: util_fits_cpu() returns -1 (only uclamp_min fails); fits/thermal tiers
-UC_V6_7 = 4       # ledger uclamp-v6.7: spare capacity 0 is a candidate; early exit needs p_util_min == 0
-
-
-@njit(cache=True, inline="always")
-def fits_capacity(util, capacity):
-    """``fits_capacity(cap, max)``: ``util * 1280 < capacity * 1024`` (v5.4+)."""
-    return util * 1280 < capacity * 1024
-
-
-@njit(cache=True, inline="always")
-def uclamp_fits(extra, cpu, util, capacity):
-    """The candidate test of ``find_energy_efficient_cpu`` from v5.6 (1d42509e475c, ledger uclamp-v5.6):
-    ``util = uclamp_rq_util_with(rq, util, p)`` (clamped into [max(rq min, p min), max(rq max,
-    p max)], the lower bound winning when they cross) then ``fits_capacity(util, capacity_of)``;
-    without clamps (``extra`` None or its ``X_UC_ON`` row 0) ``fits_capacity`` alone."""
-    if extra is not None and extra[X_UC_ON, cpu]:
-        lo = extra[X_UC_RQ_MIN, cpu]
-        if extra[X_UC_P_MIN, cpu] > lo:
-            lo = extra[X_UC_P_MIN, cpu]
-        hi = extra[X_UC_RQ_MAX, cpu]
-        if extra[X_UC_P_MAX, cpu] > hi:
-            hi = extra[X_UC_P_MAX, cpu]
-        if lo >= hi:
-            util = lo
-        elif util < lo:
-            util = lo
-        elif util > hi:
-            util = hi
-    return util * 1280 < capacity * 1024
-
-
-@njit(cache=True, inline="always")
-def util_fits_cpu(util, uclamp_min, uclamp_max, capacity, capacity_orig, thermal, form):
-    """``util_fits_cpu(util, uclamp_min, uclamp_max, cpu)`` (48d5e9daa8b7, ledger uclamp-v6.2) with
-    uclamp in use: ``fits_capacity(util, capacity_of)``, or forced to fit when ``uclamp_max`` is at
-    most ``capacity_orig`` (except 1024 on a 1024 CPU); a boost (``util < min(uclamp_min,
-    uclamp_max)``) above ``capacity_orig - thermal pressure`` makes v6.2 answer 0 (not on a 1024
-    CPU) and v6.3+ answer -1 (e5ed0550c04c, ledger uclamp-v6.3) when the CPU otherwise fits.
-    v6.2's capacity inversion (aa69c36f31aa, reverted in v6.3) is not modelled."""
-    fits = 1 if util * 1280 < capacity * 1024 else 0
-    if not (capacity_orig == 1024 and uclamp_max == 1024) and uclamp_max <= capacity_orig:
-        fits = 1
-    if uclamp_max < uclamp_min:
-        uclamp_min = uclamp_max
-    if form >= UC_V6_3:
-        if fits and util < uclamp_min and uclamp_min > capacity_orig - thermal:
-            return -1
-        return fits
-    if util < uclamp_min and capacity_orig != 1024 and uclamp_min > capacity_orig - thermal:
-        return 0
-    return fits
-
-
-@njit(cache=True, inline="always")
-def _fits_v62(extra, cpu, util, capacity, capacity_orig):
-    """v6.2+ feec's fit of a candidate: ``util_fits_cpu(util, max(rq min, p min), max(rq max, p
-    max), cpu)`` (the clamps max-aggregated, util not clamped; an idle rq brings 0)."""
-    lo = extra[X_UC_RQ_MIN, cpu]
-    if extra[X_UC_P_MIN, cpu] > lo:
-        lo = extra[X_UC_P_MIN, cpu]
-    hi = extra[X_UC_RQ_MAX, cpu]
-    if extra[X_UC_P_MAX, cpu] > hi:
-        hi = extra[X_UC_P_MAX, cpu]
-    return util_fits_cpu(util, lo, hi, capacity, capacity_orig, extra[X_THERMAL, cpu], extra[X_UC_ON, cpu])
-
 
 @model_inline
 def cpu_overutilized(util, capacity, era):
@@ -144,14 +72,6 @@ def cpu_overutilized(util, capacity, era):
     if era == EAS_V5_0:
         return capacity * 1024 < util * 1280
     return not fits_capacity(util, capacity)
-
-
-@njit(cache=True, inline="always")
-def cpu_overutilized_uclamp(util, capacity, capacity_orig, thermal, rq_min, rq_max, form):
-    """v6.2+ ``cpu_overutilized()`` with uclamp in use (c56ab1b3506b, ledger uclamp-v6.2):
-    ``!util_fits_cpu(cpu_util_cfs(cpu), rq uclamp_min, rq uclamp_max, cpu)`` (-1 is not 0: a CPU
-    failing only the boost is not overutilized)."""
-    return util_fits_cpu(util, rq_min, rq_max, capacity, capacity_orig, thermal, form) == 0
 
 
 @njit(cache=True)
@@ -254,15 +174,12 @@ def _uc_bounds(extra, cpu, dst):
     (af24bde8df20, ledger uclamp-v5.3): the rq's clamps, max-aggregated with the task's on the
     destination CPU. rq clamps (0, 0) stand for an idle rq: the task's own on the destination (as
     from v5.14), no clamp (0, 1024) elsewhere."""
+    if dst:
+        return uclamp_bounds(extra, cpu)
     lo = extra[X_UC_RQ_MIN, cpu]
     hi = extra[X_UC_RQ_MAX, cpu]
-    if lo == 0 and hi == 0 and not dst:
+    if lo == 0 and hi == 0:
         hi = 1024
-    if dst:
-        if extra[X_UC_P_MIN, cpu] > lo:
-            lo = extra[X_UC_P_MIN, cpu]
-        if extra[X_UC_P_MAX, cpu] > hi:
-            hi = extra[X_UC_P_MAX, cpu]
     return lo, hi
 
 
@@ -280,12 +197,7 @@ def _freq_util(extra, cpu, u, scale, dst=False):
     util = u + extra[X_RT, cpu]
     if extra[X_UC_ON, cpu]:
         lo, hi = _uc_bounds(extra, cpu, dst)
-        if lo >= hi:
-            util = lo
-        elif util < lo:
-            util = lo
-        elif util > hi:
-            util = hi
+        util = clamp_rq_util(util, lo, hi)
     if util + extra[X_DL, cpu] >= scale:
         return scale
     util = irq + util * (scale - irq) // scale
@@ -698,7 +610,10 @@ def feec_v60(pd_info, pd_cpus, em_states, em_mode, cap_orig, cap_of, util_avg, u
             work[1] += 1
             cap = cap_of[cpu]
             if uc >= UC_V6_2:
-                fits = _fits_v62(extra, cpu, util, cap, cap_orig[cpu])
+                # v6.2 only: the capacity inversion, the thermal row standing for thermal_load_avg
+                inv = capacity_inverted_pd(cpu, pd, pd_info, pd_cpus, cap_orig, extra[X_THERMAL]) \
+                    if uc == UC_V6_2 else 0
+                fits = fits_v62(extra, cpu, util, cap, cap_orig[cpu], inv)
             else:
                 fits = 1 if uclamp_fits(extra, cpu, util, cap) else 0
             if fits == 0:
@@ -769,23 +684,6 @@ def feec_v60(pd_info, pd_cpus, em_states, em_mode, cap_orig, cap_of, util_avg, u
     elif uc >= UC_V6_3 and best_fits < 0 and best_thermal > prev_thermal:
         target = best_cpu
     return target
-
-
-@njit(cache=True, inline="always")
-def feec_exits_early(extra, task_util, task_ue):
-    """feec's early "stay on prev": ``task_util_est(p) == 0``; with uclamp, v6.2 - v6.6
-    ``uclamp_task_util(p) == 0`` (d81304bc6193: clamp(task_util_est, p min, p max), so a task with
-    uclamp_max 0 stays), v6.7+ ``task_util_est(p) == 0 && p_util_min == 0`` (23c9519def98)."""
-    tue = task_util if task_util > task_ue else task_ue
-    uc = 0 if extra is None else extra[X_UC_ON, 0]
-    if uc >= UC_V6_7:
-        return tue == 0 and extra[X_UC_P_MIN, 0] == 0
-    if uc >= UC_V6_2:
-        v = tue if tue > extra[X_UC_P_MIN, 0] else extra[X_UC_P_MIN, 0]
-        if v > extra[X_UC_P_MAX, 0]:
-            v = extra[X_UC_P_MAX, 0]
-        return v == 0
-    return task_util == 0 and task_ue == 0
 
 
 @model_inline

@@ -348,7 +348,8 @@ def place_idle_sibling(p, target, prev, this, S, P):
     """``select_idle_sibling(p, prev, target)`` (SIS_UTIL or SIS_PROP depth) on the LLC of ``target``,
     done by CPU ``this`` (the waker's; ``this_rq()``); on an asymmetric-capacity platform from
     v5.7 its ``sched_asym_cpucapacity`` path instead (``sis.select_idle_sibling_asym``:
-    ``select_idle_capacity`` over all CPUs, with ``capacity_of`` and ``task_util_est(p)``).
+    ``select_idle_capacity`` over all CPUs, with ``capacity_of``, ``task_util_est(p)`` and the
+    task's clamps in the era's fit, ledger rows sis-v5.7 / sis-v6.2 / sis-v6.3).
 
     SIS_PROP per era (``M_SIS_PROP_ERA``): the depth from ``this``'s ``avg_idle / 512`` (before
     v5.14) or its ``wake_avg_idle`` aged per jiffy (v5.14+), and ``this``'s ``avg_scan_cost``; a
@@ -376,11 +377,19 @@ def place_idle_sibling(p, target, prev, this, S, P):
     recent = S[ort] if rera > 0 else -1
     if asym >= 0:
         ocap = S[S_SCRATCH] + SC_CAP_OF * S[S_SCRATCH_W]
+        oth = S[S_SCRATCH] + SC_UTIL * S[S_SCRATCH_W]     # scratch row reused: the thermal pressure
         for c in range(n):
             S[ocap + c] = capacity_of(c, S, P)
+            S[oth + c] = thermal_pressure(c, S, P)
+        uc = P[mp + M_UCLAMP] != 0
         om = allowed_row(p, S, P)
+        # the task's clamps (0, 1024 without uclamp) and the thermal pressure, which also stands for
+        # thermal_load_avg in v6.2's capacity inversion and v6.3's ranking (no averaged pressure here)
         cpu = select_idle_sibling_asym(asym, S[oidle:oidle + n], P[om:om + P[P_MASKS_W]], S[ocap:ocap + n],
-                                       task_util_for_placement(p, S), target, prev, recent,
+                                       P[P[P_CPU_CAP]:P[P_CPU_CAP] + n], S[oth:oth + n], S[oth:oth + n],
+                                       P[P[P_CPU_PD]:P[P_CPU_PD] + n], task_util_for_placement(p, S),
+                                       task_uclamp(p, 0, S, P) if uc else 0, task_uclamp(p, 1, S, P) if uc else 1024,
+                                       target, prev, recent,
                                        P[P[P_LLC_ID]:P[P_LLC_ID] + P[P_LLC_ID_N]], S[ores:ores + 2])
         # the v5.7 - v5.9 asym path returns before the recent_used_cpu block; v5.10+ reaches it
         # after the target and prev checks (ledger wakeup-v5.15 / wakeup-v4.16)

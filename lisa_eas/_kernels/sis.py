@@ -4,7 +4,8 @@ Follows ``kernel/sched/fair.c``: ``update_idle_cpu_scan()`` (SIS_UTIL producer, 
 the SIS_PROP depth in ``select_idle_cpu()`` (v4.9-v5.11 and v5.12+ forms; removed in v6.7),
 ``select_idle_core()``, ``select_idle_smt()`` and the fast paths of ``select_idle_sibling()``
 (target, prev, ``recent_used_cpu``); and the asymmetric-capacity path (v5.7+,
-``select_idle_sibling_asym``). No SCHED_IDLE tasks, no clusters, no per-CPU-kthread shortcut.
+``select_idle_sibling_asym``, ``select_idle_capacity``; modes ``ASYM_*``: the v5.10 checks first,
+the uclamp-aware fit of v6.2 and its -1 tier and target + 1 start of v6.3). No SCHED_IDLE tasks, no clusters, no per-CPU-kthread shortcut.
 
 Modes (rows ``sis-*`` of the era ledger ``lisa_eas._era.ERA_LEDGER``): ``SIS_V4_0`` (v4.9 -
 v5.5: target, prev, recent, whole-LLC idle-core search, ``select_idle_cpu`` over the LLC span
@@ -32,7 +33,7 @@ import numpy as np
 from numba import njit
 
 from ._jit import model_inline
-from .eas import fits_capacity
+from .fits import UC_V6_3, capacity_inverted, fits_capacity, uclamp_task_util, util_fits_cpu, util_fits_cpu_v62
 
 SIS_V4 = 0          # ledger sis-v5.6 (v5.6 - v5.11)
 SIS_V5_15 = 1       # ledger sis-v5.15 (v5.15+: merged loop from target + 1)
@@ -50,8 +51,12 @@ PATH_FALLBACK = 6
 PATH_IDLE_CAPACITY = 7    # select_idle_capacity(): an idle CPU the task fits
 PATH_BEST_CAPACITY = 8    # select_idle_capacity(): no idle CPU fits, the idle one of highest capacity
 
-ASYM_V5_7 = 0             # v5.7-v5.9: the capacity scan first (b7a331615d25)
-ASYM_V5_10 = 1            # v5.10+: target, prev, recent_used_cpu first when idle and the task fits them
+# the asymmetric-capacity path (rows sis-v5.7, sis-v5.10, sis-v6.2, sis-v6.3 of the era ledger)
+ASYM_V5_7 = 0             # v5.7-v5.9: the capacity scan first (b7a331615d25); fits_capacity(uclamp_task_util(p))
+ASYM_V5_10 = 1            # v5.10-v6.1: target, prev, recent_used_cpu first when idle and the task fits them
+ASYM_V6_2 = 2             # v6.2: util_fits_cpu(task_util_est, p uclamp_min, p uclamp_max, cpu) (0/1) in both
+ASYM_V6_3 = 3             # v6.3+: util_fits_cpu's -1 ranked first by capacity_orig - thermal_load_avg, asym_fits_cpu
+                          # needs 1; the scan starts at target + 1 (8589018acc65)
 
 INT_MAX = 2147483647
 
@@ -246,57 +251,93 @@ def select_idle_sibling(mode, util_mode, idle, allowed, target, prev, recent, ha
     return target
 
 
+@njit(cache=True, inline="always")
+def asym_fits(mode, task_util, p_min, p_max, cpu, capacity, capacity_orig, thermal, thermal_avg, pd_of):
+    """The task-fits-CPU test of the asymmetric path, per era: v5.7 - v6.1
+    ``fits_capacity(uclamp_task_util(p), capacity_of)`` (``task_fits_capacity`` in v5.7 - v5.9,
+    ``asym_fits_capacity`` and the scan from v5.10); v6.2+ ``util_fits_cpu(task_util_est(p),
+    p uclamp_min, p uclamp_max, cpu)`` (a2e7f03ed28f, b759caa1d9f6), 1 / 0 (v6.2 with its
+    capacity inversion, ``fits.util_fits_cpu_v62``) and, from v6.3, -1 when only the boost does
+    not fit (e5ed0550c04c). Without clamps (0, 1024) every form is
+    ``fits_capacity(task_util_est(p), capacity_of)``. ``capacity`` is the CPU's ``capacity_of``;
+    ``capacity_orig``, ``thermal``, ``thermal_avg`` and ``pd_of`` (perf domain) are per CPU."""
+    if mode >= ASYM_V6_3:
+        return util_fits_cpu(task_util, p_min, p_max, capacity, capacity_orig[cpu], thermal[cpu], UC_V6_3)
+    if mode == ASYM_V6_2:
+        return util_fits_cpu_v62(task_util, p_min, p_max, capacity, capacity_orig[cpu], thermal[cpu],
+                                 capacity_inverted(cpu, capacity_orig, thermal_avg, pd_of))
+    return 1 if fits_capacity(uclamp_task_util(task_util, p_min, p_max), capacity) else 0
+
+
 @njit(cache=True)
-def select_idle_capacity(idle, allowed, capacity, task_util, target, result):
+def select_idle_capacity(mode, idle, allowed, capacity, capacity_orig, thermal, thermal_avg, pd_of, task_util,
+                         p_min, p_max, target, result):
     """``select_idle_capacity()`` (v5.7+) over all CPUs (the ``sd_asym_cpucapacity`` span) and
-    ``allowed``, in ``for_each_cpu_wrap`` order from ``target``: the first idle CPU whose
-    ``capacity_of`` fits ``task_util``, else the idle CPU of highest capacity (the first of
-    equals), else -1. ``result[1]`` += CPUs examined; ``result[0]`` = the path when a CPU is
-    returned. Without uclamp, the v6.2+ ``util_fits_cpu()`` form decides the same."""
+    ``allowed``, in ``for_each_cpu_wrap`` order from ``target`` (from ``target + 1`` in v6.3+,
+    8589018acc65): the first idle CPU the task fits (``asym_fits`` of the era), else the idle
+    CPU of highest capacity (the first of equals), else -1. v6.2 fits with the CPU's inverted
+    capacity (``fits.capacity_inverted`` over the perf domains ``pd_of``). v6.3+ ranks a CPU whose only miss is
+    the boost (-1) above one that does not fit, by ``capacity_orig - thermal_load_avg``
+    (``thermal_avg``) among them. ``capacity`` is ``capacity_of``, ``thermal`` the
+    ``arch_scale_thermal_pressure`` that ``util_fits_cpu`` reads. ``result[1]`` += CPUs examined;
+    ``result[0]`` = the path when a CPU is returned."""
     n_cpus = idle.shape[0]
     best_cap = 0
     best_cpu = -1
+    best_fits = 0          # v6.3+: -1 ranks before 0
+    start = target + 1 if mode >= ASYM_V6_3 else target
     for k in range(n_cpus):
-        cpu = (target + k) % n_cpus
+        cpu = (start + k) % n_cpus
         if not allowed[cpu]:
             continue
         result[1] += 1
         if not idle[cpu]:
             continue
         cap = capacity[cpu]
-        if fits_capacity(task_util, cap):
+        fits = asym_fits(mode, task_util, p_min, p_max, cpu, cap, capacity_orig, thermal, thermal_avg, pd_of)
+        if fits > 0:
             result[0] = PATH_IDLE_CAPACITY
             return cpu
-        if cap > best_cap:
+        if fits < 0:
+            cap = capacity_orig[cpu] - thermal_avg[cpu]
+        if fits < best_fits or (fits == best_fits and cap > best_cap):
             best_cap = cap
             best_cpu = cpu
+            best_fits = fits
     if best_cpu >= 0:
         result[0] = PATH_BEST_CAPACITY
     return best_cpu
 
 
 @njit(cache=True)
-def select_idle_sibling_asym(mode, idle, allowed, capacity, task_util, target, prev, recent, llc_id, result):
+def select_idle_sibling_asym(mode, idle, allowed, capacity, capacity_orig, thermal, thermal_avg, pd_of, task_util,
+                             p_min, p_max, target, prev, recent, llc_id, result):
     """``select_idle_sibling()`` on an asymmetric-capacity system (``sched_asym_cpucapacity``):
-    ``ASYM_V5_10`` first takes target, then prev (same LLC), then ``recent_used_cpu`` when idle
-    and ``asym_fits_capacity``; both modes then return ``select_idle_capacity()``'s CPU, or
-    target when it finds none. ``capacity`` is ``capacity_of`` per CPU, ``task_util``
-    ``uclamp_task_util(p)`` (= ``task_util_est(p)`` without clamps). Returns the CPU."""
+    from ``ASYM_V5_10`` first target, then prev (same LLC), then ``recent_used_cpu`` when idle
+    and the task fits them (``asym_fits_capacity``; ``asym_fits_cpu`` from v6.2, which needs 1
+    from v6.3); every mode then returns ``select_idle_capacity()``'s CPU, or target when it finds
+    none. ``task_util`` is ``task_util_est(p)``, ``p_min``/``p_max`` the task's effective clamps
+    (0, 1024 without uclamp). Returns the CPU."""
     result[0] = PATH_FALLBACK
     result[1] = 0
-    if mode == ASYM_V5_10:
-        if idle[target] and fits_capacity(task_util, capacity[target]):
+    if mode >= ASYM_V5_10:
+        if idle[target] and asym_fits(mode, task_util, p_min, p_max, target, capacity[target], capacity_orig,
+                                      thermal, thermal_avg, pd_of) > 0:
             result[0] = PATH_TARGET
             return target
         if (prev != target and llc_id[prev] == llc_id[target] and idle[prev]
-                and fits_capacity(task_util, capacity[prev])):
+                and asym_fits(mode, task_util, p_min, p_max, prev, capacity[prev], capacity_orig, thermal,
+                              thermal_avg, pd_of) > 0):
             result[0] = PATH_PREV
             return prev
         if (recent >= 0 and recent != prev and recent != target and llc_id[recent] == llc_id[target]
-                and idle[recent] and allowed[recent] and fits_capacity(task_util, capacity[recent])):
+                and idle[recent] and allowed[recent]
+                and asym_fits(mode, task_util, p_min, p_max, recent, capacity[recent], capacity_orig, thermal,
+                              thermal_avg, pd_of) > 0):
             result[0] = PATH_RECENT
             return recent
-    cpu = select_idle_capacity(idle, allowed, capacity, task_util, target, result)
+    cpu = select_idle_capacity(mode, idle, allowed, capacity, capacity_orig, thermal, thermal_avg, pd_of, task_util,
+                               p_min, p_max, target, result)
     if cpu >= 0:
         return cpu
     result[0] = PATH_FALLBACK
@@ -304,10 +345,13 @@ def select_idle_sibling_asym(mode, idle, allowed, capacity, task_util, target, p
 
 
 @njit(cache=True)
-def sis_asym_batch(mode, idle, allowed, capacity, task_util, target, prev, recent, llc_id, out_cpu, out_result):
-    """Many asymmetric-capacity wake-ups (row i of ``idle``/``allowed``/``capacity`` is wake-up i)."""
+def sis_asym_batch(mode, idle, allowed, capacity, capacity_orig, thermal, thermal_avg, pd_of, task_util, p_min,
+                   p_max, target, prev, recent, llc_id, out_cpu, out_result):
+    """Many asymmetric-capacity wake-ups (row i of the 2-D arrays and element i of the vectors is
+    wake-up i; ``capacity_orig``, ``pd_of`` and ``llc_id`` are per CPU)."""
     for i in range(idle.shape[0]):
-        out_cpu[i] = select_idle_sibling_asym(mode, idle[i], allowed[i], capacity[i], task_util[i], target[i],
+        out_cpu[i] = select_idle_sibling_asym(mode, idle[i], allowed[i], capacity[i], capacity_orig, thermal[i],
+                                              thermal_avg[i], pd_of, task_util[i], p_min[i], p_max[i], target[i],
                                               prev[i], recent[i], llc_id, out_result[i])
     return out_cpu
 

@@ -18,7 +18,8 @@ __all__ = ["SIS_ERAS", "SIS_PATHS", "SisDecisions", "select_idle_sibling", "sis_
 #: Rows ``sis-*`` of the era ledger: the v4.9 select_idle_cpu()/SIS_PROP loop order (< v5.12;
 #: depth counted on disallowed CPUs before v5.6), the asymmetric-capacity scan (v5.7+,
 #: b7a331615d25) taken after the target/prev/recent checks with ``asym_fits_capacity`` (v5.10+,
-#: b4c9c9f15649), the merged idle-core/idle-CPU loop (v5.12+, from target + 1 in v5.15+), prev's
+#: b4c9c9f15649), its fit by ``util_fits_cpu`` (v6.2) with the -1 tier and the scan from
+#: target + 1 (v6.3), the merged idle-core/idle-CPU loop (v5.12+, from target + 1 in v5.15+), prev's
 #: idle SMT sibling first (v5.13+, c722f35b513f), SIS_PROP on wake_avg_idle (v5.14+), SIS_UTIL
 #: (v6.0+; SIS_PROP removed in v6.7).
 SIS_ERAS: tuple[tuple[int, int], ...] = eras_of("sis")
@@ -41,6 +42,25 @@ def sis_kernel_mode(version) -> int:
     if v < (5, 15):
         return ks.SIS_V5_12_14
     return ks.SIS_V5_15
+
+
+def asym_kernel_mode(version) -> int:
+    """The ``lisa_eas._kernels.sis`` asymmetric-capacity mode (``ASYM_*``) of kernel ``version``
+    (v5.7+; ledger rows sis-v5.7, sis-v5.10, sis-v6.2, sis-v6.3)."""
+    from .._kernels import sis as ks
+
+    v = era_of(version, SIS_ERAS, _SIS_WHAT)
+    if v < (5, 7):
+        raise ModelError(f"era {version!r}: select_idle_sibling() has no asymmetric-capacity path before v5.7")
+    if v < (5, 10):
+        return ks.ASYM_V5_7
+    if v < (6, 2):
+        return ks.ASYM_V5_10
+    if v < (6, 3):
+        return ks.ASYM_V6_2
+    return ks.ASYM_V6_3
+
+
 #: Names of the rules that chose the CPU (``SisDecisions.path``).
 SIS_PATHS = ("target", "prev", "recent_used_cpu", "idle_core", "idle_cpu", "idle_smt", "fallback_target",
              "idle_capacity", "best_capacity")
@@ -108,15 +128,23 @@ class SisDecisions:
 def select_idle_sibling(idle, target, prev, *, recent_used_cpu=-1, allowed=None, era="v6.6", feature="util",
                         nr_idle_scan=None, sum_util=None, imbalance_pct: int = 117, avg_idle_ns=None,
                         avg_scan_cost_ns=None, llc_id=None, core_id=None, has_idle_core=False,
-                        capacity_orig=None, capacity=None, task_util=None) -> SisDecisions:
+                        capacity_orig=None, capacity=None, task_util=None, uclamp_min=0, uclamp_max=1024,
+                        thermal_pressure=0, thermal_load_avg=None, pd_id=None) -> SisDecisions:
     """Model ``select_idle_sibling()`` for one or many wake-ups.
 
     On an asymmetric-capacity system (``capacity_orig`` given with different values) and era
     v5.7+, the kernel's ``sched_asym_cpucapacity`` path is taken instead of the LLC scan:
     from v5.10 target, prev and ``recent_used_cpu`` when idle and the task fits them
-    (``asym_fits_capacity``), then ``select_idle_capacity()`` over all CPUs from target: the
-    first idle CPU whose capacity fits ``task_util`` (``fits_capacity``, 20 % margin), else
-    the idle CPU of highest capacity, else target. SIS_PROP/SIS_UTIL do not apply there.
+    (``asym_fits_capacity``), then ``select_idle_capacity()`` over all CPUs from target (from
+    target + 1 in v6.3+): the first idle CPU the task fits, else the idle CPU of highest
+    capacity, else target. SIS_PROP/SIS_UTIL do not apply there. The fit per era (ledger rows
+    sis-v5.7 .. sis-v6.3): ``fits_capacity(uclamp_task_util(p), capacity_of)`` (20 % margin,
+    the task's util clamped by its ``uclamp_min``/``uclamp_max``) up to v6.1;
+    ``util_fits_cpu(task_util_est, uclamp_min, uclamp_max, cpu)`` from v6.2, whose -1 answer
+    (v6.3+: fits, but ``uclamp_min`` exceeds ``capacity_orig - thermal_pressure``) ranks an idle
+    CPU above those that do not fit, by ``capacity_orig - thermal_load_avg``; v6.2's
+    ``util_fits_cpu`` takes a CPU's inverted capacity (another perf domain of equal or lower
+    ``capacity_orig`` keeps more capacity after ``thermal_load_avg``) as its capacity.
 
     Parameters
     ----------
@@ -147,8 +175,20 @@ def select_idle_sibling(idle, target, prev, *, recent_used_cpu=-1, allowed=None,
     capacity : array of int, shape (n_cpus,) or (n, n_cpus), optional
         ``capacity_of()`` of each CPU (default ``capacity_orig``).
     task_util : int or array of int
-        ``uclamp_task_util(p)`` (``task_util_est(p)`` without clamps); needed with an
-        asymmetric ``capacity_orig``.
+        ``task_util_est(p)``; needed with an asymmetric ``capacity_orig``.
+    uclamp_min, uclamp_max : int or array of int
+        The task's effective clamps (``uclamp_eff_value``, 0..1024; default no clamp), used on
+        the asymmetric path (v5.7+).
+    thermal_pressure : int or array, shape (n_cpus,) or (n, n_cpus)
+        ``arch_scale_thermal_pressure`` per CPU (``util_fits_cpu``'s boost test, v6.2+;
+        default 0).
+    thermal_load_avg : int or array like ``thermal_pressure``, optional
+        ``thermal_load_avg(rq)`` per CPU (the v6.3+ ranking of CPUs that miss only the boost;
+        default ``thermal_pressure``).
+    pd_id : array of int, optional
+        Per-CPU perf domain, for v6.2's capacity inversion (default: the CPUs of equal
+        ``capacity_orig`` form one domain). Give the same thermal values to a domain's CPUs, as
+        the kernel's per-domain pressure has.
 
     Returns
     -------
@@ -220,11 +260,35 @@ def select_idle_sibling(idle, target, prev, *, recent_used_cpu=-1, allowed=None,
             if cap.shape != (n, n_cpus):
                 raise ModelError(f"capacity must have shape ({n_cpus},) or ({n}, {n_cpus}), got {cap.shape}")
             tu = vec(task_util, "task_util", lambda x, nm: int_array(x, nm, ndim=(0, 1), lo=0))
-            mode = ks.ASYM_V5_7 if v < (5, 10) else ks.ASYM_V5_10
+            umin = vec(uclamp_min, "uclamp_min", lambda x, nm: int_array(x, nm, ndim=(0, 1), lo=0, hi=1024))
+            umax = vec(uclamp_max, "uclamp_max", lambda x, nm: int_array(x, nm, ndim=(0, 1), lo=0, hi=1024))
+
+            def per_cpu(value, name):
+                a = int_array(value, name, ndim=(0, 1, 2), lo=0, hi=1024)
+                if a.ndim == 0:
+                    a = np.full(n_cpus, int(a), dtype=np.int64)
+                if a.ndim == 1 and a.shape == (n_cpus,):
+                    a = np.broadcast_to(a, (n, n_cpus))
+                if a.shape != (n, n_cpus):
+                    raise ModelError(f"{name} must be a scalar or have shape ({n_cpus},) or ({n}, {n_cpus}), "
+                                     f"got {a.shape}")
+                return np.ascontiguousarray(a, dtype=np.int64)
+
+            th = per_cpu(thermal_pressure, "thermal_pressure")
+            th_avg = th if thermal_load_avg is None else per_cpu(thermal_load_avg, "thermal_load_avg")
+            if pd_id is None:
+                pd_of = np.unique(corig, return_inverse=True)[1].astype(np.int64)
+            else:
+                pd_of = int_array(pd_id, "pd_id", lo=0)
+                if pd_of.shape != (n_cpus,):
+                    raise ModelError(f"pd_id must have one value per CPU ({n_cpus}), got shape {pd_of.shape}")
+            mode = asym_kernel_mode(v)
             out_cpu = np.empty(n, dtype=np.int64)
             out_res = np.empty((n, 2), dtype=np.int64)
-            ks.sis_asym_batch(mode, idle_arr, allowed_arr, np.ascontiguousarray(cap, dtype=np.int64), tu, tgt, prv,
-                              rec, llc, out_cpu, out_res)
+            ks.sis_asym_batch(mode, idle_arr, allowed_arr, np.ascontiguousarray(cap, dtype=np.int64),
+                              np.ascontiguousarray(corig, dtype=np.int64), th, th_avg,
+                              np.ascontiguousarray(pd_of, dtype=np.int64), tu, umin, umax, tgt, prv, rec, llc, out_cpu,
+                              out_res)
             return SisDecisions(cpu=out_cpu, path=out_res[:, 0].copy(), scanned=out_res[:, 1].copy())
     smt = len(set(zip(llc.tolist(), core.tolist()))) < n_cpus
     llc_weight = np.array([(llc == llc[t]).sum() for t in range(n_cpus)], dtype=np.int64)

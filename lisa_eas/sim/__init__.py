@@ -28,7 +28,8 @@ Scheduling model
   the SIS_UTIL or SIS_PROP depth, or, from v5.7 on a platform whose CPUs differ in capacity
   (every bundled board), its asymmetric-capacity form: from v5.10 target/prev when idle and
   the task fits them, then ``select_idle_capacity`` over all CPUs (the first idle CPU whose
-  ``capacity_of`` fits ``task_util_est`` with the 20 % margin, else the biggest idle one);
+  ``capacity_of`` fits ``task_util_est`` with the 20 % margin, the task's clamps in the era's
+  form, else the biggest idle one);
   SIS_UTIL/SIS_PROP do not apply there, as in the kernel. Before v5.7 ``wake_cap()`` sent a
   task too big for its previous CPU to ``find_idlest_cpu()``: not modelled, such wake-ups are
   counted in ``metadata["approximations"]``. ``no-eas`` always takes the idle search.

@@ -274,12 +274,11 @@ def _model_params(platform: Platform, config: SimConfig, em_mode: int, cpu_capma
     models' own mapping (``models.eas.eas_kernel_era``, ``models.sis.sis_kernel_mode``,
     ``models.schedutil.schedutil_kernel_era``), so that the simulator runs the form the models
     run for the same kernel version."""
-    from .._kernels import sis as ksis
     from .._kernels import sim_models as sm
     from .._kernels.wake_affine import WA_V4_14, WA_V5_11
     from ..models.eas import eas_kernel_era
     from ..models.schedutil import schedutil_kernel_era
-    from ..models.sis import sis_kernel_mode
+    from ..models.sis import asym_kernel_mode, sis_kernel_mode
 
     era = config.era_tuple
 
@@ -305,9 +304,13 @@ def _model_params(platform: Platform, config: SimConfig, em_mode: int, cpu_capma
     mp[sm.M_LLC_WEIGHT] = platform.llc_weight
     mp[sm.M_SIS_SCAN_COST] = config.sis_scan_cost_ns
     # sched_asym_cpucapacity: CPUs of different capacity_orig; from v5.7 select_idle_sibling()
-    # searches them all by capacity (select_idle_capacity), from v5.10 after the target/prev checks
+    # searches them all by capacity (select_idle_capacity), from v5.10 after the target/prev checks,
+    # with util_fits_cpu from v6.2 and from target + 1 in v6.3 (ledger sis-v5.7 .. sis-v6.3)
     asym = len(set(cpu_capmax.tolist())) > 1
-    mp[sm.M_ASYM_MODE] = -1 if era < (5, 7) or not asym else (ksis.ASYM_V5_7 if era < (5, 10) else ksis.ASYM_V5_10)
+    if era < (5, 7) or not asym:
+        mp[sm.M_ASYM_MODE] = -1
+    else:
+        mp[sm.M_ASYM_MODE] = asym_kernel_mode(era)
     # before v5.7 wake_cap() (v4.9+) decided instead; its slow path is not modelled, its wake-ups are counted
     mp[sm.M_WAKE_CAP] = int(asym and (4, 9) <= era < (5, 7))
     mp[sm.M_MAX_CAP] = int(cpu_capmax.max())

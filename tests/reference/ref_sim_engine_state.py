@@ -202,7 +202,8 @@ class RunParams:
     eas_era: object          # ref_eas: a kernel version, or the label "v5.0" (placement eas-v5.0)
     overutil_v50: bool
     sis_version: tuple       # ref_sis: the kernel version of select_idle_sibling
-    asym: int                # select_idle_sibling's asymmetric-capacity form: -1 none, 0 v5.7, 1 v5.10+
+    asym: int                # select_idle_sibling's asymmetric-capacity form: -1 none, 0 v5.7, 1 v5.10,
+                             # 2 v6.2 (util_fits_cpu), 3 v6.3+ (scan from target + 1)
     su_era: tuple            # ref_schedutil Policy: the kernel version (formula, hold, RELATION_LE, limits)
     imbalance_pct: int
     llc_weight: int
@@ -242,7 +243,7 @@ def run_params(platform, config) -> RunParams:
         sample_ns=config.tunable(sample) * 1000 if sample else 0,
         eas_era=eas_era, overutil_v50=era < (5, 4), sis_version=max(era, (4, 0)),
         asym=-1 if era < (5, 7) or len({d.cpu_capacity_max for d in platform.perf_domains}) < 2 else
-        (0 if era < (5, 10) else 1),
+        (0 if era < (5, 10) else 1 if era < (6, 2) else 2 if era < (6, 3) else 3),
         su_era=max(era, (5, 0)),
         imbalance_pct=platform.imbalance_pct, llc_weight=platform.llc_weight,
         sis_scan_cost=config.sis_scan_cost_ns,

@@ -183,30 +183,98 @@ def age_wake_avg_idle(value, stamp, jiffies):
 
 
 # ---- asymmetric CPU capacity (v5.7+): select_idle_capacity() and the select_idle_sibling() checks
+# Forms (this twin's own codes, written from kernel/sched/fair.c of v5.10 (the b4c9c9f15649 patch),
+# a 6.2.1 tree and a 6.3 tree): 0 v5.7 - v5.9 (scan only), 1 v5.10 - v6.1 (target / prev / recent
+# checks first), 2 v6.2 (util_fits_cpu, 0/1), 3 v6.3+ (-1 tier, scan from target + 1).
 def fits_capacity(util, cap):
     return util * 1280 < cap * 1024
 
 
-def select_idle_capacity(idle, allowed, capacity, task_util, target):
+def util_fits_cpu_twin(util, umin, umax, cap, cap_orig, thermal, v63):
+    """util_fits_cpu() with uclamp in use: 1 / 0, and in v6.3 -1 for 'fits but not the boost'."""
+    plain = fits_capacity(util, cap)
+    forced = umax <= cap_orig and not (cap_orig == 1024 and umax == 1024)
+    ok = plain or forced
+    boost = min(umin, umax)
+    if v63:
+        if ok and util < boost and boost > cap_orig - thermal:
+            return -1
+        return 1 if ok else 0
+    if util < boost and cap_orig != 1024:
+        ok = ok and boost <= cap_orig - thermal
+    return 1 if ok else 0
+
+
+def inverted_capacity(c, cap_orig, thermal_avg, pd=None):
+    """v6.2 update_cpu_capacity()'s rq->cpu_capacity_inverted: walk the other perf domains (pd per
+    CPU; default: equal capacity_orig = one domain), read one CPU of each (the first), 0 when none
+    inverts CPU c."""
+    pd = list(cap_orig) if pd is None else list(pd)
+    mine = cap_orig[c] - thermal_avg[c]
+    seen = set()
+    for d, other in enumerate(cap_orig):
+        if pd[d] == pd[c] or pd[d] in seen:
+            continue
+        seen.add(pd[d])
+        if other > cap_orig[c]:
+            continue
+        if other == cap_orig[c] and other - thermal_avg[d] > mine:
+            return mine
+        if other < cap_orig[c] and other > mine:
+            return mine
+    return 0
+
+
+def task_fit(mode, util, umin, umax, c, cap, cap_orig, thermal, thermal_avg=None):
+    """Does the task fit CPU c (cap: its capacity_of; cap_orig / thermal / thermal_avg per CPU)."""
+    if mode >= 3:
+        return util_fits_cpu_twin(util, umin, umax, cap, cap_orig[c], thermal[c], True)
+    if mode == 2:
+        inv = inverted_capacity(c, cap_orig, thermal if thermal_avg is None else thermal_avg)
+        if inv:                                    # the inverted capacity for both terms
+            return util_fits_cpu_twin(util, umin, umax, cap, inv, 0, False)
+        return util_fits_cpu_twin(util, umin, umax, cap, cap_orig[c], thermal[c], False)
+    clamped = min(max(util, umin), umax)          # uclamp_task_util(p): clamp(), max first
+    return 1 if fits_capacity(clamped, cap) else 0
+
+
+def select_idle_capacity(idle, allowed, capacity, task_util, target, mode=1, uclamp=(0, 1024), cap_orig=None,
+                         thermal=None, thermal_avg=None):
     """-> (cpu or -1, path or None, CPUs examined); span = every CPU & p->cpus_ptr."""
     n = len(idle)
+    cap_orig = list(capacity) if cap_orig is None else list(cap_orig)
+    thermal = [0] * n if thermal is None else list(thermal)
+    thermal_avg = thermal if thermal_avg is None else list(thermal_avg)
     cpus = {c for c in range(n) if allowed[c]}
-    best_cap, best_cpu, examined = 0, -1, 0
-    for c in wrap(cpus, target, n):
+    best = None                                    # (rank key, cpu): fits level first (-1 < 0), then capacity
+    examined = 0
+    for c in wrap(cpus, (target + 1) % n if mode >= 3 else target, n):
         examined += 1
         if not idle[c]:
             continue
-        if fits_capacity(task_util, capacity[c]):
+        f = task_fit(mode, task_util, uclamp[0], uclamp[1], c, capacity[c], cap_orig, thermal, thermal_avg)
+        if f > 0:
             return c, 7, examined
-        if capacity[c] > best_cap:
-            best_cap, best_cpu = capacity[c], c
-    return best_cpu, (8 if best_cpu >= 0 else None), examined
+        ccap = cap_orig[c] - thermal_avg[c] if f < 0 else capacity[c]
+        if best is None:
+            if f < 0 or ccap > 0:
+                best = (f, ccap, c)
+        elif f < best[0] or (f == best[0] and ccap > best[1]):
+            best = (f, ccap, c)
+    if best is None:
+        return -1, None, examined
+    return best[2], 8, examined
 
 
-def select_idle_sibling_asym(mode, idle, allowed, capacity, task_util, target, prev, recent, llc_id):
-    """-> (cpu, path, examined); mode 0: v5.7-v5.9, 1: v5.10+."""
-    fits = [fits_capacity(task_util, c) for c in capacity]
-    if mode == 1:
+def select_idle_sibling_asym(mode, idle, allowed, capacity, task_util, target, prev, recent, llc_id,
+                             uclamp=(0, 1024), cap_orig=None, thermal=None, thermal_avg=None):
+    """-> (cpu, path, examined); mode 0: v5.7-v5.9, 1: v5.10-v6.1, 2: v6.2, 3: v6.3+."""
+    n = len(idle)
+    co = list(capacity) if cap_orig is None else list(cap_orig)
+    th = [0] * n if thermal is None else list(thermal)
+    fits = [task_fit(mode, task_util, uclamp[0], uclamp[1], c, capacity[c], co, th, thermal_avg) == 1
+            for c in range(n)]
+    if mode >= 1:
         if idle[target] and fits[target]:
             return target, 0, 0
         if prev != target and llc_id[prev] == llc_id[target] and idle[prev] and fits[prev]:
@@ -214,7 +282,8 @@ def select_idle_sibling_asym(mode, idle, allowed, capacity, task_util, target, p
         if (recent >= 0 and recent not in (prev, target) and llc_id[recent] == llc_id[target]
                 and idle[recent] and allowed[recent] and fits[recent]):
             return recent, 2, 0
-    cpu, path, examined = select_idle_capacity(idle, allowed, capacity, task_util, target)
+    cpu, path, examined = select_idle_capacity(idle, allowed, capacity, task_util, target, mode, uclamp, cap_orig,
+                                               thermal, thermal_avg)
     if cpu < 0:
         return target, 6, examined
     return cpu, path, examined

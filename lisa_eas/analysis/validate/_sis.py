@@ -9,7 +9,9 @@ Eras before v6.0 have SIS_PROP, whose ``avg_idle`` / ``avg_scan_cost`` are not t
 the replay then scans without a depth limit (``feature="none"``) and says so. From v5.7, on
 a platform whose CPUs differ in capacity, the kernel takes the asymmetric-capacity path
 instead (``select_idle_capacity`` with each CPU's ``capacity_of`` and the task's
-``task_util_est``; ``feature="asym_capacity"``, ``nr_scan`` = every CPU).
+``task_util_est``; ``feature="asym_capacity"``, ``nr_scan`` = every CPU), in the era's form
+(the v6.2 ``util_fits_cpu`` fit, v6.3's scan from target + 1); no event gives the waking task's
+clamps, so the replay fits it unclamped (0, 1024) and says so.
 
 ``p->recent_used_cpu`` is not traced either. From v5.15 the kernel sets it to prev after every
 search that gets past the target and prev checks (ledger wakeup-v5.15), so the replay rebuilds
@@ -112,6 +114,8 @@ def replay_sis(state: WakeupState, platform, *, era: str = "v6.6") -> tuple[pd.D
                "model_picked_idle_pct": float(100.0 * m_idle.sum() / n) if n else None,
                "mean_scanned": float(np.mean(scanned)) if n else None,
                "target": "prev_cpu (wake_affine not traced)",
+               "task_uclamp": ("absent: no event gives the waking task's clamps; the asymmetric fit takes (0, 1024)"
+                               if asym else "not used by the LLC search"),
                "recent_used_cpu": ("rebuilt from the trace (v5.15 rule)" if v >= (5, 15) else
                                    "none (not traced; v4.16 - v5.14 also set it from the waker)" if v >= (4, 16)
                                    else "none (no such field before v4.16)")}
