@@ -20,6 +20,13 @@ from target_helpers import live_ready, periodic_workload, tracing_state, write_w
 pytestmark = pytest.mark.live
 
 
+def _as_at_a_terminal() -> None:
+    """The child's SIGINT as a shell in the foreground gives it: a harness that started the test
+    run in the background without job control (``cmd &`` in a script) has SIGINT ignored, which
+    the child inherits, and Python then installs no KeyboardInterrupt handler."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def _rtapp_running(tag: str) -> bool:
     out = subprocess.run(["pgrep", "-af", "rt-app"], capture_output=True, text=True).stdout
     return any(tag in line for line in out.splitlines())
@@ -36,7 +43,8 @@ def test_interrupt_keeps_what_was_collected(tmp_path, sig):
     out = tmp_path / "run"
     proc = subprocess.Popen([sys.executable, "-m", "lisa_eas.cli", "run", "--target", str(cfg), "--workload",
                              str(wl), "--out", str(out), "--no-progress"], cwd=REPO,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            preexec_fn=_as_at_a_terminal)
     try:
         deadline = time.time() + 120
         while time.time() < deadline:     # until rt-app has been started on the target
@@ -92,7 +100,8 @@ def test_interrupt_before_rtapp_started_is_resumable(tmp_path):
     env = {**os.environ, "LISA_EAS_CACHE": str(tmp_path / "cache")}     # no cached calibration: measured
     cmd = [sys.executable, "-m", "lisa_eas.cli", "run", "--target", str(cfg), "--workload", str(wl), "--out",
            str(out), "--no-progress"]
-    proc = subprocess.Popen(cmd, cwd=REPO, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    proc = subprocess.Popen(cmd, cwd=REPO, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            preexec_fn=_as_at_a_terminal)
     try:
         deadline = time.time() + 120
         while time.time() < deadline:     # probe done: calibration under way

@@ -31,20 +31,30 @@ def register(sub) -> None:
 @contextlib.contextmanager
 def _sigterm_as_interrupt():
     """SIGTERM ends a run the way Ctrl-C does (rt-app stopped, what was collected kept); the
-    previous handler is back afterwards."""
+    previous handlers are back afterwards. Both signals are also noted for the run: a
+    KeyboardInterrupt raised while the run forks a subprocess lands in an at-fork callback,
+    where Python ignores it, and the run's wait loop raises it again."""
     if threading.current_thread() is not threading.main_thread():
         yield
         return
+    from ..target._interrupt import note_interrupt
 
     def handler(signum, frame):
-        signal.signal(signal.SIGTERM, signal.SIG_IGN)     # once: the clean-up must not be cut short
+        if signum == signal.SIGTERM:
+            signal.signal(signal.SIGTERM, signal.SIG_IGN)     # once: the clean-up must not be cut short
+        note_interrupt(signum)
         raise KeyboardInterrupt
 
-    previous = signal.signal(signal.SIGTERM, handler)
+    previous = {s: signal.getsignal(s) for s in (signal.SIGTERM, signal.SIGINT)}
+    signal.signal(signal.SIGTERM, handler)
+    if previous[signal.SIGINT] is signal.default_int_handler:     # not when Ctrl-C is ignored (a background job)
+        signal.signal(signal.SIGINT, handler)
     try:
         yield
     finally:
-        signal.signal(signal.SIGTERM, previous)
+        for s, h in previous.items():
+            if h is not None:
+                signal.signal(s, h)
 
 
 def _run(args) -> int:

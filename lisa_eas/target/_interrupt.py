@@ -14,6 +14,29 @@ __all__ = ["RunInterrupted", "stop_interrupted_run"]
 
 log = logging.getLogger(__name__)
 
+#: signals whose handler raised KeyboardInterrupt and whose run has not seen it yet: Python
+#: ignores an exception raised where it cannot propagate (an at-fork callback, such as
+#: logging's lock release around every subprocess the run starts, or a finaliser), so an
+#: interrupt delivered there would be lost; the run's wait loop raises it again
+_pending: list[int] = []
+
+
+def note_interrupt(signum: int) -> None:
+    """Remember that a signal handler is raising KeyboardInterrupt (see :func:`raise_pending`)."""
+    _pending.append(signum)
+
+
+def raise_pending() -> None:
+    """Raise the KeyboardInterrupt of a noted signal that never reached the run."""
+    if _pending:
+        _pending.clear()
+        raise KeyboardInterrupt
+
+
+def clear_pending() -> None:
+    """The run has seen the interrupt: nothing is pending any more."""
+    _pending.clear()
+
 
 class RunInterrupted(KeyboardInterrupt):
     """A run stopped by Ctrl-C or SIGTERM after keeping what it had collected.
@@ -57,6 +80,7 @@ def stop_interrupted_run(art, conn, collector, step: str, collect_trace, collect
     and the trace buffer hold so far. A second interrupt during the clean-up stops the clean-up
     (tracing is still turned off by the run's target-side script once rt-app ends).
     """
+    clear_pending()
     kept: list[str] = []
     run_dir = art.context.get("remote_run_dir")
     started = run_dir and art.manifest["steps"]["tracing"]["status"] == "complete" and \

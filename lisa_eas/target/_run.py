@@ -31,7 +31,7 @@ from ._artifacts import STEPS, RunArtifacts
 from ._config import TargetConfig, load_target_config
 from ._connection import TargetConnection, connect
 from ._interference import WARN_SHARE_PCT, other_cpu_time
-from ._interrupt import RunInterrupted, stop_interrupted_run
+from ._interrupt import RunInterrupted, raise_pending, stop_interrupted_run
 from ._probe import probe
 from ._progress import PhaseProgress
 from . import _signals
@@ -314,6 +314,7 @@ def _drive(art: RunArtifacts, target, progress) -> RunResult:
             bar.skip("run")
         if collector is None:
             collector = TracefsCollector(conn, conn.config.tracing).attach()
+        raise_pending()
         step = "trace"
         with bar.phase(step):
             if not art.is_complete(step):
@@ -552,6 +553,7 @@ def _wait(art: RunArtifacts, conn: TargetConnection, run_dir: str, bar: PhasePro
                            what="waiting for rt-app").strip()
         if out != "RUNNING":
             break
+        raise_pending()           # an interrupt whose KeyboardInterrupt a fork callback swallowed
         elapsed = time.time() - started
         bar.note(f"rt-app {elapsed:.0f} s")
         if elapsed > limit:
