@@ -397,13 +397,17 @@ ERA_LEDGER: tuple[EraChange, ...] = (
               "introduced in v5.3-rc1. Not modelled: before v5.14 (3e1493f46390) uclamp_rq_util_with also "
               "max-aggregates an idle rq's retained uclamp_max; the models take an idle rq's clamps as 0"),
     EraChange("uclamp-v5.6", "uclamp", (5, 6), "1d42509e475c sched/fair: Make EAS wakeup placement consider "
-              "uclamp restrictions", "find_energy_efficient_cpu", "a candidate CPU must fit the task's util "
+              "uclamp restrictions; a7008c07a568 sched/fair: Make task_fits_capacity() consider uclamp "
+              "restrictions", "find_energy_efficient_cpu, task_fits_capacity", "a candidate CPU must fit the task's util "
               "clamped by uclamp_rq_util_with(rq, util, p) (max of the rq's and the task's clamps): "
               "fits_capacity(clamped util, capacity_of); a spare capacity of 0 is no candidate (unsigned, "
-              "initialised to 0)", "verified",
+              "initialised to 0); the misfit test fits uclamp_task_util(p), the task's util clamped into its "
+              "range", "verified",
               evidence="[tip: sched/core] mail: Commit-ID 1d42509e475cdc8542aa5b3e03a7e845244f4f57, CommitterDate 25 "
               "Dec 2019 (the v5.6 merge window; v5.5 was released in Jan 2020); quoted as Fixes: by 6b00a4014765 "
-              "and its write-ups as buggy since v5.6-rc1. The row said v5.7 before (recalled)"),
+              "and its write-ups as buggy since v5.6-rc1. The row said v5.7 before (recalled). a7008c07a568: its "
+              "patch (task_fits_capacity from fits_capacity(task_util_est(p)) to fits_capacity(uclamp_task_util(p))) "
+              "read, from the same uclamp placement series, and quoted as Fixes: by 48d5e9daa8b7 (v6.2)"),
     EraChange("uclamp-v6.2", "uclamp", (6, 2), "48d5e9daa8b7 sched/uclamp: Fix relationship between uclamp and "
               "migration margin; 244226035a1f (feec), c56ab1b3506b (cpu_overutilized), d81304bc6193 (early exit)",
               "util_fits_cpu, find_energy_efficient_cpu, cpu_overutilized",

@@ -144,6 +144,35 @@ def test_sim_uclamp_min_task_is_placed_on_a_big_cpu_from_v5_6():
     assert cpus["v5.6"] and cpus["v5.6"] <= {4, 5, 6, 7}
 
 
+def test_misfit_takes_the_clamps_from_v5_6():
+    """update_misfit_status per era with uclamp: a CPU-bound task (100 % duty) with util_max 300,
+    allowed on little CPU 0 and big CPU 4, starts on CPU 0 (threads placed in turn). Its util
+    climbs towards 462 (running at the little CPU's top OPP), so CPU 0 is overutilized once it
+    passes 369 (u * 1280 >= 462 * 1024 = 473088) and the load balancer looks for a misfit.
+
+    v5.5 (task_fits_capacity = fits_capacity(task_util_est(p), capacity_of)): u >= 370 does not
+    fit 462: a misfit, moved to the idle bigger CPU 4 within the first 0.1 s.
+    v5.6 (a7008c07a568: fits_capacity(uclamp_task_util(p), capacity_of), the util clamped to
+    [0, 300]): 300 * 1280 = 384000 < 473088: it fits, never a misfit, it stays on CPU 0.
+    v6.2 (b48e16a69792: task_fits_cpu = util_fits_cpu(util, 0, 300, cpu)): fits_capacity fails but
+    uclamp_max 300 <= capacity_orig 462 forces the fit (1); v6.3 (e5ed0550c04c: util_fits_cpu > 0):
+    no boost, 1 > 0: both stay on CPU 0."""
+    wl = workload([task("x", periodic(duty_cycle_pct=100, period_ms=16, duration_s=0.6), cpus=[0, 4],
+                        util_max=300)], calibration=20)
+    cpus = {}
+    for era in ("v5.5", "v5.6", "v6.2", "v6.3"):
+        tr = simulate("hikey960", wl, config=SimConfig(era=era, ablate=("fork-placement",)))
+        sw = tr.df("sched_switch")
+        sw = sw[sw["next_comm"].to_numpy() == "x"]
+        t = sw.index.to_numpy(np.float64)
+        assert sw["__cpu"].to_numpy()[0] == 0
+        cpus[era] = set(sw["__cpu"].to_numpy()[t > 0.1].tolist()) | {int(sw["__cpu"].to_numpy()[-1])}
+        ut = tr.df("lisa_sim_task_util")
+        if era != "v5.5":
+            assert (ut[ut.index > 0.3]["util_avg"].to_numpy() > 400).all()    # the util worked with above
+    assert cpus == {"v5.5": {4}, "v5.6": {0}, "v6.2": {0}, "v6.3": {0}}
+
+
 # ------------------------------------------------------------------------------------ thermal
 def test_thermal_cap_moves_a_task_from_v5_7():
     """A 19 % task placed by EAS: its util at wake-up (221-231, read from the EAS log) fits a

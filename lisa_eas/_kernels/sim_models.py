@@ -36,7 +36,8 @@ from .sim_layout import (P_CORE_ID, P_CORE_ID_N, P_CPU_CAP, P_CPU_PD, P_CPU_PD_N
 
 from .sim_state import C_NFIELDS, P_NFIELDS, T_NFIELDS, T_RECENT
 
-from .eas import UC_V6_2, cpu_overutilized, cpu_overutilized_uclamp
+from .eas import UC_V5_6, UC_V6_2, UC_V6_3, cpu_overutilized, cpu_overutilized_uclamp, fits_capacity
+from .fits import util_fits_cpu
 from .governors import (IA_CUR, OD_CUR, OD_DEFERRED, OD_RATE_MULT, SF_CUR, SF_REQUESTED, SF_RT_REQ,
                         SF_RT_SEEN, SF_THROTTLE_END, interactive_account, interactive_step, ondemand_step,
                         sched_rt_capacity_req, schedfreq_pending, schedfreq_request)
@@ -107,7 +108,9 @@ M_WAKER_AT_PREV = 38      # 1: ablation (SimConfig.ablate "resume-waker"): a tas
 #   attach_entity_load_avg rebuilds the sum from util_avg in the runqueue's window)
 M_THERMAL_AVG = 40        # 1: a thermal cap schedule at v5.7 - v6.9: capacity_of and the capacity ranks read the
                           # PELT average of the pressure, thermal_load_avg (ledger thermal-v5.7, thermal-v6.10)
-M_SIZE = 41
+M_MISFIT_UCLAMP = 41      # >0: update_misfit_status's fit takes the task's clamps, its form eas.UC_* (uclamp in use,
+                          # v5.6+: uclamp_task_util; v6.2 util_fits_cpu; v6.3+ util_fits_cpu > 0)
+M_SIZE = 42
 
 # thermal cap schedule rows (static slot THERMAL): from TH_TIME on, perf domain TH_PD runs at most
 # at OPP TH_OPP and its CPUs' thermal pressure is TH_PRESSURE (capacity_orig minus the capacity of
@@ -263,6 +266,33 @@ def rq_uclamp(c, k, idle_max, S, P):
         if u > v:
             v = u
     return v
+
+
+@sim_helper
+def task_fits_cpu(p, c, S, P):
+    """The misfit test of ``update_misfit_status`` / the load balance: does task ``p`` fit CPU ``c``?
+
+    Without clamps ``fits_capacity(task_util_est(p), capacity_of(cpu))``. With uclamp in use, per
+    era (``M_MISFIT_UCLAMP``): v5.6 (a7008c07a568, ledger uclamp-v5.6) ``task_fits_capacity``
+    fits ``uclamp_task_util(p)``, the util clamped into the task's range; v6.2 (b48e16a69792,
+    ledger uclamp-v6.2) ``task_fits_cpu`` is ``util_fits_cpu(task_util_est(p), p's uclamp_min,
+    uclamp_max, cpu)`` (v6.2's capacity inversion is not modelled here, as in
+    ``cpu_overutilized``); v6.3 (e5ed0550c04c, ledger uclamp-v6.3) ``util_fits_cpu(...) > 0``:
+    a CPU that misses only the boost (-1) is a misfit."""
+    tu = task_util_for_placement(p, S)
+    cap = capacity_of(c, S, P)
+    form = P[P[P_MODEL_PARAMS] + M_MISFIT_UCLAMP]
+    if form == 0:
+        return fits_capacity(tu, cap)
+    lo = task_uclamp(p, 0, S, P)
+    hi = task_uclamp(p, 1, S, P)
+    if form == UC_V5_6:
+        u = tu if tu > lo else lo
+        return fits_capacity(u if u < hi else hi, cap)
+    f = util_fits_cpu(tu, lo, hi, cap, P[P[P_CPU_CAP] + c], thermal_pressure(c, S, P), form)
+    if form >= UC_V6_3:
+        return f > 0
+    return f != 0
 
 
 @sim_helper

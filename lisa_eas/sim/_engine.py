@@ -154,6 +154,9 @@ def _input_arrays(platform: Platform, config: SimConfig, compiled: CompiledWorkl
             raise ModelError(f"the workload sets uclamp (util_min / util_max), which kernels before v5.3 do not have; "
                              f"SimConfig.era is {config.era!r}: use v5.3 or later, or remove the clamps")
         mp[sm.M_UCLAMP] = 1                  # uclamp_is_used() (ledger uclamp-v5.3)
+        if era >= (5, 6):
+            from ..models.eas import uclamp_fit_form
+            mp[sm.M_MISFIT_UCLAMP] = uclamp_fit_form(era)     # ledger uclamp-v5.6 / v6.2 / v6.3
         if era >= (5, 6) and config.placement == "eas":
             from ..models.eas import uclamp_fit_form
             # the clamps in feec's candidate fit, its form by era (ledger uclamp-v5.6 / v6.2 / v6.3 / v6.7)
