@@ -397,13 +397,17 @@ ERA_LEDGER: tuple[EraChange, ...] = (
               "introduced in v5.3-rc1. Not modelled: before v5.14 (3e1493f46390) uclamp_rq_util_with also "
               "max-aggregates an idle rq's retained uclamp_max; the models take an idle rq's clamps as 0"),
     EraChange("uclamp-v5.6", "uclamp", (5, 6), "1d42509e475c sched/fair: Make EAS wakeup placement consider "
-              "uclamp restrictions", "find_energy_efficient_cpu", "a candidate CPU must fit the task's util "
+              "uclamp restrictions; a7008c07a568 sched/fair: Make task_fits_capacity() consider uclamp "
+              "restrictions", "find_energy_efficient_cpu, task_fits_capacity", "a candidate CPU must fit the task's util "
               "clamped by uclamp_rq_util_with(rq, util, p) (max of the rq's and the task's clamps): "
               "fits_capacity(clamped util, capacity_of); a spare capacity of 0 is no candidate (unsigned, "
-              "initialised to 0)", "verified",
+              "initialised to 0); the misfit test fits uclamp_task_util(p), the task's util clamped into its "
+              "range", "verified",
               evidence="[tip: sched/core] mail: Commit-ID 1d42509e475cdc8542aa5b3e03a7e845244f4f57, CommitterDate 25 "
               "Dec 2019 (the v5.6 merge window; v5.5 was released in Jan 2020); quoted as Fixes: by 6b00a4014765 "
-              "and its write-ups as buggy since v5.6-rc1. The row said v5.7 before (recalled)"),
+              "and its write-ups as buggy since v5.6-rc1. The row said v5.7 before (recalled). a7008c07a568: its "
+              "patch (task_fits_capacity from fits_capacity(task_util_est(p)) to fits_capacity(uclamp_task_util(p))) "
+              "read, from the same uclamp placement series, and quoted as Fixes: by 48d5e9daa8b7 (v6.2)"),
     EraChange("uclamp-v6.2", "uclamp", (6, 2), "48d5e9daa8b7 sched/uclamp: Fix relationship between uclamp and "
               "migration margin; 244226035a1f (feec), c56ab1b3506b (cpu_overutilized), d81304bc6193 (early exit)",
               "util_fits_cpu, find_energy_efficient_cpu, cpu_overutilized",
@@ -440,12 +444,33 @@ ERA_LEDGER: tuple[EraChange, ...] = (
               "listed with 23c9519def98ee0fa97ea5871535e9b136f522fc; a write-up says fixed in v6.7-rc1; "
               "backported to 6.1.63 / 5.10.199 in Nov 2023"),
     EraChange("thermal-v5.7", "thermal", (5, 7), "467b7d01c3e7 sched/fair: Update cpu_capacity to reflect "
-              "thermal pressure", "scale_rt_capacity", "capacity_of = capacity_orig minus RT, DL and the "
-              "thermal pressure (thermal_load_avg; hw_load_avg from v6.10)", "verified",
+              "thermal pressure", "scale_rt_capacity, update_thermal_load_avg", "capacity_of = capacity_orig minus "
+              "RT, DL and thermal_load_avg, the PELT average of the pressure the cooling device sets "
+              "(update_thermal_load_avg from scheduler_tick and __update_blocked_others, load = runnable = "
+              "running = the pressure, load_avg = load_sum / divider, clock rq_clock_task >> "
+              "sched_thermal_decay_shift); util_fits_cpu and the EM read the instantaneous pressure",
+              "verified",
               evidence="subject sched/fair: Update cpu_capacity to reflect thermal pressure (Thara Gopinath, patch v10 "
               "7/9 of Feb 2020) in the [GIT PULL] scheduler changes for v5.7, with sched/pelt: Add support to track "
               "thermal pressure and sched/fair: Enable periodic update of average thermal pressure (so capacity_of "
-              "subtracts the PELT average from v5.7); the abbreviated hash 467b7d01c3e7 was not found quoted"),
+              "subtracts the PELT average from v5.7); the abbreviated hash 467b7d01c3e7 was not found quoted; "
+              "update_thermal_load_avg (___update_load_sum with the pressure three times, ___update_load_avg(sa, 1)) "
+              "read in the v5.7 pelt.c patch and in __update_blocked_others / scheduler_tick of later trees"),
+    EraChange("thermal-v6.10", "thermal", (6, 10), "f1f8d0a22422 sched/cpufreq: Take cpufreq feedback into "
+              "account; c281afe24fc5 thermal/cpufreq: Remove arch_update_thermal_pressure(); 75d659317bb1 "
+              "cpufreq: Add a cpufreq pressure feedback for the scheduler",
+              "get_actual_cpu_capacity, scale_rt_capacity, util_fits_cpu, select_idle_capacity, "
+              "find_energy_efficient_cpu",
+              "a cpufreq cooling cap is the cpufreq pressure (capacity_orig - capacity at policy->max, set at the "
+              "policy update), no longer the thermal (hw) pressure, whose average then stays 0; "
+              "get_actual_cpu_capacity = capacity_orig - max(hw_load_avg, cpufreq pressure) is the max of "
+              "scale_rt_capacity (capacity_of), util_fits_cpu's boost test, select_idle_capacity's rank and feec's "
+              "actual capacity: the cap lowers capacity_of at once, not through the PELT average", "verified",
+              evidence="[tip: sched/core] mail for f1f8d0a224227e4f19a8a8881dc6355bdfc51230 (CommitterDate 24 Apr "
+              "2024, after v6.9-rc5, so the v6.10 merge window) with its diff of fair.c (get_actual_cpu_capacity "
+              "replacing thermal_load_avg in scale_rt_capacity and select_idle_capacity and "
+              "arch_scale_thermal_pressure in util_fits_cpu and feec); the series' hashes 75d659317bb1, "
+              "c281afe24fc5, d4dbc991714e, 97450eb90965 listed together in a tip log"),
 )
 
 

@@ -636,6 +636,7 @@ COVERED_ELSEWHERE = {
     "schedutil-v6.8": "test_models_schedutil.py::test_uclamp_max_caps_a_saturated_cpu_v6_8",
     "uclamp-v5.3": "test_sim_inputs.py::test_uclamp_needs_v5_3_and_v5_3_clamps",
     "thermal-v5.7": "test_sim_inputs.py::test_thermal_cap_moves_a_task_from_v5_7",
+    "thermal-v6.10": "test_sim_inputs.py::test_thermal_load_avg_v6_9_vs_cpufreq_pressure_v6_10",
     "uclamp-v5.6": "test_uclamp_fits.py::test_uclamp_fit_starts_in_v5_6",
     "uclamp-v6.2": "test_uclamp_fits.py::test_boosted_task_with_no_util_v6_1_v6_2_v6_3",
     "uclamp-v6.3": "test_uclamp_fits.py::test_util_fits_cpu_forms_by_hand",

@@ -144,6 +144,35 @@ def test_sim_uclamp_min_task_is_placed_on_a_big_cpu_from_v5_6():
     assert cpus["v5.6"] and cpus["v5.6"] <= {4, 5, 6, 7}
 
 
+def test_misfit_takes_the_clamps_from_v5_6():
+    """update_misfit_status per era with uclamp: a CPU-bound task (100 % duty) with util_max 300,
+    allowed on little CPU 0 and big CPU 4, starts on CPU 0 (threads placed in turn). Its util
+    climbs towards 462 (running at the little CPU's top OPP), so CPU 0 is overutilized once it
+    passes 369 (u * 1280 >= 462 * 1024 = 473088) and the load balancer looks for a misfit.
+
+    v5.5 (task_fits_capacity = fits_capacity(task_util_est(p), capacity_of)): u >= 370 does not
+    fit 462: a misfit, moved to the idle bigger CPU 4 within the first 0.1 s.
+    v5.6 (a7008c07a568: fits_capacity(uclamp_task_util(p), capacity_of), the util clamped to
+    [0, 300]): 300 * 1280 = 384000 < 473088: it fits, never a misfit, it stays on CPU 0.
+    v6.2 (b48e16a69792: task_fits_cpu = util_fits_cpu(util, 0, 300, cpu)): fits_capacity fails but
+    uclamp_max 300 <= capacity_orig 462 forces the fit (1); v6.3 (e5ed0550c04c: util_fits_cpu > 0):
+    no boost, 1 > 0: both stay on CPU 0."""
+    wl = workload([task("x", periodic(duty_cycle_pct=100, period_ms=16, duration_s=0.6), cpus=[0, 4],
+                        util_max=300)], calibration=20)
+    cpus = {}
+    for era in ("v5.5", "v5.6", "v6.2", "v6.3"):
+        tr = simulate("hikey960", wl, config=SimConfig(era=era, ablate=("fork-placement",)))
+        sw = tr.df("sched_switch")
+        sw = sw[sw["next_comm"].to_numpy() == "x"]
+        t = sw.index.to_numpy(np.float64)
+        assert sw["__cpu"].to_numpy()[0] == 0
+        cpus[era] = set(sw["__cpu"].to_numpy()[t > 0.1].tolist()) | {int(sw["__cpu"].to_numpy()[-1])}
+        ut = tr.df("lisa_sim_task_util")
+        if era != "v5.5":
+            assert (ut[ut.index > 0.3]["util_avg"].to_numpy() > 400).all()    # the util worked with above
+    assert cpus == {"v5.5": {4}, "v5.6": {0}, "v6.2": {0}, "v6.3": {0}}
+
+
 # ------------------------------------------------------------------------------------ thermal
 def test_thermal_cap_moves_a_task_from_v5_7():
     """A 19 % task placed by EAS: its util at wake-up (221-231, read from the EAS log) fits a
@@ -154,8 +183,13 @@ def test_thermal_cap_moves_a_task_from_v5_7():
     v5.6: capacity_of ignores thermal pressure (fair.c scale_rt_capacity: RT + DL + IRQ only):
     ~226 * 1280 < 473088, neither misfit nor overutilized, the task stays on its little CPU (at
     999 MHz it is busy 226 / 250 of the time, util unchanged). v5.7 (467b7d01c3e7): capacity_of
-    = 462 - 212 = 250 and 226 * 1280 = 289280 >= 250 * 1024 = 256000: cpu_overutilized, no
-    little CPU fits; the task runs on a big CPU from then on."""
+    = 462 - thermal_load_avg, the PELT average of the 212 (pelt.c update_thermal_load_avg, at
+    each tick and each 4 ms load balance). Overutilized needs 231 * 1280 = 295680 >= capacity_of
+    * 1024, capacity_of <= 288, an average >= 174 = 212 (1 - y^n) with y^32 = 1/2: n >= 80
+    periods of 1.024 ms, ~82 ms (~100 ms for util 221); at 0.7 s the last update is at most 4 ms
+    old, n >= 196 / 1.024 = 191, y^n <= 0.016: the average is at least 208 and capacity_of at most
+    254: 221 * 1280 = 282880 >= 254 * 1024 = 260096, no little CPU fits; the task runs on a big
+    CPU from 0.7 s on."""
     wl = workload([task("x", periodic(duty_cycle_pct=19, period_ms=16, duration_s=1.0))], calibration=20)
     caps = ((0.5, "pd0", 300),)
     after = {}
@@ -168,9 +202,44 @@ def test_thermal_cap_moves_a_task_from_v5_7():
         dec = tr.df("lisa_sim_eas_decision")
         u = dec[dec.index > 0.3]["task_util"].to_numpy()
         assert len(u) and (u > 200).all() and (u < 370).all()       # the window where the two eras differ
-        after[era] = set(sw["__cpu"].to_numpy()[t > 0.52].tolist())
+        after[era] = set(sw["__cpu"].to_numpy()[t > 0.7].tolist())
     assert after["v5.6"] <= {0, 1, 2, 3}
     assert after["v5.7"] and after["v5.7"] <= {4, 5, 6, 7}
+
+
+def test_thermal_load_avg_v6_9_vs_cpufreq_pressure_v6_10():
+    """The same 19 % task and cap (pressure 212 on the little CPUs from 0.5 s, see above), the
+    50 ms after the cap starts.
+
+    v6.9: capacity_of = 462 - thermal_load_avg (fair.c scale_rt_capacity; cpufreq_cooling sets
+    the thermal pressure, whose PELT average update_thermal_load_avg keeps at each tick and each
+    4 ms load balance). An update accrues the pressure in force over the time since the previous
+    one (at most 4 ms before the cap), so up to 0.55 s the average is at most 212 (1 - y^n), n =
+    54 / 1.024 = 52.7 periods, y^n = 0.5^(52.7 / 32) = 0.32: at most 145, capacity_of at least
+    317; 231 * 1280 = 295680 < 317 * 1024 = 324608: the task fits, no overutilized, no misfit,
+    it stays on the little CPUs.
+
+    v6.10 (f1f8d0a22422, c281afe24fc5): the cooling device no longer sets the hw pressure; the cap
+    is the cpufreq pressure (462 - 250 = 212, set with policy->max), which
+    get_actual_cpu_capacity subtracts at once: capacity_of = 250 and 221 * 1280 = 282880 >=
+    256000: overutilized at the next update, the task is on a big CPU 20 ms after the cap.
+    (At v6.9 it moves ~0.1 s after the cap, when the average passes 462 - 273 = 189 for util 219:
+    y^n <= 0.108, n >= 103 periods.)"""
+    wl = workload([task("x", periodic(duty_cycle_pct=19, period_ms=16, duration_s=0.8))], calibration=20)
+    caps = ((0.5, "pd0", 300),)
+    window = {}
+    for era in ("v6.9", "v6.10"):
+        tr = simulate("hikey960", wl, config=SimConfig(era=era, thermal_caps=caps))
+        sw = tr.df("sched_switch")
+        sw = sw[sw["next_comm"].to_numpy() == "x"]
+        t = sw.index.to_numpy(np.float64)
+        assert set(sw["__cpu"].to_numpy()[(t > 0.2) & (t < 0.5)].tolist()) <= {0, 1, 2, 3}
+        dec = tr.df("lisa_sim_eas_decision")
+        u = dec[(dec.index > 0.3) & (dec.index <= 0.55)]["task_util"].to_numpy()
+        assert len(u) and (u > 200).all() and (u < 232).all()     # the utils worked with above
+        window[era] = set(sw["__cpu"].to_numpy()[(t > 0.52) & (t <= 0.55)].tolist())
+    assert window["v6.9"] and window["v6.9"] <= {0, 1, 2, 3}
+    assert window["v6.10"] and window["v6.10"] <= {4, 5, 6, 7}
 
 
 def test_thermal_cap_caps_the_frequency():

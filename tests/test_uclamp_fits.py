@@ -284,3 +284,28 @@ def test_v6_2_capacity_inversion_by_hand():
     for form, inv, want in ((UC_V6_2, 324, 0), (UC_V6_2, 0, 1), (UC_V6_3, 0, 1)):
         extra[X_UC_ON] = form
         assert fits_v62(extra, 4, 400, 324, 1024, inv) == want, (form, inv)
+
+
+def test_v6_2_capacity_inversion_reads_thermal_load_avg():
+    """v6.2's capacity inversion (44c7b80bffc3, update_cpu_capacity) compares capacity_orig -
+    thermal_load_avg(rq), the PELT average, not the instantaneous arch_scale_thermal_pressure.
+    The bigs (CPUs 4-7, the only allowed CPUs) have an instantaneous pressure of 700 and
+    capacity_of 900; a task of util 100 (util_est 100) with uclamp_min 400 wakes with prev CPU 4
+    (idle rqs: rq clamps 0, 0; no early exit, clamp(100, 400, 1024) = 400 is not 0).
+
+    * thermal_load_avg 700 (the default: the pressure): 1024 - 700 = 324 < 462, the littles'
+      capacity_orig: inverted, util_fits_cpu takes capacity_orig = 324, not 1024, so the boost
+      is checked: fits_capacity(100, 900) holds, 100 < 400 and 400 > 324: 0 on every big, no
+      candidate, the domain is skipped: feec keeps prev CPU 4 after 0 evaluations.
+    * thermal_load_avg 100 (the average some ms after the pressure rose): 924 > 462, not
+      inverted: capacity_orig 1024 skips the boost check (v6.2), every big fits (1) with spare
+      900 - 100 = 800; prev CPU 4 is costed with the base energy (2 evaluations), CPU 5's spare
+      800 is not above prev's 800 (v6.2's filter): CPU 4 after 2 evaluations.
+    * v6.3 (a2e90611b9f4 removes the inversion; e5ed0550c04c checks the boost on 1024 CPUs too):
+      400 > 1024 - 700: -1 on every big, still candidates: prev costed, CPU 4 after 2."""
+    kw = dict(task_util=100, task_util_est=100, prev=4, capacity=[462] * 4 + [900] * 4,
+              allowed=[0] * 4 + [1] * 4, thermal_pressure=[0] * 4 + [700] * 4, task_uclamp_min=400)
+    assert _feec("v6.2", **kw) == (4, 0)
+    assert _feec("v6.2", thermal_load_avg=[0] * 4 + [700] * 4, **kw) == (4, 0)
+    assert _feec("v6.2", thermal_load_avg=[0] * 4 + [100] * 4, **kw) == (4, 2)
+    assert _feec("v6.3", **kw) == (4, 2)

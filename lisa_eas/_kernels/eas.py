@@ -38,6 +38,7 @@ from ._jit import model_inline
 # names are re-exported here for the callers that take them from ``eas``
 from .extra_rows import (X_BW_DL, X_DL, X_IRQ, X_RT, X_RUNNABLE, X_SIZE, X_THERMAL, X_UC_ON,  # noqa: F401
                          X_UC_P_MAX, X_UC_P_MIN, X_UC_RQ_MAX, X_UC_RQ_MIN)
+from .extra_rows import X_THERMAL_AVG
 from .fits import (UC_V5_6, UC_V6_2, UC_V6_3, UC_V6_7, capacity_inverted_pd, clamp_rq_util,  # noqa: F401
                    cpu_overutilized_uclamp, feec_exits_early, fits_capacity, fits_v62, uclamp_bounds, uclamp_fits,
                    util_fits_cpu)
@@ -610,8 +611,8 @@ def feec_v60(pd_info, pd_cpus, em_states, em_mode, cap_orig, cap_of, util_avg, u
             work[1] += 1
             cap = cap_of[cpu]
             if uc >= UC_V6_2:
-                # v6.2 only: the capacity inversion, the thermal row standing for thermal_load_avg
-                inv = capacity_inverted_pd(cpu, pd, pd_info, pd_cpus, cap_orig, extra[X_THERMAL]) \
+                # v6.2 only: the capacity inversion, from thermal_load_avg
+                inv = capacity_inverted_pd(cpu, pd, pd_info, pd_cpus, cap_orig, extra[X_THERMAL_AVG]) \
                     if uc == UC_V6_2 else 0
                 fits = fits_v62(extra, cpu, util, cap, cap_orig[cpu], inv)
             else:

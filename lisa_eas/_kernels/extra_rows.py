@@ -16,4 +16,5 @@ X_UC_RQ_MIN = 7   # uclamp_rq_get(rq, UCLAMP_MIN)
 X_UC_RQ_MAX = 8   # uclamp_rq_get(rq, UCLAMP_MAX)
 X_UC_P_MIN = 9    # uclamp_eff_value(p, UCLAMP_MIN) (the same in every column)
 X_UC_P_MAX = 10   # uclamp_eff_value(p, UCLAMP_MAX)
-X_SIZE = 11
+X_THERMAL_AVG = 11  # thermal_load_avg(rq): v6.2's capacity inversion (update_cpu_capacity) reads the average
+X_SIZE = 12

@@ -30,10 +30,11 @@ from .sim_layout import (O_COUNTERS, O_EAS_LOG, O_EAS_LOG_W, P_CPU_CAP, P_CPU_PD
 
 from .eas import (NO_ENERGY, UC_V6_2, X_RT, X_RUNNABLE, X_SIZE, X_THERMAL, X_UC_ON, X_UC_P_MAX, X_UC_P_MIN,
                   X_UC_RQ_MAX, X_UC_RQ_MIN, feec)
+from .extra_rows import X_THERMAL_AVG
 from .pelt import SA_RUNNABLE_AVG, SA_UTIL_AVG
 from .sim_models import (M_EAS_ERA, M_EAS_IGNORE_OU, M_EM_MODE, M_EXTRA, M_EXTRA_RT, M_EXTRA_THERMAL, M_EXTRA_UCLAMP,
                          M_RUNNABLE_BOOST, SC_CAP_OF, SC_ENERGY, SC_EXTRA, SC_UE, SC_UTIL, SC_WORK, capacity_of,
-                         rq_uclamp, task_uclamp, thermal_pressure)
+                         rq_uclamp, task_uclamp, thermal_avg, thermal_pressure)
 from .sim_sched import task_util_est
 from .sim_views import view2d
 from .sim_state import (C_NFIELDS, C_UE_SUM, D_CHOSEN, D_HEAD, D_IN_CPUS, D_IN_OVERUTIL, D_IN_TASK_UTIL,
@@ -85,6 +86,7 @@ def place_eas(p, prev, now, S, P, O):
                 S[ox + X_RT * w + c] = S[S[S_RT_PELT] + c * S[S_RT_PELT_W] + SA_UTIL_AVG]
             if P[mp + M_EXTRA_THERMAL]:
                 S[ox + X_THERMAL * w + c] = thermal_pressure(c, S, P)
+                S[ox + X_THERMAL_AVG * w + c] = thermal_avg(c, S, P)     # v6.2's capacity inversion
             if P[mp + M_RUNNABLE_BOOST]:
                 S[ox + X_RUNNABLE * w + c] = S[S[S_CFS_PELT] + c * S[S_CFS_PELT_W] + SA_RUNNABLE_AVG]
             if P[mp + M_EXTRA_UCLAMP]:

@@ -42,6 +42,7 @@ S_SLOTS = (
     ("COND_NEXT", "each task's successor in its condition's list of suspended tasks"),
     ("SIS_STATS", "idle-search statistics (sim_state SS_*)"),
     ("CPU_SETS", "sets and counts kept up to date incrementally (sim_index CS_*)"),
+    ("THERMAL_PELT", "each CPU's thermal pressure PELT signal: thermal_load_avg (v5.7 - v6.9, sim_models)"),
 )
 
 #: slots of the static data ``P``

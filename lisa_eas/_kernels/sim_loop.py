@@ -43,7 +43,7 @@ from .sim_models import (AI_AVG_IDLE, AI_IDLE_STAMP, AI_WAKE_AVG_IDLE, AI_WAKE_S
                          M_SIS_PROP_ERA, M_WAKER_AT_PREV, affine_target, capacity_of, apply_opp, governor_sample,
                          governor_update, place_idle_sibling, update_idle_cpu_scan,
                          update_overutilized, wake_cap)
-from .sim_models import schedfreq_rt_tick
+from .sim_models import schedfreq_rt_tick, task_fits_cpu, update_thermal_avg
 from .sim_state import GOV_SCHEDFREQ, K_GOV
 from .sim_models import SC_RESULT
 from .sis import PATH_FALLBACK, PATH_IDLE_CAPACITY, PATH_RECENT
@@ -523,6 +523,7 @@ def load_balance(now, S, P, O):
     oTK = S[S_TASKS]
     for c in range(n):
         sync_cpu(c, now, S, P)
+        update_thermal_avg(c, now, S, P)        # update_blocked_averages: __update_blocked_others
         emit_cpu_util(c, now, S, P, O)
     update_overutilized(now, False, S, P, O)
     update_idle_cpu_scan(S, P)
@@ -536,7 +537,7 @@ def load_balance(now, S, P, O):
         p = S[oCP + (c) * C_NFIELDS + C_CURR]
         if p < 0 or S[oTK + (p) * T_NFIELDS + T_POLICY] != POLICY_CFS:
             continue
-        if fits_capacity(task_util_for_placement(p, S), capacity_of(c, S, P)):
+        if task_fits_cpu(p, c, S, P):       # per era with uclamp (sim_models.task_fits_cpu)
             continue
         for dst in range(n):
             if P[P[P_CPU_CAP] + dst] > P[P[P_CPU_CAP] + c] and P[P[P_MASKS] + (S[oTK + (p) * T_NFIELDS + T_MASK]) * P[P_MASKS_W] + dst] and S[oCP + (dst) * C_NFIELDS + C_CURR] < 0 \
@@ -557,6 +558,7 @@ def task_tick(c, now, S, P, O):
     oTK = S[S_TASKS]
     oK = S[S_CONFIG]
     sync_cpu(c, now, S, P)
+    update_thermal_avg(c, now, S, P)            # scheduler_tick: update_thermal_load_avg (v5.7 - v6.9)
     p = S[oCP + (c) * C_NFIELDS + C_CURR]
     if p < 0:
         S[oCP + (c) * C_NFIELDS + C_NEXT_TICK] = INF_TIME

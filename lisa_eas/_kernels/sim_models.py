@@ -31,11 +31,13 @@ from .sim_layout import (P_CORE_ID, P_CORE_ID_N, P_CPU_CAP, P_CPU_PD, P_CPU_PD_N
                          S_CFS_PELT_W, S_CONFIG, S_CPUS, S_DOMAINS, S_GLOBALS, S_GOV_CPU, S_GOV_CPU_W,
                          S_GOV_CPU_W2, S_GOV_POLICY, S_GOV_POLICY_W, S_IDLE_STATS, S_IDLE_STATS_W, S_RT_PELT,
                          S_RT_PELT_W, S_SCRATCH, S_SCRATCH_W, S_SU_CPU, S_SU_CPU_W, S_SU_CPU_W2, S_SU_POLICY,
-                         S_RQ_TASKS, S_RQ_TASKS_W, S_SU_POLICY_W, S_TASK_PELT, S_TASK_PELT_W, S_TASKS)
+                         S_RQ_TASKS, S_RQ_TASKS_W, S_SU_POLICY_W, S_TASK_PELT, S_TASK_PELT_W, S_TASKS,
+                         S_THERMAL_PELT, S_THERMAL_PELT_W)
 
 from .sim_state import C_NFIELDS, P_NFIELDS, T_NFIELDS, T_RECENT
 
-from .eas import UC_V6_2, cpu_overutilized, cpu_overutilized_uclamp
+from .eas import UC_V5_6, UC_V6_2, UC_V6_3, cpu_overutilized, cpu_overutilized_uclamp, fits_capacity
+from .fits import util_fits_cpu
 from .governors import (IA_CUR, OD_CUR, OD_DEFERRED, OD_RATE_MULT, SF_CUR, SF_REQUESTED, SF_RT_REQ,
                         SF_RT_SEEN, SF_THROTTLE_END, interactive_account, interactive_step, ondemand_step,
                         sched_rt_capacity_req, schedfreq_pending, schedfreq_request)
@@ -44,7 +46,7 @@ from .schedutil import (CS_LAST_UPDATE, CS_WENT_IDLE, FREQUENCY_UTIL, PS_LAST_FR
                         PS_NEXT_FREQ, sugov_update)
 from .sim_index import CS_COUNTS, CS_OU_BIT, CS_OU_DIRTY, CS_OU_STACK, CSN_OU, CSN_OU_DIRTY, SC_IDLE_ROW
 from .sim_layout import S_CPU_SETS, S_CPU_SETS_W
-from .sim_sched import M_ATTACH_KEEPS_SUM, emit, sync_cpu, refresh_next_event, task_util_for_placement
+from .sim_sched import M_ATTACH_KEEPS_SUM, emit, pelt_flat, sync_cpu, refresh_next_event, task_util_for_placement
 from .sim_state import (C_BUSY_NS, C_CURR, C_NR_CFS, C_NR_RT, C_UE_SUM, EV_FREQ, EV_OVERUTIL, G_NOW, G_OVERUTIL,
                         G_WAKE_CAP, POLICY_FIFO, T_POLICY,
                         GOV_INTERACTIVE, GOV_ONDEMAND, GOV_SCHEDFREQ, GOV_SCHEDUTIL, INF_TIME, K_GOV,
@@ -104,7 +106,11 @@ M_WAKER_AT_PREV = 38      # 1: ablation (SimConfig.ablate "resume-waker"): a tas
 # M_ATTACH_KEEPS_SUM = 39 (imported from sim_sched, which reads it): 1: ablation (SimConfig.ablate
 #   "pelt-attach-reset"): attach keeps the task's util_sum and period_contrib (no kernel does:
 #   attach_entity_load_avg rebuilds the sum from util_avg in the runqueue's window)
-M_SIZE = 40
+M_THERMAL_AVG = 40        # 1: a thermal cap schedule at v5.7 - v6.9: capacity_of and the capacity ranks read the
+                          # PELT average of the pressure, thermal_load_avg (ledger thermal-v5.7, thermal-v6.10)
+M_MISFIT_UCLAMP = 41      # >0: update_misfit_status's fit takes the task's clamps, its form eas.UC_* (uclamp in use,
+                          # v5.6+: uclamp_task_util; v6.2 util_fits_cpu; v6.3+ util_fits_cpu > 0)
+M_SIZE = 42
 
 # thermal cap schedule rows (static slot THERMAL): from TH_TIME on, perf domain TH_PD runs at most
 # at OPP TH_OPP and its CPUs' thermal pressure is TH_PRESSURE (capacity_orig minus the capacity of
@@ -134,7 +140,7 @@ SC_PD_UE = 9
 SC_PD_RT = 10
 SC_PD_UC = 11             # two rows: the policy CPUs' (uclamp_min, uclamp_max) pairs, [m, 2] row-major
 SC_EXTRA = 13             # eas.X_SIZE rows: eas.feec's ``extra`` [X_SIZE, width]
-SC_ROWS = 13 + 11
+SC_ROWS = 13 + 12
 
 # state slot 14: per-CPU idle statistics
 AI_AVG_IDLE = 0
@@ -185,6 +191,33 @@ def thermal_pressure(c, S, P):
 
 
 @sim_helper
+def thermal_avg(c, S, P):
+    """The pressure that ``capacity_of`` and the capacity rankings subtract now.
+
+    v5.7 - v6.9 (``M_THERMAL_AVG``): ``thermal_load_avg(rq)``, the PELT average of the pressure as
+    last updated (pelt.c ``update_thermal_load_avg``, read with ``READ_ONCE``, no update on read).
+    v6.10+ (f1f8d0a22422 ``get_actual_cpu_capacity``, c281afe24fc5: cpufreq_cooling no longer
+    sets the hw pressure, so ``hw_load_avg`` stays 0): ``max(hw_load_avg, cpufreq_get_pressure)``,
+    the cooling device's ``policy->max`` pressure, instantaneous: the schedule's value."""
+    if P[P[P_MODEL_PARAMS] + M_THERMAL_AVG]:
+        return S[S[S_THERMAL_PELT] + c * S[S_THERMAL_PELT_W] + SA_LOAD_AVG]
+    return thermal_pressure(c, S, P)
+
+
+@sim_helper
+def update_thermal_avg(c, now, S, P):
+    """``update_thermal_load_avg(rq_clock_thermal(rq), rq, arch_scale_thermal_pressure(cpu))`` at
+    v5.7 - v6.9 (``scheduler_tick``; ``__update_blocked_others`` from the load balance): one PELT
+    update of CPU ``c``'s thermal signal with the pressure now in force as load, runnable and
+    running (``___update_load_sum``), then ``___update_load_avg(sa, 1)`` when a period was
+    crossed: ``load_avg = load_sum / divider``. The clock is ``rq_clock_task`` (the simulator's
+    time) shifted by ``sched_thermal_decay_shift``, whose default 0 is the one modelled."""
+    if P[P[P_MODEL_PARAMS] + M_THERMAL_AVG]:
+        pr = thermal_pressure(c, S, P)
+        pelt_flat(S, S[S_THERMAL_PELT] + c * S[S_THERMAL_PELT_W], now, pr, pr, pr, 1024, 1024, 1, 1, P)
+
+
+@sim_helper
 def thermal_max_opp(d, S, P):
     """The highest OPP the thermal cap lets perf domain ``d`` run at now (policy->max)."""
     r = thermal_row(d, S, P)
@@ -196,11 +229,13 @@ def thermal_max_opp(d, S, P):
 @sim_helper
 def capacity_of(c, S, P):
     """``capacity_of(cpu)``: original capacity minus the rt runqueue's utilization and, from v5.7
-    with a thermal cap schedule, the thermal pressure (``scale_rt_capacity``, ledger thermal-v5.7;
-    the instantaneous pressure, not the kernel's ``thermal_load_avg``)."""
+    with a thermal cap schedule, the thermal pressure (``scale_rt_capacity``, ledger thermal-v5.7):
+    its PELT average ``thermal_load_avg`` at v5.7 - v6.9, the instantaneous cpufreq pressure of
+    ``get_actual_cpu_capacity`` from v6.10 (:func:`thermal_avg`). Computed at each read, while the
+    kernel refreshes ``cpu_capacity`` at each load balance (``update_cpu_capacity``)."""
     cap = P[P[P_CPU_CAP] + c] - S[S[S_RT_PELT] + (c) * S[S_RT_PELT_W] + SA_UTIL_AVG]
     if P[P_THERMAL_N] > 0 and P[P[P_MODEL_PARAMS] + M_THERMAL_CAPOF]:     # one load without a schedule
-        cap -= thermal_pressure(c, S, P)
+        cap -= thermal_avg(c, S, P)
     return cap if cap > 1 else 1
 
 
@@ -231,6 +266,33 @@ def rq_uclamp(c, k, idle_max, S, P):
         if u > v:
             v = u
     return v
+
+
+@sim_helper
+def task_fits_cpu(p, c, S, P):
+    """The misfit test of ``update_misfit_status`` / the load balance: does task ``p`` fit CPU ``c``?
+
+    Without clamps ``fits_capacity(task_util_est(p), capacity_of(cpu))``. With uclamp in use, per
+    era (``M_MISFIT_UCLAMP``): v5.6 (a7008c07a568, ledger uclamp-v5.6) ``task_fits_capacity``
+    fits ``uclamp_task_util(p)``, the util clamped into the task's range; v6.2 (b48e16a69792,
+    ledger uclamp-v6.2) ``task_fits_cpu`` is ``util_fits_cpu(task_util_est(p), p's uclamp_min,
+    uclamp_max, cpu)`` (v6.2's capacity inversion is not modelled here, as in
+    ``cpu_overutilized``); v6.3 (e5ed0550c04c, ledger uclamp-v6.3) ``util_fits_cpu(...) > 0``:
+    a CPU that misses only the boost (-1) is a misfit."""
+    tu = task_util_for_placement(p, S)
+    cap = capacity_of(c, S, P)
+    form = P[P[P_MODEL_PARAMS] + M_MISFIT_UCLAMP]
+    if form == 0:
+        return fits_capacity(tu, cap)
+    lo = task_uclamp(p, 0, S, P)
+    hi = task_uclamp(p, 1, S, P)
+    if form == UC_V5_6:
+        u = tu if tu > lo else lo
+        return fits_capacity(u if u < hi else hi, cap)
+    f = util_fits_cpu(tu, lo, hi, cap, P[P[P_CPU_CAP] + c], thermal_pressure(c, S, P), form)
+    if form >= UC_V6_3:
+        return f > 0
+    return f != 0
 
 
 @sim_helper
@@ -378,15 +440,21 @@ def place_idle_sibling(p, target, prev, this, S, P):
     if asym >= 0:
         ocap = S[S_SCRATCH] + SC_CAP_OF * S[S_SCRATCH_W]
         oth = S[S_SCRATCH] + SC_UTIL * S[S_SCRATCH_W]     # scratch row reused: the thermal pressure
+        otha = oth
+        if P[mp + M_THERMAL_AVG]:
+            otha = S[S_SCRATCH] + SC_UE * S[S_SCRATCH_W]  # scratch row reused: thermal_load_avg
         for c in range(n):
             S[ocap + c] = capacity_of(c, S, P)
             S[oth + c] = thermal_pressure(c, S, P)
+            if otha != oth:
+                S[otha + c] = thermal_avg(c, S, P)
         uc = P[mp + M_UCLAMP] != 0
         om = allowed_row(p, S, P)
-        # the task's clamps (0, 1024 without uclamp) and the thermal pressure, which also stands for
-        # thermal_load_avg in v6.2's capacity inversion and v6.3's ranking (no averaged pressure here)
+        # the task's clamps (0, 1024 without uclamp), the thermal pressure of util_fits_cpu and
+        # thermal_load_avg for v6.2's capacity inversion and v6.3's ranking (v6.10+: both the
+        # cpufreq pressure of get_actual_cpu_capacity)
         cpu = select_idle_sibling_asym(asym, S[oidle:oidle + n], P[om:om + P[P_MASKS_W]], S[ocap:ocap + n],
-                                       P[P[P_CPU_CAP]:P[P_CPU_CAP] + n], S[oth:oth + n], S[oth:oth + n],
+                                       P[P[P_CPU_CAP]:P[P_CPU_CAP] + n], S[oth:oth + n], S[otha:otha + n],
                                        P[P[P_CPU_PD]:P[P_CPU_PD] + n], task_util_for_placement(p, S),
                                        task_uclamp(p, 0, S, P) if uc else 0, task_uclamp(p, 1, S, P) if uc else 1024,
                                        target, prev, recent,

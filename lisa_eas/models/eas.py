@@ -107,7 +107,8 @@ def find_energy_efficient_cpu(platform, util_avg, task_util, prev_cpu, *, util_e
                               allowed=None, capacity=None, overutilized=False, era="v5.4",
                               energy_model: EnergyModel | None = None, util_rt=None, util_dl=None, bw_dl=None,
                               util_irq=None, thermal_pressure=None, runnable_avg=None, uclamp_min=None,
-                              uclamp_max=None, task_uclamp_min=None, task_uclamp_max=None) -> EasDecisions:
+                              uclamp_max=None, task_uclamp_min=None, task_uclamp_max=None,
+                              thermal_load_avg=None) -> EasDecisions:
     """Model the EAS wake-up decision of ``era`` for one or many wake-ups.
 
     Parameters
@@ -151,6 +152,11 @@ def find_energy_efficient_cpu(platform, util_avg, task_util, prev_cpu, *, util_e
         caps the OPP at the capacity left (``allowed_cpu_cap``, ledger em-v5.14), from v6.0 the
         energy environment also caps max util and the busy time (``cpu_thermal_cap``).
         Ignored before v5.14.
+    thermal_load_avg : array like ``util_avg``, optional
+        ``thermal_load_avg(rq)``, the PELT average of the pressure, which v6.2's capacity
+        inversion reads with the clamps (ledger uclamp-v6.2; default ``thermal_pressure``). ``capacity`` carries
+        the average into ``capacity_of`` (v5.7 - v6.9; v6.10+ subtracts the instantaneous cpufreq
+        pressure instead, ledger thermal-v6.10).
     runnable_avg : array like ``util_avg``, optional
         Each CPU's ``cfs_rq->avg.runnable_avg``; from v6.5 (runnable boosting, ledger eas-v6.5)
         the OPP estimate uses ``max(util_avg, runnable_avg)``. Ignored before v6.5.
@@ -248,6 +254,8 @@ def find_energy_efficient_cpu(platform, util_avg, task_util, prev_cpu, *, util_e
                 a = per_wakeup(value, name, default, lambda x, nm: int_array(x, nm, ndim=(0, 1), lo=0, hi=1024))
                 extra[:, row, :] = a[:, None]
         th = extra[:, ke.X_THERMAL, :]
+        extra[:, ke.X_THERMAL_AVG, :] = th if thermal_load_avg is None else per_cpu(thermal_load_avg,
+                                                                                     "thermal_load_avg", 0)
         if (th >= cap_orig[None, :]).any():
             i, c = (int(x) for x in np.argwhere(th >= cap_orig[None, :])[0])
             raise ModelError(f"thermal_pressure[{i}, {c}] = {th[i, c]} leaves no capacity on CPU {c} "

@@ -60,6 +60,7 @@ def build_run(platform: Platform, compiled: CompiledWorkload, config: SimConfig,
     """
     from .._kernels import sim_models as sm
     from .._kernels import sim_state as ss
+    from .._kernels.pelt import SA_SIZE
     from .._kernels.schedutil import CS_SIZE, PS_SIZE
     from ..models.pelt import pelt_config, pelt_tables
 
@@ -122,7 +123,7 @@ def build_run(platform: Platform, compiled: CompiledWorkload, config: SimConfig,
         CPU_TIMES=np.zeros((2, 2 * (1 << max(nc - 1, 0).bit_length())), np.int64),
         CONDS=np.full((max(getattr(compiled, "nr_conds", 0), 1), 2), -1, np.int64),
         COND_NEXT=np.full(max(nt, 1), -1, np.int64), SIS_STATS=_sis_stats(config, nc),
-        CPU_SETS=np.zeros((4, max(nc, 4)), np.int64)))
+        CPU_SETS=np.zeros((4, max(nc, 4)), np.int64), THERMAL_PELT=np.zeros((nc, SA_SIZE), np.int64)))
     margin = _MARGIN_BASE + 32 * (nc + nt)
     summary = config.outputs == "summary"
     counters = np.zeros(ss.N_SIZE, np.int64)
@@ -153,6 +154,9 @@ def _input_arrays(platform: Platform, config: SimConfig, compiled: CompiledWorkl
             raise ModelError(f"the workload sets uclamp (util_min / util_max), which kernels before v5.3 do not have; "
                              f"SimConfig.era is {config.era!r}: use v5.3 or later, or remove the clamps")
         mp[sm.M_UCLAMP] = 1                  # uclamp_is_used() (ledger uclamp-v5.3)
+        if era >= (5, 6):
+            from ..models.eas import uclamp_fit_form
+            mp[sm.M_MISFIT_UCLAMP] = uclamp_fit_form(era)     # ledger uclamp-v5.6 / v6.2 / v6.3
         if era >= (5, 6) and config.placement == "eas":
             from ..models.eas import uclamp_fit_form
             # the clamps in feec's candidate fit, its form by era (ledger uclamp-v5.6 / v6.2 / v6.3 / v6.7)
@@ -182,6 +186,8 @@ def _input_arrays(platform: Platform, config: SimConfig, compiled: CompiledWorkl
     if rows:
         if era >= (5, 7):
             mp[sm.M_THERMAL_CAPOF] = 1      # ledger thermal-v5.7
+        if (5, 7) <= era < (6, 10):
+            mp[sm.M_THERMAL_AVG] = 1        # thermal_load_avg (ledger thermal-v5.7; v6.10+: thermal-v6.10)
         if era >= (5, 14) and config.placement != "no-eas":
             mp[sm.M_EXTRA_THERMAL] = 1      # ledger em-v5.14 (allowed_cpu_cap)
     if config.rt_pressure and config.placement != "no-eas":
