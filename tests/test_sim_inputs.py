@@ -174,6 +174,19 @@ def test_misfit_takes_the_clamps_from_v5_6():
 
 
 # ------------------------------------------------------------------------------------ thermal
+def _capped_little_task(era, duration_s):
+    """A 19 % / 16 ms task on HiKey960, the little domain capped from 0.5 s (``(0.5, "pd0", 300)``):
+    the task's switch-in times and CPUs and the EAS decisions; before the cap it runs on the
+    little CPUs."""
+    wl = workload([task("x", periodic(duty_cycle_pct=19, period_ms=16, duration_s=duration_s))], calibration=20)
+    tr = simulate("hikey960", wl, config=SimConfig(era=era, thermal_caps=((0.5, "pd0", 300),)))
+    sw = tr.df("sched_switch")
+    sw = sw[sw["next_comm"].to_numpy() == "x"]
+    t, cpu = sw.index.to_numpy(np.float64), sw["__cpu"].to_numpy()
+    assert set(cpu[(t > 0.2) & (t < 0.5)].tolist()) <= {0, 1, 2, 3}
+    return t, cpu, tr.df("lisa_sim_eas_decision")
+
+
 def test_thermal_cap_moves_a_task_from_v5_7():
     """A 19 % task placed by EAS: its util at wake-up (221-231, read from the EAS log) fits a
     little CPU, u * 1280 < 462 * 1024 = 473088 for u < 370. At 0.5 s the little domain is capped
@@ -190,19 +203,12 @@ def test_thermal_cap_moves_a_task_from_v5_7():
     old, n >= 196 / 1.024 = 191, y^n <= 0.016: the average is at least 208 and capacity_of at most
     254: 221 * 1280 = 282880 >= 254 * 1024 = 260096, no little CPU fits; the task runs on a big
     CPU from 0.7 s on."""
-    wl = workload([task("x", periodic(duty_cycle_pct=19, period_ms=16, duration_s=1.0))], calibration=20)
-    caps = ((0.5, "pd0", 300),)
     after = {}
     for era in ("v5.6", "v5.7"):
-        tr = simulate("hikey960", wl, config=SimConfig(era=era, thermal_caps=caps))
-        sw = tr.df("sched_switch")
-        sw = sw[sw["next_comm"].to_numpy() == "x"]
-        t = sw.index.to_numpy(np.float64)
-        assert set(sw["__cpu"].to_numpy()[(t > 0.2) & (t < 0.5)].tolist()) <= {0, 1, 2, 3}
-        dec = tr.df("lisa_sim_eas_decision")
+        t, cpu, dec = _capped_little_task(era, 1.0)
         u = dec[dec.index > 0.3]["task_util"].to_numpy()
         assert len(u) and (u > 200).all() and (u < 370).all()       # the window where the two eras differ
-        after[era] = set(sw["__cpu"].to_numpy()[t > 0.7].tolist())
+        after[era] = set(cpu[t > 0.7].tolist())
     assert after["v5.6"] <= {0, 1, 2, 3}
     assert after["v5.7"] and after["v5.7"] <= {4, 5, 6, 7}
 
@@ -225,19 +231,12 @@ def test_thermal_load_avg_v6_9_vs_cpufreq_pressure_v6_10():
     256000: overutilized at the next update, the task is on a big CPU 20 ms after the cap.
     (At v6.9 it moves ~0.1 s after the cap, when the average passes 462 - 273 = 189 for util 219:
     y^n <= 0.108, n >= 103 periods.)"""
-    wl = workload([task("x", periodic(duty_cycle_pct=19, period_ms=16, duration_s=0.8))], calibration=20)
-    caps = ((0.5, "pd0", 300),)
     window = {}
     for era in ("v6.9", "v6.10"):
-        tr = simulate("hikey960", wl, config=SimConfig(era=era, thermal_caps=caps))
-        sw = tr.df("sched_switch")
-        sw = sw[sw["next_comm"].to_numpy() == "x"]
-        t = sw.index.to_numpy(np.float64)
-        assert set(sw["__cpu"].to_numpy()[(t > 0.2) & (t < 0.5)].tolist()) <= {0, 1, 2, 3}
-        dec = tr.df("lisa_sim_eas_decision")
+        t, cpu, dec = _capped_little_task(era, 0.8)
         u = dec[(dec.index > 0.3) & (dec.index <= 0.55)]["task_util"].to_numpy()
         assert len(u) and (u > 200).all() and (u < 232).all()     # the utils worked with above
-        window[era] = set(sw["__cpu"].to_numpy()[(t > 0.52) & (t <= 0.55)].tolist())
+        window[era] = set(cpu[(t > 0.52) & (t <= 0.55)].tolist())
     assert window["v6.9"] and window["v6.9"] <= {0, 1, 2, 3}
     assert window["v6.10"] and window["v6.10"] <= {4, 5, 6, 7}
 

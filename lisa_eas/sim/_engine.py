@@ -157,10 +157,9 @@ def _input_arrays(platform: Platform, config: SimConfig, compiled: CompiledWorkl
         if era >= (5, 6):
             from ..models.eas import uclamp_fit_form
             mp[sm.M_MISFIT_UCLAMP] = uclamp_fit_form(era)     # ledger uclamp-v5.6 / v6.2 / v6.3
-        if era >= (5, 6) and config.placement == "eas":
-            from ..models.eas import uclamp_fit_form
-            # the clamps in feec's candidate fit, its form by era (ledger uclamp-v5.6 / v6.2 / v6.3 / v6.7)
-            mp[sm.M_EXTRA_UCLAMP] = uclamp_fit_form(era)
+            if config.placement == "eas":
+                # the clamps in feec's candidate fit, its form by era (ledger uclamp-v5.6 / v6.2 / v6.3 / v6.7)
+                mp[sm.M_EXTRA_UCLAMP] = uclamp_fit_form(era)
     rows = []
     nd = int(pt["nd"])
     for i, (t, target, cap) in enumerate(config.thermal_caps):
