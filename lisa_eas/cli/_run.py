@@ -33,11 +33,12 @@ def _sigterm_as_interrupt():
     """SIGTERM ends a run the way Ctrl-C does (rt-app stopped, what was collected kept); the
     previous handlers are back afterwards. Both signals are also noted for the run: a
     KeyboardInterrupt raised while the run forks a subprocess lands in an at-fork callback,
-    where Python ignores it, and the run's wait loop raises it again."""
+    where Python ignores it (without printing a traceback here), and the run's wait loop raises
+    it again."""
     if threading.current_thread() is not threading.main_thread():
         yield
         return
-    from ..target._interrupt import note_interrupt
+    from ..target._interrupt import note_interrupt, quiet_swallowed_interrupts
 
     def handler(signum, frame):
         if signum == signal.SIGTERM:
@@ -50,7 +51,8 @@ def _sigterm_as_interrupt():
     if previous[signal.SIGINT] is signal.default_int_handler:     # not when Ctrl-C is ignored (a background job)
         signal.signal(signal.SIGINT, handler)
     try:
-        yield
+        with quiet_swallowed_interrupts():
+            yield
     finally:
         for s, h in previous.items():
             if h is not None:

@@ -4,8 +4,10 @@ the logs and the trace recorded so far, mark the run ``interrupted`` in ``manife
 """
 from __future__ import annotations
 
+import contextlib
 import logging
 import shlex
+import sys
 import time
 
 from ..errors import BoardError
@@ -36,6 +38,30 @@ def raise_pending() -> None:
 def clear_pending() -> None:
     """The run has seen the interrupt: nothing is pending any more."""
     _pending.clear()
+
+
+@contextlib.contextmanager
+def quiet_swallowed_interrupts():
+    """While the run lasts, a noted interrupt that Python swallows prints nothing.
+
+    Python reports an exception it cannot propagate through :func:`sys.unraisablehook`, which
+    prints "Exception ignored in ..." and a traceback; for a noted interrupt that report is
+    wrong (the interrupt is not lost: :func:`raise_pending` raises it again), and a user who
+    pressed Ctrl-C would see a traceback. Every other unraisable exception is reported as before.
+    """
+    previous = sys.unraisablehook
+
+    def hook(unraisable):
+        if _pending and isinstance(unraisable.exc_value, KeyboardInterrupt):
+            log.debug("interrupt delivered in %r: raised again by the run", unraisable.object)
+            return
+        previous(unraisable)
+
+    sys.unraisablehook = hook
+    try:
+        yield
+    finally:
+        sys.unraisablehook = previous
 
 
 class RunInterrupted(KeyboardInterrupt):
