@@ -203,10 +203,20 @@ def _errors(trace, tasks, clock, era="v6.18"):
     return compare_kernel_signals(trace, tasks=tasks, clock=clock, era=era)[2]
 
 
-def _explain(trace, tasks, capsys, n=5):
+def _explain(trace, tasks, capsys, n=5, run_dir=None):
     """Print the worst util samples and the scheduler events around each: CI runs on another
-    machine, so what its log shows is all the next reader has of a failing run."""
+    machine, so what its log shows is all the next reader has of a failing run. ``run_dir`` is
+    also copied to ``results/kept_live_runs/`` of the checkout (pytest keeps only its last three
+    temporary directories: a later test session deletes it)."""
+    import time as _time
+
     from lisa_eas.analysis.validate import compare_kernel_signals
+
+    if run_dir is not None:
+        keep = REPO / "results" / "kept_live_runs" / f"{Path(run_dir).name}-{_time.strftime('%Y%m%dT%H%M%S')}"
+        shutil.copytree(run_dir, keep, ignore=shutil.ignore_patterns(".*"))
+        with capsys.disabled():
+            print(f"\nkept the run directory in {keep}")
 
     rows = compare_kernel_signals(trace, tasks=tasks, clock="pelt")[0]
     rows = rows[~rows["trace_gap"].astype(bool)]
@@ -273,7 +283,7 @@ def test_run_with_kernel_signals_and_models_against_the_kernel(board, tmp_path, 
     # measured p99 1, max 1: "Stale rq clocks", "Wake-up preemption clocks".)
     # The flagged samples stay few.
     if pelt["util"]["p99"] > 2:
-        _explain(trace, ["ks_per"], capsys)
+        _explain(trace, ["ks_per"], capsys, run_dir=out)
     assert pelt["util"]["p99"] <= 2
     assert pelt["trace_gap_samples"] <= 0.1 * pelt["util"]["n"]
     assert pelt["runnable"]["p99"] <= 2
@@ -318,9 +328,9 @@ def test_shared_cpu_and_migration_runs(board, tmp_path, capsys):
     # wake-up preemption's switch-out taken for the switch-out's update (the end of the running
     # span moved back to the tick; the kernel's sums say it ran to the wake-up's rq clock):
     # docs/guide/boards_live.md "Stale rq clocks". Held to the target since.
-    for t, s, names in ((t1, s1, list(tasks)), (t2, s2, ["ks_mig"])):
+    for t, s, names, d in ((t1, s1, list(tasks), r1.out_dir), (t2, s2, ["ks_mig"], r2.out_dir)):
         if s["util"]["p99"] > 2 or s["runnable"]["p99"] > 2:
-            _explain(t, names, capsys)
+            _explain(t, names, capsys, run_dir=d)
     assert s1["runnable"]["p99"] <= 2 and s1["util"]["p99"] <= 2
     # The migrating run's util is held to 4, not the target 2: three fresh-clone CI runs measured
     # p99 2.0 / 2.0 / 2.4 (max 2 / 2 / 3) where this machine's runs measure 1. The 2.4 run's worst

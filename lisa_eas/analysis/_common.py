@@ -194,7 +194,8 @@ def select_pids(trace, tasks) -> np.ndarray | None:
 
 
 def wakeup_events(trace) -> pd.DataFrame:
-    """``sched_wakeup`` (+ ``sched_wakeup_new``) rows: time, pid, comm, target_cpu, new, waker_cpu, prio."""
+    """``sched_wakeup`` (+ ``sched_wakeup_new``) rows: time, pid, comm, target_cpu, new, waker_cpu,
+    waker_pid (the task current on ``waker_cpu`` when the event was written; -1 if unknown), prio."""
     parts = []
     for e, new in (("sched_wakeup", False), ("sched_wakeup_new", True)):
         if e in trace.events:
@@ -204,13 +205,15 @@ def wakeup_events(trace) -> pd.DataFrame:
                                        "comm": np.asarray(w["comm"].astype(str)),
                                        "target_cpu": np.asarray(tgt, dtype=np.int64), "new": new,
                                        "waker_cpu": w["__cpu"].to_numpy(np.int64),
+                                       "waker_pid": (w["__pid"].to_numpy(np.int64) if "__pid" in w.columns
+                                                     else np.full(len(w), -1, np.int64)),
                                        "prio": (w["prio"].to_numpy(np.int64) if "prio" in w.columns
                                                 else np.full(len(w), 120, np.int64))}))
     if not parts:
         return pd.DataFrame({"time": pd.Series([], dtype=float), "pid": pd.Series([], dtype=np.int64),
                              "comm": pd.Series([], dtype=object), "target_cpu": pd.Series([], dtype=np.int64),
                              "new": pd.Series([], dtype=bool), "waker_cpu": pd.Series([], dtype=np.int64),
-                             "prio": pd.Series([], dtype=np.int64)})
+                             "waker_pid": pd.Series([], dtype=np.int64), "prio": pd.Series([], dtype=np.int64)})
     return pd.concat(parts, ignore_index=True).sort_values("time", kind="stable").reset_index(drop=True)
 
 
@@ -224,7 +227,9 @@ def task_timeline(trace) -> pd.DataFrame:
     ``duration`` (s, to the task's next change or the end of the trace). pid 0 excluded.
     A wake-up on an idle CPU whose next event is the task's own switch-out (its switch-in
     was not traced, as on 6.18 for the switch out of idle) makes it running from the
-    wake-up; any other switch-out of a task that was not running marks its row
+    wake-up, unless the CPU shows it was not idle: the wake-up was written on that CPU by a
+    task other than its idle task, or a switch on that CPU was traced between the wake-up and
+    the switch-out. Any other switch-out of a task that was not running marks its row
     ``untraced_switch_in`` (True: the task ran in that row's span, when is unknown).
     """
     need_events(trace, "sched_switch")
@@ -239,13 +244,18 @@ def task_timeline(trace) -> pd.DataFrame:
     time = np.concatenate([ts, ts, wk["time"].to_numpy()])
     state = np.concatenate([np.full(len(ts), STATE_RUNNING), out_state, np.full(len(wk), -1)])
     where = np.concatenate([cpu, cpu, wk["target_cpu"].to_numpy()])
+    # a wake-up written on its target CPU by a task other than the idle task: that CPU was busy
+    busy_waker = np.concatenate([np.zeros(2 * len(ts), bool),
+                                 (wk["waker_cpu"].to_numpy() == wk["target_cpu"].to_numpy())
+                                 & (wk["waker_pid"].to_numpy() > 0)])
     # at equal times: switch out before switch in of the same task; wake-ups first
     rank = np.concatenate([np.full(len(ts), 2), np.full(len(ts), 1), np.zeros(len(wk))])
     seq = np.arange(len(pid))
     keep = pid > 0
-    pid, time, state, where, rank, seq = (a[keep] for a in (pid, time, state, where, rank, seq))
+    pid, time, state, where, rank, seq, busy_waker = (a[keep] for a in (pid, time, state, where, rank, seq,
+                                                                        busy_waker))
     o = np.lexsort((seq, rank, time, pid))
-    pid, time, state, where, rank = pid[o], time[o], state[o], where[o], rank[o]
+    pid, time, state, where, rank, busy_waker = pid[o], time[o], state[o], where[o], rank[o], busy_waker[o]
     df = pd.DataFrame({"pid": pid, "time": time, "state": state, "cpu": where})
     # a wake-up makes a sleeping (or never seen) task runnable; otherwise it changes nothing
     known = df["state"].where(df["state"] >= 0)
@@ -260,8 +270,10 @@ def task_timeline(trace) -> pd.DataFrame:
     same_next = np.r_[pid[1:] == pid[:-1], False]
     out_next = np.r_[rank[1:] == 1, False] if len(rank) else np.zeros(0, bool)
     missed = is_wake & (st == STATE_RUNNABLE) & same_next & out_next
-    idle_at = _cpu_idle_at(ts, cpu, sw["next_pid"].to_numpy(np.int64), time[missed], where[missed])
-    st[np.flatnonzero(missed)[idle_at]] = STATE_RUNNING
+    m = np.flatnonzero(missed)
+    idle_at = _cpu_idle_at(ts, cpu, sw["next_pid"].to_numpy(np.int64), time[m], where[m], time[m + 1])
+    idle_at &= ~busy_waker[m]
+    st[m[idle_at]] = STATE_RUNNING
     df["state"] = st
     # a switch-out of a task not running just before: its switch-in was not traced (and, unlike
     # the idle case above, when it started is unknown): flagged ``untraced_switch_in``
@@ -283,16 +295,19 @@ def task_timeline(trace) -> pd.DataFrame:
     return out
 
 
-def _cpu_idle_at(sw_t, sw_cpu, next_pid, t, cpus) -> np.ndarray:
-    """Whether each CPU ``cpus[i]`` ran its idle task at ``t[i]`` (its last switch before was to
-    pid 0); a CPU with no switch before counts as not idle."""
+def _cpu_idle_at(sw_t, sw_cpu, next_pid, t, cpus, t_out) -> np.ndarray:
+    """Whether each CPU ``cpus[i]`` ran its idle task from ``t[i]`` until the woken task's own
+    switch-out at ``t_out[i]``: its last switch before ``t[i]`` was to pid 0, and no switch on
+    it was traced in between (one would show another task ran there, e.g. one whose switch-in
+    out of idle was not traced either). A CPU with no switch before counts as not idle."""
     out = np.zeros(len(t), bool)
     for c in np.unique(cpus):
         sel = np.flatnonzero(cpus == c)
         on = sw_cpu == c
         tc, nc = sw_t[on], next_pid[on]
         j = np.searchsorted(tc, t[sel], side="right") - 1
-        out[sel] = (j >= 0) & (nc[np.maximum(j, 0)] == 0)
+        k = np.searchsorted(tc, t_out[sel], side="left")
+        out[sel] = (j >= 0) & (nc[np.maximum(j, 0)] == 0) & (k == j + 1)
     return out
 
 

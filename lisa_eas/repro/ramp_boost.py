@@ -1,6 +1,7 @@
 """``ramp-boost``: schedutil ramp boost (RFC v3 "Make schedutil energy aware"), Pixel 3.
 
-Published (Raillard, 14 Oct 2019): one rt-app task pinned on a big CPU, 0.3 s at 5 % then
+Published (Raillard, 14 Oct 2019, in the v3 thread, quoting the figures he posted on the v2 of the
+series in Aug 2019): one rt-app task pinned on a big CPU, 0.3 s at 5 % then
 0.3 s at 75 % (16 ms period), 20 cycles; without / with ramp boost: average slack, average
 negative slack (1.75x smaller with boost) and the boost's energy overhead (+3.04 %).
 
@@ -15,7 +16,8 @@ from ._registry import published_csv, published_provenance
 from ..sim._warm import warm_up_simulator
 from ._sweep import Sweep
 
-TITLE = "schedutil ramp boost off/on, Pixel 3, 5 % -> 75 % step pinned on a big CPU (RFC v3, Oct 2019)"
+TITLE = ("schedutil ramp boost off/on, Pixel 3, 5 % -> 75 % step pinned on a big CPU (figures from the RFC v2 "
+         "experiment, Aug 2019, quoted in the v3 thread, Oct 2019; modelled with v3's rule)")
 FILE = "ramp_boost_slack.csv"
 
 
