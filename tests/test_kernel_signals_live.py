@@ -380,6 +380,7 @@ def test_root_cfs_rq_util_against_the_sum_of_every_task(board, tmp_path, capsys)
                   f"{a['p50']}/{a['p99']:.1f}/{a['max']}; kernel group entity vs its cfs_rq "
                   f"p50/p99/max {g['p50']}/{g['p99']}/{g['max']} over {g['n']} pairs")
     for clock, (rows, s) in out.items():
+        clock = f"{clock}: util {s['util']}, group lag {s['group_lag']}"      # what a failure prints
         assert s["tasks"] > 3, clock                        # more than rt-app's tasks are summed
         assert s["util"]["n"] > 200 and s["at_attach_samples"] < 0.4 * s["util_all"]["n"], clock
         assert set(rows["cpu"]) == {0, 1}, clock
