@@ -41,7 +41,7 @@ from .extra_rows import (X_BW_DL, X_DL, X_IRQ, X_RT, X_RUNNABLE, X_SIZE, X_THERM
 from .extra_rows import X_THERMAL_AVG, X_UC_IDLE  # noqa: F401
 from .fits import (UC_V5_3, UC_V5_6, UC_V6_2, UC_V6_3, UC_V6_7, capacity_inverted_pd, clamp_rq_util,  # noqa: F401
                    cpu_overutilized_uclamp, feec_exits_early, fits_capacity, fits_v62, uclamp_bounds, uclamp_fits,
-                   util_fits_cpu)
+                   util_fits_cpu, util_fits_cpu_v62)
 
 EAS_V5_0 = 0      # ledger eas-v5.0
 EAS_V5_4 = 1      # ledger eas-v5.4 (v5.4 - v5.13)

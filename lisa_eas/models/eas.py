@@ -303,7 +303,19 @@ def find_energy_efficient_cpu(platform, util_avg, task_util, prev_cpu, *, util_e
         if overutilized != "auto":
             raise ModelError(f"overutilized must be a bool, an array of bools or 'auto', got {overutilized!r}")
         cpu_util = np.minimum(np.maximum(ua, ue), cap_orig[None, :])
-        if extra is not None and extra[0, ke.X_UC_ON, 0] >= ke.UC_V6_2:   # ledger uclamp-v6.2
+        if extra is not None and extra[0, ke.X_UC_ON, 0] == ke.UC_V6_2:
+            # v6.2: util_fits_cpu with its capacity inversion (aa69c36f31aa, ledger uclamp-v6.2), from
+            # thermal_load_avg over the perf domains (computed here, refreshed at load balance in the kernel)
+            pdi, pdc = arr["pd_info"], arr["pd_cpus"]
+            own = np.zeros(n_cpus, np.int64)
+            for j in range(pdi.shape[0]):
+                own[pdc[pdi[j, 0]:pdi[j, 1]]] = j
+            ou = np.array([[ke.util_fits_cpu_v62(
+                int(cpu_util[i, c]), int(extra[i, ke.X_UC_RQ_MIN, c]), int(extra[i, ke.X_UC_RQ_MAX, c]), int(cap_of[c]),
+                int(cap_orig[c]), int(extra[i, ke.X_THERMAL, c]),
+                int(ke.capacity_inverted_pd(c, int(own[c]), pdi, pdc, cap_orig, extra[i, ke.X_THERMAL_AVG]))) == 0
+                for c in range(n_cpus)] for i in range(n)]).any(axis=1)
+        elif extra is not None and extra[0, ke.X_UC_ON, 0] >= ke.UC_V6_2:   # ledger uclamp-v6.2
             ou = np.array([[ke.cpu_overutilized_uclamp(int(cpu_util[i, c]), int(cap_of[c]), int(cap_orig[c]),
                                                         int(extra[i, ke.X_THERMAL, c]), int(extra[i, ke.X_UC_RQ_MIN, c]),
                                                         int(extra[i, ke.X_UC_RQ_MAX, c]), int(extra[i, ke.X_UC_ON, c]))
