@@ -183,3 +183,24 @@ def test_replay_takes_the_waking_tasks_clamps_only_when_given():
     assert lo.tolist() == [100, 0, 0] and hi.tolist() == [900, 300, 1024]
     with pytest.raises(ModelError, match="task_uclamp"):
         _task_clamps(wk, {"x": (500, 100)})
+
+
+def test_models_thermal_load_avg_decay_shift():
+    """models.thermal_load_avg: pelt.c update_thermal_load_avg on rq_clock_thermal = rq_clock_task
+    >> sched_thermal_decay_shift (v5.7 - v6.9). A constant pressure of 1024 from boot, updated every
+    1024 * 1024 ns (one PELT period): after 32 periods the average is about 1024 (1 - y^32) = 512
+    (y^32 = 1/2); with shift 1 the same wall time is 16 thermal periods, 1024 (1 - 2^-0.5) = 300;
+    and shift k at times 2^k T is exactly shift 0 at times T (the clock is only divided)."""
+    from lisa_eas.models import thermal_load_avg
+
+    period = 1024 * 1024
+    t = np.arange(1, 33) * period
+    a0 = thermal_load_avg(t, 1024, era="v6.9")
+    a1 = thermal_load_avg(t, 1024, era="v6.9", decay_shift=1)
+    assert 500 <= a0.iloc[-1] <= 525 and 290 <= a1.iloc[-1] <= 310
+    assert (thermal_load_avg(t * 4, 1024, era="v6.9", decay_shift=2).to_numpy() == a0.to_numpy()).all()
+    for kw, what in (({"decay_shift": 11}, "decay_shift"), ({"era": "v6.10", "decay_shift": 1}, "v6.10"),
+                     ({"era": "v5.6"}, "v5.7"), ({"pressure": 2000}, "pressure")):
+        args = {"era": "v6.9", "pressure": 1024, **kw}
+        with pytest.raises(ModelError, match=what):
+            thermal_load_avg(t, args.pop("pressure"), **args)
