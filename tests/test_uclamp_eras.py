@@ -204,3 +204,21 @@ def test_models_thermal_load_avg_decay_shift():
         args = {"era": "v6.9", "pressure": 1024, **kw}
         with pytest.raises(ModelError, match=what):
             thermal_load_avg(t, args.pop("pressure"), **args)
+
+
+def test_cli_task_uclamp_and_thermal_decay_shift_options():
+    """``lisa-eas validate --task-uclamp TASK=MIN:MAX`` (a numeric TASK is a pid) and ``lisa-eas
+    simulate --thermal-decay-shift N``: a bad value is one line naming the option, exit 2."""
+    import subprocess
+    import sys
+
+    from lisa_eas.cli._validate import _task_uclamp
+
+    assert _task_uclamp(["game=0:300", "1234=512:1024"]) == {"game": (0, 300), 1234: (512, 1024)}
+    assert _task_uclamp([]) is None
+    with pytest.raises(ModelError, match="--task-uclamp"):
+        _task_uclamp(["game:0:300"])
+    r = subprocess.run([sys.executable, "-m", "lisa_eas.cli", "simulate", "--platform", "hikey960", "--workload",
+                        "none.json", "--era", "v6.9", "--thermal-decay-shift", "11", "--out", "/tmp/unused"],
+                       capture_output=True, text=True)
+    assert r.returncode == 2 and "--thermal-decay-shift" in r.stderr and "Traceback" not in r.stderr
