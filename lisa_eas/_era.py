@@ -388,14 +388,29 @@ ERA_LEDGER: tuple[EraChange, ...] = (
               "energy_compute()", "schedutil_cpu_util, uclamp_rq_util_with, compute_energy",
               "FREQUENCY_UTIL clamps CFS + RT into the rq's [max of its tasks' uclamp_min, max of their "
               "uclamp_max]; an RT task's uclamp_min defaults to 1024, so a runnable RT task still asks for "
-              "the maximum unless clamped; EAS's energy estimate takes the OPP from that clamped util, the "
-              "waking task's clamps max-aggregated on the destination (the models take clamps in EAS from "
-              "v5.6, where its inputs start)", "verified",
-              evidence="subjects Set default clamps for RT tasks, Add clamps for FAIR and RT tasks, Add "
-              "uclamp_util_with() and Add uclamp support to energy_compute() in one scheduler pull (patch set v10, "
-              "June 2019); write-ups of eaf5a92ebde5 and 3e1493f46390 give 1a00d999971c and 9d20ad7dfc9a as "
-              "introduced in v5.3-rc1. Not modelled: before v5.14 (3e1493f46390) uclamp_rq_util_with also "
-              "max-aggregates an idle rq's retained uclamp_max; the models take an idle rq's clamps as 0"),
+              "the maximum unless clamped; an rq left idle keeps uclamp_min 0 and its last task's uclamp_max "
+              "(uclamp_idle_value, e496187da710); EAS's energy estimate (compute_energy, the v5.0 system-wide "
+              "form included) takes the OPP from FREQUENCY_UTIL instead of ENERGY_UTIL, clamped by "
+              "uclamp_util_with(rq, util, cpu == dst_cpu ? p : NULL): the rq's clamps, the waking task's "
+              "max-aggregated on the destination; the candidates' fit stays unclamped until v5.6", "read",
+              evidence="af24bde8df20 read in its [tip] mail (Commit-ID af24bde8df2029f067dc46aff0393c8f18ff6e2f, "
+              "CommitDate 24 Jun 2019: the v5.3 merge window): schedutil_freq_util -> schedutil_cpu_util(..., p) "
+              "with uclamp_util_with(rq, util, p) for FREQUENCY_UTIL, compute_energy's loop from "
+              "schedutil_energy_util (max and sum) to ENERGY_UTIL for the sum and FREQUENCY_UTIL with tsk = "
+              "cpu == dst_cpu ? p : NULL for the max; the same lines are the pre-image of eb92692b2544 (tip, 13 Sep "
+              "2019, on 5.3). Subjects Set default clamps for RT tasks, Add clamps for FAIR and RT tasks, Add "
+              "uclamp_util_with() in the same pull (patch set v10, June 2019); write-ups give 1a00d999971c, "
+              "9d20ad7dfc9a and e496187da710 (Enforce last task's UCLAMP_MAX: the idle rq's kept max) as "
+              "introduced in v5.3-rc1"),
+    EraChange("uclamp-v5.14", "uclamp", (5, 14), "3e1493f46390 sched/uclamp: Ignore max aggregation if rq is idle",
+              "uclamp_rq_util_with", "with the waking task given, an idle rq (UCLAMP_FLAG_IDLE) contributes "
+              "nothing: the task's own [uclamp_min, uclamp_max] (before: max-aggregated with the idle rq's kept "
+              "uclamp_max, so a task capped below its CPU's last task's uclamp_max was not capped there, in "
+              "feec's v5.6+ fit and the energy estimate of its destination); without a task (schedutil, the "
+              "other CPUs of the estimate) the idle rq's kept uclamp_max still clamps", "read",
+              evidence="the sched-urgent-2021-07-11 pull (HEAD 3e1493f46390618ea78607cb30c58fc19e2a5035, sent "
+              "after v5.14-rc1, so v5.14-rc2) with its sched.h diff read; 5.13.y took it as [PATCH 5.13 "
+              "338/351] (stable trees 5.10+ carry it as a backport)"),
     EraChange("uclamp-v5.6", "uclamp", (5, 6), "1d42509e475c sched/fair: Make EAS wakeup placement consider "
               "uclamp restrictions; a7008c07a568 sched/fair: Make task_fits_capacity() consider uclamp "
               "restrictions", "find_energy_efficient_cpu, task_fits_capacity", "a candidate CPU must fit the task's util "
@@ -418,8 +433,9 @@ ERA_LEDGER: tuple[EraChange, ...] = (
               "cpu_util_cfs, rq min, rq max); capacity inversion (44c7b80bffc3 detects it in update_cpu_capacity: "
               "another perf domain of equal capacity_orig keeps more after its thermal_load_avg, or one of lower "
               "capacity_orig exceeds capacity_orig - thermal_load_avg; aa69c36f31aa: util_fits_cpu then takes that "
-              "inverted capacity as capacity_orig and capacity_orig - thermal pressure; modelled in feec and the "
-              "asymmetric idle search, not in the simulator's cpu_overutilized)", "verified",
+              "inverted capacity as capacity_orig and capacity_orig - thermal pressure, inside util_fits_cpu "
+              "after its !uclamp_is_used() return, so in feec, the asymmetric idle search, task_fits_cpu "
+              "(update_misfit_status) and cpu_overutilized alike, all modelled)", "verified",
               evidence="full hashes 48d5e9daa8b7, b48e16a69792, 244226035a1f, b759caa1d9f6, a2e7f03ed28f, "
               "c56ab1b3506b, d81304bc6193, 44c7b80bffc3, aa69c36f31aa, ad841e569f5c in the tip post-receive log "
               "of 29 Oct 2022 (during v6.1-rc3, so v6.2); util_fits_cpu and feec read in a 6.2.1 tree "
@@ -447,15 +463,19 @@ ERA_LEDGER: tuple[EraChange, ...] = (
               "thermal pressure", "scale_rt_capacity, update_thermal_load_avg", "capacity_of = capacity_orig minus "
               "RT, DL and thermal_load_avg, the PELT average of the pressure the cooling device sets "
               "(update_thermal_load_avg from scheduler_tick and __update_blocked_others, load = runnable = "
-              "running = the pressure, load_avg = load_sum / divider, clock rq_clock_task >> "
-              "sched_thermal_decay_shift); util_fits_cpu and the EM read the instantaneous pressure",
+              "running = the pressure, load_avg = load_sum / divider, clock rq_clock_thermal = rq_clock_task >> "
+              "sched_thermal_decay_shift, the boot parameter of the same series, 0 by default, clamped to 0..10: "
+              "SimConfig.thermal_decay_shift); util_fits_cpu and the EM read the instantaneous pressure",
               "verified",
               evidence="subject sched/fair: Update cpu_capacity to reflect thermal pressure (Thara Gopinath, patch v10 "
               "7/9 of Feb 2020) in the [GIT PULL] scheduler changes for v5.7, with sched/pelt: Add support to track "
               "thermal pressure and sched/fair: Enable periodic update of average thermal pressure (so capacity_of "
               "subtracts the PELT average from v5.7); the abbreviated hash 467b7d01c3e7 was not found quoted; "
               "update_thermal_load_avg (___update_load_sum with the pressure three times, ___update_load_avg(sa, 1)) "
-              "read in the v5.7 pelt.c patch and in __update_blocked_others / scheduler_tick of later trees"),
+              "read in the v5.7 pelt.c patch and in __update_blocked_others / scheduler_tick of later trees; "
+              "setup_sched_thermal_decay_shift (clamp(_shift, 0, 10)) and rq_clock_thermal read in the series' "
+              "sched/fair: Enable tuning of decay period patch (v9/v10, listed in the v5.7 series' cover letters; "
+              "its hash 76504793832b not found quoted)"),
     EraChange("thermal-v6.10", "thermal", (6, 10), "f1f8d0a22422 sched/cpufreq: Take cpufreq feedback into "
               "account; c281afe24fc5 thermal/cpufreq: Remove arch_update_thermal_pressure(); 75d659317bb1 "
               "cpufreq: Add a cpufreq pressure feedback for the scheduler",
@@ -465,12 +485,14 @@ ERA_LEDGER: tuple[EraChange, ...] = (
               "policy update), no longer the thermal (hw) pressure, whose average then stays 0; "
               "get_actual_cpu_capacity = capacity_orig - max(hw_load_avg, cpufreq pressure) is the max of "
               "scale_rt_capacity (capacity_of), util_fits_cpu's boost test, select_idle_capacity's rank and feec's "
-              "actual capacity: the cap lowers capacity_of at once, not through the PELT average", "verified",
+              "actual capacity: the cap lowers capacity_of at once, not through the PELT average; 97450eb90965 "
+              "(sched/pelt: Remove shift of thermal clock) drops sched_thermal_decay_shift", "verified",
               evidence="[tip: sched/core] mail for f1f8d0a224227e4f19a8a8881dc6355bdfc51230 (CommitterDate 24 Apr "
               "2024, after v6.9-rc5, so the v6.10 merge window) with its diff of fair.c (get_actual_cpu_capacity "
               "replacing thermal_load_avg in scale_rt_capacity and select_idle_capacity and "
               "arch_scale_thermal_pressure in util_fits_cpu and feec); the series' hashes 75d659317bb1, "
-              "c281afe24fc5, d4dbc991714e, 97450eb90965 listed together in a tip log"),
+              "c281afe24fc5, d4dbc991714e, 97450eb90965 listed together in a tip log; 97450eb90965 is the HEAD of "
+              "the sched-core-2024-05-13 pull, 'Scheduler changes for v6.10'"),
 )
 
 

@@ -638,6 +638,7 @@ COVERED_ELSEWHERE = {
     "thermal-v5.7": "test_sim_inputs.py::test_thermal_cap_moves_a_task_from_v5_7",
     "thermal-v6.10": "test_sim_inputs.py::test_thermal_load_avg_v6_9_vs_cpufreq_pressure_v6_10",
     "uclamp-v5.6": "test_uclamp_fits.py::test_uclamp_fit_starts_in_v5_6",
+    "uclamp-v5.14": "test_uclamp_eras.py::test_idle_rq_kept_uclamp_max_v5_13_vs_v5_14",
     "uclamp-v6.2": "test_uclamp_fits.py::test_boosted_task_with_no_util_v6_1_v6_2_v6_3",
     "uclamp-v6.3": "test_uclamp_fits.py::test_util_fits_cpu_forms_by_hand",
     "uclamp-v6.7": "test_uclamp_fits.py::test_spare_capacity_zero_is_a_candidate_from_v6_7",

@@ -143,16 +143,22 @@ def test_uclamp_fit_form_follows_the_ledger(era):
 
 def test_replay_reads_the_rq_clamps_from_uclamp_util_cfs():
     """A simulated EAS trace (a 10 % task, util ~100 at its wake-ups, on the littles) plus
-    synthetic LISA-module ``uclamp_util_cfs`` records saying every little rq has uclamp_min 500
-    (a boosted task lives there) from the start.
+    synthetic LISA-module ``uclamp_util_cfs`` records saying every little rq had uclamp_min 500
+    at 0.001 s.
 
-    v5.10 (v5.6 fit, before 3e1493f46390 an idle rq's retained clamps are aggregated too): a
-    little candidate needs uclamp_rq_util_with(rq, ~100, p) = max(500, 0) = 500 to fit:
-    500 * 1280 = 640000 >= 462 * 1024 = 473088, no little fits, the model wakes the task on a big
-    CPU. Without the records it stays on the littles (util ~100 fits). From v5.14 an idle rq's
-    clamps are not aggregated: the replay zeroes the clamps of the CPUs idle at the wake-up, so
-    at v6.2 the task (its little prev idle) fits a little again (util_fits_cpu with no boost).
-    The summary names the event, and says the task's own clamps are absent."""
+    At the wake-ups after 0.2 s the little rqs are idle, and an idle rq's uclamp_min is 0 in every
+    era: uclamp_rq_dec_id -> uclamp_idle_value returns uclamp_none(UCLAMP_MIN) = 0 when the last
+    task leaves, only uclamp_max is kept (e496187da710, v5.3). So the replay takes the idle rqs'
+    clamps as (0, kept uclamp_max 1024) and the task (util ~100: 128000 < 462 * 1024) fits the
+    littles at v5.10 and v6.2 as without the records. (This test said "v5.10 aggregates the idle
+    rq's 500" before: a state the kernel cannot be in.) The summary names the event and says the
+    task's own clamps are absent.
+
+    Given the task's own clamps (0.5 boost: ``task_uclamp={"x": (500, 1024)}``): v5.10, a little
+    needs uclamp_rq_util_with(rq, ~100, p) = clamp(100, 500, 1024) = 500 to fit: 640000 >= 473088,
+    no little fits, the model wakes it on a big CPU; v6.2, util_fits_cpu(100, 500, 1024, little):
+    fits_capacity holds, uclamp_max 1024 > 462 forces nothing, the boost 500 > 462 - 0 on a
+    non-1024 CPU answers 0: no little fits, a big CPU again."""
     from lisa_eas.analysis.validate import rebuild_wakeups, replay_eas
     from lisa_eas.platform import load_platform
     from lisa_eas.rtapp import periodic, task, workload
@@ -170,16 +176,16 @@ def test_replay_reads_the_rq_clamps_from_uclamp_util_cfs():
                       index=pd.Index([0.001] * 8, name="Time", dtype=float))
     with_uc = Trace.from_dataframes({**frames, "uclamp_util_cfs": uc}, metadata=dict(tr.metadata))
     got = {}
-    for name, t_ in (("plain", tr), ("uclamp", with_uc)):
+    for name, t_, tuc in (("plain", tr, None), ("uclamp", with_uc, None), ("boosted", with_uc, {"x": (500, 1024)})):
         for era in ("v5.10", "v6.2"):
-            df, s = replay_eas(rebuild_wakeups(t_, plat, inputs="rebuilt", era=era), plat, era=era)
+            df, s = replay_eas(rebuild_wakeups(t_, plat, inputs="rebuilt", era=era), plat, era=era, task_uclamp=tuc)
             late = df[(df["time"] > 0.2) & (df["prev_cpu"] < 4)]
             assert len(late) and (late["task_util"] < 300).all()
             got[name, era] = (set(late["model_cpu"].tolist()), s["decision_inputs"]["uclamp"])
     assert max(got["plain", "v5.10"][0]) < 4 and got["plain", "v5.10"][1].startswith("absent")
-    assert min(got["uclamp", "v5.10"][0]) >= 4
+    assert max(got["uclamp", "v5.10"][0]) < 4 and max(got["uclamp", "v6.2"][0]) < 4
     assert got["uclamp", "v5.10"][1].startswith("rq clamps from uclamp_util_cfs")
-    assert max(got["uclamp", "v6.2"][0]) < 4
+    assert min(got["boosted", "v5.10"][0]) >= 4 and min(got["boosted", "v6.2"][0]) >= 4
 
 
 def test_sim_uclamp_max_zero_task_skips_eas_until_v6_7():

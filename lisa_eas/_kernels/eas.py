@@ -38,10 +38,10 @@ from ._jit import model_inline
 # names are re-exported here for the callers that take them from ``eas``
 from .extra_rows import (X_BW_DL, X_DL, X_IRQ, X_RT, X_RUNNABLE, X_SIZE, X_THERMAL, X_UC_ON,  # noqa: F401
                          X_UC_P_MAX, X_UC_P_MIN, X_UC_RQ_MAX, X_UC_RQ_MIN)
-from .extra_rows import X_THERMAL_AVG
-from .fits import (UC_V5_6, UC_V6_2, UC_V6_3, UC_V6_7, capacity_inverted_pd, clamp_rq_util,  # noqa: F401
+from .extra_rows import X_THERMAL_AVG, X_UC_IDLE  # noqa: F401
+from .fits import (UC_V5_3, UC_V5_6, UC_V6_2, UC_V6_3, UC_V6_7, capacity_inverted_pd, clamp_rq_util,  # noqa: F401
                    cpu_overutilized_uclamp, feec_exits_early, fits_capacity, fits_v62, uclamp_bounds, uclamp_fits,
-                   util_fits_cpu)
+                   util_fits_cpu, util_fits_cpu_v62)
 
 EAS_V5_0 = 0      # ledger eas-v5.0
 EAS_V5_4 = 1      # ledger eas-v5.4 (v5.4 - v5.13)
@@ -172,16 +172,12 @@ def _energy_util(extra, cpu, u, scale):
 @njit(cache=True, inline="always")
 def _uc_bounds(extra, cpu, dst):
     """The (min, max) of ``uclamp_rq_util_with(rq, util, dst ? p : NULL)`` in the energy estimate
-    (af24bde8df20, ledger uclamp-v5.3): the rq's clamps, max-aggregated with the task's on the
-    destination CPU. rq clamps (0, 0) stand for an idle rq: the task's own on the destination (as
-    from v5.14), no clamp (0, 1024) elsewhere."""
+    (af24bde8df20, v5.3, ledger uclamp-v5.3): the rq's clamps as they are (an idle rq: min 0 and
+    the uclamp_max kept from its last task, e496187da710), max-aggregated with the task's on the
+    destination CPU (``uclamp_bounds``: the task's own on an idle rq from v5.14)."""
     if dst:
         return uclamp_bounds(extra, cpu)
-    lo = extra[X_UC_RQ_MIN, cpu]
-    hi = extra[X_UC_RQ_MAX, cpu]
-    if lo == 0 and hi == 0:
-        hi = 1024
-    return lo, hi
+    return extra[X_UC_RQ_MIN, cpu], extra[X_UC_RQ_MAX, cpu]
 
 
 @njit(cache=True, inline="always")
@@ -283,11 +279,15 @@ def _pd_energy_v5(pd_info, pd_cpus, em_states, em_mode, pd, task_cpu, dst_cpu, u
 @njit(cache=True)
 def compute_energy_v50(pd_info, pd_cpus, em_states, em_mode, task_cpu, dst_cpu, util_avg, util_est,
                        task_util, task_ue, cap_orig, work, extra=None):
-    """v5.0 ``compute_energy(p, dst_cpu, head)``: system energy, every perf domain."""
+    """v5.0 ``compute_energy(p, dst_cpu, head)``: system energy, every perf domain. v5.0 - v5.2 take
+    the OPP from ENERGY_UTIL (``schedutil_energy_util``); v5.3 (af24bde8df20, ledger uclamp-v5.3:
+    ``extra``'s ``X_UC_ON`` row set) from FREQUENCY_UTIL with the clamps (``schedutil_cpu_util(...,
+    FREQUENCY_UTIL, cpu == dst_cpu ? p : NULL)``), as v5.4's per-domain form does."""
+    freq = extra is not None and extra[X_UC_ON, 0] != 0
     energy = 0
     for pd in range(pd_info.shape[0]):
         energy += _pd_energy_v5(pd_info, pd_cpus, em_states, em_mode, pd, task_cpu, dst_cpu, util_avg,
-                                util_est, task_util, task_ue, cap_orig, work, extra, False)
+                                util_est, task_util, task_ue, cap_orig, work, extra, freq)
     return energy
 
 

@@ -11,13 +11,14 @@ from __future__ import annotations
 
 from numba import njit
 
-from .extra_rows import X_THERMAL, X_UC_ON, X_UC_P_MAX, X_UC_P_MIN, X_UC_RQ_MAX, X_UC_RQ_MIN
+from .extra_rows import X_THERMAL, X_UC_IDLE, X_UC_ON, X_UC_P_MAX, X_UC_P_MIN, X_UC_RQ_MAX, X_UC_RQ_MIN
 
 # the form of the uclamp-aware fit (value of the ``X_UC_ON`` row; 0: uclamp not used)
-UC_V5_6 = 1       # ledger uclamp-v5.6: fits_capacity(uclamp_rq_util_with(rq, util, p), capacity_of)
-UC_V6_2 = 2       # ledger uclamp-v6.2: util_fits_cpu() (0/1); feec's early exit on uclamp_task_util(p)
-UC_V6_3 = 3       # ledger uclamp-v6.3: util_fits_cpu() returns -1 (only uclamp_min fails); fits/thermal tiers
-UC_V6_7 = 4       # ledger uclamp-v6.7: spare capacity 0 is a candidate; early exit needs p_util_min == 0
+UC_V5_3 = 1       # ledger uclamp-v5.3: clamps in the energy estimate's OPP only (no clamp in the candidates' fit)
+UC_V5_6 = 2       # ledger uclamp-v5.6: fits_capacity(uclamp_rq_util_with(rq, util, p), capacity_of)
+UC_V6_2 = 3       # ledger uclamp-v6.2: util_fits_cpu() (0/1); feec's early exit on uclamp_task_util(p)
+UC_V6_3 = 4       # ledger uclamp-v6.3: util_fits_cpu() returns -1 (only uclamp_min fails); fits/thermal tiers
+UC_V6_7 = 5       # ledger uclamp-v6.7: spare capacity 0 is a candidate; early exit needs p_util_min == 0
 
 
 @njit(cache=True, inline="always")
@@ -28,8 +29,12 @@ def fits_capacity(util, capacity):
 
 @njit(cache=True, inline="always")
 def uclamp_bounds(extra, cpu):
-    """The max-aggregated clamps of the rq of ``cpu`` and the waking task: ``(max(rq uclamp_min,
-    p uclamp_min), max(rq uclamp_max, p uclamp_max))`` (an idle rq's (0, 0) leaves the task's own)."""
+    """The clamps ``uclamp_rq_util_with(rq, util, p)`` applies on the rq of ``cpu`` with the waking
+    task: ``(max(rq uclamp_min, p uclamp_min), max(rq uclamp_max, p uclamp_max))`` (v5.3 9d20ad7dfc9a,
+    an idle rq's kept uclamp_max included, e496187da710); from v5.14 (3e1493f46390, ledger
+    uclamp-v5.14) the task's own on an idle rq (``X_UC_IDLE``)."""
+    if extra[X_UC_IDLE, cpu]:
+        return extra[X_UC_P_MIN, cpu], extra[X_UC_P_MAX, cpu]
     lo = extra[X_UC_RQ_MIN, cpu]
     if extra[X_UC_P_MIN, cpu] > lo:
         lo = extra[X_UC_P_MIN, cpu]
@@ -66,8 +71,8 @@ def uclamp_fits(extra, cpu, util, capacity):
     """The candidate test of ``find_energy_efficient_cpu`` from v5.6 (1d42509e475c, ledger uclamp-v5.6):
     ``util = uclamp_rq_util_with(rq, util, p)`` (clamped into [max(rq min, p min), max(rq max,
     p max)], the lower bound winning when they cross) then ``fits_capacity(util, capacity_of)``;
-    without clamps (``extra`` None or its ``X_UC_ON`` row 0) ``fits_capacity`` alone."""
-    if extra is not None and extra[X_UC_ON, cpu]:
+    without clamps (``extra`` None or its ``X_UC_ON`` row below ``UC_V5_6``) ``fits_capacity`` alone."""
+    if extra is not None and extra[X_UC_ON, cpu] >= UC_V5_6:
         lo, hi = uclamp_bounds(extra, cpu)
         util = clamp_rq_util(util, lo, hi)
     return util * 1280 < capacity * 1024

@@ -27,13 +27,14 @@ from .sim_layout import (O_COUNTERS, O_EAS_LOG, O_EAS_LOG_W, P_CPU_CAP, P_CPU_PD
                          P_EM_STATES_N, P_EM_STATES_W, P_MASKS, P_MASKS_W, P_MODEL_PARAMS, S_CFS_PELT,
                          S_CFS_PELT_W, S_CPUS, S_GLOBALS, S_RT_PELT, S_RT_PELT_W, S_SCRATCH, S_SCRATCH_W, S_TASKS,
                          S_TASK_PELT, S_TASK_PELT_W)
+from .sim_layout import S_RQ_TASKS, S_RQ_TASKS_W
 
 from .eas import (NO_ENERGY, UC_V6_2, X_RT, X_RUNNABLE, X_SIZE, X_THERMAL, X_UC_ON, X_UC_P_MAX, X_UC_P_MIN,
                   X_UC_RQ_MAX, X_UC_RQ_MIN, feec)
-from .extra_rows import X_THERMAL_AVG
+from .extra_rows import X_THERMAL_AVG, X_UC_IDLE
 from .pelt import SA_RUNNABLE_AVG, SA_UTIL_AVG
 from .sim_models import (M_EAS_ERA, M_EAS_IGNORE_OU, M_EM_MODE, M_EXTRA, M_EXTRA_RT, M_EXTRA_THERMAL, M_EXTRA_UCLAMP,
-                         M_RUNNABLE_BOOST, SC_CAP_OF, SC_ENERGY, SC_EXTRA, SC_UE, SC_UTIL, SC_WORK, capacity_of,
+                         M_RUNNABLE_BOOST, M_UCLAMP, SC_CAP_OF, SC_ENERGY, SC_EXTRA, SC_UE, SC_UTIL, SC_WORK, capacity_of,
                          rq_uclamp, task_uclamp, thermal_avg, thermal_pressure)
 from .sim_sched import task_util_est
 from .sim_views import view2d
@@ -91,8 +92,10 @@ def place_eas(p, prev, now, S, P, O):
                 S[ox + X_RUNNABLE * w + c] = S[S[S_CFS_PELT] + c * S[S_CFS_PELT_W] + SA_RUNNABLE_AVG]
             if P[mp + M_EXTRA_UCLAMP]:
                 S[ox + X_UC_ON * w + c] = P[mp + M_EXTRA_UCLAMP]
-                S[ox + X_UC_RQ_MIN * w + c] = rq_uclamp(c, 0, 0, S, P)
-                S[ox + X_UC_RQ_MAX * w + c] = rq_uclamp(c, 1, 0, S, P)
+                S[ox + X_UC_RQ_MIN * w + c] = rq_uclamp(c, 0, S, P)
+                S[ox + X_UC_RQ_MAX * w + c] = rq_uclamp(c, 1, S, P)
+                if P[mp + M_UCLAMP] == 2 and S[S[S_RQ_TASKS] + c * S[S_RQ_TASKS_W]] == 0:
+                    S[ox + X_UC_IDLE * w + c] = 1     # v5.14+: an idle rq's clamps ignored (ledger uclamp-v5.14)
                 S[ox + X_UC_P_MIN * w + c] = task_uclamp(p, 0, S, P)
                 S[ox + X_UC_P_MAX * w + c] = task_uclamp(p, 1, S, P)
         cpu = feec(P[mp + M_EAS_ERA], view2d(P, opi, P[P_EM_PD_INFO_N], P[P_EM_PD_INFO_W]), P[P[P_EM_PD_CPUS]:P[P_EM_PD_CPUS] + P[P_EM_PD_CPUS_N]],

@@ -38,6 +38,7 @@ from .sim_state import C_NFIELDS, P_NFIELDS, T_NFIELDS, T_RECENT
 
 from .eas import UC_V5_6, UC_V6_2, UC_V6_3, cpu_overutilized, cpu_overutilized_uclamp, fits_capacity
 from .fits import util_fits_cpu
+from .fits import _inverts, util_fits_cpu_v62
 from .governors import (IA_CUR, OD_CUR, OD_DEFERRED, OD_RATE_MULT, SF_CUR, SF_REQUESTED, SF_RT_REQ,
                         SF_RT_SEEN, SF_THROTTLE_END, interactive_account, interactive_step, ondemand_step,
                         sched_rt_capacity_req, schedfreq_pending, schedfreq_request)
@@ -83,7 +84,8 @@ M_MAX_CAP = 20            # the largest capacity_orig (rd->max_cpu_capacity)
 M_SU_LIMITS_CHECK = 21    # 1: v6.9+ schedutil drops an efficient OPP outside the policy limits
 M_SU_RESTORE_CACHED = 22  # 1: v5.11+ a schedutil busy hold restores cached_raw_freq
 # the optional decision inputs (issue 17; all 0 by default, which is the simulator without them)
-M_UCLAMP = 23             # 1: some task has a clamp (uclamp_is_used()), era v5.3+ (ledger uclamp-v5.3)
+M_UCLAMP = 23             # 1: some task has a clamp (uclamp_is_used()), era v5.3+ (ledger uclamp-v5.3); 2: v5.14+, the
+                          # waking task's clamps alone on an idle rq (ledger uclamp-v5.14)
 M_THERMAL_CAPOF = 24      # 1: the thermal pressure lowers capacity_of (v5.7+, ledger thermal-v5.7)
 M_EXTRA = 25              # 1: eas.feec gets the ``extra`` rows (RT util, thermal pressure, runnable_avg)
 M_EXTRA_RT = 26           # 1: ... with the rt_rq's util_avg as cpu_util_rt (SimConfig rt_pressure)
@@ -110,7 +112,8 @@ M_THERMAL_AVG = 40        # 1: a thermal cap schedule at v5.7 - v6.9: capacity_o
                           # PELT average of the pressure, thermal_load_avg (ledger thermal-v5.7, thermal-v6.10)
 M_MISFIT_UCLAMP = 41      # >0: update_misfit_status's fit takes the task's clamps, its form eas.UC_* (uclamp in use,
                           # v5.6+: uclamp_task_util; v6.2 util_fits_cpu; v6.3+ util_fits_cpu > 0)
-M_SIZE = 42
+M_THERMAL_SHIFT = 42      # sched_thermal_decay_shift (v5.7 - v6.9, 0..10): the thermal PELT clock is rq_clock_task >> it
+M_SIZE = 43
 
 # thermal cap schedule rows (static slot THERMAL): from TH_TIME on, perf domain TH_PD runs at most
 # at OPP TH_OPP and its CPUs' thermal pressure is TH_PRESSURE (capacity_orig minus the capacity of
@@ -140,7 +143,7 @@ SC_PD_UE = 9
 SC_PD_RT = 10
 SC_PD_UC = 11             # two rows: the policy CPUs' (uclamp_min, uclamp_max) pairs, [m, 2] row-major
 SC_EXTRA = 13             # eas.X_SIZE rows: eas.feec's ``extra`` [X_SIZE, width]
-SC_ROWS = 13 + 12
+SC_ROWS = 13 + 13
 
 # state slot 14: per-CPU idle statistics
 AI_AVG_IDLE = 0
@@ -210,11 +213,14 @@ def update_thermal_avg(c, now, S, P):
     v5.7 - v6.9 (``scheduler_tick``; ``__update_blocked_others`` from the load balance): one PELT
     update of CPU ``c``'s thermal signal with the pressure now in force as load, runnable and
     running (``___update_load_sum``), then ``___update_load_avg(sa, 1)`` when a period was
-    crossed: ``load_avg = load_sum / divider``. The clock is ``rq_clock_task`` (the simulator's
-    time) shifted by ``sched_thermal_decay_shift``, whose default 0 is the one modelled."""
+    crossed: ``load_avg = load_sum / divider``. The clock is ``rq_clock_thermal(rq)``:
+    ``rq_clock_task`` (the simulator's time) shifted right by ``sched_thermal_decay_shift``
+    (``M_THERMAL_SHIFT``, the boot parameter of 76504793832b, v5.7, clamped to 0..10; removed in
+    v6.10 by 97450eb90965): a shift of k stretches each PELT period 2^k times."""
     if P[P[P_MODEL_PARAMS] + M_THERMAL_AVG]:
         pr = thermal_pressure(c, S, P)
-        pelt_flat(S, S[S_THERMAL_PELT] + c * S[S_THERMAL_PELT_W], now, pr, pr, pr, 1024, 1024, 1, 1, P)
+        pelt_flat(S, S[S_THERMAL_PELT] + c * S[S_THERMAL_PELT_W], now >> P[P[P_MODEL_PARAMS] + M_THERMAL_SHIFT],
+                  pr, pr, pr, 1024, 1024, 1, 1, P)
 
 
 @sim_helper
@@ -252,20 +258,42 @@ def task_uclamp(p, k, S, P):
 
 
 @sim_helper
-def rq_uclamp(c, k, idle_max, S, P):
+def rq_uclamp(c, k, S, P):
     """``uclamp_rq_get(rq, k)``: the max of clamp ``k`` over the tasks queued on CPU ``c``
-    (max aggregation of the clamp buckets); an empty runqueue (0, ``idle_max``): 1024 for
-    schedutil, 0 for the EAS fit, where the waking task's own clamps then decide (the kernel
-    keeps the last task's ``uclamp_max`` on an idle rq: not modelled)."""
+    (max aggregation of the clamp buckets); an empty runqueue (``UCLAMP_FLAG_IDLE``) has
+    ``uclamp_min`` 0 and keeps the ``uclamp_max`` of the last task that left it
+    (``uclamp_idle_value``, e496187da710, v5.3: ``rq_del`` leaves that task in the list's first
+    slot), 1024 before any task (``uclamp_rq_init``)."""
     ol = S[S_RQ_TASKS] + c * S[S_RQ_TASKS_W]
     v = 0
     if S[ol] == 0 and k == 1:
-        return idle_max
+        last = S[ol + 1] if S[S_RQ_TASKS_W] > 1 else -1
+        return 1024 if last < 0 else task_uclamp(last, 1, S, P)
     for i in range(1, S[ol] + 1):
         u = task_uclamp(S[ol + i], k, S, P)
         if u > v:
             v = u
     return v
+
+
+@sim_helper
+def capacity_inversion(c, S, P):
+    """v6.2's ``cpu_in_capacity_inversion(cpu)`` (44c7b80bffc3, removed in v6.3 by a2e90611b9f4), as
+    ``fits.capacity_inverted`` rules it, over the perf domains' first CPUs and this run's
+    ``thermal_load_avg`` (:func:`thermal_avg`): ``capacity_orig - thermal_load_avg`` of ``c`` when
+    inverted, else 0 (always 0 without a thermal cap schedule). Computed at each read (the kernel
+    sets it in ``update_cpu_capacity``, at load balance)."""
+    if P[P_THERMAL_N] == 0:
+        return 0
+    co = P[P[P_CPU_CAP] + c]
+    inv = co - thermal_avg(c, S, P)
+    own = P[P[P_CPU_PD] + c]
+    for e in range(P[P_CPU_PD_N]):
+        d = P[P[P_CPU_PD] + e]
+        if d != own and P[P[P_PD_CPUS] + d * P[P_PD_CPUS_W]] == e \
+                and _inverts(co, inv, P[P[P_CPU_CAP] + e], thermal_avg(e, S, P)):
+            return inv
+    return 0
 
 
 @sim_helper
@@ -276,8 +304,8 @@ def task_fits_cpu(p, c, S, P):
     era (``M_MISFIT_UCLAMP``): v5.6 (a7008c07a568, ledger uclamp-v5.6) ``task_fits_capacity``
     fits ``uclamp_task_util(p)``, the util clamped into the task's range; v6.2 (b48e16a69792,
     ledger uclamp-v6.2) ``task_fits_cpu`` is ``util_fits_cpu(task_util_est(p), p's uclamp_min,
-    uclamp_max, cpu)`` (v6.2's capacity inversion is not modelled here, as in
-    ``cpu_overutilized``); v6.3 (e5ed0550c04c, ledger uclamp-v6.3) ``util_fits_cpu(...) > 0``:
+    uclamp_max, cpu)`` with v6.2's capacity inversion (:func:`capacity_inversion`, aa69c36f31aa;
+    read in a 6.2.1 tree); v6.3 (e5ed0550c04c, ledger uclamp-v6.3) ``util_fits_cpu(...) > 0``:
     a CPU that misses only the boost (-1) is a misfit."""
     tu = task_util_for_placement(p, S)
     cap = capacity_of(c, S, P)
@@ -289,6 +317,9 @@ def task_fits_cpu(p, c, S, P):
     if form == UC_V5_6:
         u = tu if tu > lo else lo
         return fits_capacity(u if u < hi else hi, cap)
+    if form == UC_V6_2:
+        return util_fits_cpu_v62(tu, lo, hi, cap, P[P[P_CPU_CAP] + c], thermal_pressure(c, S, P),
+                                 capacity_inversion(c, S, P)) != 0
     f = util_fits_cpu(tu, lo, hi, cap, P[P[P_CPU_CAP] + c], thermal_pressure(c, S, P), form)
     if form >= UC_V6_3:
         return f > 0
@@ -320,10 +351,16 @@ def update_overutilized(now, set_only, S, P, O):
         S[o + CS_COUNTS * w + CSN_OU_DIRTY] = 0
         ou = 1 if S[o + CS_COUNTS * w + CSN_OU] > 0 else 0
     for c in range(n_scan):     # otherwise (time-dependent thermal pressure, rq clamps): every CPU
-        if form >= UC_V6_2:     # util_fits_cpu with the rq clamps (ledger uclamp-v6.2); idle rq: max 1024
+        if form == UC_V6_2:     # v6.2: util_fits_cpu with its capacity inversion (aa69c36f31aa)
+            if util_fits_cpu_v62(cpu_util(c, S, P), rq_uclamp(c, 0, S, P), rq_uclamp(c, 1, S, P),
+                                 capacity_of(c, S, P), P[P[P_CPU_CAP] + c], thermal_pressure(c, S, P),
+                                 capacity_inversion(c, S, P)) == 0:
+                ou = 1
+                break
+        elif form >= UC_V6_2:   # util_fits_cpu with the rq clamps (ledger uclamp-v6.2); idle rq: its kept max
             if cpu_overutilized_uclamp(cpu_util(c, S, P), capacity_of(c, S, P), P[P[P_CPU_CAP] + c],
-                                       thermal_pressure(c, S, P), rq_uclamp(c, 0, 0, S, P),
-                                       rq_uclamp(c, 1, 1024, S, P), form):
+                                       thermal_pressure(c, S, P), rq_uclamp(c, 0, S, P),
+                                       rq_uclamp(c, 1, S, P), form):
                 ou = 1
                 break
         elif cpu_overutilized(cpu_util(c, S, P), capacity_of(c, S, P), P[P[P_MODEL_PARAMS] + M_EAS_OVERUTIL_ERA]):
@@ -656,8 +693,8 @@ def sugov_update_flat(c, d, m, j_self, now, S, P):
         S[ose + j] = ue
         S[osr + j] = ur
         if uc:
-            S[ouc + 2 * j] = rq_uclamp(cj, 0, 1024, S, P)
-            S[ouc + 2 * j + 1] = rq_uclamp(cj, 1, 1024, S, P)
+            S[ouc + 2 * j] = rq_uclamp(cj, 0, S, P)
+            S[ouc + 2 * j + 1] = rq_uclamp(cj, 1, S, P)
     nopp = P[P[P_PD_NOPP] + d]
     of = P[P_PD_FREQ] + d * P[P_PD_FREQ_W]
     oc = P[P_PD_COST] + d * P[P_PD_COST_W]

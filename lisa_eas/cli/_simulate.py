@@ -29,6 +29,9 @@ def register(sub) -> None:
                         "at most at its highest OPP of capacity <= CAPACITY, e.g. 0.5:pd0:300")
     p.add_argument("--rt-pressure", action="store_true", help="the EAS energy estimate counts RT utilization")
     p.add_argument("--runnable-boost", action="store_true", help="runnable boosting (v6.5+) in schedutil and EAS")
+    p.add_argument("--thermal-decay-shift", type=int, default=0, metavar="N",
+                   help="sched_thermal_decay_shift (v5.7 - v6.9, 0..10): the thermal pressure average's PELT "
+                        "clock shifted right by N (default 0)")
     p.add_argument("--duration", type=float, default=None, help="simulated seconds (default: the "
                    "workload's duration, or until every task exits)")
     p.add_argument("--seed", type=int, default=0, help="seed of the start jitter (default 0)")
@@ -45,7 +48,7 @@ _OPTIONS = {"SimConfig.placement": "--placement", "SimConfig.sis": "--sis", "Sim
             "SimConfig.era": "--era", "SimConfig.governor_tunables": "--ramp-boost (governor tunables)",
             "SimConfig.duration_s": "--duration", "SimConfig.seed": "--seed",
             "SimConfig.thermal_caps": "--thermal-cap", "SimConfig.rt_pressure": "--rt-pressure",
-            "SimConfig.runnable_boost": "--runnable-boost"}
+            "SimConfig.runnable_boost": "--runnable-boost", "SimConfig.thermal_decay_shift": "--thermal-decay-shift"}
 
 
 def _thermal_caps(values) -> list:
@@ -81,7 +84,8 @@ def _run(args) -> int:
                            governor_tunables=tun, duration_s=args.duration, seed=args.seed,
                            start_jitter_us=args.start_jitter_us,
                            model_events=not args.no_model_events, thermal_caps=_thermal_caps(args.thermal_cap),
-                           rt_pressure=args.rt_pressure, runnable_boost=args.runnable_boost)
+                           rt_pressure=args.rt_pressure, runnable_boost=args.runnable_boost,
+                           thermal_decay_shift=args.thermal_decay_shift)
     except ModelError as exc:   # name the option the user typed, not the dataclass field
         raise ModelError(option_names(str(exc), _OPTIONS)) from None
     out = Path(args.out)

@@ -19,16 +19,37 @@ def register(sub) -> None:
                                                "simulation's era, else the trace's kernel, else v5.4)")
     p.add_argument("--sis-era", default=None, help="era of the idle-CPU search (default --era)")
     p.add_argument("--pelt-era", default=None, help="era of the PELT model (default: the trace's kernel)")
+    p.add_argument("--task-uclamp", action="append", default=[], metavar="TASK=MIN:MAX",
+                   help="a waking task's own clamps (no trace event carries them), by comm or pid, e.g. "
+                        "game=0:300; repeat for several tasks (default: none, taken as 0:1024)")
     p.add_argument("--out", help="output directory (default: RUN_DIR/validation, or TRACE.validation/)")
     p.add_argument("--format", choices=["table", "json"], default="table")
     p.set_defaults(func=_run)
+
+
+def _task_uclamp(values) -> dict | None:
+    """``--task-uclamp TASK=MIN:MAX`` values -> validate(task_uclamp=) (a numeric TASK is a pid)."""
+    from ..errors import ModelError
+
+    out = {}
+    for v in values:
+        try:
+            name, rng = v.rsplit("=", 1)
+            lo, hi = (int(x) for x in rng.split(":"))
+            if not name:
+                raise ValueError
+        except ValueError:
+            raise ModelError(f"--task-uclamp {v!r}: write TASK=MIN:MAX (a comm or a pid), e.g. game=0:300") from None
+        out[int(name) if name.isdigit() else name] = (lo, hi)
+    return out or None
 
 
 def _run(args) -> int:
     from ..analysis.validate import load_trace_arg, validate
 
     trace = load_trace_arg(args.trace)
-    report = validate(trace, args.platform, era=args.era, sis_era=args.sis_era, pelt_era=args.pelt_era)
+    report = validate(trace, args.platform, era=args.era, sis_era=args.sis_era, pelt_era=args.pelt_era,
+                      task_uclamp=_task_uclamp(args.task_uclamp))
     src = Path(args.trace)
     out = args.out or (src / "validation" if src.is_dir() else src.with_name(src.name + ".validation"))
     from ..plot import write_validation

@@ -6,6 +6,7 @@ compiles on first use and is cached on disk.
 
 * PELT / util_est: :func:`pelt_timeline`, :func:`resample_signal`, :func:`pelt_config`,
   :func:`pelt_tables`, :func:`rq_clock_pelt` (a runqueue's v5.1+ PELT clock), :func:`pelt_clock_scaled`,
+  :func:`thermal_load_avg` (the thermal pressure's average, v5.7+, with ``sched_thermal_decay_shift``),
   :func:`util_est_step`;
 * EAS wake-up: :func:`find_energy_efficient_cpu` (eras v4.16 = the April 2018 RFC v2, v5.0, v5.4, v5.14, v6.0, v6.2, v6.5), :func:`cpu_overutilized`;
 * the era ledger: :data:`ERA_LEDGER`, :func:`era_ledger` (one row per modelled behaviour change);
@@ -42,6 +43,7 @@ _EXPORTS = {
     "pelt_timeline": "lisa_eas.models.pelt",
     "resample_signal": "lisa_eas.models.pelt",
     "rq_clock_pelt": "lisa_eas.models.pelt",
+    "thermal_load_avg": "lisa_eas.models.pelt",
     "util_est_step": "lisa_eas.models.pelt",
     "SIS_ERAS": "lisa_eas.models.sis",
     "SIS_PATHS": "lisa_eas.models.sis",

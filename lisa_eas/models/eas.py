@@ -44,8 +44,22 @@ def uclamp_fit_form(version) -> int:
     v = parse_kernel_version(version)
     if v < (5, 6):
         return 0
-    return {(5, 6): ke.UC_V5_6, (6, 2): ke.UC_V6_2, (6, 3): ke.UC_V6_3,
+    return {(5, 6): ke.UC_V5_6, (5, 14): ke.UC_V5_6, (6, 2): ke.UC_V6_2, (6, 3): ke.UC_V6_3,
             (6, 7): ke.UC_V6_7}[select_era(v, tuple(e for e in eras_of("uclamp") if e >= (5, 6)), "uclamp in EAS")]
+
+
+def uclamp_eas_form(version) -> int:
+    """The ``X_UC_ON`` form of the EAS wake-up's clamps at kernel ``version``: ``UC_V5_3`` at v5.3 -
+    v5.5 (ledger uclamp-v5.3: the clamps in the energy estimate's OPP, none in the candidates'
+    fit), :func:`uclamp_fit_form` from v5.6, 0 before v5.3 (no uclamp)."""
+    from .._kernels import eas as ke
+
+    v = parse_kernel_version(version)
+    if v < (5, 3):
+        return 0
+    if v < (5, 6):
+        return ke.UC_V5_3
+    return uclamp_fit_form(v)
 
 
 @dataclass(frozen=True)
@@ -108,7 +122,7 @@ def find_energy_efficient_cpu(platform, util_avg, task_util, prev_cpu, *, util_e
                               energy_model: EnergyModel | None = None, util_rt=None, util_dl=None, bw_dl=None,
                               util_irq=None, thermal_pressure=None, runnable_avg=None, uclamp_min=None,
                               uclamp_max=None, task_uclamp_min=None, task_uclamp_max=None,
-                              thermal_load_avg=None) -> EasDecisions:
+                              thermal_load_avg=None, uclamp_idle_max=None) -> EasDecisions:
     """Model the EAS wake-up decision of ``era`` for one or many wake-ups.
 
     Parameters
@@ -161,8 +175,16 @@ def find_energy_efficient_cpu(platform, util_avg, task_util, prev_cpu, *, util_e
         Each CPU's ``cfs_rq->avg.runnable_avg``; from v6.5 (runnable boosting, ledger eas-v6.5)
         the OPP estimate uses ``max(util_avg, runnable_avg)``. Ignored before v6.5.
     uclamp_min, uclamp_max : array like ``util_avg``, optional
-        Each rq's aggregated clamps (``uclamp_rq_get``; default 0 and 0: no other task's clamp,
-        as on an idle rq, so the task's own clamps decide).
+        Each rq's aggregated clamps over its queued tasks (``uclamp_rq_get``); a CPU given 0 and 0
+        (the default) has no task queued: an idle rq (``UCLAMP_FLAG_IDLE``), whose uclamp_min is 0
+        and whose uclamp_max is the one kept from its last task, ``uclamp_idle_max``.
+    uclamp_idle_max : array like ``util_avg``, optional
+        The uclamp_max an idle rq keeps from the last task that left it (``uclamp_idle_value``,
+        e496187da710, v5.3; default 1024: that task had no uclamp_max). Used, on the CPUs given
+        rq clamps 0 and 0, by the energy estimate's OPP of a CPU the task does not go to (every
+        era), by v6.2+'s "auto" overutilized, and before v5.14 max-aggregated with the waking
+        task's own uclamp_max on its destination and in the v5.6+ candidate fit; from v5.14
+        (3e1493f46390, ledger uclamp-v5.14) the waking task's own clamps alone apply there.
     task_uclamp_min, task_uclamp_max : int or array of int, optional
         The waking task's effective clamps (default 0 and 1024). Given any of the four, from
         v5.6 (ledger uclamp-v5.6, 1d42509e475c) a candidate must fit with its util clamped by
@@ -171,9 +193,11 @@ def find_energy_efficient_cpu(platform, util_avg, task_util, prev_cpu, *, util_e
         ``util_fits_cpu()`` on the unclamped util with the max-aggregated clamps, the early exit
         ``uclamp_task_util(p) == 0`` and "auto" overutilized uses the rq clamps; v6.3 (ledger
         uclamp-v6.3) ranks CPUs that fail only the boost (fits -1) by thermal capacity; v6.7
-        (ledger uclamp-v6.7) keeps CPUs with spare capacity 0. Ignored before v5.6 and in the
-        v5.0 form. The energy estimate's OPP takes the clamps too (ledger uclamp-v5.3: the rq's, and
-        the task's on the destination; rq clamps (0, 0) are an idle rq).
+        (ledger uclamp-v6.7) keeps CPUs with spare capacity 0. The energy estimate's OPP takes the
+        clamps from v5.3 (af24bde8df20, ledger uclamp-v5.3: FREQUENCY_UTIL through
+        ``uclamp_util_with(rq, util, cpu == dst_cpu ? p : NULL)``, the rq's, and the task's on the
+        destination), in the v5.0 form at v5.3 too; v5.3 - v5.5 fit the candidates without them.
+        Ignored before v5.3.
 
     Returns
     -------
@@ -231,8 +255,8 @@ def find_energy_efficient_cpu(platform, util_avg, task_util, prev_cpu, *, util_e
     extra = None
     inputs = {"util_rt": util_rt, "util_dl": util_dl, "bw_dl": bw_dl, "util_irq": util_irq,
               "thermal_pressure": thermal_pressure, "runnable_avg": runnable_avg}
-    uc_inputs = (uclamp_min, uclamp_max, task_uclamp_min, task_uclamp_max)
-    uc_on = any(v_ is not None for v_ in uc_inputs) and full >= (5, 6) and code != ke.EAS_V5_0
+    uc_inputs = (uclamp_min, uclamp_max, task_uclamp_min, task_uclamp_max, uclamp_idle_max)
+    uc_on = any(v_ is not None for v_ in uc_inputs) and full >= (5, 3)
     if any(v_ is not None for v_ in inputs.values()) or uc_on:
         extra = np.zeros((n, ke.X_SIZE, n_cpus), dtype=np.int64)
         rows = {"util_rt": ke.X_RT, "util_dl": ke.X_DL, "bw_dl": ke.X_BW_DL, "util_irq": ke.X_IRQ,
@@ -245,10 +269,22 @@ def find_energy_efficient_cpu(platform, util_avg, task_util, prev_cpu, *, util_e
             if name == "runnable_avg" and full < (6, 5):
                 continue                        # no runnable boosting before v6.5 (ledger eas-v6.5)
             extra[:, rows[name], :] = per_cpu(value, name, 0)
-        if uc_on:                               # ledger uclamp-v5.6 / v6.2 / v6.3 / v6.7
-            extra[:, ke.X_UC_ON, :] = uclamp_fit_form(full)
-            extra[:, ke.X_UC_RQ_MIN, :] = per_cpu(uclamp_min, "uclamp_min", 0)
-            extra[:, ke.X_UC_RQ_MAX, :] = per_cpu(uclamp_max, "uclamp_max", 0)
+        if (5, 3) <= full < (5, 6):
+            # v5.3 - v5.5 (ledger uclamp-v5.3): the OPP from FREQUENCY_UTIL (af24bde8df20), also in the
+            # v5.0 form; without clamps given, the defaults (idle rqs kept at 1024, task 0 - 1024) clamp nothing
+            extra[:, ke.X_UC_ON, :] = ke.UC_V5_3
+            extra[:, ke.X_UC_RQ_MAX, :] = 1024
+            extra[:, ke.X_UC_P_MAX, :] = 1024
+        if uc_on:                               # ledger uclamp-v5.3 / v5.6 / v5.14 / v6.2 / v6.3 / v6.7
+            extra[:, ke.X_UC_ON, :] = uclamp_eas_form(full)
+            rq_min = per_cpu(uclamp_min, "uclamp_min", 0)
+            rq_max = per_cpu(uclamp_max, "uclamp_max", 0)
+            idle = (rq_min == 0) & (rq_max == 0)         # no task queued: UCLAMP_FLAG_IDLE
+            extra[:, ke.X_UC_RQ_MIN, :] = rq_min
+            # an idle rq keeps its last task's uclamp_max (uclamp_idle_value, e496187da710)
+            extra[:, ke.X_UC_RQ_MAX, :] = np.where(idle, per_cpu(uclamp_idle_max, "uclamp_idle_max", 1024), rq_max)
+            if full >= (5, 14):                 # ledger uclamp-v5.14: the waking task's clamps alone there
+                extra[:, ke.X_UC_IDLE, :] = idle
             for row, value, name, default in ((ke.X_UC_P_MIN, task_uclamp_min, "task_uclamp_min", 0),
                                               (ke.X_UC_P_MAX, task_uclamp_max, "task_uclamp_max", 1024)):
                 a = per_wakeup(value, name, default, lambda x, nm: int_array(x, nm, ndim=(0, 1), lo=0, hi=1024))
@@ -267,7 +303,19 @@ def find_energy_efficient_cpu(platform, util_avg, task_util, prev_cpu, *, util_e
         if overutilized != "auto":
             raise ModelError(f"overutilized must be a bool, an array of bools or 'auto', got {overutilized!r}")
         cpu_util = np.minimum(np.maximum(ua, ue), cap_orig[None, :])
-        if extra is not None and extra[0, ke.X_UC_ON, 0] >= ke.UC_V6_2:   # ledger uclamp-v6.2
+        if extra is not None and extra[0, ke.X_UC_ON, 0] == ke.UC_V6_2:
+            # v6.2: util_fits_cpu with its capacity inversion (aa69c36f31aa, ledger uclamp-v6.2), from
+            # thermal_load_avg over the perf domains (computed here, refreshed at load balance in the kernel)
+            pdi, pdc = arr["pd_info"], arr["pd_cpus"]
+            own = np.zeros(n_cpus, np.int64)
+            for j in range(pdi.shape[0]):
+                own[pdc[pdi[j, 0]:pdi[j, 1]]] = j
+            ou = np.array([[ke.util_fits_cpu_v62(
+                int(cpu_util[i, c]), int(extra[i, ke.X_UC_RQ_MIN, c]), int(extra[i, ke.X_UC_RQ_MAX, c]), int(cap_of[c]),
+                int(cap_orig[c]), int(extra[i, ke.X_THERMAL, c]),
+                int(ke.capacity_inverted_pd(c, int(own[c]), pdi, pdc, cap_orig, extra[i, ke.X_THERMAL_AVG]))) == 0
+                for c in range(n_cpus)] for i in range(n)]).any(axis=1)
+        elif extra is not None and extra[0, ke.X_UC_ON, 0] >= ke.UC_V6_2:   # ledger uclamp-v6.2
             ou = np.array([[ke.cpu_overutilized_uclamp(int(cpu_util[i, c]), int(cap_of[c]), int(cap_orig[c]),
                                                         int(extra[i, ke.X_THERMAL, c]), int(extra[i, ke.X_UC_RQ_MIN, c]),
                                                         int(extra[i, ke.X_UC_RQ_MAX, c]), int(extra[i, ke.X_UC_ON, c]))

@@ -16,7 +16,7 @@ from ..errors import ModelError
 from ._validate import era_of, int_array, int_scalar, sorted_times
 
 __all__ = ["PELT_ERAS", "UTIL_EST_ERAS", "pelt_clock_scaled", "pelt_config", "pelt_tables", "pelt_timeline",
-           "resample_signal", "rq_clock_pelt", "util_est_step"]
+           "resample_signal", "rq_clock_pelt", "thermal_load_avg", "util_est_step"]
 
 #: Kernel versions where PELT's arithmetic changed (see :func:`pelt_config`; rows ``pelt-*`` of
 #: :data:`lisa_eas._era.ERA_LEDGER`).
@@ -359,3 +359,60 @@ def task_util_est_values(ewma, enqueued, era) -> np.ndarray:
 
     code = util_est_kernel_era(era)
     return np.array([task_util_est_value(int(a), int(b), code) for a, b in zip(ewma, enqueued)], dtype=np.int64)
+
+
+def thermal_load_avg(times_ns, pressure, *, era="v6.9", decay_shift: int = 0, halflife: int = 32) -> pd.Series:
+    """``thermal_load_avg(rq)`` after each ``update_thermal_load_avg(rq_clock_thermal(rq), rq, pressure)``.
+
+    pelt.c ``update_thermal_load_avg`` (v5.7, ledger thermal-v5.7): ``___update_load_sum(now, sa,
+    p, p, p)`` accrues the pressure ``p`` passed at an update over the whole time since the
+    previous one, then ``___update_load_avg(sa, 1)`` when a period was crossed: ``load_avg =
+    load_sum / divider``. The clock is ``rq_clock_thermal(rq) = rq_clock_task(rq) >>
+    sched_thermal_decay_shift`` (76504793832b, v5.7; removed by 97450eb90965 in v6.10, where the
+    signal is ``hw_load_avg`` on the task clock), not scale-invariant.
+
+    Parameters
+    ----------
+    times_ns : array of int
+        The update times (``rq_clock_task``, ns, sorted, >= 0): the kernel's ticks of the CPU and
+        its ``__update_blocked_others``. The signal starts zeroed at time 0 (boot).
+    pressure : int or array of int
+        The thermal (hw) pressure passed at each update (0..1024).
+    era : str
+        Kernel version, v5.7 or later (no average before).
+    decay_shift : int
+        ``sched_thermal_decay_shift`` (boot parameter, 0..10, the kernel's clamp; v5.7 - v6.9 only):
+        a shift of k makes every PELT period 2^k times longer.
+    halflife : int
+        PELT half-life in periods (32 mainline; 16 or 8 on some Android kernels).
+
+    Returns
+    -------
+    pandas.Series
+        ``load_avg`` of the thermal signal after each update, indexed by ``time_ns``.
+    """
+    from .._era import parse_kernel_version
+    from .._kernels import pelt as kp
+
+    v = parse_kernel_version(era)
+    if v < (5, 7):
+        raise ModelError(f"thermal_load_avg does not exist before v5.7 (ledger thermal-v5.7); got era {era!r}")
+    if isinstance(decay_shift, bool) or not isinstance(decay_shift, (int, np.integer)) or not 0 <= decay_shift <= 10:
+        raise ModelError(f"decay_shift (sched_thermal_decay_shift) must be an integer within 0..10, got {decay_shift!r}")
+    if decay_shift and v >= (6, 10):
+        raise ModelError(f"decay_shift: sched_thermal_decay_shift was removed in v6.10 (97450eb90965, ledger "
+                         f"thermal-v6.10); got era {era!r}: use 0")
+    ts = sorted_times(times_ns, "times_ns")
+    if ts.size == 0:
+        raise ModelError("times_ns is empty; give at least one timestamp")
+    pr = _per_segment(pressure, "pressure", ts.size, 0, 1024)
+    cfg = pelt_config(era, halflife)
+    yn, _ = pelt_tables(halflife)
+    sa = np.zeros(kp.SA_SIZE, np.int64)
+    out = np.zeros(ts.size, np.int64)
+    for k in range(ts.size):
+        p = int(pr[k])
+        if kp.update_load_sum(sa, int(ts[k]) >> int(decay_shift), p, p, p, 1024, 1024, cfg, yn):
+            kp.update_load_avg(sa, 1, 1, cfg)
+        out[k] = sa[kp.SA_LOAD_AVG]
+    return pd.Series(out, index=pd.Index(ts, name="time_ns"), name="thermal_load_avg")

@@ -243,7 +243,7 @@ def simulate(platform, workload, *, config: SimConfig | None = None):
                       "log (lisa_sim_eas_decision) records the CFS inputs only, so a replay of this run's EAS "
                       "decisions from the log does not see them; EAS applies uclamp to its candidates' fit and "
                       "the overutilized test and its energy estimate's OPP (per era), not to the idle search; thermal pressure is instantaneous and a cap takes effect at the domain's next "
-                      "frequency request; an idle runqueue's clamps are not the kernel's retained uclamp_max")
+                      "frequency request")
     if config.era_tuple >= (6, 6):
         approx.append(f"pick order: at era {config.era} the kernel picks SCHED_OTHER tasks by EEVDF (lag, virtual "
                       "deadline, request slice; 147f3efaa241 sched/fair: Implement an EEVDF-like scheduling policy, "

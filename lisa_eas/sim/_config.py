@@ -116,6 +116,11 @@ class SimConfig:
         domain replaces the cap; a capacity at or above the domain's lifts it. The pressure
         lowers ``capacity_of`` from v5.7 and caps the Energy Model from v5.14 (``hw_pressure``
         from v6.10 is the same figure).
+    thermal_decay_shift : int
+        ``sched_thermal_decay_shift`` (boot parameter, v5.7 - v6.9; default 0): the PELT clock of
+        the thermal pressure's average (``thermal_load_avg``) is the task clock shifted right by it,
+        so its half-life is 2^shift times PELT's. 0..10 (the kernel clamps to that range); only
+        with a kernel that has it (``ModelError`` otherwise).
     rt_pressure : bool
         The EAS energy estimate counts each CPU's RT utilization (``effective_cpu_util()``
         of the era; default False: CFS only). ``capacity_of`` and schedutil always see it.
@@ -163,6 +168,7 @@ class SimConfig:
     pelt_halflife_ms: int = 32
     outputs: str = "full"
     thermal_caps: tuple = ()
+    thermal_decay_shift: int = 0
     rt_pressure: bool = False
     runnable_boost: bool = False
     ablate: tuple = ()
@@ -218,6 +224,14 @@ class SimConfig:
             raise ModelError("SimConfig.runnable_boost cannot be combined with schedutil's ramp_boost tunable "
                              "(the RFC ramp boost predates runnable boosting); set one of them")
         object.__setattr__(self, "thermal_caps", _thermal_caps(self.thermal_caps))
+        sh = self.thermal_decay_shift
+        if isinstance(sh, bool) or not isinstance(sh, int) or not 0 <= sh <= 10:
+            raise ModelError(f"SimConfig.thermal_decay_shift (sched_thermal_decay_shift) must be an integer "
+                             f"within 0..10, got {sh!r}")
+        if sh and not (5, 7) <= parse_kernel_version(self.era) < (6, 10):
+            raise ModelError(f"SimConfig.thermal_decay_shift: sched_thermal_decay_shift exists in kernels v5.7 - "
+                             f"v6.9 only (ledger thermal-v5.7, thermal-v6.10); SimConfig.era is {self.era!r}: "
+                             f"use 0 or such an era")
         if isinstance(self.ablate, str) or not all(isinstance(a, str) for a in self.ablate):
             raise ModelError(f"SimConfig.ablate must be a tuple of names, got {self.ablate!r}")
         object.__setattr__(self, "ablate", tuple(self.ablate))

@@ -119,7 +119,7 @@ def build_run(platform: Platform, compiled: CompiledWorkload, config: SimConfig,
         RES_BUSY=np.zeros((nc, kmax), np.int64), RES_IDLE=np.zeros((nc, smax), np.int64), SU_POLICY=gov_ps,
         SCRATCH=np.zeros((sm.SC_ROWS, max(nc, mmax, 8)), np.int64), IDLE_STATS=idle_stats, GOV_POLICY=gov_pol,
         GOV_CPU=gov_cpu, WAKE_HEAP=np.zeros(max(nt, 1), np.int64), HEAP_POS=np.full(max(nt, 1), -1, np.int64),
-        RQ_TASKS=np.zeros((nc, nt + 1), np.int64),
+        RQ_TASKS=_rq_tasks(nc, nt),
         CPU_TIMES=np.zeros((2, 2 * (1 << max(nc - 1, 0).bit_length())), np.int64),
         CONDS=np.full((max(getattr(compiled, "nr_conds", 0), 1), 2), -1, np.int64),
         COND_NEXT=np.full(max(nt, 1), -1, np.int64), SIS_STATS=_sis_stats(config, nc),
@@ -140,6 +140,15 @@ def build_run(platform: Platform, compiled: CompiledWorkload, config: SimConfig,
     return S, pack_slots(L.P_SLOTS, P), O, margin
 
 
+def _rq_tasks(nc: int, nt: int) -> np.ndarray:
+    """Each CPU's queued-task list (count, then task ids); the first slot keeps the last task that
+    left an emptied runqueue (its uclamp_max stays the rq's, ``sim_models.rq_uclamp``): -1 before any."""
+    a = np.zeros((nc, nt + 1), np.int64)
+    if nt:
+        a[:, 1] = -1
+    return a
+
+
 def _input_arrays(platform: Platform, config: SimConfig, compiled: CompiledWorkload, pt: dict, mp) -> dict:
     """The optional decision inputs (issue 17): the tasks' clamps and the thermal cap schedule
     as static arrays, and their era flags in the model parameters ``mp`` (``sim_models.M_*``).
@@ -153,7 +162,10 @@ def _input_arrays(platform: Platform, config: SimConfig, compiled: CompiledWorkl
         if era < (5, 3):
             raise ModelError(f"the workload sets uclamp (util_min / util_max), which kernels before v5.3 do not have; "
                              f"SimConfig.era is {config.era!r}: use v5.3 or later, or remove the clamps")
-        mp[sm.M_UCLAMP] = 1                  # uclamp_is_used() (ledger uclamp-v5.3)
+        mp[sm.M_UCLAMP] = 2 if era >= (5, 14) else 1     # uclamp_is_used() (ledger uclamp-v5.3, uclamp-v5.14)
+        if era < (5, 6) and config.placement == "eas":
+            from ..models.eas import uclamp_eas_form
+            mp[sm.M_EXTRA_UCLAMP] = uclamp_eas_form(era)   # the clamps in the energy estimate only (ledger uclamp-v5.3)
         if era >= (5, 6):
             from ..models.eas import uclamp_fit_form
             mp[sm.M_MISFIT_UCLAMP] = uclamp_fit_form(era)     # ledger uclamp-v5.6 / v6.2 / v6.3
@@ -187,6 +199,7 @@ def _input_arrays(platform: Platform, config: SimConfig, compiled: CompiledWorkl
             mp[sm.M_THERMAL_CAPOF] = 1      # ledger thermal-v5.7
         if (5, 7) <= era < (6, 10):
             mp[sm.M_THERMAL_AVG] = 1        # thermal_load_avg (ledger thermal-v5.7; v6.10+: thermal-v6.10)
+            mp[sm.M_THERMAL_SHIFT] = config.thermal_decay_shift     # rq_clock_thermal (ledger thermal-v5.7)
         if era >= (5, 14) and config.placement != "no-eas":
             mp[sm.M_EXTRA_THERMAL] = 1      # ledger em-v5.14 (allowed_cpu_cap)
     if config.rt_pressure and config.placement != "no-eas":

@@ -31,7 +31,30 @@ def placement_energy(em, state: WakeupState, rows: np.ndarray, cpus: np.ndarray)
     return out
 
 
-def replay_eas(state: WakeupState, platform, *, era: str = "v5.4") -> tuple[pd.DataFrame, dict]:
+def _task_clamps(wk: pd.DataFrame, task_uclamp) -> tuple[np.ndarray, np.ndarray] | None:
+    """Per wake-up (uclamp_min, uclamp_max) of the waking task from ``task_uclamp`` ({comm or pid:
+    (min, max)}; a pid key wins), (0, 1024) for the others; None without the option."""
+    from ...errors import ModelError
+
+    if not task_uclamp:
+        return None
+    for k, v in task_uclamp.items():
+        ok = isinstance(v, (tuple, list)) and len(v) == 2 and all(
+            isinstance(x, (int, np.integer)) and not isinstance(x, bool) and 0 <= x <= 1024 for x in v)
+        if not ok or v[0] > v[1]:
+            raise ModelError(f"task_uclamp[{k!r}] = {v!r}: give (uclamp_min, uclamp_max), integers within "
+                             f"0..1024 with uclamp_min <= uclamp_max")
+    lo = np.zeros(len(wk), np.int64)
+    hi = np.full(len(wk), 1024, np.int64)
+    for i, (pid, comm) in enumerate(zip(wk["pid"].to_numpy(), wk["comm"].to_numpy())):
+        v = task_uclamp.get(int(pid), task_uclamp.get(str(comm)))
+        if v is not None:
+            lo[i], hi[i] = v
+    return lo, hi
+
+
+def replay_eas(state: WakeupState, platform, *, era: str = "v5.4",
+               task_uclamp: dict | None = None) -> tuple[pd.DataFrame, dict]:
     """Replay every ``eas`` wake-up of ``state``.
 
     Returns
@@ -60,10 +83,13 @@ def replay_eas(state: WakeupState, platform, *, era: str = "v5.4") -> tuple[pd.D
     caps, group = np.unique(state.capacity[rows], axis=0, return_inverse=True) if n else (np.zeros((0, 0)), [])
     group = np.asarray(group).reshape(-1)
     prev = wk["prev_cpu"].to_numpy()
+    tclamp = _task_clamps(wk, task_uclamp)
     for g, cap in enumerate(caps):
         sel = np.flatnonzero(group == g)
         r = rows[sel]
         extra = {k: v[r] for k, v in (state.cpu_inputs or {}).items()}
+        if tclamp is not None:
+            extra["task_uclamp_min"], extra["task_uclamp_max"] = tclamp[0][sel], tclamp[1][sel]
         dec = find_energy_efficient_cpu(platform, state.util_avg[r], state.task_util[r], prev[sel],
                                         util_est=state.util_est[r], task_util_est=state.task_util_est[r],
                                         allowed=state.allowed[r], capacity=cap, overutilized=state.overutilized[r],
@@ -91,10 +117,19 @@ def replay_eas(state: WakeupState, platform, *, era: str = "v5.4") -> tuple[pd.D
                "regret_mean_disagreement": float(np.nanmean(dis["regret"])) if len(dis) else 0.0,
                "kernel_energy_total": float(np.nansum(e_kernel)), "model_energy_total": float(np.nansum(e_model)),
                "energy_unit": f"EM units of era {era} (cost x util / capacity)",
-               "decision_inputs": dict(state.input_sources or {}),
+               "decision_inputs": _with_task_clamps(state.input_sources, task_uclamp),
                "inputs": {k: _input_summary(df[df["inputs"] == k]) for k in ("logged", "kernel_pelt", "pelt_model")
                           if (df["inputs"] == k).any()}}
     return df, summary
+
+
+def _with_task_clamps(sources, task_uclamp) -> dict:
+    out = dict(sources or {})
+    out["task_uclamp"] = (f"given by the user for {sorted(map(str, task_uclamp))} (validate(task_uclamp=...)); "
+                          "the other tasks' are absent: taken as 0 and 1024" if task_uclamp else
+                          "absent: no trace event carries a task's clamps; taken as 0 and 1024 "
+                          "(validate(task_uclamp=...) gives the ones you know)")
+    return out
 
 
 def _input_summary(df: pd.DataFrame) -> dict:

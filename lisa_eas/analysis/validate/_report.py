@@ -191,7 +191,8 @@ def schedutil_unavailable_reason(trace, plat, facts: dict) -> str | None:
 
 
 def validate(trace, platform=None, *, era: str | None = None, sis_era: str | None = None,
-             pelt_era: str | None = None, pelt: str = "auto", inputs: str = "auto") -> ValidationReport:
+             pelt_era: str | None = None, pelt: str = "auto", inputs: str = "auto",
+             task_uclamp: dict | None = None) -> ValidationReport:
     """Hold a trace against the models, decision by decision.
 
     Parameters
@@ -218,6 +219,12 @@ def validate(trace, platform=None, *, era: str | None = None, sis_era: str | Non
         ``auto``: on a simulated trace, the EAS wake-ups use the exact inputs the simulator
         logged (``lisa_sim_eas_decision``); ``rebuilt``: rebuild them from the util signals as
         for a real trace.
+    task_uclamp : dict, optional
+        The waking tasks' own clamps, which no trace event carries: ``{comm or pid: (uclamp_min,
+        uclamp_max)}`` (each 0..1024), for the tasks you know (e.g. the rt-app ``util_min`` /
+        ``util_max`` you set). The EAS replay gives them to ``find_energy_efficient_cpu`` for those
+        tasks' wake-ups (a pid key wins over a comm key); the others keep no clamp (0, 1024), as
+        does the whole replay without this option (the summary's ``decision_inputs`` says which).
 
     Returns
     -------
@@ -268,7 +275,7 @@ def validate(trace, platform=None, *, era: str | None = None, sis_era: str | Non
     state = rebuild_wakeups(trace, plat, era=era, pelt_era=pelt_era, pelt=pelt, inputs=inputs,
                             eas_active=eas_why is None)
     if eas_why is None:
-        eas_df, eas_sum = replay_eas(state, plat, era=era)
+        eas_df, eas_sum = replay_eas(state, plat, era=era, task_uclamp=task_uclamp)
     else:
         eas_df, eas_sum = pd.DataFrame(), {"applicable": False, "reason": eas_why, "wakeups": 0}
     sis_df, sis_sum = replay_sis(state, plat, era=sis_era or era)

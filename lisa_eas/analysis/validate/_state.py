@@ -204,12 +204,16 @@ def rebuild_wakeups(trace, platform, *, era: str = "v5.4", pelt_era: str | None 
     cpu_inputs, input_sources = trace_cpu_inputs(trace, n_cpus, t)
     from ..._era import parse_kernel_version
 
-    if ("uclamp_max" in cpu_inputs or "uclamp_min" in cpu_inputs) and parse_kernel_version(era) >= (5, 14):
-        # from v5.14 (3e1493f46390) and in v6.2+ feec an idle rq's retained clamps are not aggregated:
-        # the task's own decide there (0 here, the neutral value of the max)
+    if ("uclamp_max" in cpu_inputs or "uclamp_min" in cpu_inputs) and parse_kernel_version(era) >= (5, 3):
+        # an idle rq (UCLAMP_FLAG_IDLE) keeps its last task's uclamp_max (e496187da710): the models take
+        # it as uclamp_idle_max with rq clamps (0, 0), and per era (ledger uclamp-v5.14) whether the
+        # waking task's clamps are max-aggregated with it
+        idle_b = idle.astype(bool)
+        if "uclamp_max" in cpu_inputs:
+            cpu_inputs["uclamp_idle_max"] = np.where(idle_b, cpu_inputs["uclamp_max"], 1024)
         for k in ("uclamp_min", "uclamp_max"):
             if k in cpu_inputs:
-                cpu_inputs[k] = np.where(idle.astype(bool), 0, cpu_inputs[k])
+                cpu_inputs[k] = np.where(idle_b, 0, cpu_inputs[k])
     if "capacity" in cpu_inputs:
         capacity = np.where(cpu_inputs.pop("capacity_known"), cpu_inputs.pop("capacity"), capacity)
     allowed = np.ones((n, n_cpus), bool)
