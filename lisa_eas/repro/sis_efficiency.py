@@ -318,7 +318,9 @@ def run(sweep: Sweep) -> ExperimentResult:
              "average). On SIS_UTIL's side the modeled LLC is busy but its sum of cpu_util stays below the 85 % "
              "stop, so nr_idle_scan > 0: tasks that migrate at most wake-ups and run a few us per activation "
              "lose the running time since their last 1024 us PELT boundary at each attach (util_avg below the "
-             "running share)")))
+             f"running share); with that reset off SIS_UTIL scans {abl_hi['pelt-attach-reset']:.2f} runqueues "
+             f"per wake-up, {'fewer' if abl_hi['pelt-attach-reset'] < prop_hi else 'not fewer'} than SIS_PROP's "
+             f"{prop_hi:.2f}")))
     lost = max((r["prop_success_rate_pct"] - r["util_success_rate_pct"]) for r in low)
     checks.append(check_that(
         "SIS_UTIL keeps the success rate at low load (rows up to half load)", "unchanged",
