@@ -119,7 +119,7 @@ def _group_stats(form, wake, level, g, prev, cap, llc, nr, rload, load, util, st
                  fit_util, task_load, pct, asym, out):
     """One group's statistics into ``out``: [allowed, runnable, avg_load, max_spare, type, v5.5
     avg_load, idle CPUs, max_capacity]. ``level`` 1: DIE (group = the LLC of CPU ``g``), 0: MC
-    (group = CPU ``g``)."""
+    (group = CPU ``g``); ``asym``: the domain is SD_ASYM_CPUCAPACITY (misfit groups)."""
     n = cap.shape[0]
     any_allowed = 0
     rl = 0
@@ -164,7 +164,7 @@ def _group_stats(form, wake, level, g, prev, cap, llc, nr, rload, load, util, st
     # group_classify (v5.5): overloaded, misfit, fully busy, has spare
     if gnr > w and gcap * 100 < gutil * pct:
         t = GROUP_OVERLOADED
-    elif asym and level == 1 and not gmax * 1024 > fit_util * CAPACITY_MARGIN:
+    elif asym and not gmax * 1024 > fit_util * CAPACITY_MARGIN:
         t = GROUP_MISFIT
     elif gnr < w or gcap * 100 > gutil * pct:
         t = GROUP_HAS_SPARE
@@ -344,7 +344,8 @@ def find_idlest_cpu(form, wake, cpu, prev, cap, llc, nr, rload, load, util, stat
     ``allowed`` the task's affinity. ``task_util``: ``task_util(p)`` of the v4.x spare rule;
     ``fit_util``: the util of v5.5's misfit test; ``task_load``: the task's load_avg (v5.5
     ``cpu_load_without`` on ``prev``); ``pct_llc``: the MC domain's imbalance_pct (DIE: 125);
-    ``asym``: DIE is SD_ASYM_CPUCAPACITY. ``wake`` 0: SD_BALANCE_FORK (no spare rule, nothing to
+    ``asym``: the top domain (the lowest spanning every capacity: DIE, or MC when one LLC holds
+    them all) is SD_ASYM_CPUCAPACITY. ``wake`` 0: SD_BALANCE_FORK (no spare rule, nothing to
     take off ``prev``)."""
     n = cap.shape[0]
     top = 1 if _n_llcs(llc) > 1 else (0 if _llc_size(cpu, llc) > 1 else -1)
@@ -357,7 +358,7 @@ def find_idlest_cpu(form, wake, cpu, prev, cap, llc, nr, rload, load, util, stat
             break                               # no MC domain (degenerate): nothing below
         pct = 125 if level == 1 else pct_llc
         g = find_idlest_group(form, wake, level, cpu, prev, cap, llc, nr, rload, load, util, state, allowed,
-                              task_util, fit_util, task_load, pct, asym)
+                              task_util, fit_util, task_load, pct, 1 if (asym != 0 and level == top) else 0)
         if g < 0:
             level -= 1
             continue
