@@ -541,7 +541,9 @@ class Scheduler:
         cpu = None
         if self.prm.placement != "no-eas":
             cpu = self.place_eas(p, prev, now)
-        if cpu is None and self.prm.wake_slow and self.wake_cap(p, prev):
+        # no want_affine (wake_cap() true, or the waking CPU, prev, outside the task's affinity) with
+        # SD_BALANCE_WAKE on every domain: the slow path
+        if cpu is None and self.prm.wake_slow and (not self.allowed(p, prev) or self.wake_cap(p, prev)):
             cpu = self.wake_slow_path(p, prev)
         elif cpu is None:
             cpu = self.place_idle_sibling(p, prev, now)
