@@ -330,6 +330,46 @@ ERA_LEDGER: tuple[EraChange, ...] = (
               "v5.5/v5.6 state: rq->wake_list, sd_flag argument), the v4.x form in the v4.19 tree above; the "
               "hash and subject are recalled (Vincent Guittot's load_balance rework, queued for v5.5 with "
               "11f10e5420f6), not found in a commit list"),
+    EraChange("wake_cap-v4.10", "wake_cap", (4, 10), "3273163c6775 sched/fair: Let asymmetric CPU configurations "
+              "balance at wake-up", "wake_cap, select_task_rq_fair", "on a platform whose capacities differ by "
+              "max_cpu_capacity / 8 or more, want_affine is cleared when the task does not fit min(capacity_orig of "
+              "prev, of the waking CPU) with the 20 % margin (min_cap * 1024 < task_util(p) * 1280 after "
+              "sync_entity_load_avg); without SD_BALANCE_WAKE on any domain (mainline arm64 sets no "
+              "SD_ASYM_CPUCAPACITY before v4.20) the domain walk stops at once and select_idle_sibling runs on "
+              "prev's LLC with target prev (the simulator's form at v4.14 - v4.15 and under the ablation "
+              "'wake-slow-path')", "verified",
+              evidence="hash and subject quoted in b7a331615d25's commit message (tip-bot mail, Feb 2020); the "
+              "function read in a v4.19 tree (0x88888888/Linux-4.19 at 57a18e1bebe8); the release is reasoned: the "
+              "series' last posting (Oct 2016) came after the v4.9 merge window, so v4.10"),
+    EraChange("wake_cap-v4.16", "wake_cap", (4, 16), "the EAS RFC v2's base kernel (4.16-rc6 with the "
+              "SD_ASYM_CPUCAPACITY flag set at DIE for arm64, cover letter); mainline: 05484e098448 "
+              "sched/topology: Add SD_ASYM_CPUCAPACITY flag detection (v4.20)",
+              "sd_init, select_task_rq_fair, find_idlest_cpu, find_idlest_group, find_idlest_group_cpu",
+              "sd_init sets SD_BALANCE_WAKE on the SD_ASYM_CPUCAPACITY domain (DIE) and every domain below it, so "
+              "a wake-up without want_affine walks to DIE and takes the slow path find_idlest_cpu(DIE, p, "
+              "this_cpu, prev, SD_BALANCE_WAKE): the fork-v4.14 form with, at a wake-up, the spare-capacity rule "
+              "first (capacity_of - cpu_util_wake, the task's util off prev; the local group kept when its spare "
+              "exceeds task_util / 2 and beats the most-spare group by 100 + (pct - 100) / 2, else the most-spare "
+              "group when its spare exceeds task_util / 2), then runnable load; from v5.5 the fork-v5.5 form "
+              "with the DIE groups the task does not fit classified misfit (highest max_capacity preferred), "
+              "loads and utils without the task. Eras v4.16 - v4.19 stand for the RFC's base kernel (as eas-v4.16 "
+              "does); wake_cap's util is task_util(p) up to v4.19 and task_util_est(p) from v4.20 "
+              "(task_fits_capacity, the misfit series; hash not looked up). With EAS (eas-v4.16, eas-v5.0) the "
+              "energy-aware wake-up runs first and the slow path only when it does not place the task "
+              "(overutilized)", "read",
+              evidence="sd_init (for_each_lower_domain(t) t->flags |= SD_BALANCE_WAKE), default_topology without "
+              "SD_ASYM_CPUCAPACITY and no flag detection read in the v4.19 tree's kernel/sched/topology.c; "
+              "select_task_rq_fair / wake_cap / find_idlest_* in its fair.c; 05484e098448's subject in the Fixes: "
+              "tags of two cpuset fixes (LKML, Oct 2019); the base kernel's flag in seeds/003 (cover letter)"),
+    EraChange("wake_cap-v5.7", "wake_cap", (5, 7), "000619680c37 sched/fair: Remove wake_cap(); sched/topology: "
+              "Remove SD_BALANCE_WAKE on asymmetric capacity systems (hash not looked up)", "select_task_rq_fair",
+              "wake_cap() and SD_BALANCE_WAKE on asymmetric domains are gone: want_affine no longer depends on "
+              "the task's fit and the wake-up takes select_idle_sibling, whose asymmetric form "
+              "select_idle_capacity (sis-v5.7) searches by capacity; the slow path is reached only at fork/exec",
+              "verified", evidence="subject in the tip-bot mail of 20 Feb 2020 and the v5.7 sched pull's "
+              "shortlog (with b7a331615d25 and the SD_BALANCE_WAKE removal); the hash in a kernel.org commit link "
+              "and as the base of a later posting ('tip/sched/core at commit 000619680c37 (\"sched/fair: Remove "
+              "wake_cap()\")'); an earlier tip id of the same commit, 25ac227a25ac, was rebased away"),
     # ------------------------------------------------------------------ schedutil
     EraChange("schedutil-v5.0", "schedutil", (5, 0), "(earliest modelled)", "get_next_freq",
               "map_util_freq: (fmax + fmax/4) util / max; RELATION_L; on a busy hold cached_raw_freq = 0"),

@@ -648,6 +648,9 @@ COVERED_ELSEWHERE = {
     "cpufreq_delay-v6.12": "test_cpufreq_delay_era.py::test_rate_limit_v6_11_vs_v6_12_one_and_a_half_latency",
     "fork-v4.14": "test_fork_eras.py::test_fork_v4_14_vs_v5_5_by_hand",
     "fork-v5.5": "test_fork_eras.py::test_fork_v4_14_vs_v5_5_by_hand",
+    "wake_cap-v4.10": "test_sim_scenarios.py::test_capacity_aware_wakeup_from_v5_7",
+    "wake_cap-v4.16": "test_fork_eras.py::test_wake_slow_path_v5_6_vs_v5_7_by_hand",
+    "wake_cap-v5.7": "test_fork_eras.py::test_wake_slow_path_v5_6_vs_v5_7_by_hand",
 }
 
 @pytest.mark.parametrize("key", [r.key for r in ERA_LEDGER])

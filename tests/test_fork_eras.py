@@ -1,13 +1,16 @@
 """Fork placement of rt-app's threads (ledger fork-v4.14, fork-v5.5): states worked by hand from
 kernel/sched/fair.c (find_idlest_cpu / find_idlest_group / find_idlest_group_cpu /
 post_init_entity_util_avg; v4.19 tree and a v5.5/v5.6 tree), the twin (tests/reference/ref_fork.py)
-against the kernel module on random scenes, and the simulator's initial task table."""
+against the kernel module on random scenes, and the simulator's initial task table; the same
+find_idlest_cpu at a wake-up (ledger wake_cap-v4.16 / wake_cap-v5.7)."""
 from __future__ import annotations
 
 import random
 
+import numpy as np
+
 from lisa_eas._kernels import fork as kf
-from reference.ref_fork import fork_all, post_init
+from reference.ref_fork import fork_all, post_init, wake_slow_path
 
 #: two clusters of two CPUs (capacities 512, 512 | 1024, 1024), each its own LLC; rt-app's main
 #: thread (runnable, load 1024) on CPU 2
@@ -79,3 +82,92 @@ def test_simulator_starts_threads_where_the_fork_put_them():
         [plat.cpu_capacity(c) for c in range(plat.nr_cpus)]))
     assert set(cpus) <= {0, 1, 2, 3} and utils[:4] == [231] * 4
     assert _fork_placement(plat, comp, SimConfig(era="v4.17", ablate=("fork-placement",)), None) is None
+
+
+def _wake(form, scene, this, prev, task_util, task_load, pct_llc=117):
+    a = {k: np.array(v, np.int64) for k, v in scene.items()}
+    return int(kf.find_idlest_cpu(form, 1, this, prev, a["cap"], a["llc"], a["nr"], a["rload"], a["load"], a["util"],
+                                  a["state"], a["stamp"], a["allowed"], task_util, task_util, task_load, pct_llc, 1))
+
+
+def test_wake_slow_path_v5_6_vs_v5_7_by_hand():
+    """Two LITTLE CPUs (512) and two big (1024), LLCs {0,1} {2,3}, all idle; CPU 2 in idle state 1,
+    the others in state 0. A task of util 500 and load 600 sleeping on CPU 0 is woken by CPU 0's
+    timer (this = prev = 0). It does not fit a LITTLE CPU: 500 * 1280 = 640000 >= 512 * 1024.
+    v5.6 (wake_cap true, no want_affine, SD_BALANCE_WAKE on DIE and MC: find_idlest_cpu from DIE
+    of CPU 0, v5.5 form): local {0,1} is misfit (max_capacity 512 * 1024 > 500 * 1280 false), {2,3}
+    has spare (0 running, 2 idle) -> a lower type than local -> {2,3}; in it the smallest exit
+    latency: CPU 3 (state 0 < state 1); MC of CPU 3: {3} and {2} both has-spare with 1 idle ->
+    stay: CPU 3. v5.4 (v4.x form): spare capacity: local 512 - 0 (CPU 0's util without the task)
+    = 512 > 500 / 2 but 112 * 512 <= 100 * 1024; {2,3} 1024 > 250 -> {2,3} -> CPU 3; MC: local
+    spare 1024 > 250 and 108 * 1024 > 100 * 1024 -> stay: CPU 3. v5.7 (wake_cap removed,
+    000619680c37; select_idle_capacity from target 0): CPUs 0, 1 idle but too small, CPU 2 idle
+    and 1024 * 1024 > 500 * 1280 -> CPU 2. The fast path of the ablation (v5.6 kernel without
+    SD_BALANCE_WAKE): select_idle_sibling on the LLC of prev, target 0 idle -> CPU 0."""
+    from lisa_eas.models import select_idle_sibling
+    scene = dict(cap=[512, 512, 1024, 1024], llc=[0, 0, 1, 1], nr=[0] * 4, rload=[0] * 4, load=[600, 0, 0, 0],
+                 util=[0] * 4, state=[0, 0, 1, 0], stamp=[1] * 4, allowed=[1] * 4)
+    assert _wake(kf.FORM_V5_5, scene, 0, 0, 500, 600) == 3
+    assert _wake(kf.FORM_V4_14, scene, 0, 0, 500, 600) == 3
+    sc = dict(scene, prev=0, task_util=500, fit_util=500, task_load=600, pct_llc=117)
+    assert wake_slow_path(sc, 0, (5, 6)) == 3 and wake_slow_path(sc, 0, (5, 4)) == 3
+    idle = np.ones(4, bool)
+    caps = np.array([512, 512, 1024, 1024])
+    v57 = select_idle_sibling(idle, 0, 0, era="v5.7", capacity_orig=caps, llc_id=np.array([0, 0, 1, 1]),
+                              task_util=500)
+    assert int(np.asarray(v57.cpu).ravel()[0]) == 2
+    fast = select_idle_sibling(idle, 0, 0, era="v5.6", feature="none", llc_id=np.array([0, 0, 1, 1]))
+    assert int(np.asarray(fast.cpu).ravel()[0]) == 0
+
+
+def test_wake_slow_path_v4_vs_v5_5_by_hand():
+    """Same platform (DIE imbalance_pct 125: imbalance 256, scale 112; MC 117: 174, 108). CPU 0 runs
+    one task (runnable and load 1024, util 400), CPU 1 idle, both big CPUs run one task each
+    (runnable and load 1024, util 300); the task (util 480, load 500; 480 * 1280 > 512 * 1024: does
+    not fit a LITTLE CPU) sleeps on CPU 1 and is woken by CPU 0 (this 0, prev 1).
+    v4.x: DIE: local spare max(512 - 400, 512 - 0) = 512 > 480 / 2 = 240, but 112 * 512 = 57344 <=
+    100 * (1024 - 300) = 72400; {2,3}'s spare 724 > 240 -> {2,3}; both busy, runnable loads equal
+    -> the first, CPU 2; MC of CPU 2: local spare 724 > 240 and 108 * 724 > 100 * 724 -> stay: CPU 2.
+    v5.5: local {0,1} misfit (512 * 1024 > 480 * 1280 false), {2,3} 2 running on 2 CPUs, util 600:
+    2048 * 100 > 600 * 125 -> has spare: lower type -> {2,3}; least load_avg: CPU 2; MC: {2} and
+    {3} has spare with 0 idle each -> stay: CPU 2.
+    Busy bigs (util 1000 each) and CPU 0's load_avg 900, CPU 1's 0: v5.5: {2,3} 2048 * 100 <= 2000
+    * 125 -> fully busy, still below misfit -> {2,3} -> CPU 2; MC: {2} and {3} fully busy, avg 1024
+    each: 100 * 1024 <= 117 * 1024 -> stay: CPU 2. v4.x: local spare 512 (CPU 1) > 240 and 112 *
+    512 > 100 * (1024 - 1000) -> stay at DIE; MC of CPU 0: {1}'s spare 512 > 240 (local 112 is not)
+    -> CPU 1: the v4.x form keeps the task on a LITTLE CPU, the v5.5 form moves it up."""
+    scene = dict(cap=[512, 512, 1024, 1024], llc=[0, 0, 1, 1], nr=[1, 0, 1, 1], rload=[1024, 0, 1024, 1024],
+                 load=[1024, 500, 1024, 1024], util=[400, 0, 300, 300], state=[-1, 0, -1, -1], stamp=[0, 1, 0, 0],
+                 allowed=[1] * 4)
+    assert _wake(kf.FORM_V4_14, scene, 0, 1, 480, 500) == 2
+    assert _wake(kf.FORM_V5_5, scene, 0, 1, 480, 500) == 2
+    busy = dict(scene, util=[400, 0, 1000, 1000], load=[900, 0, 1024, 1024])
+    assert _wake(kf.FORM_V5_5, busy, 0, 1, 480, 500) == 2
+    assert _wake(kf.FORM_V4_14, busy, 0, 1, 480, 500) == 1
+    for sc, cpu4, cpu55 in ((scene, 2, 2), (busy, 1, 2)):
+        d = dict(sc, prev=1, task_util=480, fit_util=480, task_load=500, pct_llc=117)
+        assert (wake_slow_path(d, 0, (5, 4)), wake_slow_path(d, 0, (5, 5))) == (cpu4, cpu55)
+
+
+def test_twin_agrees_on_random_wake_scenes():
+    rng = random.Random(1807)
+    for _ in range(500):
+        n = rng.choice([4, 6, 8])
+        k = rng.choice([2, 2, 3]) if n != 4 else 2
+        llc = [c * k // n for c in range(n)]
+        caps = [rng.choice([256, 446, 462, 512, 1024]) for _ in range(n)]
+        nr = [rng.choice([0, 0, 1, 2]) for _ in range(n)]
+        scene = dict(cap=caps, llc=llc, nr=nr, rload=[x * rng.choice([0, 300, 1024]) for x in nr],
+                     load=[rng.randrange(0, 3000) for _ in range(n)],
+                     util=[min(rng.randrange(0, 1100), c) for c in caps],
+                     state=[rng.choice([0, 1, 2, -2]) if x == 0 else -1 for x in nr],
+                     stamp=[rng.randrange(0, 4) for _ in range(n)],
+                     allowed=[1 if rng.random() < 0.85 else 0 for _ in range(n)])
+        if not any(scene["allowed"]):
+            scene["allowed"][0] = 1
+        this, prev = rng.randrange(n), rng.randrange(n)
+        tu, tl, pct = rng.randrange(0, 1024), rng.randrange(0, 1024), rng.choice([117, 125])
+        for era, form in (((4, 19), kf.FORM_V4_14), ((5, 6), kf.FORM_V5_5)):
+            mine = _wake(form, scene, this, prev, tu, tl, pct)
+            d = dict(scene, prev=prev, task_util=tu, fit_util=tu, task_load=tl, pct_llc=pct)
+            assert mine == wake_slow_path(d, this, era), (era, scene, this, prev, tu, tl, pct)

@@ -43,6 +43,7 @@ from .sim_models import (AI_AVG_IDLE, AI_IDLE_STAMP, AI_WAKE_AVG_IDLE, AI_WAKE_S
                          M_SIS_PROP_ERA, M_WAKER_AT_PREV, affine_target, capacity_of, apply_opp, governor_sample,
                          governor_update, place_idle_sibling, update_idle_cpu_scan,
                          update_overutilized, wake_cap)
+from .sim_models import M_WAKE_CAP, WAKE_SLOW_V4, wake_slow_path
 from .sim_models import schedfreq_rt_tick, task_fits_cpu, update_thermal_avg
 from .sim_state import GOV_SCHEDFREQ, K_GOV
 from .sim_models import SC_RESULT
@@ -256,7 +257,9 @@ def select_task_rq(p, prev, this, sync, now, S, P, O):
     prev's timer interrupt performs), ``sync`` the WF_SYNC flag: FIFO via the rt path, CFS via EAS
     (not overutilized; before ``want_affine``, as in the kernel) or ``select_idle_sibling`` on the
     target that ``wake_affine`` chooses when ``this != prev`` (``want_affine``: the task may run on
-    ``this`` and, before v5.7, ``!wake_cap()``; ``wake_wide()`` is not modelled, taken as 0)."""
+    ``this`` and, before v5.7, ``!wake_cap()``; ``wake_wide()`` is not modelled, taken as 0).
+    Without ``want_affine``, where SD_BALANCE_WAKE is set (asymmetric platform, v4.16 - v5.6,
+    ``M_WAKE_CAP`` >= 2) the slow path ``sim_models.wake_slow_path`` (``find_idlest_cpu``)."""
     oTK = S[S_TASKS]
     if S[oTK + (p) * T_NFIELDS + T_POLICY] == POLICY_FIFO:
         return select_rt_cpu(p, prev, S, P)
@@ -266,13 +269,16 @@ def select_task_rq(p, prev, this, sync, now, S, P, O):
     if cpu < 0:
         want_affine = P[P[P_MASKS] + (S[oTK + (p) * T_NFIELDS + T_MASK]) * P[P_MASKS_W] + this] != 0 \
             and not wake_cap(p, this, prev, S, P)
-        target = prev
-        if want_affine and this != prev:
-            target = affine_target(p, prev, this, sync, S, P)
-        cpu = place_idle_sibling(p, target, prev, this, S, P)
-        cur = S[S[S_CPUS] + (this) * C_NFIELDS + C_CURR]
-        if want_affine and cur >= 0 and P[P[P_MODEL_PARAMS] + M_RECENT_ERA] == 1:
-            S[oTK + (cur) * T_NFIELDS + T_RECENT] = this     # current->recent_used_cpu = cpu (v4.16 - v5.14)
+        if not want_affine and P[P[P_MODEL_PARAMS] + M_WAKE_CAP] >= WAKE_SLOW_V4:
+            cpu = wake_slow_path(p, prev, this, S, P)
+        else:
+            target = prev
+            if want_affine and this != prev:
+                target = affine_target(p, prev, this, sync, S, P)
+            cpu = place_idle_sibling(p, target, prev, this, S, P)
+            cur = S[S[S_CPUS] + (this) * C_NFIELDS + C_CURR]
+            if want_affine and cur >= 0 and P[P[P_MODEL_PARAMS] + M_RECENT_ERA] == 1:
+                S[oTK + (cur) * T_NFIELDS + T_RECENT] = this     # current->recent_used_cpu = cpu (v4.16 - v5.14)
     if cpu < 0 or P[P[P_MASKS] + (S[oTK + (p) * T_NFIELDS + T_MASK]) * P[P_MASKS_W] + cpu] == 0:
         cpu = fallback_cpu(p, S, P)
     return cpu

@@ -34,7 +34,7 @@ from .sim_layout import (P_CORE_ID, P_CORE_ID_N, P_CPU_CAP, P_CPU_PD, P_CPU_PD_N
                          S_RQ_TASKS, S_RQ_TASKS_W, S_SU_POLICY_W, S_TASK_PELT, S_TASK_PELT_W, S_TASKS,
                          S_THERMAL_PELT, S_THERMAL_PELT_W)
 
-from .sim_state import C_NFIELDS, P_NFIELDS, T_NFIELDS, T_RECENT
+from .sim_state import C_IDLE_STATE, C_NFIELDS, P_NFIELDS, T_NFIELDS, T_RECENT
 
 from .eas import UC_V5_6, UC_V6_2, UC_V6_3, cpu_overutilized, cpu_overutilized_uclamp, fits_capacity
 from .fits import util_fits_cpu
@@ -56,6 +56,7 @@ from .sim_state import (C_BUSY_NS, C_CURR, C_NR_CFS, C_NR_RT, C_UE_SUM, EV_FREQ,
                         SIS_UTIL, T_MASK)
 from .sim_views import view2d
 from .wake_affine import WA_THIS, wake_affine
+from .fork import FORM_V4_14, FORM_V5_5, STATE_BUSY, STATE_NONE, find_idlest_cpu
 from .sis import (ASYM_V5_7, PATH_PREV, PATH_RECENT, PATH_TARGET, select_idle_sibling, select_idle_sibling_asym,
                   sis_prop_nr, sis_util_nr_idle_scan, update_avg, wake_avg_idle_age)
 
@@ -79,7 +80,12 @@ M_IA_ABOVE_HS_DELAY_US = 15
 M_SF_MARGIN = 16
 M_SF_THROTTLE_NS = 17
 M_ASYM_MODE = 18          # sis.ASYM_* on an asymmetric-capacity platform at era v5.7+, else -1
-M_WAKE_CAP = 19           # 1: asymmetric platform at v4.9-v5.6, count the wake_cap() wake-ups (G_WAKE_CAP)
+M_WAKE_CAP = 19           # asymmetric platform before v5.7: wake_cap() clears want_affine; 1: no SD_BALANCE_WAKE
+                          # (fast path on prev, counted in G_WAKE_CAP); 2 / 3: the find_idlest_cpu() slow path
+                          # in the v4.x / v5.5 form (WAKE_SLOW_V4 / WAKE_SLOW_V5_5; ledger wake_cap-v4.16)
+WAKE_CAP_FAST = 1
+WAKE_SLOW_V4 = 2
+WAKE_SLOW_V5_5 = 3
 M_MAX_CAP = 20            # the largest capacity_orig (rd->max_cpu_capacity)
 M_SU_LIMITS_CHECK = 21    # 1: v6.9+ schedutil drops an efficient OPP outside the policy limits
 M_SU_RESTORE_CACHED = 22  # 1: v5.11+ a schedutil busy hold restores cached_raw_freq
@@ -113,7 +119,8 @@ M_THERMAL_AVG = 40        # 1: a thermal cap schedule at v5.7 - v6.9: capacity_o
 M_MISFIT_UCLAMP = 41      # >0: update_misfit_status's fit takes the task's clamps, its form eas.UC_* (uclamp in use,
                           # v5.6+: uclamp_task_util; v6.2 util_fits_cpu; v6.3+ util_fits_cpu > 0)
 M_THERMAL_SHIFT = 42      # sched_thermal_decay_shift (v5.7 - v6.9, 0..10): the thermal PELT clock is rq_clock_task >> it
-M_SIZE = 43
+M_WAKE_CAP_UTIL_AVG = 43  # 1: wake_cap() tests task_util(p), the util_avg (before v4.20); 0: task_util_est(p)
+M_SIZE = 44
 
 # thermal cap schedule rows (static slot THERMAL): from TH_TIME on, perf domain TH_PD runs at most
 # at OPP TH_OPP and its CPUs' thermal pressure is TH_PRESSURE (capacity_orig minus the capacity of
@@ -400,16 +407,77 @@ def update_idle_cpu_scan(S, P):
 
 @sim_helper
 def wake_cap(p, this, prev, S, P):
-    """``wake_cap(p, cpu, prev_cpu)`` (v4.9 - v5.6 on an asymmetric platform, ``M_WAKE_CAP``): the
+    """``wake_cap(p, cpu, prev_cpu)`` (v4.10 - v5.6 on an asymmetric platform, ``M_WAKE_CAP``): the
     capacities differ by 1/8 or more and the task does not fit ``min(capacity_orig(prev),
-    capacity_orig(cpu))`` (``task_fits_capacity``, 20 % margin)."""
+    capacity_orig(cpu))`` (20 % margin) with ``task_util_est(p)`` (``task_fits_capacity``, v4.20+;
+    the v4.19 tree read: ``task_util(p)``, the util_avg, up to the RFC-era kernels)."""
     if not P[P[P_MODEL_PARAMS] + M_WAKE_CAP]:
         return False
     min_cap = P[P[P_CPU_CAP] + prev]
     if P[P[P_CPU_CAP] + this] < min_cap:
         min_cap = P[P[P_CPU_CAP] + this]
     max_cap = P[P[P_MODEL_PARAMS] + M_MAX_CAP]
-    return max_cap - min_cap >= (max_cap >> 3) and task_util_for_placement(p, S) * 1280 >= min_cap * 1024
+    u = task_util_for_placement(p, S)
+    if P[P[P_MODEL_PARAMS] + M_WAKE_CAP_UTIL_AVG]:
+        u = S[S[S_TASK_PELT] + p * S[S_TASK_PELT_W] + SA_UTIL_AVG]
+    return max_cap - min_cap >= (max_cap >> 3) and u * 1280 >= min_cap * 1024
+
+
+@sim_nrt
+def wake_slow_path(p, prev, this, S, P):
+    """``select_task_rq_fair()``'s slow path at a wake-up (ledger wake_cap-v4.16): with
+    SD_BALANCE_WAKE on the SD_ASYM_CPUCAPACITY domain and every domain below it, a wake-up without
+    ``want_affine`` (``wake_cap()`` true, or ``this`` outside the task's affinity) walks to the top
+    domain of ``this`` and calls ``find_idlest_cpu(sd, p, this, prev, SD_BALANCE_WAKE)``, the one
+    ``fork.find_idlest_cpu`` (v4.x or v5.5 form, ``M_WAKE_CAP``). Gathered per CPU: ``capacity_of``,
+    ``rq->nr_running`` (CFS + RT), the cfs_rq's runnable_load_avg, load_avg, and
+    ``cpu_util_wake`` / ``cpu_util_without`` (the task's util_avg off prev, then util_est.enqueued,
+    clamped to capacity_orig); an idle CPU's exit latency ranked by its idle state's index (the
+    platform lists states shallow to deep); ``rq->idle_stamp`` is not kept: idle CPUs tie, the
+    lowest-numbered wins. Counted in ``G_WAKE_CAP``."""
+    mp = P[P_MODEL_PARAMS]
+    n = P[P_CPU_PD_N]
+    W = S[S_SCRATCH_W]
+    ou = S[S_SCRATCH] + SC_UTIL * W        # scratch rows (state slot 13)
+    ol = S[S_SCRATCH] + SC_UE * W
+    oc = S[S_SCRATCH] + SC_CAP_OF * W
+    orl = S[S_SCRATCH] + SC_WORK * W
+    onr = S[S_SCRATCH] + SC_ENERGY * W
+    ost = S[S_SCRATCH] + SC_PD_UTIL * W
+    osp = S[S_SCRATCH] + SC_PD_UE * W
+    oCP = S[S_CPUS]
+    tu = S[S[S_TASK_PELT] + p * S[S_TASK_PELT_W] + SA_UTIL_AVG]
+    tl = S[S[S_TASK_PELT] + p * S[S_TASK_PELT_W] + SA_LOAD_AVG]
+    for c in range(n):
+        oc_ = S[S_CFS_PELT] + c * S[S_CFS_PELT_W]
+        if c == prev:
+            u = S[oc_ + SA_UTIL_AVG]
+            u -= tu if tu < u else u
+            e = S[oCP + c * C_NFIELDS + C_UE_SUM]
+            if e > u:
+                u = e
+            cap = P[P[P_CPU_CAP] + c]
+            S[ou + c] = u if u < cap else cap
+        else:
+            S[ou + c] = cpu_util(c, S, P)
+        S[ol + c] = S[oc_ + SA_LOAD_AVG]
+        S[orl + c] = S[oc_ + SA_RUNNABLE_AVG]
+        S[oc + c] = capacity_of(c, S, P)
+        nr = S[oCP + c * C_NFIELDS + C_NR_CFS] + S[oCP + c * C_NFIELDS + C_NR_RT]
+        S[onr + c] = nr
+        if S[oCP + c * C_NFIELDS + C_CURR] < 0 and nr == 0:
+            st = S[oCP + c * C_NFIELDS + C_IDLE_STATE]
+            S[ost + c] = st if st >= 0 else STATE_NONE
+            S[osp + c] = 1
+        else:
+            S[ost + c] = STATE_BUSY
+            S[osp + c] = 0
+    S[S[S_GLOBALS] + G_WAKE_CAP] += 1
+    om = allowed_row(p, S, P)
+    form = FORM_V5_5 if P[mp + M_WAKE_CAP] == WAKE_SLOW_V5_5 else FORM_V4_14
+    return find_idlest_cpu(form, 1, this, prev, S[oc:oc + n], P[P[P_LLC_ID]:P[P_LLC_ID] + n], S[onr:onr + n],
+                           S[orl:orl + n], S[ol:ol + n], S[ou:ou + n], S[ost:ost + n], S[osp:osp + n],
+                           P[om:om + n], tu, task_util_for_placement(p, S), tl, P[mp + M_IMBALANCE_PCT], 1)
 
 
 @sim_kernel
@@ -456,8 +524,9 @@ def place_idle_sibling(p, target, prev, this, S, P):
     examined) to ``wake_avg_idle`` (v5.14+) and ``avg_scan_cost`` (``update_avg``).
     ``p->recent_used_cpu`` per era (``M_RECENT_ERA``): passed as the recent candidate from
     v4.16, set to prev when it wins (v4.16 - v5.14) or whenever the target and prev checks
-    fail (v5.15+). A wake-up that ``wake_cap()`` (v4.9 - v5.6) would send to the slow path is
-    counted (``G_WAKE_CAP``) and searched here (the slow path is not modelled).
+    fail (v5.15+). A wake-up that ``wake_cap()`` (v4.10 - v5.6) took off the fast path reaches
+    here only without SD_BALANCE_WAKE (``M_WAKE_CAP`` 1: counted in ``G_WAKE_CAP``); with it the
+    caller takes ``wake_slow_path``.
 
     Compiled with reference counting (``select_idle_sibling`` allocates its scratch mask; numba
     would otherwise compile it with the caller's ``_nrt=False``)."""
@@ -467,9 +536,8 @@ def place_idle_sibling(p, target, prev, this, S, P):
     n = P[P_CPU_PD_N]
     # the idle mask (scratch row SC_IDLE) is kept up to date by sim_index.idle_changed
     asym = P[mp + M_ASYM_MODE]
-    if wake_cap(p, this, prev, S, P):
-        # the kernel takes the find_idlest_cpu() slow path here; not modelled, counted for the
-        # run's approximations
+    if P[mp + M_WAKE_CAP] == WAKE_CAP_FAST and wake_cap(p, this, prev, S, P):
+        # no SD_BALANCE_WAKE (M_WAKE_CAP 1): wake_cap() only cleared want_affine; counted
         S[S[S_GLOBALS] + G_WAKE_CAP] += 1
     rera = P[mp + M_RECENT_ERA]
     ort = S[S_TASKS] + p * T_NFIELDS + T_RECENT

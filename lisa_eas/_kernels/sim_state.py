@@ -111,8 +111,8 @@ G_WAKE_DIRTY = 8       # 1: the wake-up heap and the runqueue member lists are t
                        # task table (set by build_run; the loop keeps them up to date afterwards)
 G_ALIVE = 9            # tasks not exited
 G_HEAP_N = 10          # sleeping tasks in the wake-up heap (its top is the earliest wake-up)
-G_WAKE_CAP = 11        # idle-search wake-ups that the kernel's wake_cap() (v4.9-v5.6) would have sent to
-                       # the find_idlest_cpu() slow path, which is not modelled (counted, not changed)
+G_WAKE_CAP = 11        # wake-ups through the find_idlest_cpu() slow path (sim_models.wake_slow_path, v4.16 -
+                       # v5.6), or without SD_BALANCE_WAKE the wake_cap() wake-ups kept on the fast path
 G_NFIELDS = 12
 
 # ---------------------------------------------------------------- output events ev[n, :]

@@ -20,7 +20,10 @@ same rows: the energy figure (the meter vs the EM estimate EAS itself uses), the
 RFC v2 rule vs the merged v5.0 rule with its prev fit test and 1/16 margin, same kernel) and the
 tipping point (the RFC v2 wake-up used even while the system is overutilized) and the thread
 start (rt-app's threads placed by the fork balance, ledger fork-v4.14, or on their CPUs in turn:
-``SimConfig.ablate`` "fork-placement", both runs of a row).
+``SimConfig.ablate`` "fork-placement", both runs of a row) and the wake-up slow path (a task that
+does not fit its previous CPU's cluster sent by ``wake_cap()`` to ``find_idlest_cpu``, ledger
+wake_cap-v4.16, since the posting's base kernel set SD_ASYM_CPUCAPACITY at DIE; or kept on the
+fast path on prev: ``SimConfig.ablate`` "wake-slow-path", both runs of a row).
 """
 from __future__ import annotations
 
@@ -51,6 +54,10 @@ ABLATE_OU = "+eas-overutilized"
 #: The ablation of the thread start: both runs of a row start the threads on their CPUs in turn
 #: instead of where the fork balance puts them (``SimConfig.ablate`` "fork-placement").
 ABLATE_FORK = "+fork-placement"
+#: The ablation of the wake-up slow path: both runs of a row keep a task that wake_cap() takes off
+#: the fast path on select_idle_sibling on prev (``SimConfig.ablate`` "wake-slow-path").
+ABLATE_SLOW = "+wake-slow-path"
+_SUFFIXES = (ABLATE_OU, ABLATE_FORK, ABLATE_SLOW)
 
 
 def simulate_energy(job: tuple) -> dict:
@@ -62,8 +69,11 @@ def simulate_energy(job: tuple) -> dict:
 
     board, n, placement = job[:3]
     era = job[3] if len(job) > 3 else ERA
-    ablate = tuple(a[1:] for a in (ABLATE_OU, ABLATE_FORK) if placement.endswith(a))
-    config = SimConfig(governor="schedutil", placement=placement.removesuffix(ABLATE_OU).removesuffix(ABLATE_FORK),
+    ablate = tuple(a[1:] for a in _SUFFIXES if placement.endswith(a))
+    base = placement
+    for a in _SUFFIXES:
+        base = base.removesuffix(a)
+    config = SimConfig(governor="schedutil", placement=base,
                        era=era,
                        model_events=False, ablate=ablate)
     tr = simulate(board, eas_rfc_energy(board, n), config=config)
@@ -108,12 +118,13 @@ def _delta(off: dict, on: dict, key: str = "energy") -> float:
     return 100.0 * (on[key] / off[key] - 1.0)
 
 
-def ablations(sims: dict, ablate: dict, ablate_ou: dict, ablate_fork: dict) -> list[dict]:
+def ablations(sims: dict, ablate: dict, ablate_ou: dict, ablate_fork: dict, ablate_slow: dict) -> list[dict]:
     """One row per published row and cause switched: the reproduced saving with the meter (as
     checked), with the EM estimate instead of the meter (same runs), with the merged v5.0 EAS
     rule instead of the RFC v2 one (same kernel, meter energy), with the RFC v2 wake-up used
-    even while the system is overutilized (the tipping point switched off), and with both runs'
-    threads started on their CPUs in turn instead of by the fork balance."""
+    even while the system is overutilized (the tipping point switched off), with both runs'
+    threads started on their CPUs in turn instead of by the fork balance, and with both runs
+    keeping wake_cap()'s wake-ups on the fast path (no find_idlest_cpu slow path)."""
     out = []
     for (b, n, p), off in sims.items():
         if p != "no-eas":
@@ -128,6 +139,10 @@ def ablations(sims: dict, ablate: dict, ablate_ou: dict, ablate_fork: dict) -> l
                                                             ablate_fork[(b, n, "eas")]), 2),
                     "saving_j_no_fork_placement": round((ablate_fork[(b, n, "no-eas")]["energy"]
                                                          - ablate_fork[(b, n, "eas")]["energy"]) * 1e-3, 2),
+                    "meter_no_slow_path": round(_delta(ablate_slow[(b, n, "no-eas")],
+                                                       ablate_slow[(b, n, "eas")]), 2),
+                    "saving_j_no_slow_path": round((ablate_slow[(b, n, "no-eas")]["energy"]
+                                                    - ablate_slow[(b, n, "eas")]["energy"]) * 1e-3, 2),
                     "saving_j_meter": round((off["energy"] - on["energy"]) * 1e-3, 2),
                     "saving_j_em": round((off["energy_em"] - on["energy_em"]) * 1e-3, 2)})
     return sorted(out, key=lambda r: (r["board"], r["tasks"]))
@@ -137,7 +152,7 @@ def run(sweep: Sweep) -> ExperimentResult:
     pub = published_csv(FILE)
     jobs = [(b, n, p, ERA) for b in BOARDS for n in TASKS
             for p in ("no-eas", "eas", ABLATE_PLACEMENT, "eas" + ABLATE_OU, "no-eas" + ABLATE_FORK,
-                      "eas" + ABLATE_FORK)]
+                      "eas" + ABLATE_FORK, "no-eas" + ABLATE_SLOW, "eas" + ABLATE_SLOW)]
     every = sweep.map(simulate_energy, jobs, warm=warm_up_simulator)
     sims = {(r["board"], r["tasks"], r["placement"]): r for r in every
             if r["placement"] in ("no-eas", "eas") and not r["config"]["ablate"]}
@@ -145,7 +160,9 @@ def run(sweep: Sweep) -> ExperimentResult:
     ablate_ou = {(r["board"], r["tasks"]): r for r in every if "eas-overutilized" in r["config"]["ablate"]}
     ablate_fork = {(r["board"], r["tasks"], r["config"]["placement"]): r for r in every
                    if "fork-placement" in r["config"]["ablate"]}
-    abl = {(a["board"], a["tasks"]): a for a in ablations(sims, ablate, ablate_ou, ablate_fork)}
+    ablate_slow = {(r["board"], r["tasks"], r["config"]["placement"]): r for r in every
+                   if "wake-slow-path" in r["config"]["ablate"]}
+    abl = {(a["board"], a["tasks"]): a for a in ablations(sims, ablate, ablate_ou, ablate_fork, ablate_slow)}
     rows = []
     for _, p in pub.iterrows():
         b, n = p["board"], int(p["tasks"])
@@ -172,6 +189,7 @@ def run(sweep: Sweep) -> ExperimentResult:
                      "ablation_v5_0_rule_delta_pct": abl[(b, n)]["meter_v5_0_rule"],
                      "ablation_no_tipping_point_delta_pct": abl[(b, n)]["meter_no_tipping_point"],
                      "ablation_no_fork_placement_delta_pct": abl[(b, n)]["meter_no_fork_placement"],
+                     "ablation_no_slow_path_delta_pct": abl[(b, n)]["meter_no_slow_path"],
                      "energy_unit": off["unit"]})
     checks = []
     # Sign: only rows whose published saving exceeds its own run-to-run spread (RSD) have a
@@ -190,10 +208,12 @@ def run(sweep: Sweep) -> ExperimentResult:
                         f"{sims[(r['board'], r['tasks'], 'eas')]['cross_domain_migrations_last_10s']} migrations"
                         for r in signed if r not in agree)
             + ". Ablations on these rows (EM estimate instead of the meter / merged v5.0 rule instead of the "
-              "RFC's / EAS used while overutilized / threads started in turn, not by the fork balance): "
+              "RFC's / EAS used while overutilized / threads started in turn, not by the fork balance / no "
+              "wake-up slow path): "
             + "; ".join(f"{r['board']} N={r['tasks']}: {r['ablation_em_estimate_delta_pct']:+.1f} / "
                         f"{r['ablation_v5_0_rule_delta_pct']:+.1f} / {r['ablation_no_tipping_point_delta_pct']:+.1f} / "
-                        f"{r['ablation_no_fork_placement_delta_pct']:+.1f} %"
+                        f"{r['ablation_no_fork_placement_delta_pct']:+.1f} / "
+                        f"{r['ablation_no_slow_path_delta_pct']:+.1f} %"
                         for r in signed if r not in agree)))
     for b in BOARDS:
         br = [r for r in rows if r["board"] == b]
@@ -215,13 +235,16 @@ def run(sweep: Sweep) -> ExperimentResult:
                 + " %; with EAS used while overutilized: "
                 + ", ".join(f"{r['ablation_no_tipping_point_delta_pct']:+.1f}" for r in br)
                 + " %; with the threads started in turn (no fork balance): "
-                + ", ".join(f"{r['ablation_no_fork_placement_delta_pct']:+.1f}" for r in br) + " %"))
+                + ", ".join(f"{r['ablation_no_fork_placement_delta_pct']:+.1f}" for r in br)
+                + " %; with wake_cap()'s wake-ups kept on the fast path (no slow path): "
+                + ", ".join(f"{r['ablation_no_slow_path_delta_pct']:+.1f}" for r in br) + " %"))
     juno = [r for r in rows if r["board"] == "juno_r0"]
     mad = sum(abs(r["reproduced_delta_pct"] - r["published_delta_pct"]) for r in juno) / len(juno)
     mad_em = sum(abs(r["ablation_em_estimate_delta_pct"] - r["published_delta_pct"]) for r in juno) / len(juno)
     mad_v50 = sum(abs(r["ablation_v5_0_rule_delta_pct"] - r["published_delta_pct"]) for r in juno) / len(juno)
     mad_ou = sum(abs(r["ablation_no_tipping_point_delta_pct"] - r["published_delta_pct"]) for r in juno) / len(juno)
     mad_fork = sum(abs(r["ablation_no_fork_placement_delta_pct"] - r["published_delta_pct"]) for r in juno) / len(juno)
+    mad_slow = sum(abs(r["ablation_no_slow_path_delta_pct"] - r["published_delta_pct"]) for r in juno) / len(juno)
     # Size, Juno r0: the meters cover the two CPU clusters, as the meter model does, so the
     # relative saving is comparable; published RSD up to 3.1 % per measurement and a power model
     # from the board's EM and legacy EAS tables: mean absolute difference within 10 points.
@@ -233,7 +256,8 @@ def run(sweep: Sweep) -> ExperimentResult:
                                                              f"{r['published_delta_pct']:+.1f}" for r in juno)
                                   + f"; ablations: {mad_em:.1f} points with the EM estimate instead of the meter, "
                                     f"{mad_v50:.1f} with the merged v5.0 rule, {mad_ou:.1f} with EAS used while "
-                                    f"overutilized, {mad_fork:.1f} with the threads started in turn"))
+                                    f"overutilized, {mad_fork:.1f} with the threads started in turn, {mad_slow:.1f} "
+                                    "without the wake-up slow path"))
     hikey = [r for r in rows if r["board"] == "hikey960" and r["model_saving_j"] is not None]
     if hikey:
         # Size, HiKey960: the published energy is the whole board (memory, GPU, regulators...);
@@ -256,6 +280,8 @@ def run(sweep: Sweep) -> ExperimentResult:
                 + ", ".join(f"{abl[(r['board'], r['tasks'])]['saving_j_no_tipping_point']:.2f}" for r in hikey)
                 + " J, with the threads started in turn "
                 + ", ".join(f"{abl[(r['board'], r['tasks'])]['saving_j_no_fork_placement']:.2f}" for r in hikey)
+                + " J, without the wake-up slow path "
+                + ", ".join(f"{abl[(r['board'], r['tasks'])]['saving_j_no_slow_path']:.2f}" for r in hikey)
                 + " J; the metered CPU clusters are "
                 + f"{100 * hikey[0]['model_meter_j_without'] / hikey[0]['published_j_without']:.0f} % of the "
                   "published board energy at N=10, and the non-CPU part (memory, GPU) can change with placement"))
@@ -271,16 +297,20 @@ def run(sweep: Sweep) -> ExperimentResult:
         f"Kernel: era {ERA} (tip/sched/core at 4.16-rc6 carries the v4.17 scheduler, util_est on); 'with "
         "patches' = the RFC v2 wake-up (ledger eas-v4.16: prev costed without a fit test, 1/64 margin, root-"
         "domain overutilized flag instead of the RFC's per-sched-domain flag); 'without' = no-eas placement "
-        f"(select_idle_sibling on the waking task's cluster); {sum(r['wake_cap_wakeups'] for r in every)} "
-        "wake-up(s) would have taken the kernel's find_idlest_cpu() slow path (wake_cap(); not modelled); "
+        "(select_idle_sibling on the waking task's cluster); a task wake_cap() finds too big for the smaller of "
+        "prev's and the waker's cluster takes the find_idlest_cpu() slow path in both (ledger wake_cap-v4.16: "
+        "the base kernel set SD_ASYM_CPUCAPACITY at DIE, so SD_BALANCE_WAKE): "
+        + ", ".join(f"{r['board']} N={r['tasks']} {r['placement']} {r['wake_cap_wakeups']}" for r in every
+                    if r["placement"] in ("no-eas", "eas") and not r["config"]["ablate"]) + " such wake-up(s); "
         "threads start where the fork balance put them (ledger fork-v4.14: rt-app's main thread on the "
         "calibration CPU with runnable load 1024, each clone blocked at the start barrier before the next).",
         f"Model energy unit(s): {', '.join(units)}.",
         "Ablations (each switches one cause on the same rows; reproduced saving %): "
         + "; ".join(f"{a['board']} N={a['tasks']}: meter + RFC v2 {a['meter_rfc_v2']:+.1f}, EM estimate "
                     f"{a['em_estimate_rfc_v2']:+.1f}, v5.0 rule {a['meter_v5_0_rule']:+.1f}, no tipping point "
-                    f"{a['meter_no_tipping_point']:+.1f}, threads started in turn {a['meter_no_fork_placement']:+.1f}"
-                    for a in ablations(sims, ablate, ablate_ou, ablate_fork))
+                    f"{a['meter_no_tipping_point']:+.1f}, threads started in turn {a['meter_no_fork_placement']:+.1f}, "
+                    f"no wake-up slow path {a['meter_no_slow_path']:+.1f}"
+                    for a in ablations(sims, ablate, ablate_ou, ablate_fork, ablate_slow))
         + ". Cluster power-down time (s) without / with EAS: "
         + "; ".join(f"{r['board']} N={r['tasks']}: {r['cluster_down_s_without']} / {r['cluster_down_s_with']}"
                     for r in rows) + ".",

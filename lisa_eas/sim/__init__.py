@@ -30,9 +30,17 @@ Scheduling model
   the task fits them, then ``select_idle_capacity`` over all CPUs (the first idle CPU whose
   ``capacity_of`` fits ``task_util_est`` with the 20 % margin, the task's clamps in the era's
   form, else the biggest idle one);
-  SIS_UTIL/SIS_PROP do not apply there, as in the kernel. Before v5.7 ``wake_cap()`` sent a
-  task too big for its previous CPU to ``find_idlest_cpu()``: not modelled, such wake-ups are
-  counted in ``metadata["approximations"]``. ``no-eas`` always takes the idle search.
+  SIS_UTIL/SIS_PROP do not apply there, as in the kernel. Before v5.7 on such a platform
+  ``wake_cap()`` (a task that does not fit the smaller of prev's and the waker's
+  ``capacity_orig`` with the 20 % margin: ``task_util`` before v4.20, ``task_util_est`` after)
+  clears ``want_affine``; with SD_BALANCE_WAKE on the asymmetric domain (mainline from v4.20's
+  flag detection; eras v4.16 - v4.19 stand for the EAS RFC's base kernel, which set the flag at
+  DIE) such a wake-up takes the slow path ``find_idlest_cpu(sd, p, this, prev,
+  SD_BALANCE_WAKE)`` from the top domain (``_kernels/fork.py``, the one implementation the fork
+  uses: the v4.x runnable-load / spare-capacity form, the v5.5 group types with misfit; ledger
+  ``wake_cap-v4.16``, ``wake_cap-v5.7``); counted in ``metadata["wake_cap_wakeups"]``; the
+  ablation ``"wake-slow-path"`` keeps the fast path on prev. ``no-eas`` always takes the idle
+  search (or that slow path).
   Around that search, per era (ledger ``wakeup-*``, ``sis-v5.14``; ``docs/guide/simulate.md``):
   a timer wake-up is done on prev (``this_cpu == prev_cpu``: no ``wake_affine``); a wake-up by
   another task (``sim_loop.wake_up(p, waker_cpu, sync)``) targets
@@ -41,8 +49,8 @@ Scheduling model
   when it wins and the waker's set to its CPU up to v5.14, prev after every search past target
   and prev from v5.15); SIS_PROP from ``this_rq()``: ``avg_idle / 512`` before v5.14,
   ``wake_avg_idle`` from v5.14, ``avg_scan_cost`` charged ``sis_scan_cost_ns`` per runqueue
-  scanned unless the depth ran out. Not modelled: the wake-up's
-  ``find_idlest_group`` slow path, the kernel's staler view at wake-up
+  scanned unless the depth ran out. Not modelled: ``rq->idle_stamp`` in the slow path (idle
+  CPUs in equal states tie to the lowest-numbered), the kernel's staler view at wake-up
   (``sync_entity_load_avg`` to the cfs_rq's last update). FIFO tasks: the previous CPU unless it runs an
   rt task of equal or higher priority, else an idle CPU, else one running only CFS.
 * **Load balance**, simplified: every ``balance_interval_ms`` the blocked signals of all
@@ -228,11 +236,16 @@ def simulate(platform, workload, *, config: SimConfig | None = None):
         frames.pop("cpu_frequency", None)
     output_wall = time.perf_counter() - t1
     approx = list(compiled.approximations)
-    if raw.wake_cap_wakeups:
+    era_t = config.era_tuple
+    if raw.wake_cap_wakeups and "wake-slow-path" in config.ablate and (4, 16) <= era_t < (5, 7):
         approx.append(f"{raw.wake_cap_wakeups} wake-up(s) of a task that did not fit its previous CPU: at era "
-                      f"{config.era} the kernel's wake_cap() (v4.9-v5.6) sends them to the find_idlest_cpu() slow "
-                      "path, which is not modelled; they took select_idle_sibling() on the previous CPU's LLC "
-                      "(a misfit task moves up at the next load balance)")
+                      f"{config.era} the kernel's wake_cap() sends them to the find_idlest_cpu() slow path, "
+                      "switched off by the ablation 'wake-slow-path'; they took select_idle_sibling() on the "
+                      "previous CPU's LLC (a misfit task moves up at the next load balance)")
+    elif raw.wake_cap_wakeups and (4, 16) <= era_t < (5, 7):
+        approx.append(f"{raw.wake_cap_wakeups} wake-up(s) through the find_idlest_cpu() slow path (wake_cap(), "
+                      "ledger wake_cap-v4.16): rq->idle_stamp not kept, idle CPUs in equal states tie to the "
+                      "lowest-numbered")
     if "fork-placement" not in config.ablate:
         approx.append(f"fork placement: rt-app's main thread on CPU {compiled.parent_cpu} (runnable load 1024) "
                       "clones the threads in order, each blocked at rt-app's barrier before the next clone, "

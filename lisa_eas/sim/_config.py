@@ -13,7 +13,8 @@ __all__ = ["GOVERNORS", "PLACEMENTS", "SIS_MODES", "SimConfig"]
 
 PLACEMENTS = ("eas", "eas-v5.0", "no-eas")
 #: Causes an ablation experiment can switch off (``SimConfig.ablate``).
-ABLATIONS = ("eas-overutilized", "sis-prop-wake-avg-idle", "resume-waker", "pelt-attach-reset", "fork-placement")
+ABLATIONS = ("eas-overutilized", "sis-prop-wake-avg-idle", "resume-waker", "pelt-attach-reset", "fork-placement",
+             "wake-slow-path")
 SIS_MODES = ("util", "prop")
 #: what ``simulate`` returns: every table, or the rt-app log and the metadata (sweeps)
 OUTPUTS = ("full", "summary")
@@ -142,7 +143,10 @@ class SimConfig:
         runqueue's window (which drops the running time since the task's last 1024 us boundary);
         ``"fork-placement"``: the threads start on their allowed CPUs in turn, each with half its
         CPU's spare capacity, instead of where ``find_idlest_cpu`` at fork puts them (ledger
-        fork-v4.14, fork-v5.5).
+        fork-v4.14, fork-v5.5); ``"wake-slow-path"``: at v4.16 - v5.6 on an asymmetric platform a
+        wake-up that ``wake_cap()`` takes off the fast path stays on ``select_idle_sibling`` on
+        prev (as a kernel without SD_BALANCE_WAKE, e.g. mainline arm64 before v4.20) instead of
+        ``find_idlest_cpu`` (ledger wake_cap-v4.16).
     stats_from_s : float
         Simulated time from which the idle-search statistics (``metadata["sis_stats"]``) are
         counted (default 0: the whole run); a warm-up before it is left out.

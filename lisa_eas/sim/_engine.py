@@ -38,7 +38,7 @@ class RawRun:
     res_idle: np.ndarray        # ns per CPU per idle state
     t_end: int
     iterations: int
-    wake_cap_wakeups: int = 0   # idle-search wake-ups the kernel's wake_cap() would have sent to find_idlest_cpu()
+    wake_cap_wakeups: int = 0   # wake-ups through the find_idlest_cpu() slow path (or, without it, wake_cap() true)
     output: object = None       # the _Output the tables live in (``release_output``)
     sis_stats: np.ndarray | None = None   # the idle-search statistics (sim_state SS_*)
 
@@ -329,8 +329,16 @@ def _model_params(platform: Platform, config: SimConfig, em_mode: int, cpu_capma
         mp[sm.M_ASYM_MODE] = -1
     else:
         mp[sm.M_ASYM_MODE] = asym_kernel_mode(era)
-    # before v5.7 wake_cap() (v4.9+) decided instead; its slow path is not modelled, its wake-ups are counted
-    mp[sm.M_WAKE_CAP] = int(asym and (4, 9) <= era < (5, 7))
+    # before v5.7 wake_cap() (v4.10+) clears want_affine; with SD_BALANCE_WAKE on the asymmetric domain
+    # (v4.20+ flag detection; eras v4.16 - v4.19: the EAS RFC's base kernel, which set the flag at DIE)
+    # the wake-up takes the find_idlest_cpu() slow path (ledger wake_cap-v4.16, wake_cap-v5.7); the
+    # ablation "wake-slow-path" (and eras before v4.16) keep the fast path on prev, counted
+    mp[sm.M_WAKE_CAP] = 0
+    if asym and (4, 10) <= era < (5, 7):
+        mp[sm.M_WAKE_CAP] = sm.WAKE_CAP_FAST
+        if era >= (4, 16) and "wake-slow-path" not in config.ablate:
+            mp[sm.M_WAKE_CAP] = sm.WAKE_SLOW_V5_5 if era >= (5, 5) else sm.WAKE_SLOW_V4
+    mp[sm.M_WAKE_CAP_UTIL_AVG] = int(era < (4, 20))        # task_util(p) before task_fits_capacity
     mp[sm.M_MAX_CAP] = int(cpu_capmax.max())
     # the wake-up path's eras (ledger sis-v5.14, wakeup-*)
     mp[sm.M_SIS_PROP_ERA] = 2 if era >= (5, 14) else 1 if era >= (5, 7) else 0

@@ -191,3 +191,165 @@ def fork_all(capacities, llcs, parent, with_state, era, count):
             rqs[c].stamp = k + 1
         out.append((c, u))
     return out
+
+
+# ---------------------------------------------------------------- the wake-up slow path
+# select_task_rq_fair(SD_BALANCE_WAKE) without want_affine, SD_BALANCE_WAKE on every domain of an
+# asymmetric big.LITTLE (DIE has SD_ASYM_CPUCAPACITY): find_idlest_cpu(sd = DIE of this, p, this,
+# prev, SD_BALANCE_WAKE). Read from the v4.19 fair.c (spare capacity, runnable load) and the v5.5
+# rework (group types with misfit, loads and utils without the waking task).
+
+def _wake_v4(sc, dom, here_cpu):
+    pct = dom["pct"]
+    imb = 1024 * (pct - 100) // 100
+    iscale = 100 + (pct - 100) // 2
+    best, here = None, None
+    spare_best, spare_g = 0, None
+    for g in dom["groups"]:
+        if not any(sc["allowed"][c] for c in g):
+            continue
+        cap = sum(sc["cap"][c] for c in g)
+        run = sum(sc["rload"][c] for c in g) * 1024 // cap
+        avg = sum(sc["load"][c] for c in g) * 1024 // cap
+        spare = max([0] + [sc["cap"][c] - sc["util"][c] for c in g])
+        if here_cpu in g:
+            here = (run, avg, spare)
+            continue
+        if best is None or best[1] > run + imb:
+            best = (g, run, avg)
+        elif run < best[1] + imb and 100 * best[2] > iscale * avg:
+            best = (g, best[1], avg)
+        if spare > spare_best:
+            spare_best, spare_g = spare, g
+    half = sc["task_util"] // 2
+    if here is not None and here[2] > half and iscale * here[2] > 100 * spare_best:
+        return None
+    if spare_best > half:
+        return spare_g
+    if best is None:
+        return None
+    if here is None:
+        return best[0]
+    if best[1] > here[0] + imb:
+        return None
+    if here[0] < best[1] + imb and 100 * here[1] < iscale * best[2]:
+        return None
+    return best[0]
+
+
+def _wake_kind(sc, g, pct, top):
+    """(type, avg_load, idle, max capacity); types: 0 spare, 1 fully busy, 2 misfit, 5 overloaded."""
+    load = 0
+    for c in g:
+        v = sc["load"][c]
+        if c == sc["prev"]:
+            v = max(v - sc["task_load"], 0)
+        load += v
+    util = sum(sc["util"][c] for c in g)
+    nr = sum(sc["nr"][c] for c in g)
+    cap = sum(sc["cap"][c] for c in g)
+    biggest = max(sc["cap"][c] for c in g)
+    idle = sum(1 for c in g if sc["nr"][c] == 0 and sc["state"][c] != -1)
+    if nr > len(g) and 100 * cap < pct * util:
+        kind = 5
+    elif top and 1280 * sc["fit_util"] >= 1024 * biggest:
+        kind = 2
+    elif nr < len(g) or 100 * cap > pct * util:
+        kind = 0
+    else:
+        kind = 1
+    avg = load * 1024 // cap if kind in (1, 5) else 0
+    return kind, avg, idle, biggest
+
+
+def _wake_v55(sc, dom, here_cpu):
+    pct = dom["pct"]
+    imb = 1024 * (pct - 100) // 100
+    top = dom["die"]             # SD_ASYM_CPUCAPACITY: the DIE level only
+    best, b = None, (5, (1 << 32) - 1, 0, 0)
+    here = None
+    for g in dom["groups"]:
+        if not any(sc["allowed"][c] for c in g):
+            continue
+        k = _wake_kind(sc, g, pct, top)
+        if here_cpu in g:
+            here = k
+            continue
+        if k[0] != b[0]:
+            take = k[0] < b[0]
+        elif k[0] in (1, 5):
+            take = k[1] < b[1]
+        elif k[0] == 2:
+            take = k[3] > b[3]
+        else:
+            take = k[2] > b[2]
+        if take:
+            best, b = g, k
+    if best is None or here is None:
+        return best
+    if here[0] != b[0]:
+        return None if here[0] < b[0] else best
+    if here[0] in (1, 5):
+        return None if (b[1] >= here[1] + imb or 100 * here[1] <= pct * b[1]) else best
+    if here[0] == 2:
+        return None if here[3] >= b[3] else best
+    return None if here[2] >= b[2] else best
+
+
+def _wake_cpu_in(sc, g, here_cpu, v4):
+    if len(g) == 1:
+        return g[0]
+    chosen, lat, stamp = -1, BIG, 0
+    fallback, fl = here_cpu, BIG
+    for c in g:
+        if not sc["allowed"][c]:
+            continue
+        st = sc["state"][c]
+        if st != -1:
+            if st >= 0 and st < lat:
+                chosen, lat, stamp = c, st, sc["stamp"][c]
+            elif (st < 0 or st == lat) and sc["stamp"][c] > stamp:
+                chosen, stamp = c, sc["stamp"][c]
+        elif chosen < 0:
+            v = sc["rload"][c] if v4 else sc["load"][c]
+            if v < fl:
+                fallback, fl = c, v
+    return chosen if chosen >= 0 else fallback
+
+
+def wake_slow_path(sc, this, era):
+    """The CPU find_idlest_cpu(SD_BALANCE_WAKE) returns for the scene ``sc`` (dict of per-CPU lists
+    cap, llc, nr, rload, load, util (without the task), state (-1 busy, -2 idle without a cpuidle
+    state, else the exit-latency rank), stamp, allowed; and prev, task_util, fit_util, task_load,
+    pct_llc) woken on CPU ``this`` at kernel ``era``."""
+    v4 = era < (5, 5)
+    rqs = [_Rq(c, sc["cap"][c], sc["llc"][c]) for c in range(len(sc["cap"]))]
+
+    def doms_of(cpu):
+        out = _topology(rqs, cpu)
+        for d in out:
+            d["die"] = d["pct"] == 125          # _topology: DIE 125, MC 117
+            if not d["die"]:
+                d["pct"] = sc["pct_llc"]
+        return out
+
+    cpu = this
+    doms = doms_of(cpu)
+    chosen = cpu
+    i = 0
+    while i < len(doms):
+        dom = doms[i]
+        g = _wake_v4(sc, dom, cpu) if v4 else _wake_v55(sc, dom, cpu)
+        if g is None:
+            i += 1
+            continue
+        nxt = _wake_cpu_in(sc, g, cpu, v4)
+        chosen = nxt
+        if nxt == cpu:
+            i += 1
+            continue
+        size = len(dom["span"])
+        cpu = nxt
+        doms = [d for d in doms_of(cpu) if len(d["span"]) < size]
+        i = 0
+    return chosen

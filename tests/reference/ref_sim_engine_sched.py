@@ -78,7 +78,7 @@ Where the numba simulator computes a step otherwise, the step is a named entry o
 """
 from __future__ import annotations
 
-from . import ref_eas, ref_governors, ref_sis
+from . import ref_fork, ref_eas, ref_governors, ref_sis
 from . import ref_sim_schema as ss
 from .ref_pelt import update_load_avg, update_load_sum
 from .ref_util_est import clear_flag, task_util_est, util_est_update
@@ -541,7 +541,11 @@ class Scheduler:
         cpu = None
         if self.prm.placement != "no-eas":
             cpu = self.place_eas(p, prev, now)
-        if cpu is None:
+        # no want_affine (wake_cap() true, or the waking CPU, prev, outside the task's affinity) with
+        # SD_BALANCE_WAKE on every domain: the slow path
+        if cpu is None and self.prm.wake_slow and (not self.allowed(p, prev) or self.wake_cap(p, prev)):
+            cpu = self.wake_slow_path(p, prev)
+        elif cpu is None:
             cpu = self.place_idle_sibling(p, prev, now)
             # wake_cap() true means no want_affine (v4.9 - v5.6 on asymmetric boards)
             if (4, 16) <= self.prm.recent_version < (5, 15) and prev.curr is not None and not self.wake_cap(p, prev):
@@ -555,7 +559,30 @@ class Scheduler:
         top, low = max(caps), caps[prev.idx]
         if not ((4, 9) <= self.prm.sis_version < (5, 7)) or len(set(caps)) < 2:
             return False
-        return top - low >= top // 8 and not self.task_util(p) * 1280 < low * 1024
+        u = p.sa.util_avg if self.prm.wake_cap_util_avg else self.task_util(p)
+        return top - low >= top // 8 and not u * 1280 < low * 1024
+
+    def wake_slow_path(self, p, prev):
+        """find_idlest_cpu(DIE, p, this = prev, prev, SD_BALANCE_WAKE) on the twin's own scene
+        (tests/reference/ref_fork.py): per CPU capacity_of, nr_running, the cfs_rq's runnable and
+        load averages, its util without the task (util off prev, then util_est, capped); idle CPUs
+        by idle state, all at the same idle_stamp (the simulator keeps none)."""
+        util = []
+        for c in self.cpus:
+            if c is prev:
+                u = c.cfs.util_avg - min(c.cfs.util_avg, p.sa.util_avg)
+                util.append(min(max(u, c.ue_sum), c.capacity))
+            else:
+                util.append(self.cpu_util(c))
+        scene = {"cap": [self.capacity_of(c) for c in self.cpus], "llc": [c.llc for c in self.cpus],
+                 "nr": [c.nr_running for c in self.cpus], "rload": [c.cfs.runnable_avg for c in self.cpus],
+                 "load": [c.cfs.load_avg for c in self.cpus], "util": util,
+                 "state": [(c.idle_state if c.idle_state >= 0 else -2) if c.is_idle else -1 for c in self.cpus],
+                 "stamp": [1 if c.is_idle else 0 for c in self.cpus],
+                 "allowed": [1 if self.allowed(p, c) else 0 for c in self.cpus],
+                 "prev": prev.idx, "task_util": p.sa.util_avg, "fit_util": self.task_util(p),
+                 "task_load": p.sa.load_avg, "pct_llc": self.prm.imbalance_pct}
+        return self.cpus[ref_fork.wake_slow_path(scene, prev.idx, (5, 5) if self.prm.wake_slow == 2 else (4, 19))]
 
     def place_eas(self, p, prev, now):
         util = [c.cfs.util_avg for c in self.cpus]

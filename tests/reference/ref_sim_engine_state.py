@@ -211,6 +211,10 @@ class RunParams:
     tunables: dict
     sis_prop_version: tuple = (5, 4)     # the kernel version whose SIS_PROP inputs are used
     recent_version: tuple = (5, 4)       # the kernel version whose recent_used_cpu rules are used
+    # the wake-up slow path (SD_BALANCE_WAKE on the asymmetric domain: the RFC base kernel v4.16 -
+    # v4.19, mainline v4.20 - v5.6): 0 none, 1 the v4.x find_idlest_group, 2 the v5.5 one
+    wake_slow: int = 0
+    wake_cap_util_avg: bool = False      # wake_cap() on task_util(p) (before v4.20), else task_util_est
 
 
 def run_params(platform, config) -> RunParams:
@@ -248,4 +252,7 @@ def run_params(platform, config) -> RunParams:
         imbalance_pct=platform.imbalance_pct, llc_weight=platform.llc_weight,
         sis_scan_cost=config.sis_scan_cost_ns,
         tunables={k: config.tunable(k) for k in tun_names},
-        sis_prop_version=era, recent_version=era)
+        sis_prop_version=era, recent_version=era,
+        wake_slow=0 if (not (4, 16) <= era < (5, 7) or "wake-slow-path" in config.ablate
+                        or len({d.cpu_capacity_max for d in platform.perf_domains}) < 2) else (2 if era >= (5, 5) else 1),
+        wake_cap_util_avg=era < (4, 20))
