@@ -203,10 +203,19 @@ def _errors(trace, tasks, clock, era="v6.18"):
     return compare_kernel_signals(trace, tasks=tasks, clock=clock, era=era)[2]
 
 
-def _explain(trace, tasks, capsys, n=5):
+def _explain(trace, tasks, capsys, n=5, run_dir=None):
     """Print the worst util samples and the scheduler events around each: CI runs on another
-    machine, so what its log shows is all the next reader has of a failing run."""
+    machine, so what its log shows is all the next reader has of a failing run. With
+    ``LISA_EAS_KS_KEEP=DIR`` the run directory is also copied there (to replay it later)."""
     from lisa_eas.analysis.validate import compare_kernel_signals
+
+    keep = os.environ.get("LISA_EAS_KS_KEEP")
+    if keep and run_dir is not None:
+        src = Path(run_dir)
+        dst = Path(keep) / f"{src.name}-{os.getpid()}-{len(os.listdir(keep)) if os.path.isdir(keep) else 0}"
+        shutil.copytree(src, dst)
+        with capsys.disabled():
+            print(f"\nrun directory kept in {dst}")
 
     rows = compare_kernel_signals(trace, tasks=tasks, clock="pelt")[0]
     rows = rows[~rows["trace_gap"].astype(bool)]
@@ -273,7 +282,7 @@ def test_run_with_kernel_signals_and_models_against_the_kernel(board, tmp_path, 
     # measured p99 1, max 1: "Stale rq clocks", "Wake-up preemption clocks".)
     # The flagged samples stay few.
     if pelt["util"]["p99"] > 2:
-        _explain(trace, ["ks_per"], capsys)
+        _explain(trace, ["ks_per"], capsys, run_dir=out)
     assert pelt["util"]["p99"] <= 2
     assert pelt["trace_gap_samples"] <= 0.1 * pelt["util"]["n"]
     assert pelt["runnable"]["p99"] <= 2
@@ -318,15 +327,19 @@ def test_shared_cpu_and_migration_runs(board, tmp_path, capsys):
     # wake-up preemption's switch-out taken for the switch-out's update (the end of the running
     # span moved back to the tick; the kernel's sums say it ran to the wake-up's rq clock):
     # docs/guide/boards_live.md "Stale rq clocks". Held to the target since.
-    for t, s, names in ((t1, s1, list(tasks)), (t2, s2, ["ks_mig"])):
+    for t, s, names, d in ((t1, s1, list(tasks), r1.out_dir), (t2, s2, ["ks_mig"], r2.out_dir)):
         if s["util"]["p99"] > 2 or s["runnable"]["p99"] > 2:
-            _explain(t, names, capsys)
+            _explain(t, names, capsys, run_dir=d)
     assert s1["runnable"]["p99"] <= 2 and s1["util"]["p99"] <= 2
-    # The migrating run's util is held to 4, not the target 2: three fresh-clone CI runs measured
-    # p99 2.0 / 2.0 / 2.4 (max 2 / 2 / 3) where this machine's runs measure 1. The 2.4 run's worst
-    # samples (printed by _explain) are the model 3 low at the dequeue after a fully traced 1.74 ms
-    # run on CPU 0 (kernel 130, model 127): cause not isolated (issue 23 stays open on it).
-    assert s2["runnable"]["p99"] <= 2 and s2["util"]["p99"] <= 4
+    # The migrating run's util was held to 4 for a while: three fresh-clone CI runs measured p99
+    # 2.0 / 2.0 / 2.4 (max 2 / 2 / 3), the model 2-3 low at dequeues after wake-ups on an idle
+    # CPU 0. A switch out of the idle task runs on the wake-up's rq clock (the idle task is
+    # always queued, so the wake-up's wakeup_preempt() skips __schedule()'s clock update): the
+    # task accrues running from its wake-up, 7-30 us before the switch record, and at 16 ms
+    # periods those add up. The kernel's own sums say so: 18 of 18 such spans of a recorded run
+    # are reproduced exactly from the wake-up's clock (scripts/ks_replay_sums.py;
+    # tests/data/runs/ks_wakeup_on_idle). Fed that way, RUNS_MEASURED
+    assert s2["runnable"]["p99"] <= 2 and s2["util"]["p99"] <= 2
     # load_avg on a shared CPU: the sleeping task is kept queued (sched_delayed) until picked,
     # so nearly every sample carries delayed load (measured: 634 of 647, load error p99 310);
     # beyond that delayed load, which the kernel's own samples give, the model holds to 2
