@@ -110,7 +110,7 @@ def main(argv=None) -> int:
     ts = se["__ts"].to_numpy(np.int64)
     cpu = se["cpu"].to_numpy()
     now = (se["clock_pelt"].to_numpy(np.int64) - se["lost_idle_time"].to_numpy(np.int64))
-    n_pairs = n_wake = n_rec = 0
+    n_pairs = n_wake = n_rec = exact_wake = exact_rec = 0
     print("switch-in           cpu prev        wake->sw us  B.util_sum  at-switch  at-wake   P-solved(us after A)  "
           "util B / at-switch / at-wake")
     for i in range(len(se) - 1):
@@ -141,12 +141,15 @@ def main(argv=None) -> int:
                    key=lambda p: abs(replay(a, int(now[i + 1]), p).util_sum - target))
         n_wake += abs(k_wk.util_sum - target) <= abs(k_sw.util_sum - target)
         n_rec += abs(k_sw.util_sum - target) < abs(k_wk.util_sum - target)
+        exact_wake += k_wk.util_sum == target
+        exact_rec += k_sw.util_sum == target
         wake_us = (t_sw - w.index[0] * 1e9) / 1e3 if len(w) else float("nan")
         print(f"{ins.index[0]:.6f} {cpu[i]:3d} {str(ins['prev_comm'].iloc[0])[:11]:11s} {wake_us:9.1f}  "
               f"{target:10d} {k_sw.util_sum - target:+10d} {k_wk.util_sum - target:+8d}   {(best - now[i]) / 1e3:8.1f}"
               f"              {int(b['util'])} / {k_sw.util_avg()} / {k_wk.util_avg()}")
-    print(f"{n_pairs} spans: the wake-up's clock reproduces B's util_sum at least as well in {n_wake}, "
-          f"the switch record better in {n_rec}")
+    print(f"{n_pairs} spans: B's util_sum reproduced exactly from the wake-up's clock in {exact_wake}, from the "
+          f"switch record in {exact_rec}; the wake-up's clock at least as close in {n_wake}, the switch record "
+          f"closer in {n_rec}")
     return 0
 
 

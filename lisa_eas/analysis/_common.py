@@ -260,7 +260,8 @@ def task_timeline(trace) -> pd.DataFrame:
     same_next = np.r_[pid[1:] == pid[:-1], False]
     out_next = np.r_[rank[1:] == 1, False] if len(rank) else np.zeros(0, bool)
     missed = is_wake & (st == STATE_RUNNABLE) & same_next & out_next
-    idle_at = _cpu_idle_at(ts, cpu, sw["next_pid"].to_numpy(np.int64), time[missed], where[missed])
+    idle_at = _cpu_idle_at(ts, cpu, sw["next_pid"].to_numpy(np.int64), time[missed], where[missed],
+                           wk["time"].to_numpy(np.float64), wk["target_cpu"].to_numpy(np.int64))
     st[np.flatnonzero(missed)[idle_at]] = STATE_RUNNING
     df["state"] = st
     # a switch-out of a task not running just before: its switch-in was not traced (and, unlike
@@ -283,16 +284,26 @@ def task_timeline(trace) -> pd.DataFrame:
     return out
 
 
-def _cpu_idle_at(sw_t, sw_cpu, next_pid, t, cpus) -> np.ndarray:
-    """Whether each CPU ``cpus[i]`` ran its idle task at ``t[i]`` (its last switch before was to
-    pid 0); a CPU with no switch before counts as not idle."""
+def _cpu_idle_at(sw_t, sw_cpu, next_pid, t, cpus, wk_t=None, wk_cpu=None) -> np.ndarray:
+    """Whether each CPU ``cpus[i]`` ran its idle task at ``t[i]``: its last switch before was to
+    pid 0, and no other wake-up onto it (``wk_t``/``wk_cpu``) came between that switch and
+    ``t[i]`` (a task woken onto the idle CPU before runs first, even when its switch-in is not
+    traced: the VM agent's thread is switched in untraced here, and the task woken after it
+    then waits behind it). A CPU with no switch before counts as not idle."""
     out = np.zeros(len(t), bool)
     for c in np.unique(cpus):
         sel = np.flatnonzero(cpus == c)
         on = sw_cpu == c
         tc, nc = sw_t[on], next_pid[on]
         j = np.searchsorted(tc, t[sel], side="right") - 1
-        out[sel] = (j >= 0) & (nc[np.maximum(j, 0)] == 0)
+        idle = (j >= 0) & (nc[np.maximum(j, 0)] == 0)
+        if wk_t is not None and len(wk_t):
+            wc = np.sort(wk_t[wk_cpu == c])
+            since = np.where(j >= 0, tc[np.maximum(j, 0)], -np.inf)
+            # wake-ups onto c in (last switch, t): the task's own is at t itself
+            n_between = np.searchsorted(wc, t[sel], side="left") - np.searchsorted(wc, since, side="right")
+            idle &= n_between == 0
+        out[sel] = idle
     return out
 
 
