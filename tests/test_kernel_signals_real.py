@@ -21,6 +21,10 @@ tests/data/runs/KS_SOURCES.md), each holding one way the trace misleads the mode
   but on the wake-up's rq clock (the idle task is always queued, so the wake-up's
   ``wakeup_preempt()`` skips ``__schedule()``'s clock update too): placed at the switch
   records, util_avg was low by 2 (3 in the whole run, the fresh-clone CI failure's 2.4).
+* ``ks_wakeup_behind_untraced``: the VM agent's thread is woken onto idle CPU 1 and switched in
+  with no ``sched_switch``; the task woken there 1 ms later waits behind it, and its switch-in
+  is not traced either. The CPU was taken for idle (its last traced switch was to swapper), the
+  task for running from its wake-up: util_avg high by up to 54 (p99 45.9 over the run).
 """
 from __future__ import annotations
 
@@ -68,7 +72,8 @@ def test_a_record_before_the_wakeups_waking_is_not_its_update(tmp_path):
 
 
 @pytest.mark.parametrize("name", ["ks_untraced_switch_in", "ks_delayed_dequeue", "ks_wakeup_preempt_clock",
-                                  "ks_tick_before_switch_out", "ks_tick_after_wakeup", "ks_wakeup_on_idle"])
+                                  "ks_tick_before_switch_out", "ks_tick_after_wakeup", "ks_wakeup_on_idle",
+                                  "ks_wakeup_behind_untraced"])
 def test_windows_read_back(tmp_path, name):
     t = _run(tmp_path, name)
     assert {"sched_switch", "sched_wakeup", "sched_waking", "sched_pelt_se", "sched_util_est_se"} <= set(t.events)
@@ -169,3 +174,24 @@ def test_a_switch_out_of_idle_runs_on_the_wakeups_rq_clock(tmp_path, monkeypatch
     monkeypatch.setattr(switch_clock, "IDLE_PREV", False)
     _, _, old = compare_kernel_signals(t, tasks=["ks_mig"], clock="pelt")
     assert old["util"]["max"] >= 2 and old["util"]["p50"] >= 1
+
+
+def test_a_wakeup_behind_an_untraced_switch_in_is_not_taken_as_running(tmp_path):
+    from lisa_eas.analysis._common import STATE_RUNNABLE, task_timeline
+
+    t = _run(tmp_path, "ks_wakeup_behind_untraced")
+    tl = task_timeline(t)
+    # CPU 1's last traced switch is to swapper/1 (46977.676027); tokio-rt-worker (pid 75) is
+    # woken onto it at 46977.679582 and runs with no sched_switch into it; ks_mig (pid 9612),
+    # woken onto it at 46977.680526, is next seen switching out at 46977.685321
+    mig = tl[tl["pid"] == 9612]
+    woke = mig[(mig["time"] - 46977.680526).abs() < 1e-6]
+    out = mig[(mig["time"] - 46977.685321).abs() < 1e-6]
+    assert len(woke) == 1 and int(woke["state"].iloc[0]) == STATE_RUNNABLE      # not running from the wake-up
+    assert len(out) == 1 and bool(out["untraced_switch_in"].iloc[0])           # ran at an unknown time
+    rows, _, s = compare_kernel_signals(t, tasks=["ks_mig"], clock="pelt")
+    # the kernel's util at 46977.684016 is 109 with runnable 182: it had run little of its
+    # runnable time; the model running it from the wake-up had 163. Flagged now, not compared.
+    at = rows[(rows["time"] - 46977.684016).abs() < 1e-6]
+    assert len(at) == 1 and bool(at["trace_gap"].iloc[0])
+    assert s["util"]["n"] >= 12 and s["util"]["max"] <= 1 and s["runnable"]["max"] <= 1
