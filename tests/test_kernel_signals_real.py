@@ -195,3 +195,19 @@ def test_a_wakeup_behind_an_untraced_switch_in_is_not_taken_as_running(tmp_path)
     at = rows[(rows["time"] - 46977.684016).abs() < 1e-6]
     assert len(at) == 1 and bool(at["trace_gap"].iloc[0])
     assert s["util"]["n"] >= 12 and s["util"]["max"] <= 1 and s["runnable"]["max"] <= 1
+
+
+def test_replay_script_reproduces_the_kernels_sums_from_the_wakeup(tmp_path):
+    """scripts/ks_replay_sums.py (v6.18 accumulate_sum by hand, no lisa_eas model) on the idle
+    window: every dequeue after a wake-up on the idle CPU is reproduced to the unit from the
+    wake-up's clock, none from the switch record."""
+    import subprocess
+    import sys
+
+    _run(tmp_path, "ks_wakeup_on_idle")
+    script = Path(__file__).parent.parent / "scripts" / "ks_replay_sums.py"
+    r = subprocess.run([sys.executable, str(script), str(tmp_path / "ks_wakeup_on_idle"), "ks_mig"],
+                       capture_output=True, text=True, check=True)
+    last = r.stdout.strip().splitlines()[-1]
+    assert last.startswith("14 spans: B's util_sum reproduced exactly from the wake-up's clock in 14, "
+                           "from the switch record in 0"), last
