@@ -335,8 +335,8 @@ def test_shared_cpu_and_migration_runs(board, tmp_path, capsys):
     # 2.0 / 2.0 / 2.4 (max 2 / 2 / 3), the model 2-3 low at dequeues after wake-ups on an idle
     # CPU 0. A switch out of the idle task runs on the wake-up's rq clock (the idle task is
     # always queued, so the wake-up's wakeup_preempt() skips __schedule()'s clock update): the
-    # task accrues running from its wake-up, 7-30 us before the switch record, and at 16 ms
-    # periods those add up. The kernel's own sums say so: 67 of 67 such spans in 6 recorded runs
+    # task accrues running from its wake-up, 6-30 us before the switch record, and at 16 ms
+    # periods those add up. The kernel's own sums say so: 113 of 113 such spans in 8 recorded runs
     # are reproduced exactly from the wake-up's clock (scripts/ks_replay_sums.py;
     # tests/data/runs/ks_wakeup_on_idle). Fed that way, RUNS_MEASURED
     assert s2["runnable"]["p99"] <= 2 and s2["util"]["p99"] <= 2
