@@ -222,8 +222,9 @@ def task_timeline(trace) -> pd.DataFrame:
     task becomes runnable). Columns: ``pid``, ``time`` (s), ``state`` (0 sleeping,
     1 runnable, 2 running, 3 dead), ``cpu`` (where it runs / will run / last ran),
     ``duration`` (s, to the task's next change or the end of the trace). pid 0 excluded.
-    A wake-up on an idle CPU whose next event is the task's own switch-out (its switch-in
-    was not traced, as on 6.18 for the switch out of idle) makes it running from the
+    A wake-up on an idle CPU (its last traced switch was to the idle task and no other task
+    was woken onto it since) whose next event is the task's own switch-out (its switch-in
+    was not traced, as on 6.18 for some switches out of idle) makes it running from the
     wake-up; any other switch-out of a task that was not running marks its row
     ``untraced_switch_in`` (True: the task ran in that row's span, when is unknown).
     """
