@@ -111,7 +111,7 @@ def main(argv=None) -> int:
     cpu = se["cpu"].to_numpy()
     now = (se["clock_pelt"].to_numpy(np.int64) - se["lost_idle_time"].to_numpy(np.int64))
     n_pairs = n_wake = n_rec = exact_wake = exact_rec = 0
-    print("switch-in           cpu prev        wake->sw us  B.util_sum  at-switch  at-wake   P-solved(us after A)  "
+    print("switch-in           cpu prev        state wake->sw us  B.util_sum  at-switch  at-wake   P-solved(us after A)  "
           "util B / at-switch / at-wake")
     for i in range(len(se) - 1):
         a, b = se.iloc[i], se.iloc[i + 1]
@@ -144,7 +144,8 @@ def main(argv=None) -> int:
         exact_wake += k_wk.util_sum == target
         exact_rec += k_sw.util_sum == target
         wake_us = (t_sw - w.index[0] * 1e9) / 1e3 if len(w) else float("nan")
-        print(f"{ins.index[0]:.6f} {cpu[i]:3d} {str(ins['prev_comm'].iloc[0])[:11]:11s} {wake_us:9.1f}  "
+        print(f"{ins.index[0]:.6f} {cpu[i]:3d} {str(ins['prev_comm'].iloc[0])[:11]:11s} "
+              f"{int(ins['prev_state'].iloc[0]):5d} {wake_us:9.1f}  "
               f"{target:10d} {k_sw.util_sum - target:+10d} {k_wk.util_sum - target:+8d}   {(best - now[i]) / 1e3:8.1f}"
               f"              {int(b['util'])} / {k_sw.util_avg()} / {k_wk.util_avg()}")
     print(f"{n_pairs} spans: B's util_sum reproduced exactly from the wake-up's clock in {exact_wake}, from the "
