@@ -206,14 +206,15 @@ def _errors(trace, tasks, clock, era="v6.18"):
 def _explain(trace, tasks, capsys, n=5, run_dir=None):
     """Print the worst util samples and the scheduler events around each: CI runs on another
     machine, so what its log shows is all the next reader has of a failing run. ``run_dir`` is
-    also copied to ``results/kept_live_runs/`` of the checkout (pytest keeps only its last three
-    temporary directories: a later test session deletes it)."""
+    also copied to ``$LISA_EAS_KS_KEEP`` (default ``results/kept_live_runs/`` of the checkout:
+    pytest keeps only its last three temporary directories, a later session deletes it)."""
     import time as _time
 
     from lisa_eas.analysis.validate import compare_kernel_signals
 
     if run_dir is not None:
-        keep = REPO / "results" / "kept_live_runs" / f"{Path(run_dir).name}-{_time.strftime('%Y%m%dT%H%M%S')}"
+        base = Path(os.environ.get("LISA_EAS_KS_KEEP") or REPO / "results" / "kept_live_runs")
+        keep = base / f"{Path(run_dir).name}-{_time.strftime('%Y%m%dT%H%M%S')}-{os.getpid()}"
         shutil.copytree(run_dir, keep, ignore=shutil.ignore_patterns(".*"))
         with capsys.disabled():
             print(f"\nkept the run directory in {keep}")
@@ -327,16 +328,30 @@ def test_shared_cpu_and_migration_runs(board, tmp_path, capsys):
     # run's util p99 3 (max 3-4) on two fresh-clone CI runs was a tick's record ~200 us before a
     # wake-up preemption's switch-out taken for the switch-out's update (the end of the running
     # span moved back to the tick; the kernel's sums say it ran to the wake-up's rq clock):
-    # docs/guide/boards_live.md "Stale rq clocks". Held to the target since.
+    # docs/guide/boards_live.md "Stale rq clocks". Held to the target since. (A fresh-clone run
+    # on 2026-11-26 measured shared util p99 25.8, max 46: a task woken by the VM agent's thread
+    # running on CPU 1 was taken as running from its wake-up, across another task's traced run;
+    # tests/test_timeline_untraced_idle.py holds that event sequence.)
     for t, s, names, d in ((t1, s1, list(tasks), r1.out_dir), (t2, s2, ["ks_mig"], r2.out_dir)):
         if s["util"]["p99"] > 2 or s["runnable"]["p99"] > 2:
             _explain(t, names, capsys, run_dir=d)
     assert s1["runnable"]["p99"] <= 2 and s1["util"]["p99"] <= 2
-    # The migrating run's util is held to 4, not the target 2: three fresh-clone CI runs measured
-    # p99 2.0 / 2.0 / 2.4 (max 2 / 2 / 3) where this machine's runs measure 1. The 2.4 run's worst
-    # samples (printed by _explain) are the model 3 low at the dequeue after a fully traced 1.74 ms
-    # run on CPU 0 (kernel 130, model 127): cause not isolated (issue 23 stays open on it).
-    assert s2["runnable"]["p99"] <= 2 and s2["util"]["p99"] <= 4
+    # The migrating run's util was held to 4 for a while: three fresh-clone CI runs measured p99
+    # 2.0 / 2.0 / 2.4 (max 2 / 2 / 3), the model 2-3 low at dequeues after wake-ups on an idle
+    # CPU 0. A switch out of the idle task runs on the wake-up's rq clock (the idle task is
+    # always queued, so the wake-up's wakeup_preempt() skips __schedule()'s clock update): the
+    # task accrues running from its wake-up, 6-30 us before the switch record, and at 16 ms
+    # periods those add up. The kernel's own sums say so: 165 of 166 such spans in 10 recorded runs
+    # are reproduced exactly from the wake-up's clock (scripts/ks_replay_sums.py;
+    # tests/data/runs/ks_wakeup_on_idle). Fed that way, and with a wake-up behind the VM agent's
+    # untraced switch-in no longer taken as running (one run here: p99 45.9, max 54;
+    # ks_wakeup_behind_untraced), measured on this machine: 32 judged runs of this test (5 more
+    # stopped by rt-app's "Cannot write mark_fd" while tracefs was in other use) and the
+    # migrating run alone 16 more times: migrating util p99 1 (one 1.6), max 1-2 on all 48;
+    # 10 of them had wake-ups on an idle CPU (5-31 each; the CPUs here are mostly kept busy by
+    # other users): p99 1, max 1 on each, where the old comparison (8f8ca80) measured p99 2.0 /
+    # max 3, 2.0 / 2, 1.3 / 2, 1.3 / 2 on four of the same recordings and 45.9 / 54 on a fifth.
+    assert s2["runnable"]["p99"] <= 2 and s2["util"]["p99"] <= 2
     # load_avg on a shared CPU: the sleeping task is kept queued (sched_delayed) until picked,
     # so nearly every sample carries delayed load (measured: 634 of 647, load error p99 310);
     # beyond that delayed load, which the kernel's own samples give, the model holds to 2

@@ -226,10 +226,11 @@ def task_timeline(trace) -> pd.DataFrame:
     1 runnable, 2 running, 3 dead), ``cpu`` (where it runs / will run / last ran),
     ``duration`` (s, to the task's next change or the end of the trace). pid 0 excluded.
     A wake-up on an idle CPU whose next event is the task's own switch-out (its switch-in
-    was not traced, as on 6.18 for the switch out of idle) makes it running from the
-    wake-up, unless the CPU shows it was not idle: the wake-up was written on that CPU by a
-    task other than its idle task, or a switch on that CPU was traced between the wake-up and
-    the switch-out. Any other switch-out of a task that was not running marks its row
+    was not traced, as on 6.18 for some switches out of idle) makes it running from the
+    wake-up, unless the CPU shows it was not idle: another task was woken onto it since its
+    last traced switch to the idle task, the wake-up was written on it by a task other than
+    its idle task, or a switch on it was traced between the wake-up and the switch-out. Any
+    other switch-out of a task that was not running marks its row
     ``untraced_switch_in`` (True: the task ran in that row's span, when is unknown).
     """
     need_events(trace, "sched_switch")
@@ -271,7 +272,8 @@ def task_timeline(trace) -> pd.DataFrame:
     out_next = np.r_[rank[1:] == 1, False] if len(rank) else np.zeros(0, bool)
     missed = is_wake & (st == STATE_RUNNABLE) & same_next & out_next
     m = np.flatnonzero(missed)
-    idle_at = _cpu_idle_at(ts, cpu, sw["next_pid"].to_numpy(np.int64), time[m], where[m], time[m + 1])
+    idle_at = _cpu_idle_at(ts, cpu, sw["next_pid"].to_numpy(np.int64), time[m], where[m], time[m + 1],
+                           wk["time"].to_numpy(np.float64), wk["target_cpu"].to_numpy(np.int64))
     idle_at &= ~busy_waker[m]
     st[m[idle_at]] = STATE_RUNNING
     df["state"] = st
@@ -295,11 +297,14 @@ def task_timeline(trace) -> pd.DataFrame:
     return out
 
 
-def _cpu_idle_at(sw_t, sw_cpu, next_pid, t, cpus, t_out) -> np.ndarray:
+def _cpu_idle_at(sw_t, sw_cpu, next_pid, t, cpus, t_out, wk_t=None, wk_cpu=None) -> np.ndarray:
     """Whether each CPU ``cpus[i]`` ran its idle task from ``t[i]`` until the woken task's own
-    switch-out at ``t_out[i]``: its last switch before ``t[i]`` was to pid 0, and no switch on
-    it was traced in between (one would show another task ran there, e.g. one whose switch-in
-    out of idle was not traced either). A CPU with no switch before counts as not idle."""
+    switch-out at ``t_out[i]``: its last switch before ``t[i]`` was to pid 0, no other wake-up
+    onto it (``wk_t``/``wk_cpu``) came between that switch and ``t[i]`` (a task woken onto the
+    idle CPU before runs first, even when its switch-in is not traced: the VM agent's thread is
+    switched in untraced here, and the task woken after it then waits behind it), and no switch
+    on it was traced between ``t[i]`` and ``t_out[i]`` (one would show another task ran there).
+    A CPU with no switch before counts as not idle."""
     out = np.zeros(len(t), bool)
     for c in np.unique(cpus):
         sel = np.flatnonzero(cpus == c)
@@ -307,7 +312,14 @@ def _cpu_idle_at(sw_t, sw_cpu, next_pid, t, cpus, t_out) -> np.ndarray:
         tc, nc = sw_t[on], next_pid[on]
         j = np.searchsorted(tc, t[sel], side="right") - 1
         k = np.searchsorted(tc, t_out[sel], side="left")
-        out[sel] = (j >= 0) & (nc[np.maximum(j, 0)] == 0) & (k == j + 1)
+        idle = (j >= 0) & (nc[np.maximum(j, 0)] == 0) & (k == j + 1)
+        if wk_t is not None and len(wk_t):
+            wc = np.sort(wk_t[wk_cpu == c])
+            since = np.where(j >= 0, tc[np.maximum(j, 0)], -np.inf)
+            # wake-ups onto c in (last switch, t): the task's own is at t itself
+            n_between = np.searchsorted(wc, t[sel], side="left") - np.searchsorted(wc, since, side="right")
+            idle &= n_between == 0
+        out[sel] = idle
     return out
 
 

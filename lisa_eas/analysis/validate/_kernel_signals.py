@@ -131,6 +131,13 @@ def _task(trace, pid: int, tl: pd.DataFrame, se: pd.DataFrame, ue: pd.DataFrame 
         j = nxt_i[same]
         a[j] = s_local[same]
         b[j - 1] = s_local[same]
+        # a switch that ran on its own wake-up's rq clock (moved back to that wake-up's record
+        # by _switch_clock) starts where that wake-up's update is: the enqueue's own sample,
+        # a few us before the record (the model ran 2-8 us short at each wake-up on an idle CPU)
+        if sw_clock:
+            own = np.flatnonzero((t_clk[1:] <= t_ev[:-1]) & (st[:-1] == STATE_RUNNABLE) & (cpu[1:] == cpu[:-1])) + 1
+            a[own] = a[own - 1]
+            b[own - 1] = a[own - 1]
         b = np.maximum(b, a)
     dur = np.maximum(b - a, 0)
     m_start = np.r_[0, np.cumsum(dur)[:-1]]          # model axis at each event
