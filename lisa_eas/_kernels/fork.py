@@ -6,7 +6,7 @@ One implementation, on per-CPU integer arrays (numba): :func:`find_idlest_cpu` i
 :func:`fork_threads` when a run is set up (``wake_up_new_task`` -> ``select_task_rq_fair(SD_BALANCE_FORK)``)
 and by the simulator at a wake-up that ``wake_cap()`` takes off the fast path
 (``select_task_rq_fair(SD_BALANCE_WAKE)`` -> ``find_idlest_cpu(sd, p, cpu, prev_cpu, SD_BALANCE_WAKE)``,
-``sim_models.wake_slow_path``). Read in a v4.19 tree (0x88888888/Linux-4.19 at 57a18e1bebe8,
+``sim_wakeup.wake_slow_path``). Read in a v4.19 tree (0x88888888/Linux-4.19 at 57a18e1bebe8,
 ``kernel/sched/fair.c``: ``find_idlest_group`` with ``sd_flag``, ``capacity_spare_wake``,
 ``cpu_util_wake``, ``find_idlest_group_cpu``, ``find_idlest_cpu``; ``kernel/sched/topology.c``
 ``sd_init``) and in the stored torvalds/linux ``fair.c`` at 000619680c37 (a v5.5/v5.6 state,

@@ -33,9 +33,9 @@ from .eas import (NO_ENERGY, UC_V6_2, X_RT, X_RUNNABLE, X_SIZE, X_THERMAL, X_UC_
                   X_UC_RQ_MAX, X_UC_RQ_MIN, feec)
 from .extra_rows import X_THERMAL_AVG, X_UC_IDLE
 from .pelt import SA_RUNNABLE_AVG, SA_UTIL_AVG
+from .sim_capacity import capacity_of, rq_uclamp, task_uclamp, thermal_avg, thermal_pressure
 from .sim_models import (M_EAS_ERA, M_EAS_IGNORE_OU, M_EM_MODE, M_EXTRA, M_EXTRA_RT, M_EXTRA_THERMAL, M_EXTRA_UCLAMP,
-                         M_RUNNABLE_BOOST, M_UCLAMP, SC_CAP_OF, SC_ENERGY, SC_EXTRA, SC_UE, SC_UTIL, SC_WORK, capacity_of,
-                         rq_uclamp, task_uclamp, thermal_avg, thermal_pressure)
+                         M_RUNNABLE_BOOST, M_UCLAMP, SC_CAP_OF, SC_ENERGY, SC_EXTRA, SC_UE, SC_UTIL, SC_WORK)
 from .sim_sched import task_util_est
 from .sim_views import view2d
 from .sim_state import (C_NFIELDS, C_UE_SUM, D_CHOSEN, D_HEAD, D_IN_CPUS, D_IN_OVERUTIL, D_IN_TASK_UTIL,

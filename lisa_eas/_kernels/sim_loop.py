@@ -39,12 +39,11 @@ from .sim_layout import S_COND_NEXT, S_CONDS, S_SCRATCH, S_SCRATCH_W, S_SIS_STAT
 from .sim_state import C_NFIELDS, OP_SIZE, P_NFIELDS, T_NFIELDS
 
 from .sim_eas import place_eas
+from .sim_capacity import capacity_of, task_fits_cpu, update_overutilized, update_thermal_avg
+from .sim_governor import apply_opp, governor_sample, governor_update, schedfreq_rt_tick
 from .sim_models import (AI_AVG_IDLE, AI_IDLE_STAMP, AI_WAKE_AVG_IDLE, AI_WAKE_STAMP, M_RECENT_ERA,
-                         M_SIS_PROP_ERA, M_WAKER_AT_PREV, affine_target, capacity_of, apply_opp, governor_sample,
-                         governor_update, place_idle_sibling, update_idle_cpu_scan,
-                         update_overutilized, wake_cap)
-from .sim_models import M_WAKE_CAP, WAKE_SLOW_V4, wake_slow_path
-from .sim_models import schedfreq_rt_tick, task_fits_cpu, update_thermal_avg
+                         M_SIS_PROP_ERA, M_WAKE_CAP, M_WAKER_AT_PREV, WAKE_SLOW_V4)
+from .sim_wakeup import affine_target, place_idle_sibling, update_idle_cpu_scan, wake_cap, wake_slow_path
 from .sim_state import GOV_SCHEDFREQ, K_GOV
 from .sim_models import SC_RESULT
 from .sis import PATH_FALLBACK, PATH_IDLE_CAPACITY, PATH_RECENT
@@ -259,7 +258,7 @@ def select_task_rq(p, prev, this, sync, now, S, P, O):
     target that ``wake_affine`` chooses when ``this != prev`` (``want_affine``: the task may run on
     ``this`` and, before v5.7, ``!wake_cap()``; ``wake_wide()`` is not modelled, taken as 0).
     Without ``want_affine``, where SD_BALANCE_WAKE is set (asymmetric platform, v4.16 - v5.6,
-    ``M_WAKE_CAP`` >= 2) the slow path ``sim_models.wake_slow_path`` (``find_idlest_cpu``)."""
+    ``M_WAKE_CAP`` >= 2) the slow path ``sim_wakeup.wake_slow_path`` (``find_idlest_cpu``)."""
     oTK = S[S_TASKS]
     if S[oTK + (p) * T_NFIELDS + T_POLICY] == POLICY_FIFO:
         return select_rt_cpu(p, prev, S, P)
@@ -543,7 +542,7 @@ def load_balance(now, S, P, O):
         p = S[oCP + (c) * C_NFIELDS + C_CURR]
         if p < 0 or S[oTK + (p) * T_NFIELDS + T_POLICY] != POLICY_CFS:
             continue
-        if task_fits_cpu(p, c, S, P):       # per era with uclamp (sim_models.task_fits_cpu)
+        if task_fits_cpu(p, c, S, P):       # per era with uclamp (sim_capacity.task_fits_cpu)
             continue
         for dst in range(n):
             if P[P[P_CPU_CAP] + dst] > P[P[P_CPU_CAP] + c] and P[P[P_MASKS] + (S[oTK + (p) * T_NFIELDS + T_MASK]) * P[P_MASKS_W] + dst] and S[oCP + (dst) * C_NFIELDS + C_CURR] < 0 \

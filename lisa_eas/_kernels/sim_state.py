@@ -3,7 +3,8 @@
 The simulator keeps all of its state in a few ``int64`` numpy arrays so that the event
 loop is a numba kernel over plain arrays and can be paused (output buffers full) and
 resumed. This module only names the columns; the algorithms live in ``sim_sched.py``,
-``sim_models.py`` and ``sim_loop.py``. Times are integer nanoseconds.
+``sim_capacity.py``, ``sim_wakeup.py``, ``sim_governor.py``, ``sim_eas.py`` and ``sim_loop.py``.
+Times are integer nanoseconds.
 """
 from __future__ import annotations
 
@@ -111,7 +112,7 @@ G_WAKE_DIRTY = 8       # 1: the wake-up heap and the runqueue member lists are t
                        # task table (set by build_run; the loop keeps them up to date afterwards)
 G_ALIVE = 9            # tasks not exited
 G_HEAP_N = 10          # sleeping tasks in the wake-up heap (its top is the earliest wake-up)
-G_WAKE_CAP = 11        # wake-ups through the find_idlest_cpu() slow path (sim_models.wake_slow_path, v4.16 -
+G_WAKE_CAP = 11        # wake-ups through the find_idlest_cpu() slow path (sim_wakeup.wake_slow_path, v4.16 -
                        # v5.6), or without SD_BALANCE_WAKE the wake_cap() wake-ups kept on the fast path
 G_NFIELDS = 12
 

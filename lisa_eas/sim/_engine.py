@@ -142,7 +142,7 @@ def build_run(platform: Platform, compiled: CompiledWorkload, config: SimConfig,
 
 def _rq_tasks(nc: int, nt: int) -> np.ndarray:
     """Each CPU's queued-task list (count, then task ids); the first slot keeps the last task that
-    left an emptied runqueue (its uclamp_max stays the rq's, ``sim_models.rq_uclamp``): -1 before any."""
+    left an emptied runqueue (its uclamp_max stays the rq's, ``sim_capacity.rq_uclamp``): -1 before any."""
     a = np.zeros((nc, nt + 1), np.int64)
     if nt:
         a[:, 1] = -1
