@@ -26,16 +26,43 @@ with every array passed as 7 words (measured in ``benchmarks/bench_sim_ab.py``, 
 ``sim_nrt`` keeps reference counting for the one function that builds array views it passes
 on to a model kernel which itself takes views (``place_idle_sibling``); ``kernel`` is the
 models' default (``cache=True``), for the output-stage helpers that allocate.
+
+The ``sim_*`` functions are compiled once per argument *type*, not once per constant: numba
+types a constant argument at a call site as a literal (``Literal[int](-1)``, ``Literal[bool]``)
+and compiles the callee again for each combination of literal values it is called with (a
+call from another njit function: ``emit`` was compiled 16 times, ``move_queued`` 5,
+``wake_up``, ``schedule``, ``pull_one``, ``leave_cpu`` twice each). :func:`_by_type` makes
+such a call resolve (and compile) the callee with the argument types made non-literal
+(``numba.core.types.unliteral``), so each of them is compiled once; a callee that LLVM
+inlines (``forceinline``) still sees the constant after inlining. Measured with
+``benchmarks/profile_sim_compile.py`` (per-function compile time) and ``bench_sim_ab.py``
+(cold compile of the loop); see ``docs/guide/simulate.md``.
 """
 from __future__ import annotations
 
 from numba import njit
+from numba.core import types
+
+
+def _by_type(jit):
+    """``jit`` whose dispatchers resolve calls from other njit functions on non-literal argument
+    types (one compiled specialisation per argument types, not per constant value passed)."""
+    def decorate(fn):
+        disp = jit(fn)
+        resolve = disp.get_call_template
+
+        def get_call_template(args, kws):
+            return resolve(tuple(types.unliteral(a) for a in args), {k: types.unliteral(v) for k, v in kws.items()})
+        disp.get_call_template = get_call_template
+        return disp
+    return decorate
+
 
 __all__ = ["kernel", "model_inline", "sim_helper", "sim_inline", "sim_kernel", "sim_nrt"]
 
 kernel = njit(cache=True)
 model_inline = njit(cache=True, forceinline=True)
-sim_kernel = njit(cache=True, _nrt=False)
-sim_helper = njit(cache=True, _nrt=False, forceinline=True)
-sim_inline = njit(cache=True, _nrt=False, inline='always')
-sim_nrt = njit(cache=True, _nrt=True)
+sim_kernel = _by_type(njit(cache=True, _nrt=False))
+sim_helper = _by_type(njit(cache=True, _nrt=False, forceinline=True))
+sim_inline = _by_type(njit(cache=True, _nrt=False, inline='always'))
+sim_nrt = _by_type(njit(cache=True, _nrt=True))
