@@ -27,16 +27,17 @@ with every array passed as 7 words (measured in ``benchmarks/bench_sim_ab.py``, 
 on to a model kernel which itself takes views (``place_idle_sibling``); ``kernel`` is the
 models' default (``cache=True``), for the output-stage helpers that allocate.
 
-The ``sim_*`` functions are compiled once per argument *type*, not once per constant: numba
-types a constant argument at a call site as a literal (``Literal[int](-1)``, ``Literal[bool]``)
-and compiles the callee again for each combination of literal values it is called with (a
-call from another njit function: ``emit`` was compiled 16 times, ``move_queued`` 5,
-``wake_up``, ``schedule``, ``pull_one``, ``leave_cpu`` twice each). :func:`_by_type` makes
-such a call resolve (and compile) the callee with the argument types made non-literal
-(``numba.core.types.unliteral``), so each of them is compiled once; a callee that LLVM
-inlines (``forceinline``) still sees the constant after inlining. Measured with
-``benchmarks/profile_sim_compile.py`` (per-function compile time) and ``bench_sim_ab.py``
-(cold compile of the loop); see ``docs/guide/simulate.md``.
+``sim_kernel`` and ``sim_nrt`` functions (ordinary calls) are compiled once per argument
+*type*, not once per constant: numba types a constant argument at a call site as a literal
+(``Literal[int](-1)``, ``Literal[bool]``) and compiles the callee again for each combination of
+literal values it is called with from other njit functions (``move_queued`` was compiled 5
+times, ``wake_up``, ``schedule``, ``pull_one``, ``leave_cpu`` twice each). :func:`_by_type`
+makes such a call resolve (and compile) the callee on the non-literal argument types
+(``numba.core.types.unliteral``). The inlined forms (``sim_helper``, ``sim_inline``) keep
+numba's per-constant specialisation: they are small or inlined anyway, and folding their
+constants before LLVM inlines them measured ~2 % of loop time (``emit`` is still compiled 16
+times, a second or so). Measured with ``benchmarks/profile_sim_compile.py`` (cold compile by
+function) and ``bench_sim_ab.py``; see ``docs/guide/simulate.md``.
 """
 from __future__ import annotations
 
@@ -63,6 +64,6 @@ __all__ = ["kernel", "model_inline", "sim_helper", "sim_inline", "sim_kernel", "
 kernel = njit(cache=True)
 model_inline = njit(cache=True, forceinline=True)
 sim_kernel = _by_type(njit(cache=True, _nrt=False))
-sim_helper = _by_type(njit(cache=True, _nrt=False, forceinline=True))
-sim_inline = _by_type(njit(cache=True, _nrt=False, inline='always'))
+sim_helper = njit(cache=True, _nrt=False, forceinline=True)
+sim_inline = njit(cache=True, _nrt=False, inline='always')
 sim_nrt = _by_type(njit(cache=True, _nrt=True))
