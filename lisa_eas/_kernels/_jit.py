@@ -26,16 +26,44 @@ with every array passed as 7 words (measured in ``benchmarks/bench_sim_ab.py``, 
 ``sim_nrt`` keeps reference counting for the one function that builds array views it passes
 on to a model kernel which itself takes views (``place_idle_sibling``); ``kernel`` is the
 models' default (``cache=True``), for the output-stage helpers that allocate.
+
+``sim_kernel`` and ``sim_nrt`` functions (ordinary calls) are compiled once per argument
+*type*, not once per constant: numba types a constant argument at a call site as a literal
+(``Literal[int](-1)``, ``Literal[bool]``) and compiles the callee again for each combination of
+literal values it is called with from other njit functions (``move_queued`` was compiled 5
+times, ``wake_up``, ``schedule``, ``pull_one``, ``leave_cpu`` twice each). :func:`_by_type`
+makes such a call resolve (and compile) the callee on the non-literal argument types
+(``numba.core.types.unliteral``). The inlined forms (``sim_helper``, ``sim_inline``) keep
+numba's per-constant specialisation: they are small or inlined anyway, and folding their
+constants before LLVM inlines them measured ~2 % of loop time (``emit`` is still compiled 16
+times, a second or so). Measured with ``benchmarks/profile_sim_compile.py`` (cold compile by
+function) and ``bench_sim_ab.py``; see ``docs/guide/simulate.md``.
 """
 from __future__ import annotations
 
 from numba import njit
+from numba.core import types
+
+
+def _by_type(jit):
+    """``jit`` whose dispatchers resolve calls from other njit functions on non-literal argument
+    types (one compiled specialisation per argument types, not per constant value passed)."""
+    def decorate(fn):
+        disp = jit(fn)
+        resolve = disp.get_call_template
+
+        def get_call_template(args, kws):
+            return resolve(tuple(types.unliteral(a) for a in args), {k: types.unliteral(v) for k, v in kws.items()})
+        disp.get_call_template = get_call_template
+        return disp
+    return decorate
+
 
 __all__ = ["kernel", "model_inline", "sim_helper", "sim_inline", "sim_kernel", "sim_nrt"]
 
 kernel = njit(cache=True)
 model_inline = njit(cache=True, forceinline=True)
-sim_kernel = njit(cache=True, _nrt=False)
+sim_kernel = _by_type(njit(cache=True, _nrt=False))
 sim_helper = njit(cache=True, _nrt=False, forceinline=True)
 sim_inline = njit(cache=True, _nrt=False, inline='always')
-sim_nrt = njit(cache=True, _nrt=True)
+sim_nrt = _by_type(njit(cache=True, _nrt=True))

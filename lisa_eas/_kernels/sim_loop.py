@@ -39,7 +39,7 @@ from .sim_layout import S_COND_NEXT, S_CONDS, S_SCRATCH, S_SCRATCH_W, S_SIS_STAT
 from .sim_state import C_NFIELDS, OP_SIZE, P_NFIELDS, T_NFIELDS
 
 from .sim_eas import place_eas
-from .sim_capacity import capacity_of, task_fits_cpu, update_overutilized, update_thermal_avg
+from .sim_capacity import task_fits_cpu, update_overutilized, update_thermal_avg
 from .sim_governor import apply_opp, governor_sample, governor_update, schedfreq_rt_tick
 from .sim_models import (AI_AVG_IDLE, AI_IDLE_STAMP, AI_WAKE_AVG_IDLE, AI_WAKE_STAMP, M_RECENT_ERA,
                          M_SIS_PROP_ERA, M_WAKE_CAP, M_WAKER_AT_PREV, WAKE_SLOW_V4)
@@ -48,13 +48,12 @@ from .sim_state import GOV_SCHEDFREQ, K_GOV
 from .sim_models import SC_RESULT
 from .sis import PATH_FALLBACK, PATH_IDLE_CAPACITY, PATH_RECENT
 from .sis import update_avg
-from .eas import fits_capacity
 from .schedutil import CS_WENT_IDLE
 from .sim_index import CT_EVENT, CT_TICK, build_indexes, cpu_time_changed, earliest_cpu, heap_remove, rq_add, rq_del
 from .sim_index import CS_COUNTS, CSN_WAITING, CSN_WAITING_RT, idle_changed, ou_dirty, set_state
 from .sim_sched import (acct, attach_task_avg, dequeue_sleep, detach_task_avg, emit, emit_cpu_util, enqueue,
                         log_activation, refresh_next_event, remove_task_avg, schedule, sched_slice, sync_cpu,
-                        task_util_est, task_util_for_placement, update_curr, update_min_vruntime, update_rq_avgs,
+                        task_util_est, update_curr, update_min_vruntime, update_rq_avgs,
                         update_task_avg)
 from .sim_state import (C_CURR, C_IDLE_STATE, C_MIN_VRUNTIME, C_NEED_RESCHED, C_NEXT_EVENT, C_NEXT_TICK,
                         C_NR_CFS, C_NR_RT, C_UE_SUM, EV_IDLE, EV_MIGRATE, EV_WAKEUP, G_ALIVE, G_DONE,
@@ -674,8 +673,8 @@ def sim_run(S, P, O, margin):
     n_pd = S[S_DOMAINS_N]
     S[oG + G_STATUS] = 0
     while True:
-        if O[ocnt + N_EV] + margin > O[O_EVENTS_N] or O[ocnt + N_ACT] + n_task + 1 > O[4 * 1 + 1] \
-                or O[ocnt + N_EAS] + n_task + 1 > O[4 * 2 + 1]:
+        if O[ocnt + N_EV] + margin > O[O_EVENTS_N] or O[ocnt + N_ACT] + n_task + 1 > O[O_ACTIVATIONS_N] \
+                or O[ocnt + N_EAS] + n_task + 1 > O[O_EAS_LOG_N]:
             S[oG + G_STATUS] = 1
             return
         if S[oG + G_WAKE_DIRTY]:
