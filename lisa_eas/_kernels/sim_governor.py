@@ -29,6 +29,16 @@ from .sim_state import (C_BUSY_NS, C_CURR, C_NFIELDS, C_NR_RT, C_UE_SUM, EV_FREQ
 from .sim_views import view2d
 
 
+@sim_helper
+def policy_index(c, d, m, P):
+    """The index of CPU ``c`` among the ``m`` CPUs of its policy (perf domain) ``d``."""
+    j_self = 0
+    for j in range(m):
+        if P[P[P_PD_CPUS] + d * P[P_PD_CPUS_W] + j] == c:
+            j_self = j
+    return j_self
+
+
 @sim_kernel
 def apply_opp(d, opp, now, S, P, O):
     """A frequency change takes effect in perf domain ``d`` (all its CPUs synced first)."""
@@ -100,10 +110,7 @@ def governor_update(c, now, S, P, O):
         return
     d = P[P[P_CPU_PD] + c]
     m = P[P[P_PD_NCPU] + d]
-    j_self = 0
-    for j in range(m):
-        if P[P[P_PD_CPUS] + (d) * P[P_PD_CPUS_W] + j] == c:
-            j_self = j
+    j_self = policy_index(c, d, m, P)
     ops = S[S_SU_POLICY] + d * S[S_SU_POLICY_W]              # this policy's row of the schedutil policy state (slot 12)
     if not (S[ops + PS_NEED_FREQ_UPDATE] or now - S[ops + PS_LAST_FREQ_UPDATE] >= S[oK + K_RATE_LIMIT_NS]):
         # sugov_update's rate-limited return (no iowait, not from idle): it only stamps the
@@ -215,10 +222,7 @@ def schedfreq_update(c, now, S, P, O):
     in between), then the policy's throttled request."""
     d = P[P[P_CPU_PD] + c]
     m = P[P[P_PD_NCPU] + d]
-    j_self = 0
-    for j in range(m):
-        if P[P[P_PD_CPUS] + (d) * P[P_PD_CPUS_W] + j] == c:
-            j_self = j
+    j_self = policy_index(c, d, m, P)
     o = S[S_GOV_POLICY] + d * S[S_GOV_POLICY_W]
     pol = S[o:o + S[S_GOV_POLICY_W]]                        # the domain's legacy-governor policy state (slot 15)
     nopp = P[P[P_PD_NOPP] + d]
