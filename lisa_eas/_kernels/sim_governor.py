@@ -39,6 +39,15 @@ def policy_index(c, d, m, P):
     return j_self
 
 
+@sim_helper
+def policy_state(d, S, P):
+    """Perf domain ``d``'s legacy-governor policy state (state slot 15, a view) and its OPP
+    frequencies (static slot 3)."""
+    o = S[S_GOV_POLICY] + d * S[S_GOV_POLICY_W]
+    of = P[P_PD_FREQ] + d * P[P_PD_FREQ_W]
+    return S[o:o + S[S_GOV_POLICY_W]], P[of:of + P[P[P_PD_NOPP] + d]]
+
+
 @sim_kernel
 def apply_opp(d, opp, now, S, P, O):
     """A frequency change takes effect in perf domain ``d`` (all its CPUs synced first)."""
@@ -223,11 +232,7 @@ def schedfreq_update(c, now, S, P, O):
     d = P[P[P_CPU_PD] + c]
     m = P[P[P_PD_NCPU] + d]
     j_self = policy_index(c, d, m, P)
-    o = S[S_GOV_POLICY] + d * S[S_GOV_POLICY_W]
-    pol = S[o:o + S[S_GOV_POLICY_W]]                        # the domain's legacy-governor policy state (slot 15)
-    nopp = P[P[P_PD_NOPP] + d]
-    of = P[P_PD_FREQ] + d * P[P_PD_FREQ_W]
-    freqs = P[of:of + nopp]                     # its OPP frequencies (static slot 3)
+    pol, freqs = policy_state(d, S, P)
     throttle = P[P[P_MODEL_PARAMS] + M_SF_THROTTLE_NS]
     if schedfreq_pending(now, throttle, pol) >= 0:
         request_opp(d, opp_of_freq(d, pol[SF_CUR], P), now, S, P, O)
@@ -313,11 +318,8 @@ def ondemand_sample(d, now, S, P, O):
     policy's CPUs synced, one ``governors.ondemand_step``, the request, the next sample armed."""
     oPD = S[S_DOMAINS]
     m = P[P[P_PD_NCPU] + d]
-    o = S[S_GOV_POLICY] + d * S[S_GOV_POLICY_W]
-    pol = S[o:o + S[S_GOV_POLICY_W]]
-    nopp = P[P[P_PD_NOPP] + d]
-    of = P[P_PD_FREQ] + d * P[P_PD_FREQ_W]
-    freqs = P[of:of + nopp]
+    pol, freqs = policy_state(d, S, P)
+    nopp = freqs.shape[0]
     for j in range(m):
         sync_cpu(P[P[P_PD_CPUS] + (d) * P[P_PD_CPUS_W] + j], now, S, P)
     w = S[S_GOV_CPU_W2]
@@ -346,11 +348,8 @@ def governor_sample(d, now, S, P, O):
     oPD = S[S_DOMAINS]
     gov = S[oK + K_GOV]
     m = P[P[P_PD_NCPU] + d]
-    o = S[S_GOV_POLICY] + d * S[S_GOV_POLICY_W]
-    pol = S[o:o + S[S_GOV_POLICY_W]]
-    nopp = P[P[P_PD_NOPP] + d]
-    of = P[P_PD_FREQ] + d * P[P_PD_FREQ_W]
-    freqs = P[of:of + nopp]
+    pol, freqs = policy_state(d, S, P)
+    nopp = freqs.shape[0]
     if gov == GOV_SCHEDFREQ:
         S[oPD + (d) * P_NFIELDS + P_NEXT_SAMPLE] = INF_TIME
         if schedfreq_pending(now, P[P[P_MODEL_PARAMS] + M_SF_THROTTLE_NS], pol) >= 0:
