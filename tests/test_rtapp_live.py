@@ -6,6 +6,7 @@ a 0.2 s run-only workload measures the real ns per loop first.
 from __future__ import annotations
 
 import os
+import re
 import secrets
 import shutil
 import subprocess
@@ -17,8 +18,8 @@ from conftest import DATA, require_live
 from target_helpers import live_ready, mount_tracing
 from test_rtapp_markers import df_print_from_trace_lines
 
-from lisa_eas.rtapp import (Phase, Policy, Run, measured_ns_per_loop, periodic, read_rtapp_log,
-                            read_rtapp_logs, read_workload, task, workload)
+from lisa_eas.rtapp import (Phase, Policy, Run, Suspend, Sync, measured_ns_per_loop, periodic,
+                            read_rtapp_log, read_rtapp_logs, read_workload, task, workload)
 from lisa_eas.rtapp.markers import df_activations_from_markers
 
 pytestmark = pytest.mark.live
@@ -27,8 +28,14 @@ RTAPP = shutil.which("rt-app")
 CORPUS = DATA / "rtapp" / "json"
 
 
-def _run(wl, logdir: Path, timeout: float = 20.0, *, tracing: bool = False) -> str:
-    """Run ``wl`` with the real rt-app, logs in ``logdir``; returns its output (fails on rc != 0)."""
+def _run(wl, logdir: Path, timeout: float = 20.0, *, tracing: bool = False,
+         shutdown_race_ok: bool = False) -> str:
+    """Run ``wl`` with the real rt-app, logs in ``logdir``; returns its output (fails on rc != 0).
+
+    ``shutdown_race_ok``: a run that ends with every thread started and only threads that block
+    in a ``suspend``/``sync`` still alive is rt-app 1.0's own shutdown race (below), killed and
+    accepted; any other hang fails.
+    """
     wl = wl.with_global(logdir=str(logdir), log_basename="lt")
     path = logdir / "wl.json"
     path.write_text(wl.to_json())
@@ -39,6 +46,8 @@ def _run(wl, logdir: Path, timeout: float = 20.0, *, tracing: bool = False) -> s
     except subprocess.TimeoutExpired:
         proc.kill()
         out, _ = proc.communicate()
+        if shutdown_race_ok and _stuck_in_shutdown_race(wl, out):
+            return out
         pytest.fail(f"rt-app did not finish in {timeout} s:\n{out}")
     if tracing and proc.returncode != 0 and "mark_fd" in out:
         # rt-app 1.0 dies when tracing_on goes to 0 under it: tracefs is machine-wide state
@@ -47,6 +56,28 @@ def _run(wl, logdir: Path, timeout: float = 20.0, *, tracing: bool = False) -> s
     bad = [ln for ln in out.splitlines() if "<crit>" in ln or "<error>" in ln]
     assert not bad, out
     return out
+
+
+def _stuck_in_shutdown_race(wl, out: str) -> bool:
+    """Whether a hung rt-app 1.0 is in its shutdown race: every thread started, and each thread
+    that never printed "Exiting." blocks in a ``suspend`` or ``sync`` of its own program.
+
+    rt-app 1.0's ``shutdown()`` clears ``continue_running`` and broadcasts each wait resource's
+    condition once, without taking the resource's mutex; a thread that had already checked the
+    flag and is between locking that mutex and ``pthread_cond_wait`` misses the broadcast and
+    waits forever, and ``shutdown()`` returns at once when called again, so no signal frees it
+    (rt-app 1.0 ``src/rt-app.c``; later rt-app versions still broadcast the same way).
+    """
+    started = {int(i) for i in re.findall(r"\[(\d+)\] starting thread", out)}
+    exited = {int(i) for i in re.findall(r"\[(\d+)\] Exiting\.", out)}
+    n = len(wl.tasks)
+    if started != set(range(n)) or not exited:
+        return False
+    for i in set(range(n)) - exited:
+        events = [e for ph in wl.tasks[i].phases for e in ph.events]
+        if not any(isinstance(e, (Suspend, Sync)) for e in events):
+            return False
+    return True
 
 
 @pytest.fixture(scope="module")
@@ -133,11 +164,31 @@ def test_written_corpus_runs_on_rtapp1(tmp_path):
     video = video.with_global(calibration=20, duration_s=1)
     d2 = tmp_path / "video"
     d2.mkdir()
-    _run(video, d2)
+    # several of its threads block in suspend/sync inside each loop: rt-app 1.0 can hang at the
+    # end of the run (its shutdown race, see _stuck_in_shutdown_race); that run is killed after
+    # 10 s (it would take 1.x s otherwise) and accepted when only such threads are left
+    out = _run(video, d2, timeout=10.0, shutdown_race_ok=True)
     logs = sorted(p.name for p in d2.glob("lt-*.log"))
-    assert len(logs) == len(video.tasks)
+    assert len(logs) == len(video.tasks)  # every thread opened its log: all were parsed and started
+    assert "[2] Exiting." in out        # hwc_eventmon (resume + timer) never blocks: it ended
     hw = read_rtapp_log(d2 / "lt-hwc_eventmon-2.log")
     assert 50 <= len(hw) <= 62  # 16.667 ms timer for 1 s
+
+
+def test_shutdown_race_is_told_from_other_hangs():
+    """The hang accepted above: the CI run of 2026-11-26 where NuPlayerDriver1 ([7]: suspend and
+    sync in its loop) never exited is accepted; the same output with hwc_eventmon ([2]: resume
+    and timer only) stuck instead, or a thread that never started, is not."""
+    video = read_workload(CORPUS / "rt-app" / "video-short.json")
+    n = len(video.tasks)
+    started = "".join(f"[rt-app] <notice> [{i}] starting thread ...\n" for i in range(n))
+    def exits(stuck):
+        return "".join(f"[rt-app] <notice> [{i}] Exiting.\n" for i in range(n) if i != stuck)
+    assert video.tasks[7].name == "NuPlayerDriver1" and video.tasks[2].name == "hwc_eventmon"
+    assert _stuck_in_shutdown_race(video, started + exits(7))
+    assert not _stuck_in_shutdown_race(video, started + exits(2))
+    assert not _stuck_in_shutdown_race(video, started.replace("[5] starting", "[5] waiting") + exits(7))
+    assert not _stuck_in_shutdown_race(video, started)   # nothing ended: not the end of a run
 
 
 def test_ftrace_markers_match_log(tmp_path, ns_per_loop):
