@@ -490,7 +490,11 @@ ERA_LEDGER: tuple[EraChange, ...] = (
               "capacity (best_thermal_cap / prev_thermal_cap); -1 is not overutilized", "verified",
               evidence="full hashes e5ed0550c04c / a2e90611b9f4 in a tip log next to 829c1651e9c4 (v6.3 cycle); "
               "5.10/5.15 backport cover letters name them as the follow-ups of the v6.2 series; the -1 form and "
-              "the thermal tiers read in a linux-6.3 tree (bqqmf/linux-6.3)"),
+              "the thermal tiers read in a linux-6.3 tree (bqqmf/linux-6.3). No later row: 9264758066061e66 "
+              "sched/fair: Update overutilized detection (tip sched/core, in sched_ext's for-7.1 merge of 3 Mar "
+              "2026; its patch read as [PATCH 7/7 v3/v5], Feb/Mar 2025) passes 0 instead of the rq's uclamp_min "
+              "to util_fits_cpu() in cpu_overutilized(); since this row the boost can only turn 1 into -1, never "
+              "into 0, so the flag is the same on every state"),
     EraChange("uclamp-v6.7", "uclamp", (6, 7), "6b00a4014765 sched/uclamp: Set max_spare_cap_cpu even if "
               "max_spare_cap is 0; 23c9519def98 sched/uclamp: Ignore (util == 0) optimization in feec() when "
               "p_util_max = 0", "find_energy_efficient_cpu",

@@ -315,3 +315,32 @@ def test_v6_2_capacity_inversion_reads_thermal_load_avg():
     assert _feec("v6.2", thermal_load_avg=[0] * 4 + [700] * 4, **kw) == (4, 0)
     assert _feec("v6.2", thermal_load_avg=[0] * 4 + [100] * 4, **kw) == (4, 2)
     assert _feec("v6.3", **kw) == (4, 2)
+
+
+def test_v7_1_overutilized_without_rq_uclamp_min_decides_the_same():
+    """9264758066061e66 (tip sched/core, for v7.1) makes ``cpu_overutilized()`` pass 0 instead of the
+    rq's uclamp_min to ``util_fits_cpu()``. The ledger (row uclamp-v6.3) records it without a row of
+    its own: from v6.3 the boost can only turn a 1 into -1, never into 0, so ``== 0`` (overutilized)
+    is the same with and without it. Checked here on the kernel's v6.3+ function as written from its
+    source (fits_capacity, the forced fit by uclamp_max unless both are 1024, min lowered to max, the
+    -1 test against capacity_orig - thermal pressure), over a grid of states, not on our kernel."""
+    def util_fits_cpu(util, umin, umax, cap, cap_orig, thermal):
+        fits = util * 1280 < cap * 1024
+        both_max = cap_orig == 1024 and umax == 1024
+        fits = fits or (not both_max and umax <= cap_orig)
+        umin = min(umin, umax)
+        if fits and util < umin and umin > cap_orig - thermal:
+            return -1
+        return int(fits)
+
+    n = 0
+    for cap_orig in (160, 462, 1024):
+        for thermal in (0, 100):
+            cap = cap_orig - thermal
+            for util in range(0, 1100, 37):
+                for umax in (0, 200, 462, 800, 1024):
+                    with_min = {util_fits_cpu(util, umin, umax, cap, cap_orig, thermal) == 0
+                                for umin in (0, 100, 300, 500, 900, 1024)}
+                    assert with_min == {util_fits_cpu(util, 0, umax, cap, cap_orig, thermal) == 0}
+                    n += 1
+    assert n == 3 * 2 * 30 * 5
