@@ -261,3 +261,67 @@ def test_an_existing_run_directory_is_not_overwritten(board, tmp_path):
     run_workload(board, periodic_workload(loops=2), tmp_path / "r", progress=False)
     with pytest.raises(ConfigError, match="--resume"):
         run_workload(board, periodic_workload(loops=2), tmp_path / "r", progress=False)
+
+
+_STUCK_RTAPP = '''#!{python}
+"""Stand-in for rt-app 1.0 in the state its shutdown race leaves it (lisa_eas.target._stuck): every
+thread starts and runs the duration, every thread but the last prints "Exiting." with its log
+flushed, the last never exits (its log unflushed, empty), and neither does the process. The real
+rt-app gets there now and then (CI, 2026-11-26, video-short.json), never on demand."""
+import json, sys, time
+wl = json.load(open(sys.argv[1]))
+g = wl["global"]
+names = list(wl["tasks"])
+for i in range(len(names)):
+    print(f"[rt-app] <notice> [{{i}}] starting thread ...", flush=True)
+logs = [open(f"{{g['logdir']}}/{{g['log_basename']}}-{{n}}-{{i}}.log", "w") for i, n in enumerate(names)]
+time.sleep(g["duration"])
+for i, n in enumerate(names[:-1]):
+    logs[i].write("# Policy : SCHED_OTHER priority : 0\\n#idx     perf      run   period           start"
+                  "             end          rel_st      slack c_duration   c_period     wu_lat\\n")
+    for k in range(3):
+        t0 = 1000000 + 16000 * k
+        logs[i].write(f"   {{i}}     5000     4000    16000 {{t0}} {{t0 + 4000}} {{16000 * k}} 12000 4000 16000 50\\n")
+    logs[i].close()
+    print(f"[rt-app] <notice> [{{i}}] Exiting.", flush=True)
+time.sleep(3600)
+'''
+
+
+def test_rtapp_stuck_at_exit_is_stopped_and_the_run_kept(board, tmp_path, caplog):
+    """rt-app's shutdown race (a thread that missed the end-of-run wake-up; lisa_eas.target._stuck):
+    the run stops rt-app 10 s past the duration instead of waiting for the timeout, keeps the trace
+    and the finished threads' logs, and run.json names the stuck thread and its empty log."""
+    import sys
+
+    fake = tmp_path / "rt-app-stuck"
+    fake.write_text(_STUCK_RTAPP.format(python=sys.executable))
+    fake.chmod(0o755)
+    cfg = target_config_from_dict({"kind": "local", "working_directory": board.config.working_directory,
+                                   "rtapp_path": str(fake)})
+    spec = periodic_workload(loops=3)
+    spec["tasks"]["t6_stuck"] = {"loop": 1, "suspend": "t6_stuck", "run": 1000}
+    spec["global"]["duration"] = 1
+    with connect(cfg) as conn, caplog.at_level("WARNING"):
+        result = run_workload(conn, spec, tmp_path / "out", progress=False)
+    info = result.run_info
+    # stopped at duration + 10 s (+ polling and the stop), not at the 1.5 x 1 + 30 s timeout
+    assert 11 <= info["timings"]["run_s"] < 20 and info["rtapp"]["stuck_at_exit"]["stopped_after_s"] < 13
+    assert info["status"] == "complete"
+    stuck = info["rtapp"]["stuck_at_exit"]
+    assert stuck["threads"] == [1] and stuck["empty_logs"] == ["rtapp/rt-app-t6_stuck-1.log"]
+    assert info["rtapp"]["exit_code"] == 137
+    assert [p.name for p in result.log_paths] == ["rt-app-t6_periodic-0.log"]
+    assert "did not exit" in caplog.text and "shutdown race" in caplog.text
+    assert result.trace_path.stat().st_size > 0
+    assert tracing_state() == ("0", "")
+    time.sleep(0.5)
+    left = [p.name for p in Path("/proc").iterdir() if p.name.isdigit() and _cmdline_has(p, str(fake))]
+    assert left == []
+
+
+def _cmdline_has(proc: Path, text: str) -> bool:
+    try:
+        return text in (proc / "cmdline").read_bytes().decode(errors="replace")
+    except OSError:
+        return False

@@ -35,6 +35,7 @@ from ._interrupt import RunInterrupted, raise_pending, stop_interrupted_run
 from ._probe import probe
 from ._progress import PhaseProgress
 from . import _signals
+from ._stuck import EXIT_GRACE_S, stuck_threads
 from ._tracefs import TracefsCollector, ensure_debugfs
 
 __all__ = ["RunInterrupted", "RunResult", "calibrate_rtapp", "resume_run", "run_workload"]
@@ -536,16 +537,23 @@ def _remote_state(conn: TargetConnection, run_dir: str) -> str:
     return out.strip().splitlines()[-1] if out.strip() else "absent"
 
 
+def _duration_of(art: RunArtifacts) -> float:
+    """The workload's ``duration`` in seconds (0 when open-ended)."""
+    wl = json.loads((art.dir / "workload.json").read_text())
+    dur = wl.get("global", {}).get("duration", -1)
+    return float(dur) if isinstance(dur, (int, float)) and dur > 0 else 0.0
+
+
 def _timeout_of(art: RunArtifacts) -> float:
     if art.context.get("timeout_s"):
         return float(art.context["timeout_s"])
-    wl = json.loads((art.dir / "workload.json").read_text())
-    dur = wl.get("global", {}).get("duration", -1)
-    return 1.5 * dur + 30 if isinstance(dur, (int, float)) and dur > 0 else 600.0
+    dur = _duration_of(art)
+    return 1.5 * dur + 30 if dur > 0 else 600.0
 
 
 def _wait(art: RunArtifacts, conn: TargetConnection, run_dir: str, bar: PhaseProgress) -> None:
     limit = _timeout_of(art)
+    stuck_after = _duration_of(art) + EXIT_GRACE_S if _duration_of(art) > 0 else None
     started = art.context.get("run_started", time.time())
     q = shlex.quote(run_dir)
     while True:
@@ -556,6 +564,12 @@ def _wait(art: RunArtifacts, conn: TargetConnection, run_dir: str, bar: PhasePro
         raise_pending()           # an interrupt whose KeyboardInterrupt a fork callback swallowed
         elapsed = time.time() - started
         bar.note(f"rt-app {elapsed:.0f} s")
+        if stuck_after is not None and elapsed > stuck_after:
+            stuck = stuck_threads(conn.execute(f"cat {q}/rtapp.out 2>/dev/null; true", as_root=False,
+                                               what="reading rt-app's output"))
+            if stuck:
+                _stop_stuck_rtapp(art, conn, run_dir, stuck, elapsed)
+                break
         if elapsed > limit:
             conn.execute(f"kill \"$(cat {q}/rtapp.pid)\" 2>/dev/null; sleep 0.5; "
                          f"kill -9 \"$(cat {q}/rtapp.pid)\" 2>/dev/null; true", what="stopping rt-app")
@@ -566,6 +580,22 @@ def _wait(art: RunArtifacts, conn: TargetConnection, run_dir: str, bar: PhasePro
     _finish_run_step(art, conn, run_dir)
 
 
+def _stop_stuck_rtapp(art: RunArtifacts, conn: TargetConnection, run_dir: str, stuck: list[int],
+                      elapsed: float) -> None:
+    """rt-app's shutdown race (:mod:`._stuck`): stop rt-app (the run script then turns tracing off
+    and writes the exit code) and note the stuck threads; the run goes on to collect the trace and
+    the logs."""
+    q = shlex.quote(run_dir)
+    conn.execute(f"kill -9 \"$(cat {q}/rtapp.pid)\" 2>/dev/null; for i in $(seq 100); do "
+                 f"[ -f {q}/rc ] && break; sleep 0.1; done; true", what="stopping rt-app stuck at its exit")
+    art.context["rtapp_stuck_at_exit"] = {"threads": stuck, "stopped_after_s": round(elapsed, 1)}
+    art.save()
+    log.warning("%s: rt-app thread(s) %s did not exit %.0f s after the workload's duration (rt-app's "
+                "shutdown race: a thread waiting in a suspend/sync missed the end-of-run wake-up); rt-app "
+                "was stopped and the run kept: the trace is whole, those threads' logs may be incomplete",
+                conn.label, ", ".join(map(str, stuck)), EXIT_GRACE_S)
+
+
 def _finish_run_step(art: RunArtifacts, conn: TargetConnection, run_dir: str) -> None:
     q = shlex.quote(run_dir)
     rc = int(conn.execute(f"cat {q}/rc", what="reading rt-app's exit code").strip() or -1)
@@ -573,6 +603,11 @@ def _finish_run_step(art: RunArtifacts, conn: TargetConnection, run_dir: str) ->
     art.write_text("rtapp.out", output)
     if rc == 125 and conn.exists(f"{run_dir}/signals.log"):  # the kernel-signals collector did not start
         raise _signals.KernelSignals(conn).error(conn.try_read(f"{run_dir}/signals.log") or "")
+    stuck = art.context.get("rtapp_stuck_at_exit")
+    if stuck and rc == 128 + 9:     # stopped by _stop_stuck_rtapp (SIGKILL) after its whole duration
+        art.step_done("run", ["rtapp.out", "workload.target.json"], exit_code=rc, stuck_at_exit=stuck,
+                      seconds=round(time.time() - art.context.get("run_started", time.time()), 3))
+        return
     if rc != 0:
         tail = " | ".join(output.strip().splitlines()[-3:])
         fix = "check the workload (workload.target.json is what ran) and rtapp.out"
@@ -643,17 +678,22 @@ def _collect_logs(art: RunArtifacts, conn: TargetConnection, run_dir: str) -> No
     q = shlex.quote(run_dir)
     names = [n for n in conn.execute(f"cd {q} && ls -1", as_root=False, what="listing rt-app logs")
              .splitlines() if n.endswith(".log") and n.startswith("rt-app")]
-    files = []
+    stuck = set((art.context.get("rtapp_stuck_at_exit") or {}).get("threads", ()))
+    files, empty = [], []
     with tempfile.TemporaryDirectory(dir=art.dir, prefix=".pull-") as tmp:
         for name in names:
             local = Path(tmp) / f"f{len(files)}"
             conn.pull(f"{run_dir}/{name}", local)
+            m = re.search(r"-(\d+)\.log$", name)
+            if stuck and m and int(m.group(1)) in stuck and local.stat().st_size == 0:
+                empty.append(f"rtapp/{name}")   # a stuck thread's log never flushed: not kept
+                continue
             art.add_file(f"rtapp/{name}", local)
             files.append(f"rtapp/{name}")
     if not files:
         raise PermanentBoardError(f"{conn.label}: rt-app wrote no log files in {run_dir}. Fix: check "
                                   f"rtapp.out in the artifact directory")
-    art.step_done("logs", files)
+    art.step_done("logs", files, **({"empty_logs_of_stuck_threads": empty} if empty else {}))
 
 
 def _tool_versions(conn: TargetConnection | None) -> dict[str, str]:
@@ -703,7 +743,10 @@ def _run_json(art: RunArtifacts, conn: TargetConnection | None, t_start: float, 
                      "calibration": steps["calibration"].get("value"),
                      "calibration_source": steps["calibration"].get("source")},
         "rtapp": {"path": steps["rtapp"].get("path"), "cksum": steps["rtapp"].get("cksum"),
-                  "exit_code": steps["run"].get("exit_code")},
+                  "exit_code": steps["run"].get("exit_code"),
+                  **({"stuck_at_exit": {**steps["run"]["stuck_at_exit"],
+                                        "empty_logs": steps["logs"].get("empty_logs_of_stuck_threads", [])}}
+                     if steps["run"].get("stuck_at_exit") else {})},
         "tracing": {**{k: steps["tracing"].get(k) for k in ("events", "skipped_events", "clock",
                                                              "buffer_size_kb", "markers", "buffer")},
                     "extract_method": trace.get("method"), "lost_events": trace.get("lost_events"),
