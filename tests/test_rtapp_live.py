@@ -5,7 +5,6 @@ a 0.2 s run-only workload measures the real ns per loop first.
 """
 from __future__ import annotations
 
-import os
 import re
 import secrets
 import shutil
