@@ -295,6 +295,60 @@ def _page_start(buf, b32, big, page, rend, page_size, ts_off, commit_off, commit
     return 1, ts, pos, end
 
 
+_REC_DATA = 0   # _next_record: a data record (its payload and length)
+_REC_SKIP = 1   # padding or a time extend / absolute time stamp: time advanced, no payload
+_REC_END = 2    # the page's records end here (padding to its end, or a cut / corrupt header)
+
+
+@numba.njit(cache=True, inline="always")
+def _next_record(buf, b32, big, pos, end, ts, diag):
+    """The ring-buffer record at ``pos`` (``struct ring_buffer_event``: 5-bit type_len, 27-bit
+    time delta): ``(kind, time stamp after it, next record, payload, payload length)``; ``kind``
+    is ``_REC_DATA``, ``_REC_SKIP`` or ``_REC_END``. Records cut by ``end`` and bad lengths are
+    noted in ``diag``."""
+    if pos + 4 > end:
+        _note(diag, 1, pos, 1)
+        return _REC_END, ts, pos, pos, np.int64(0)
+    h = (np.uint64(b32[pos >> 2]) if not big and (pos & 3) == 0
+         else _rd_slow(buf, pos, 4, big))
+    if big:
+        type_len = np.int64(h >> np.uint64(27))
+        delta = np.int64(h & np.uint64(0x7FFFFFF))
+    else:
+        type_len = np.int64(h & np.uint64(31))
+        delta = np.int64(h >> np.uint64(5))
+    if type_len >= 29 or type_len == 0:     # these carry a second 32-bit word
+        if type_len == 29 and delta == 0:   # padding to the end of the page
+            return _REC_END, ts, pos, pos, np.int64(0)
+        if pos + 8 > end:
+            _note(diag, 1, pos, 1)
+            return _REC_END, ts, pos, pos, np.int64(0)
+        w2 = np.int64((np.uint64(b32[(pos + 4) >> 2]) if not big and ((pos + 4) & 3) == 0
+                       else _rd_slow(buf, pos + 4, 4, big)))
+        if type_len == 29:                  # padding / discarded record: w2 is its length
+            return _REC_SKIP, ts + delta, pos + 4 + w2, pos, np.int64(0)
+        if type_len == 30:                  # time extend
+            return _REC_SKIP, ts + (w2 << 27) + delta, pos + 8, pos, np.int64(0)
+        if type_len == 31:                  # absolute time stamp
+            val = (w2 << 27) + delta
+            return (_REC_SKIP, (ts & ~np.int64(_ABS_TS_MASK)) | (val & np.int64(_ABS_TS_MASK)),
+                    pos + 8, pos, np.int64(0))
+        if w2 < 4:                          # type_len 0: w2 is the length, itself included
+            _note(diag, 2, pos, 1)
+            return _REC_END, ts, pos, pos, np.int64(0)
+        plen = w2 - 4
+        payload = pos + 8
+        nxt = payload + ((plen + 3) & ~3)
+    else:
+        plen = type_len * 4
+        payload = pos + 4
+        nxt = payload + plen
+    if payload + plen > end:
+        _note(diag, 1, pos, 1)
+        return _REC_END, ts, pos, pos, np.int64(0)
+    return _REC_DATA, ts + delta, nxt, payload, plen
+
+
 @numba.njit(cache=True)
 def index_pages(buf, b16, b32, b64, start, size, page_size, ts_off, commit_off, commit_size,
                 data_off, big, type_off, type_size, pid_off, n0, out_ts, out_id, diag):
@@ -315,62 +369,11 @@ def index_pages(buf, b16, b32, b64, start, size, page_size, ts_off, commit_off, 
             page += page_size
             continue
         while pos < end:
-            if pos + 4 > end:
-                _note(diag, 1, pos, 1)
+            kind, ts, pos, payload, plen = _next_record(buf, b32, big, pos, end, ts, diag)
+            if kind == _REC_END:
                 break
-            h = (np.uint64(b32[pos >> 2]) if not big and (pos & 3) == 0
-                    else _rd_slow(buf, pos, 4, big))
-            if big:
-                type_len = np.int64(h >> np.uint64(27))
-                delta = np.int64(h & np.uint64(0x7FFFFFF))
-            else:
-                type_len = np.int64(h & np.uint64(31))
-                delta = np.int64(h >> np.uint64(5))
-            if type_len == 29:          # padding / discarded record
-                if delta == 0:
-                    break
-                if pos + 8 > end:
-                    _note(diag, 1, pos, 1)
-                    break
-                skip = np.int64((np.uint64(b32[(pos + 4) >> 2]) if not big and ((pos + 4) & 3) == 0
-                    else _rd_slow(buf, pos + 4, 4, big)))
-                ts += delta
-                pos += 4 + skip
+            if kind == _REC_SKIP:
                 continue
-            if type_len == 30 or type_len == 31:
-                if pos + 8 > end:
-                    _note(diag, 1, pos, 1)
-                    break
-                ext = np.int64((np.uint64(b32[(pos + 4) >> 2]) if not big and ((pos + 4) & 3) == 0
-                    else _rd_slow(buf, pos + 4, 4, big)))
-                val = (ext << 27) + delta
-                if type_len == 30:
-                    ts += val
-                else:
-                    ts = (ts & ~np.int64(_ABS_TS_MASK)) | (val & np.int64(_ABS_TS_MASK))
-                pos += 8
-                continue
-            if type_len == 0:
-                if pos + 8 > end:
-                    _note(diag, 1, pos, 1)
-                    break
-                l = np.int64((np.uint64(b32[(pos + 4) >> 2]) if not big and ((pos + 4) & 3) == 0
-                    else _rd_slow(buf, pos + 4, 4, big)))
-                if l < 4:
-                    _note(diag, 2, pos, 1)
-                    break
-                plen = l - 4
-                payload = pos + 8
-                nxt = payload + ((plen + 3) & ~3)
-            else:
-                plen = type_len * 4
-                payload = pos + 4
-                nxt = payload + plen
-            if payload + plen > end:
-                _note(diag, 1, pos, 1)
-                break
-            ts += delta
-            pos = nxt
             if plen < pid_off + 4 or plen < type_off + type_size:
                 _note(diag, 3, payload, 1)
                 continue
@@ -420,62 +423,11 @@ def decode_pages(buf, b16, b32, b64, start, size, page_size, ts_off, commit_off,
             page += page_size
             continue
         while pos < end:
-            if pos + 4 > end:
-                _note(diag, 1, pos, 1)
+            kind, ts, pos, payload, plen = _next_record(buf, b32, big, pos, end, ts, diag)
+            if kind == _REC_END:
                 break
-            h = (np.uint64(b32[pos >> 2]) if not big and (pos & 3) == 0
-                    else _rd_slow(buf, pos, 4, big))
-            if big:
-                type_len = np.int64(h >> np.uint64(27))
-                delta = np.int64(h & np.uint64(0x7FFFFFF))
-            else:
-                type_len = np.int64(h & np.uint64(31))
-                delta = np.int64(h >> np.uint64(5))
-            if type_len == 29:          # padding / discarded record
-                if delta == 0:
-                    break
-                if pos + 8 > end:
-                    _note(diag, 1, pos, 1)
-                    break
-                skip = np.int64((np.uint64(b32[(pos + 4) >> 2]) if not big and ((pos + 4) & 3) == 0
-                    else _rd_slow(buf, pos + 4, 4, big)))
-                ts += delta
-                pos += 4 + skip
+            if kind == _REC_SKIP:
                 continue
-            if type_len == 30 or type_len == 31:
-                if pos + 8 > end:
-                    _note(diag, 1, pos, 1)
-                    break
-                ext = np.int64((np.uint64(b32[(pos + 4) >> 2]) if not big and ((pos + 4) & 3) == 0
-                    else _rd_slow(buf, pos + 4, 4, big)))
-                val = (ext << 27) + delta
-                if type_len == 30:
-                    ts += val
-                else:
-                    ts = (ts & ~np.int64(_ABS_TS_MASK)) | (val & np.int64(_ABS_TS_MASK))
-                pos += 8
-                continue
-            if type_len == 0:
-                if pos + 8 > end:
-                    _note(diag, 1, pos, 1)
-                    break
-                l = np.int64((np.uint64(b32[(pos + 4) >> 2]) if not big and ((pos + 4) & 3) == 0
-                    else _rd_slow(buf, pos + 4, 4, big)))
-                if l < 4:
-                    _note(diag, 2, pos, 1)
-                    break
-                plen = l - 4
-                payload = pos + 8
-                nxt = payload + ((plen + 3) & ~3)
-            else:
-                plen = type_len * 4
-                payload = pos + 4
-                nxt = payload + plen
-            if payload + plen > end:
-                _note(diag, 1, pos, 1)
-                break
-            ts += delta
-            pos = nxt
             if plen < pid_off + 4 or plen < type_off + type_size:
                 _note(diag, 3, payload, 1)
                 continue
