@@ -109,6 +109,39 @@ def test_schedfreq_case_references_bracket_the_governors():
     assert math.isnan(_oh(1.0, 2.0, 2.0))
 
 
+def test_schedfreq_held_mhz_by_hand():
+    from lisa_eas.repro.schedfreq_governors import _held_mhz
+
+    # run time goes as 1/f: OH 0 % is the top OPP, 100 % the lowest; in 200-2000 MHz one OPP
+    # held at 300 MHz takes (1/300 - 1/2000) / (1/200 - 1/2000) = 2.8333 / 4.5 = 62.96 % longer
+    assert _held_mhz(0.0, 200, 2000) == pytest.approx(2000)
+    assert _held_mhz(100.0, 200, 2000) == pytest.approx(200)
+    assert _held_mhz(100 * 2.8333333 / 4.5, 200, 2000) == pytest.approx(300, rel=1e-6)
+
+
+def test_schedfreq_rt_ondemand_starting_opp_decides_the_hold():
+    """Case 8 (4 ms busy every 14 ms, SCHED_FIFO) under the 2016 ondemand on the Exynos 5800 model.
+
+    From the idle policy's lowest OPP (200 MHz) the 4 ms of top-OPP work take 40 ms > 14 ms:
+    the first activation overruns, rt-app's absolute timer is then always past, the task never
+    blocks, and ondemand's work item (a SCHED_NORMAL kworker on that CPU) never runs: every one
+    of the 1000 activations runs at 200 MHz, exactly as long as under powersave. After a CFS
+    task kept the CPU busy (the on/off variant) the policy starts at the top OPP, the first
+    activation fits its period, the task blocks after each one and the sample runs then, over
+    whole periods: the load it reads is at least the busy share at the top OPP, 4/14, which asks
+    200 + 1800 x 4/14 = 714 MHz, RELATION_C 700 MHz at the least, where 4 ms of 2000 MHz work
+    take 11.4 ms < 14 ms: no activation overruns."""
+    from lisa_eas.repro.schedfreq_governors import simulate_case
+
+    held = simulate_case(("peach_pi", "rt", 7, "ondemand"))
+    ps = simulate_case(("peach_pi", "rt", 7, "powersave"))
+    busy = simulate_case(("peach_pi", "rt", 7, "ondemand", "ondemand_starts_busy"))
+    assert held["activations"] == held["overruns"] == 1000
+    assert held["avg_run_us"] == pytest.approx(ps["avg_run_us"], rel=1e-6)
+    assert busy["activations"] == 1000 and busy["overruns"] == 0
+    assert busy["avg_run_us"] < ps["avg_run_us"] / 2
+
+
 def test_schedfreq_simulated_governors_include_references():
     from lisa_eas.repro.schedfreq_governors import simulated_governors
 

@@ -82,6 +82,19 @@ def test_schedfreq_cases():
     assert read_workload(WL / "schedfreq" / "case16_rt.json").duration_s == pytest.approx(21.0)
 
 
+def test_schedfreq_case_warmup():
+    from lisa_eas.repro.workloads import biggest_cpu, schedfreq_case
+
+    wl = schedfreq_case(40, 100, 100, rt=True, warmup_ms=50)
+    warm, sf = wl.tasks
+    assert (warm.name, sf.name) == ("warm", "sf")
+    assert warm.policy is None and tuple(warm.cpus) == (biggest_cpu("peach_pi"),)
+    (ph,) = warm.phases
+    assert (ph.busy_us, ph.timer_period_us, ph.loop) == (50_000, 50_000, 1)
+    assert sf.policy is Policy.FIFO and sf.delay_us == 50_000
+    assert schedfreq_case(40, 100, 100, rt=True) == schedfreq_case(40, 100, 100, rt=True, warmup_ms=0)
+
+
 def test_smoke_local_is_short_and_numeric():
     wl = read_workload(WL / "smoke_local.json")
     assert isinstance(wl.global_settings.calibration, int)

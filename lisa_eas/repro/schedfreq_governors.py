@@ -29,18 +29,39 @@ POWER_FILE = "schedfreq_mt8173_power.csv"
 PUBLISHED_GOVERNORS = {"ondemand": "ondemand", "interactive": "interactive", "sched": "schedfreq"}
 #: Tunables the slides state for the tested kernels: schedfreq's RT request averaged with
 #: sched_time_avg_ms = 50 ("RTavg mechanism not reacting fast enough. sched_time_avg_ms = 50",
-#: the Exynos 5800 RT table); everything else at the kernel defaults.
-GOVERNOR_TUNABLES = {"schedfreq": {"sched_time_avg_ms": 50}}
+#: the Exynos 5800 RT table); everything else at the kernel defaults. ondemand's sample is held
+#: while every CPU of the policy is idle (``idle_defers_sample``): the 2016 kernels armed it on a
+#: deferrable timer (v4.4 ``cpufreq_governor_start``: one ``INIT_DEFERRABLE_WORK`` per policy
+#: CPU, queued with ``mod_delayed_work_on(cpu, system_wq, ...)``; v4.5: per-CPU deferrable
+#: timers queueing one work item), which does not wake an idle CPU.
+GOVERNOR_TUNABLES = {"schedfreq": {"sched_time_avg_ms": 50}, "ondemand": {"idle_defers_sample": 1}}
 #: Governors that ran on the 2016 kernels (v4.4/v4.5 with the schedfreq series): no util_est,
 #: which arrived in v4.17 (ledger util_est-v4.17; the slides list "Patrick Bellasi's util_est"
 #: as future work), so schedfreq's CFS request is util_avg alone. ondemand and interactive do
 #: not read it. schedutil, the modern column, keeps the simulator's default era.
 KERNEL_2016 = ("ondemand", "interactive", "schedfreq")
 #: On/off experiments printed with the result: (board, class, governor, variant) -> the one
-#: input the variant switches back (see simulate_case).
+#: input the variant switches (see simulate_case). ``warmup_ms``: the case's workload with a
+#: CFS task busy that long on the RT task's CPU just before it (``workloads.schedfreq_case``),
+#: so its first activation starts at the OPP ondemand picks for a busy policy (the top one)
+#: instead of the idle policy's lowest.
 VARIANTS = {"ondemand_rt_not_starved": {"governor_tunables": {"work_starved_by_rt": 0}},
-            "ondemand_idle_deferred": {"governor_tunables": {"idle_defers_sample": 1}},
+            "ondemand_idle_sampled": {"governor_tunables": {"idle_defers_sample": 0}},
+            "ondemand_starts_busy": {"warmup_ms": 50},
+            "ondemand_sampling_from_dt": {"governor_tunables": {"sampling_rate_us": 140_000}},
             "schedfreq_with_util_est": {"util_est": True}}
+#: ``ondemand_sampling_from_dt``: ondemand's default sampling_rate as v4.4/v4.5 derive it
+#: (``cpufreq_governor_init``: max(min_sampling_rate, LATENCY_MULTIPLIER 1000 x the driver's
+#: transition latency in us), min_sampling_rate = max(10000 with NOHZ micro accounting, 20 x
+#: latency)) from the 140 us ``clock-latency-ns`` of every A15 OPP in mainline's later
+#: exynos5420.dtsi (cpufreq-dt); the v4.5 tree's exynos5420.dtsi has no CPU OPP table, so which
+#: latency the slides' kernel had is not known: the model keeps 10 ms and this variant shows 140 ms.
+#: The Exynos 5800 A15 range the slides give ("A15 fmax 1800 MHz with most recent clock
+#: support", fmin 200 MHz): the OPP a published OH stands for when one OPP was held all run.
+PEACH_A15_MHZ = (200, 1800)
+#: The on/off experiments run on the 16 Exynos 5800 RT ondemand rows.
+RT_ONDEMAND_VARIANTS = ("ondemand_idle_sampled", "ondemand_rt_not_starved", "ondemand_starts_busy",
+                        "ondemand_sampling_from_dt")
 # One-sided critical value of Spearman's rho for n = 16 at the 5 % level: a reproduced OH
 # column ranks the cases like the published one when rho exceeds it.
 MIN_RHO = 0.43
@@ -64,12 +85,17 @@ def simulate_case(job: tuple) -> dict:
     busy, idle, loops = SCHEDFREQ_CASES[idx]
     # only the rt-app log and the energy are read: the summary output (no event tables)
     kw = {"governor_tunables": dict(GOVERNOR_TUNABLES.get(gov, {})), "util_est": gov not in KERNEL_2016}
+    warmup_ms = 0
     if len(job) > 4:
         for k, v in VARIANTS[job[4]].items():
-            kw[k] = {**kw[k], **v} if isinstance(v, dict) else v
+            if k == "warmup_ms":
+                warmup_ms = v
+            else:
+                kw[k] = {**kw[k], **v} if isinstance(v, dict) else v
     config = SimConfig(governor=gov, placement="no-eas", model_events=False, outputs="summary", **kw)
-    tr = simulate(board, schedfreq_case(busy, idle, loops, rt=(klass == "rt")), config=config)
+    tr = simulate(board, schedfreq_case(busy, idle, loops, rt=(klass == "rt"), warmup_ms=warmup_ms), config=config)
     log = tr.df("lisa_sim_rtapp_log")
+    log = log[log["task"] == "sf"]
     e = tr.metadata.get("energy")
     return {"job": job, "avg_run_us": float(log["run_us"].mean()), "overruns": int((log["slack_us"] < 0).sum()),
             "activations": int(len(log)), "energy": None if e is None else float(e["total"]),
@@ -87,30 +113,98 @@ def _oh(t_gov: float, t_perf: float, t_ps: float) -> float:
         return float("nan")
 
 
-def _on_off_experiments(sims: dict, rows: list, govs) -> list[str]:
-    """The on/off experiments of the claims these inputs decide, as printable lines."""
-    from ._claims import spearman
+def _held_mhz(oh: float, fmin: float, fmax: float) -> float:
+    """The one OPP (MHz) a run held throughout to show overhead ``oh`` % between the references
+    at ``fmax`` (performance) and ``fmin`` (powersave): run time goes as 1 / f."""
+    return 1.0 / (1.0 / fmax + oh / 100.0 * (1.0 / fmin - 1.0 / fmax))
 
-    out = []
-    pe = [r for r in rows if r["board"] == "peach_pi" and r["class"] == "RT"]
-    off, idle = [], []
-    for r in pe:
+
+def _rt_ondemand_cases(sims: dict, rows: list) -> None:
+    """Per-case figures of the Exynos 5800 RT ondemand on/off experiments, added to its rows."""
+    from ..platform import load_platform
+
+    pd = load_platform("peach_pi").perf_domains[0]
+    fmin, fmax = pd.freqs_khz[0] / 1000, pd.fmax_khz / 1000
+    for r in rows:
+        if r["board"] != "peach_pi" or r["class"] != "RT":
+            continue
         i = r["case"] - 1
         t_perf = sims[("peach_pi", "rt", i, "performance")]["avg_run_us"]
         t_ps = sims[("peach_pi", "rt", i, "powersave")]["avg_run_us"]
-        off.append(_oh(sims[("peach_pi", "rt", i, "ondemand", "ondemand_rt_not_starved")]["avg_run_us"], t_perf, t_ps))
-        idle.append(_oh(sims[("peach_pi", "rt", i, "ondemand", "ondemand_idle_deferred")]["avg_run_us"], t_perf, t_ps))
-    or_off = sum(sims[("peach_pi", "rt", r["case"] - 1, "ondemand", "ondemand_rt_not_starved")]["overruns"] for r in pe)
+        r["pub_ondemand_held_mhz"] = round(_held_mhz(r["pub_ondemand_oh"], *PEACH_A15_MHZ))
+        r["rep_ondemand_held_mhz"] = round(_held_mhz(r["rep_ondemand_oh"], fmin, fmax))
+        od = sims[("peach_pi", "rt", i, "ondemand")]
+        # the task never blocked: every activation overran, so the starved sample never ran
+        r["rep_ondemand_never_blocked"] = od["overruns"] == od["activations"]
+        for v in RT_ONDEMAND_VARIANTS:
+            r[f"rep_{v}_oh"] = round(_oh(sims[("peach_pi", "rt", i, "ondemand", v)]["avg_run_us"], t_perf, t_ps), 2)
+            r[f"rep_{v}_or"] = sims[("peach_pi", "rt", i, "ondemand", v)]["overruns"]
+
+
+def _rt_ondemand_rho(rows: list) -> dict:
+    """Spearman rho of the published Exynos 5800 RT ondemand OH against the model and its variants."""
+    from ._claims import spearman
+
+    pe = [r for r in rows if r["board"] == "peach_pi" and r["class"] == "RT"]
     pub = [r["pub_ondemand_oh"] for r in pe]
-    out.append("On/off experiment, Exynos 5800 RT under ondemand, the kworker starvation by the RT task: on "
-               f"(the kernel): {sum(r['rep_ondemand_or'] for r in pe)} overruns, OH rank rho "
-               f"{spearman(pub, [r['rep_ondemand_oh'] for r in pe]):.3f}; off: {or_off} overruns, rho "
-               f"{spearman(pub, off):.3f} (published: {sum(r['pub_ondemand_or'] for r in pe)} overruns); on, with "
-               f"no sample while the policy is idle (idle_defers_sample): rho {spearman(pub, idle):.3f}. With the "
-               "starvation an RT task that overruns at the OPP it started with never blocks, so the held sample "
-               "never runs: OH 100 % for every overrunning case (tied ranks). The board's 40-86 % says the sample "
-               "did run during those activations there: another CPU of the A15 policy busy with a CFS task fires "
-               "its timer and runs the work item, and the rt-app-only simulation has no such task.")
+    out = {"model": spearman(pub, [r["rep_ondemand_oh"] for r in pe])}
+    for v in RT_ONDEMAND_VARIANTS:
+        out[v] = spearman(pub, [r[f"rep_{v}_oh"] for r in pe])
+    return out
+
+
+def _rt_ondemand_why(table: list) -> str:
+    """The cause of a missed Exynos 5800 RT ondemand rank, with its on/off experiment's figures."""
+    rho = _rt_ondemand_rho(table)
+    hog = [r for r in table if r["rep_ondemand_never_blocked"]]
+    held = [r for r in table if r["pub_ondemand_or"] >= r["loops"] - 1]
+    low = [r["pub_ondemand_held_mhz"] for r in held if r["pub_ondemand_held_mhz"] <= 450] or [0]
+    return (f"in {len(hog)} of the 16 cases the RT task's first activation overruns at the idle policy's lowest "
+            "OPP, so the task never blocks and ondemand's starved kworker never samples: OH 100 %, tied (the "
+            f"board's OH in {len(low)} of its {len(held)} cases overrunning throughout stands for one OPP held at "
+            f"{min(low)}-{max(low)} MHz, pub_ondemand_held_mhz: the OPP each case started at, not given); on/off, the first "
+            f"activation on a policy just seen busy: rho {rho['model']:.2f} -> {rho['ondemand_starts_busy']:.2f}, "
+            f"kworker not starved: {rho['ondemand_rt_not_starved']:.2f}, sampled while idle: "
+            f"{rho['ondemand_idle_sampled']:.2f}, sampling every 140 ms: {rho['ondemand_sampling_from_dt']:.2f} (notes)")
+
+
+def _on_off_experiments(sims: dict, rows: list, govs) -> list[str]:
+    """The on/off experiments of the claims these inputs decide, as printable lines."""
+    out = []
+    pe = [r for r in rows if r["board"] == "peach_pi" and r["class"] == "RT"]
+    rho = _rt_ondemand_rho(rows)
+    hog = [r["case"] for r in pe if r["rep_ondemand_never_blocked"]]
+    held = [r for r in pe if r["pub_ondemand_or"] >= r["loops"] - 1]
+    out.append("On/off experiments, Exynos 5800 RT under ondemand (columns rep_ondemand_* of the RT rows; "
+               f"Spearman rho of the 16 OH against the published): the model {rho['model']:.3f}, "
+               f"{sum(r['rep_ondemand_or'] for r in pe)} overruns (published "
+               f"{sum(r['pub_ondemand_or'] for r in pe)}). (1) The kworker starvation by the RT task off "
+               f"(rep_ondemand_rt_not_starved_*): rho {rho['ondemand_rt_not_starved']:.3f}, "
+               f"{sum(r['rep_ondemand_rt_not_starved_or'] for r in pe)} overruns. (2) ondemand sampled while the "
+               f"policy is idle (no deferrable timer; rep_ondemand_idle_sampled_*): rho "
+               f"{rho['ondemand_idle_sampled']:.3f}. (3) The first activation started on a policy ondemand has just "
+               f"seen busy (a CFS task busy {VARIANTS['ondemand_starts_busy']['warmup_ms']} ms on the CPU before "
+               f"the RT task; rep_ondemand_starts_busy_*): rho {rho['ondemand_starts_busy']:.3f}, "
+               f"{sum(r['rep_ondemand_starts_busy_or'] for r in pe)} overruns. (4) ondemand's sampling_rate 140 ms, "
+               "as v4.4/v4.5 derive it from the 140 us clock latency of mainline's later Exynos 5420/5800 OPP "
+               "table (rep_ondemand_sampling_from_dt_*; the model keeps 10 ms, the slides' DT is not known): rho "
+               f"{rho['ondemand_sampling_from_dt']:.3f}.")
+    out.append("Exynos 5800 RT ondemand, the cause: in cases " + ", ".join(map(str, hog)) + " the first activation "
+               "overruns its period at the lowest OPP the idle simulated policy starts at; the SCHED_FIFO task then "
+               "never blocks (rt-app's absolute timer is already past), ondemand's work item, a SCHED_NORMAL "
+               "kworker queued on that CPU, never runs, and the OPP is held all run: OH 100 % in every one of "
+               "them, tied (rep_ondemand_never_blocked). The board held one OPP too in the cases it overran "
+               "throughout (" + ", ".join(f"#{r['case']} {r['pub_ondemand_or']}/{r['loops']}" for r in held)
+               + "): their published OH, read as one OPP held in the slides' 200-1800 MHz, is "
+               + ", ".join(f"#{r['case']} {r['pub_ondemand_held_mhz']} MHz" for r in held) + " (pub_ondemand_held_mhz). "
+               "Those at 300-400 MHz are the model's mechanism at another starting OPP: the one the policy was at "
+               "when the case started, set by what ran before it, which the slides do not give (ondemand at a load "
+               "of a few % asks 200 + load x 1600 MHz, the 300-400 MHz OPPs). The others overran every activation "
+               "at an OH that stands for 900-1000 MHz, where the busy work fits its period: no held OPP gives "
+               "that, and the model has no part that does. Started from a busy policy (3) "
+               f"{sum(r['rep_ondemand_starts_busy_or'] > 0 for r in pe)} cases overrun and OH falls as the busy share "
+               "grows, the ranks of a governor that keeps up; so neither start reproduces the published order, "
+               "which follows the OPP each case started at.")
     if "schedfreq" in govs and "interactive" in govs:
         mt = [r for r in rows if r["board"] == "mt8173_evb"]
         with_ue = [_delta(sims[("mt8173_evb", "cfs", r["case"] - 1, "schedfreq", "schedfreq_with_util_est")]["energy"],
@@ -136,7 +230,7 @@ def run(sweep: Sweep) -> ExperimentResult:
     jobs = [(b, k, i, g) for b, k, _ in TABLES for i in range(len(SCHEDFREQ_CASES)) for g in govs]
     n16 = range(len(SCHEDFREQ_CASES))
     jobs += [("peach_pi", "rt", i, "ondemand", v) for i in n16
-             for v in ("ondemand_rt_not_starved", "ondemand_idle_deferred")]
+             for v in RT_ONDEMAND_VARIANTS]
     if "schedfreq" in govs:
         jobs += [("mt8173_evb", "cfs", i, "schedfreq", "schedfreq_with_util_est") for i in n16]
     sims = {r["job"]: r for r in sweep.map(simulate_case, jobs, warm=warm_up_simulator)}
@@ -168,6 +262,11 @@ def run(sweep: Sweep) -> ExperimentResult:
             for k in row:
                 cols.setdefault(k, None)
         table = [r for r in rows if r["board"] == board and r["class"] == klass.upper()]
+        if (board, klass) == ("peach_pi", "rt"):
+            _rt_ondemand_cases(sims, table)
+            for r in table:
+                for k in r:
+                    cols.setdefault(k, None)
         for pg, sg in PUBLISHED_GOVERNORS.items():
             label = f"{board} {klass.upper()} {pg}"
             pub_col = [r[f"pub_{pg}_oh"] for r in table]
@@ -176,7 +275,8 @@ def run(sweep: Sweep) -> ExperimentResult:
                     f"{label}: OH% across the 16 cases ranks like the published column", pub_col,
                     [r[f"rep_{sg}_oh"] for r in table], min_rho=MIN_RHO,
                     justification="one-sided 5 % critical value for n = 16",
-                    why=f"the modelled {sg} reacts to the cases' busy/idle lengths differently from the board's"))
+                    why=_rt_ondemand_why(table) if (board, klass, sg) == ("peach_pi", "rt", "ondemand") else
+                    f"the modelled {sg} reacts to the cases' busy/idle lengths differently from the board's"))
             else:
                 checks.append(check_that(
                     f"{label}: OH% across the 16 cases ranks like the published column",
@@ -232,7 +332,8 @@ def run(sweep: Sweep) -> ExperimentResult:
         "OH uses the simulated performance and powersave runs of the same case as references, as the slides do.",
         "Kernel inputs of the 2016 runs: ondemand, interactive and schedfreq without util_est (v4.17+); "
         "schedfreq's RT request from rt_avg with sched_time_avg_ms = 50 (the slides); ondemand's sample "
-        "runs in a SCHED_NORMAL kworker held off its CPU by the RT task (lisa_eas.sim: work_starved_by_rt).",
+        "runs in a SCHED_NORMAL kworker held off its CPU by the RT task (lisa_eas.sim: work_starved_by_rt), and not "
+        "while every CPU of its policy is idle (deferrable work/timers; idle_defers_sample).",
         *experiments,
         "interactive and sched (schedfreq) are published columns; they are reproduced only when the closed-loop "
         "simulator models them (lisa_eas.sim.GOVERNORS = " + ", ".join(govs) + " simulated here).",

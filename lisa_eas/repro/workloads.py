@@ -54,14 +54,24 @@ def eas_rfc_energy(board: str, n: int):
                     calibration=f"CPU{biggest_cpu(board)}")
 
 
-def schedfreq_case(busy_ms: int, idle_ms: int, loops: int, rt: bool):
-    """BKK16-104: ``busy_ms`` of work then a timer of busy + idle, ``loops`` times; FIFO if ``rt``."""
+def schedfreq_case(busy_ms: int, idle_ms: int, loops: int, rt: bool, warmup_ms: int = 0):
+    """BKK16-104: ``busy_ms`` of work then a timer of busy + idle, ``loops`` times; FIFO if ``rt``.
+
+    ``warmup_ms`` > 0 (on/off experiments only): a SCHED_OTHER task ``warm`` first runs flat out
+    for ``warmup_ms`` on the CPU task ``sf`` is started on (the biggest), and ``sf`` starts when it
+    ends, so the first activation meets a policy a governor has just seen busy instead of an
+    idle one. Its log rows carry ``task == "warm"``."""
     from ..rtapp import Policy, periodic, task, workload
 
     period = busy_ms + idle_ms
     phases = periodic(period, 100.0 * busy_ms / period, loops=loops, name="busy_idle")
-    t = task("sf", phases, policy=Policy.FIFO if rt else None)
-    return workload([t], calibration=f"CPU{biggest_cpu('peach_pi')}")
+    cpu = biggest_cpu("peach_pi")
+    if warmup_ms <= 0:
+        t = task("sf", phases, policy=Policy.FIFO if rt else None)
+        return workload([t], calibration=f"CPU{cpu}")
+    t = task("sf", phases, policy=Policy.FIFO if rt else None, delay_us=warmup_ms * 1000)
+    warm = task("warm", periodic(warmup_ms, 100.0, loops=1, name="warm"), cpus=(cpu,))
+    return workload([warm, t], calibration=f"CPU{cpu}")
 
 
 def smoke_local():
