@@ -23,6 +23,12 @@ as every model kernel (reference counting on; called alone from ``lisa_eas.model
 with every array passed as 7 words (measured in ``benchmarks/bench_sim_ab.py``, see
 ``docs/guide/simulate.md``).
 
+The three ``sim_*`` forms above also compile with ``flat_state`` (:func:`_flat_state`): an
+integer index is used as it is, without numba's negative-index wrap-around (a compare and a
+select on every state read, ~25 % of the summary loop; the loop's indices are offsets into
+``S``, ``P``, ``O``, never counted from the end). Only these functions: a model kernel they call
+keeps numba's semantics (``tests/test_sim_jit_flags.py``).
+
 ``sim_nrt`` keeps reference counting for the one function that builds array views it passes
 on to a model kernel which itself takes views (``place_idle_sibling``); ``kernel`` is the
 models' default (``cache=True``), for the output-stage helpers that allocate.
