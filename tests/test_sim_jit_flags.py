@@ -1,11 +1,14 @@
 """The simulator's numba flags (``lisa_eas._kernels._jit``): a ``sim_*`` function called from
 another njit function with constant arguments is compiled once per argument types, not once
-per constant (numba's default, which compiled the loop's helpers up to 16 times each)."""
+per constant (numba's default, which compiled the loop's helpers up to 16 times each); a ``sim_*``
+function indexes its flat arrays without numba's negative-index wrap-around, and only it."""
 from __future__ import annotations
 
 from numba import njit
 
-from lisa_eas._kernels._jit import _by_type
+import numpy as np
+
+from lisa_eas._kernels._jit import _by_type, _flat_state
 
 
 def test_constant_arguments_share_one_specialisation():
@@ -31,3 +34,30 @@ def test_a_non_literal_type_still_gets_its_own_specialisation():
 
     assert caller(5) == 5 - 5 + 5 + 5
     assert sorted(tuple(str(t) for t in sig) for sig in pick.signatures) == [("int64", "bool"), ("int64", "int64")]
+
+
+def _wraps(llvm_ir: str) -> bool:
+    """numba's wrap-around of a signed index: ``select (i < 0), i + n, i``."""
+    return "icmp slt" in llvm_ir and "select" in llvm_ir
+
+
+def test_flat_state_functions_index_without_the_wrap_around():
+    flat = _flat_state(njit(cache=False, _nrt=False))(lambda S, i: S[S[0] + i])
+    plain = njit(cache=False)(lambda S, i: S[S[0] + i])
+    S = np.arange(10, dtype=np.int64)
+    S[0] = 3
+    assert flat(S, 2) == plain(S, 2) == 5
+    assert not _wraps(flat.inspect_llvm(flat.signatures[0]))
+    assert _wraps(plain.inspect_llvm(plain.signatures[0]))
+
+
+def test_a_kernel_called_from_a_flat_state_function_keeps_the_wrap_around():
+    at = njit(cache=False)(lambda a, i: a[i])       # a model kernel: numba's own semantics
+
+    @_flat_state(njit(cache=False, _nrt=False))
+    def caller(S, i):
+        return at(S[1:4], i) + at(S, i)
+
+    S = np.arange(10, dtype=np.int64)
+    assert caller(S, -1) == 3 + 9
+    assert _wraps(at.inspect_llvm(at.signatures[0]))

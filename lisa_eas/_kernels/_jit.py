@@ -23,6 +23,12 @@ as every model kernel (reference counting on; called alone from ``lisa_eas.model
 with every array passed as 7 words (measured in ``benchmarks/bench_sim_ab.py``, see
 ``docs/guide/simulate.md``).
 
+The three ``sim_*`` forms above also compile with ``flat_state`` (:func:`_flat_state`): an
+integer index is used as it is, without numba's negative-index wrap-around (a compare and a
+select on every state read, ~25 % of the summary loop; the loop's indices are offsets into
+``S``, ``P``, ``O``, never counted from the end). Only these functions: a model kernel they call
+keeps numba's semantics (``tests/test_sim_jit_flags.py``).
+
 ``sim_nrt`` keeps reference counting for the one function that builds array views it passes
 on to a model kernel which itself takes views (``place_idle_sibling``); ``kernel`` is the
 models' default (``cache=True``), for the output-stage helpers that allocate.
@@ -43,6 +49,9 @@ from __future__ import annotations
 
 from numba import njit
 from numba.core import types
+from numba.core.compiler import Flags
+from numba.core.targetconfig import ConfigStack, Option
+from numba.np import arrayobj
 
 
 def _by_type(jit):
@@ -59,11 +68,54 @@ def _by_type(jit):
     return decorate
 
 
+class _SimFlags(Flags):
+    """numba's compilation flags with one more: ``flat_state``."""
+    flat_state = Option(type=bool, default=False,
+                        doc="integer indices are never negative: no wrap-around fix-up (sim_* functions)")
+
+
+_fix_integer_index = arrayobj.fix_integer_index
+
+
+def _fix_index(context, builder, idxty, idx, size):
+    """numba's ``fix_integer_index`` (an integer index into one array dimension), without the
+    negative-index wrap-around (``i < 0 ? i + n : i``) in the functions compiled with
+    ``flat_state``: their indices are offsets into ``S``, ``P``, ``O`` and are never negative. Every
+    other function is compiled as numba compiles it."""
+    flags = ConfigStack.top_or_none()
+    if idxty.signed and flags is not None and getattr(flags, "flat_state", False):
+        return context.cast(builder, idx, idxty, types.intp)
+    return _fix_integer_index(context, builder, idxty, idx, size)
+
+
+arrayobj.fix_integer_index = _fix_index
+
+
+def _flat_state(jit):
+    """``jit`` whose functions are compiled with ``flat_state``: an integer index ``S[i]`` is used as
+    it is, without numba's negative-index wrap-around. The loop's functions index the flat arrays
+    with ``offset + row * width + field``, never from the end (a negative index in them is a bug,
+    not a wrap-around): the fix-up was a compare and a select on every state read, and it kept
+    LLVM from folding the offset arithmetic into the loads; measured in ``bench_sim_ab.py``
+    (``docs/guide/simulate.md``)."""
+    def decorate(fn):
+        disp = jit(fn)
+        customize = disp._compiler._customize_flags
+
+        def customize_flags(flags):
+            flags = _SimFlags(customize(flags))
+            flags.flat_state = True
+            return flags
+        disp._compiler._customize_flags = customize_flags
+        return disp
+    return decorate
+
+
 __all__ = ["kernel", "model_inline", "sim_helper", "sim_inline", "sim_kernel", "sim_nrt"]
 
 kernel = njit(cache=True)
 model_inline = njit(cache=True, forceinline=True)
-sim_kernel = _by_type(njit(cache=True, _nrt=False))
-sim_helper = njit(cache=True, _nrt=False, forceinline=True)
-sim_inline = njit(cache=True, _nrt=False, inline='always')
+sim_kernel = _by_type(_flat_state(njit(cache=True, _nrt=False)))
+sim_helper = _flat_state(njit(cache=True, _nrt=False, forceinline=True))
+sim_inline = _flat_state(njit(cache=True, _nrt=False, inline='always'))
 sim_nrt = _by_type(njit(cache=True, _nrt=True))

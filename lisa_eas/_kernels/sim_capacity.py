@@ -12,8 +12,8 @@ from .fits import _inverts, util_fits_cpu, util_fits_cpu_v62
 from .pelt import SA_LOAD_AVG, SA_UTIL_AVG
 from .sim_index import CSN_OU, CSN_OU_DIRTY, CS_COUNTS, CS_OU_BIT, CS_OU_DIRTY, CS_OU_STACK
 from .sim_layout import (P_CPU_CAP, P_CPU_PD, P_CPU_PD_N, P_MODEL_PARAMS, P_PD_CPUS, P_PD_CPUS_W, P_PD_NOPP,
-                         P_TASK_UCLAMP, P_THERMAL, P_THERMAL_N, P_THERMAL_W, S_CFS_PELT, S_CFS_PELT_W, S_CONFIG, S_CPUS,
-                         S_CPU_SETS, S_CPU_SETS_W, S_GLOBALS, S_RQ_TASKS, S_RQ_TASKS_W, S_RT_PELT, S_RT_PELT_W, S_TASKS,
+                         P_TASK_UCLAMP, P_THERMAL, P_THERMAL_N, P_THERMAL_W, S_CFS_PELT, S_CFS_PELT_W, S_CONFIG_AT, S_CPUS,
+                         S_CPU_SETS, S_CPU_SETS_W, S_GLOBALS_AT, S_RQ_TASKS, S_RQ_TASKS_W, S_RT_PELT, S_RT_PELT_W, S_TASKS,
                          S_THERMAL_PELT, S_THERMAL_PELT_W)
 from .sim_models import (M_EAS_OVERUTIL_ERA, M_EXTRA_UCLAMP, M_MISFIT_UCLAMP, M_THERMAL_AVG, M_THERMAL_CAPOF,
                          M_THERMAL_SHIFT, TH_OPP, TH_PD, TH_PRESSURE, TH_TIME)
@@ -39,7 +39,7 @@ def thermal_row(d, S, P):
     n = P[P_THERMAL_N]
     if n == 0:
         return -1
-    now = S[S[S_GLOBALS] + G_NOW]
+    now = S[S_GLOBALS_AT + G_NOW]
     o = P[P_THERMAL]
     w = P[P_THERMAL_W]
     r = -1
@@ -196,7 +196,7 @@ def task_fits_cpu(p, c, S, P):
 @sim_helper
 def update_overutilized(now, set_only, S, P, O):
     """Set (and, from the load balancer, clear) the root domain's overutilized flag."""
-    oG = S[S_GLOBALS]
+    oG = S_GLOBALS_AT
     if set_only and S[oG + G_OVERUTIL]:
         return          # already set: the scan below could not change anything
     ou = 0
@@ -237,5 +237,5 @@ def update_overutilized(now, set_only, S, P, O):
         return
     if ou != S[oG + G_OVERUTIL]:
         S[oG + G_OVERUTIL] = ou
-        if S[S[S_CONFIG] + K_MODEL_EVENTS]:
+        if S[S_CONFIG_AT + K_MODEL_EVENTS]:
             emit(O, now, EV_OVERUTIL, -1, ou, 0, 0, 0, 0)

@@ -25,7 +25,7 @@ from ._jit import sim_inline
 from .sim_layout import (O_COUNTERS, O_EAS_LOG, O_EAS_LOG_W, P_CPU_CAP, P_CPU_PD_N, P_EM_PD_CPUS,
                          P_EM_PD_CPUS_N, P_EM_PD_INFO, P_EM_PD_INFO_N, P_EM_PD_INFO_W, P_EM_STATES,
                          P_EM_STATES_N, P_EM_STATES_W, P_MASKS, P_MASKS_W, P_MODEL_PARAMS, S_CFS_PELT,
-                         S_CFS_PELT_W, S_CPUS, S_GLOBALS, S_RT_PELT, S_RT_PELT_W, S_SCRATCH, S_SCRATCH_W, S_TASKS,
+                         S_CFS_PELT_W, S_CPUS, S_GLOBALS_AT, S_RT_PELT, S_RT_PELT_W, S_SCRATCH, S_SCRATCH_W, S_TASKS,
                          S_TASK_PELT, S_TASK_PELT_W)
 from .sim_layout import S_RQ_TASKS, S_RQ_TASKS_W
 
@@ -60,7 +60,7 @@ def place_eas(p, prev, now, S, P, O):
     tu = S[S[S_TASK_PELT] + (p) * S[S_TASK_PELT_W] + SA_UTIL_AVG]
     tue = task_util_est(p, S)
     om = P[P_MASKS] + S[S[S_TASKS] + (p) * T_NFIELDS + T_MASK] * P[P_MASKS_W]
-    ou = S[S[S_GLOBALS] + G_OVERUTIL] != 0
+    ou = S[S_GLOBALS_AT + G_OVERUTIL] != 0
     if ou and not P[P[P_MODEL_PARAMS] + M_EAS_IGNORE_OU]:
         return -1
     if tu == 0 and tue == 0 and P[P[P_MODEL_PARAMS] + M_EXTRA_UCLAMP] < UC_V6_2:

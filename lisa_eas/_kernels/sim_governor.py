@@ -13,7 +13,7 @@ from .schedutil import CS_LAST_UPDATE, PS_LAST_FREQ_UPDATE, PS_NEED_FREQ_UPDATE,
 from .sim_capacity import cpu_util, rq_uclamp, thermal_max_opp
 from .sim_layout import (P_CPU_CAP, P_CPU_PD, P_MODEL_PARAMS, P_MODEL_PARAMS_N, P_PD_COST, P_PD_COST_W, P_PD_CPUS,
                          P_PD_CPUS_W, P_PD_FREQ, P_PD_FREQ_W, P_PD_INEFF, P_PD_INEFF_W, P_PD_NCPU, P_PD_NOPP,
-                         P_THERMAL_N, S_CFS_PELT, S_CFS_PELT_W, S_CONFIG, S_CPUS, S_DOMAINS, S_GOV_CPU, S_GOV_CPU_W,
+                         P_THERMAL_N, S_CFS_PELT, S_CFS_PELT_W, S_CONFIG_AT, S_CPUS, S_DOMAINS, S_GOV_CPU, S_GOV_CPU_W,
                          S_GOV_CPU_W2, S_GOV_POLICY, S_GOV_POLICY_W, S_RT_PELT, S_RT_PELT_W, S_SCRATCH, S_SCRATCH_W,
                          S_SU_CPU, S_SU_CPU_W, S_SU_CPU_W2, S_SU_POLICY, S_SU_POLICY_W, S_TASKS)
 from .sim_models import (M_IA_ABOVE_HS_DELAY_US, M_IA_GO_HISPEED, M_IA_HISPEED_KHZ, M_IA_MIN_SAMPLE_US,
@@ -55,7 +55,7 @@ def apply_opp(d, opp, now, S, P, O):
     m = P[P[P_PD_NCPU] + d]
     for j in range(m):
         sync_cpu(P[P[P_PD_CPUS] + (d) * P[P_PD_CPUS_W] + j], now, S, P)
-    if S[S[S_CONFIG] + K_GOV] == GOV_INTERACTIVE:
+    if S[S_CONFIG_AT + K_GOV] == GOV_INTERACTIVE:
         # CPUFREQ_PRECHANGE notifier: account the busy time so far at the old frequency
         old = P[P[P_PD_FREQ] + (d) * P[P_PD_FREQ_W] + S[oPD + (d) * P_NFIELDS + P_OPP]]
         w = S[S_GOV_CPU_W2]                  # legacy-governor per-CPU state (slot 16) of domain d, CPU j
@@ -83,14 +83,14 @@ def request_opp(d, opp, now, S, P, O):
     S[oPD + (d) * P_NFIELDS + P_REQ_OPP] = opp
     if opp == S[oPD + (d) * P_NFIELDS + P_OPP] and S[oPD + (d) * P_NFIELDS + P_PENDING_OPP] < 0:
         return
-    if S[S[S_CONFIG] + K_TRANS_LAT_NS] <= 0:
+    if S[S_CONFIG_AT + K_TRANS_LAT_NS] <= 0:
         S[oPD + (d) * P_NFIELDS + P_PENDING_OPP] = -1
         S[oPD + (d) * P_NFIELDS + P_PENDING_AT] = INF_TIME
         if opp != S[oPD + (d) * P_NFIELDS + P_OPP]:
             apply_opp(d, opp, now, S, P, O)
         return
     if S[oPD + (d) * P_NFIELDS + P_PENDING_OPP] < 0:
-        S[oPD + (d) * P_NFIELDS + P_PENDING_AT] = now + S[S[S_CONFIG] + K_TRANS_LAT_NS]
+        S[oPD + (d) * P_NFIELDS + P_PENDING_AT] = now + S[S_CONFIG_AT + K_TRANS_LAT_NS]
     S[oPD + (d) * P_NFIELDS + P_PENDING_OPP] = opp
 
 
@@ -105,7 +105,7 @@ def opp_of_freq(d, f, P):
 @sim_kernel
 def governor_update(c, now, S, P, O):
     """``cpufreq_update_util(rq)`` from CPU ``c`` (schedutil, schedfreq; the others are timer driven)."""
-    oK = S[S_CONFIG]
+    oK = S_CONFIG_AT
     gov = S[oK + K_GOV]
     if gov == GOV_SCHEDFREQ:
         schedfreq_update(c, now, S, P, O)
@@ -182,7 +182,7 @@ def sugov_update_flat(c, d, m, j_self, now, S, P):
     frequency is resolved with RELATION_LE over the flags (all zero before v5.16 or without
     an EM, which is RELATION_L exactly), the v6.9 limits check and the v5.11 cached-frequency
     restore as the era's model parameters say. Returns the policy's next_freq."""
-    oK = S[S_CONFIG]
+    oK = S_CONFIG_AT
     wcs = S[S_SU_CPU_W2]
     ocs = S[S_SU_CPU] + d * S[S_SU_CPU_W] * wcs
     ops = S[S_SU_POLICY] + d * S[S_SU_POLICY_W]
@@ -344,7 +344,7 @@ def ondemand_sample(d, now, S, P, O):
 def governor_sample(d, now, S, P, O):
     """Governor timer of perf domain ``d``: ondemand's sample, interactive's timer (both re-armed),
     or the end of schedfreq's throttle."""
-    oK = S[S_CONFIG]
+    oK = S_CONFIG_AT
     oPD = S[S_DOMAINS]
     gov = S[oK + K_GOV]
     m = P[P[P_PD_NCPU] + d]

@@ -37,7 +37,7 @@ from __future__ import annotations
 
 from ._jit import sim_helper, sim_kernel
 
-from .sim_layout import (S_CPU_TIMES, S_CPU_TIMES_W, S_CPUS, S_CPUS_N, S_GLOBALS, S_HEAP_POS, S_RQ_TASKS,
+from .sim_layout import (S_CPU_TIMES, S_CPU_TIMES_W, S_CPUS, S_CPUS_N, S_GLOBALS_AT, S_HEAP_POS, S_RQ_TASKS,
                          S_RQ_TASKS_W, S_TASKS, S_TASKS_N, S_WAKE_HEAP)
 
 from .sim_layout import S_CPU_SETS, S_CPU_SETS_W, S_SCRATCH, S_SCRATCH_W
@@ -160,7 +160,7 @@ def heap_sift(i, S):
     oh = S[S_WAKE_HEAP]
     opos = S[S_HEAP_POS]
     oTK = S[S_TASKS]
-    n = S[S[S_GLOBALS] + G_HEAP_N]
+    n = S[S_GLOBALS_AT + G_HEAP_N]
     p = S[oh + i]
     wp = S[oTK + p * T_NFIELDS + T_WAKE_AT]
     while i > 0:
@@ -197,7 +197,7 @@ def heap_sift(i, S):
 @sim_helper
 def heap_push(p, S):
     """Task ``p`` starts sleeping (its ``T_WAKE_AT`` set)."""
-    oG = S[S_GLOBALS]
+    oG = S_GLOBALS_AT
     n = S[oG + G_HEAP_N]
     S[S[S_WAKE_HEAP] + n] = p
     S[S[S_HEAP_POS] + p] = n
@@ -212,7 +212,7 @@ def heap_remove(p, S):
     The hole it leaves sinks to a leaf along the earlier child at each level (one comparison
     per level), then the heap's last task fills it and rises to its place (usually at once:
     the last task tends to wake late)."""
-    oG = S[S_GLOBALS]
+    oG = S_GLOBALS_AT
     oh = S[S_WAKE_HEAP]
     opos = S[S_HEAP_POS]
     oTK = S[S_TASKS]
@@ -279,7 +279,7 @@ def build_indexes(S):
     """Build the wake-up heap, the runqueue member lists and the count of live tasks from the
     task table, and the CPU time trees and the idle mask from the CPU table (at the start of a
     run: ``G_WAKE_DIRTY``)."""
-    oG = S[S_GLOBALS]
+    oG = S_GLOBALS_AT
     oTK = S[S_TASKS]
     S[oG + G_HEAP_N] = 0
     for c in range(S[S_CPUS_N]):

@@ -15,6 +15,9 @@ For slot ``NAME`` of array ``X``: ``X_NAME`` = the offset word, ``X_NAME_N`` = d
 """
 from __future__ import annotations
 
+from .sim_state import G_NFIELDS as _G_NFIELDS
+from .sim_views import HEADER_WORDS as _HEADER_WORDS
+
 #: slots of the state ``S``: name, what the packed array holds
 S_SLOTS = (
     ("GLOBALS", "global scalars (sim_state G_*)"),
@@ -96,4 +99,13 @@ def _generate(prefix: str, slots) -> dict:
 LAYOUT = {**_generate("S", S_SLOTS), **_generate("P", P_SLOTS), **_generate("O", O_SLOTS)}
 globals().update(LAYOUT)
 
-__all__ = ["LAYOUT", "O_SLOTS", "P_SLOTS", "S_SLOTS", *LAYOUT]
+# The first two slots of ``S`` have a fixed size (``sim_state.G_NFIELDS`` globals, ``K_SIZE``
+# configuration words) and come right after the header, so their offsets are compile-time
+# constants: the loop reads ``S[S_GLOBALS_AT + G_NOW]``, not ``S[S_GLOBALS_AT + G_NOW]`` (a load
+# of the offset first, repeated after every store to ``S``: the compiler cannot tell that a
+# store does not change the header). ``lisa_eas.sim._engine.pack_slots`` checks them.
+S_GLOBALS_AT = _HEADER_WORDS
+S_CONFIG_AT = S_GLOBALS_AT + _G_NFIELDS
+S_FIXED_AT = {"GLOBALS": S_GLOBALS_AT, "CONFIG": S_CONFIG_AT}
+
+__all__ = ["LAYOUT", "O_SLOTS", "P_SLOTS", "S_CONFIG_AT", "S_FIXED_AT", "S_GLOBALS_AT", "S_SLOTS", *LAYOUT]

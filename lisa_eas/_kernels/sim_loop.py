@@ -29,8 +29,8 @@ from __future__ import annotations
 from ._jit import sim_helper, sim_inline, sim_kernel
 
 from .sim_layout import (O_ACTIVATIONS_N, O_COUNTERS, O_EAS_LOG_N, O_EVENTS_N, P_CPU_CAP, P_CPU_PD, P_CPU_PD_N,
-                         P_MASKS, P_MASKS_W, P_MODEL_PARAMS, P_PD_CPUS, P_PD_CPUS_W, P_PD_NCPU, P_PROG, S_CONFIG, S_CPUS,
-                         S_CPUS_N, S_DOMAINS, S_DOMAINS_N, S_GLOBALS, S_IDLE_STATS, S_IDLE_STATS_W, S_RQ_TASKS,
+                         P_MASKS, P_MASKS_W, P_MODEL_PARAMS, P_PD_CPUS, P_PD_CPUS_W, P_PD_NCPU, P_PROG, S_CONFIG_AT, S_CPUS,
+                         S_CPUS_N, S_DOMAINS, S_DOMAINS_N, S_GLOBALS_AT, S_IDLE_STATS, S_IDLE_STATS_W, S_RQ_TASKS,
                          S_RQ_TASKS_W, S_SU_CPU, S_SU_CPU_W, S_SU_CPU_W2, S_TASKS, S_TASKS_N, S_TIMERS,
                          S_WAKE_HEAP)
 from .sim_layout import S_CPU_SETS, S_CPU_SETS_W
@@ -262,7 +262,7 @@ def select_task_rq(p, prev, this, sync, now, S, P, O):
     if S[oTK + (p) * T_NFIELDS + T_POLICY] == POLICY_FIFO:
         return select_rt_cpu(p, prev, S, P)
     cpu = -1
-    if S[S[S_CONFIG] + K_PLACEMENT] != PLACE_NO_EAS:
+    if S[S_CONFIG_AT + K_PLACEMENT] != PLACE_NO_EAS:
         cpu = place_eas(p, prev, now, S, P, O)
     if cpu < 0:
         want_affine = P[P[P_MASKS] + (S[oTK + (p) * T_NFIELDS + T_MASK]) * P[P_MASKS_W] + this] != 0 \
@@ -344,7 +344,7 @@ def preempts_curr(cur, p, S):
     if S[oTK + (p) * T_NFIELDS + T_POLICY] == POLICY_FIFO:
         return S[oTK + (cur) * T_NFIELDS + T_POLICY] != POLICY_FIFO or S[oTK + (p) * T_NFIELDS + T_PRIO] > S[oTK + (cur) * T_NFIELDS + T_PRIO]
     return S[oTK + (cur) * T_NFIELDS + T_POLICY] == POLICY_CFS and \
-        S[oTK + (cur) * T_NFIELDS + T_VRUNTIME] - S[oTK + (p) * T_NFIELDS + T_VRUNTIME] > S[S[S_CONFIG] + K_WAKEUP_GRAN_NS]
+        S[oTK + (cur) * T_NFIELDS + T_VRUNTIME] - S[oTK + (p) * T_NFIELDS + T_VRUNTIME] > S[S_CONFIG_AT + K_WAKEUP_GRAN_NS]
 
 
 @sim_kernel
@@ -424,7 +424,7 @@ def exit_idle(c, now, S, P, O):
     if S[o + AI_AVG_IDLE] > 2 * MAX_IDLE_BALANCE_COST:
         S[o + AI_AVG_IDLE] = 2 * MAX_IDLE_BALANCE_COST
     if pera >= 2:       # v5.14+ ttwu_do_wakeup(): wake_stamp = jiffies, wake_avg_idle = avg_idle / 2
-        S[o + AI_WAKE_STAMP] = now // S[S[S_CONFIG] + K_TICK_NS]
+        S[o + AI_WAKE_STAMP] = now // S[S_CONFIG_AT + K_TICK_NS]
         S[o + AI_WAKE_AVG_IDLE] = S[o + AI_AVG_IDLE] // 2
 
 
@@ -485,7 +485,7 @@ def pull_one(dst, now, newidle, S, P, O):
             exit_idle(dst, now, S, P, O)
         move_queued(best, src, dst, now, 1, not newidle, S, P, O)
         return
-    if S[S[S_GLOBALS] + G_OVERUTIL] == 0 and S[S[S_CONFIG] + K_PLACEMENT] != PLACE_NO_EAS:
+    if S[S_GLOBALS_AT + G_OVERUTIL] == 0 and S[S_CONFIG_AT + K_PLACEMENT] != PLACE_NO_EAS:
         return
     if S[ocn + CSN_WAITING] == S[ocn + CSN_WAITING_RT]:
         return      # no CFS task waits: the scan below would find no source
@@ -531,7 +531,7 @@ def load_balance(now, S, P, O):
         emit_cpu_util(c, now, S, P, O)
     update_overutilized(now, False, S, P, O)
     update_idle_cpu_scan(S, P)
-    if S[S[S_GLOBALS] + G_OVERUTIL] == 0 and S[S[S_CONFIG] + K_PLACEMENT] != PLACE_NO_EAS:
+    if S[S_GLOBALS_AT + G_OVERUTIL] == 0 and S[S_CONFIG_AT + K_PLACEMENT] != PLACE_NO_EAS:
         return
     for dst in range(n):
         if S[oCP + (dst) * C_NFIELDS + C_CURR] < 0 and S[oCP + (dst) * C_NFIELDS + C_NR_CFS] + S[oCP + (dst) * C_NFIELDS + C_NR_RT] == 0:
@@ -560,7 +560,7 @@ def task_tick(c, now, S, P, O):
     """``scheduler_tick`` on a busy CPU: PELT, ``check_preempt_tick``, overutilized, cpufreq."""
     oCP = S[S_CPUS]
     oTK = S[S_TASKS]
-    oK = S[S_CONFIG]
+    oK = S_CONFIG_AT
     sync_cpu(c, now, S, P)
     update_thermal_avg(c, now, S, P)            # scheduler_tick: update_thermal_load_avg (v5.7 - v6.9)
     p = S[oCP + (c) * C_NFIELDS + C_CURR]
@@ -649,7 +649,7 @@ def op_done(c, now, S, P, O):
             set_state(p, TS_EXITED, S)
             heap_remove(p, S)
             S[oTK + (p) * T_NFIELDS + T_WAKE_AT] = INF_TIME
-            S[S[S_GLOBALS] + G_ALIVE] -= 1
+            S[S_GLOBALS_AT + G_ALIVE] -= 1
             state = PREV_STATE_DEAD
             if S[oTK + (p) * T_NFIELDS + T_POLICY] == POLICY_CFS:
                 remove_task_avg(p, c, S, P)     # task_dead_fair -> remove_entity_load_avg
@@ -662,8 +662,8 @@ def op_done(c, now, S, P, O):
 def sim_run(S, P, O, margin):
     """Run the simulation until ``S[oG + G_T_END]`` or until an output buffer has less than ``margin``
     free rows (``S[oG + G_STATUS]`` = 1: drain the buffers and call again; 2: finished)."""
-    oG = S[S_GLOBALS]
-    oK = S[S_CONFIG]
+    oG = S_GLOBALS_AT
+    oK = S_CONFIG_AT
     oTK = S[S_TASKS]
     oCP = S[S_CPUS]
     oPD = S[S_DOMAINS]

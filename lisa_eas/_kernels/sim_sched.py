@@ -48,7 +48,7 @@ from ._jit import sim_helper, sim_inline, sim_kernel
 from .sim_layout import (O_ACTIVATIONS, O_COUNTERS, O_EVENTS, P_CPU_CAP, P_CPU_PD, P_FREQ_SCALE,
                          P_FREQ_SCALE_W, P_IDLE_NSTATES, P_IDLE_RESID, P_IDLE_RESID_W, P_PD_CAP, P_PD_CAP_W,
                          P_PELT_CFG, P_PELT_YN, P_PELT_YN_N, P_PROG, P_PROG_W, S_CFS_PELT, S_CFS_PELT_W,
-                         S_CONFIG, S_CPUS, S_DOMAINS, S_GLOBALS, S_RES_BUSY, S_RES_BUSY_W, S_RES_IDLE,
+                         S_CONFIG_AT, S_CPUS, S_DOMAINS, S_GLOBALS_AT, S_RES_BUSY, S_RES_BUSY_W, S_RES_IDLE,
                          S_RES_IDLE_W, S_RQ_TASKS, S_RQ_TASKS_W, S_RT_PELT, S_RT_PELT_W, S_TASKS, S_TASK_PELT,
                          S_TASK_PELT_W, S_WAKE_HEAP)
 
@@ -134,7 +134,7 @@ def acct(c, now, S, P):
 def pelt_now(c, S):
     """``rq_clock_pelt(rq)`` (``rq_clock_task`` with <= v5.0 invariance)."""
     oCP = S[S_CPUS]
-    if S[S[S_CONFIG] + K_DELTA_SCALING]:
+    if S[S_CONFIG_AT + K_DELTA_SCALING]:
         return S[oCP + (c) * C_NFIELDS + C_CLOCK_TASK]
     return S[oCP + (c) * C_NFIELDS + C_CLOCK_PELT] - S[oCP + (c) * C_NFIELDS + C_LOST_IDLE]
 
@@ -211,7 +211,7 @@ def update_task_avg(p, now, S, P, O):
 
 @sim_helper
 def emit_task_util(p, now, S, O):
-    if S[S[S_CONFIG] + K_MODEL_EVENTS]:
+    if S[S_CONFIG_AT + K_MODEL_EVENTS]:
         oTK = S[S_TASKS]
         o = S[S_TASK_PELT] + p * S[S_TASK_PELT_W]
         emit(O, now, EV_TASK_UTIL, S[oTK + (p) * T_NFIELDS + T_CPU], p, S[o + SA_UTIL_AVG], S[oTK + (p) * T_NFIELDS + T_UE_EWMA], S[oTK + (p) * T_NFIELDS + T_UE_ENQ],
@@ -234,8 +234,8 @@ def update_task_signal(p, S, P):
     # pelt.update_signal(sa, t, on_rq, running, NICE_0_LOAD, ..)
     load = NICE_0_LOAD * on_rq if P[P[P_PELT_CFG] + CFG_WEIGHT_IN_SUM] else on_rq
     if pelt_flat(S, o, t, load, load, running, freq_scale(c, S, P), P[P[P_CPU_CAP] + c], NICE_0_LOAD, NICE_0_LOAD, P) \
-            and S[S[S_CONFIG] + K_UTIL_EST]:         # no util_est (off, or before v4.17): no flag to clear
-        ewma, enq = task_util_est_clear_flag(S[oTK + (p) * T_NFIELDS + T_UE_EWMA], S[oTK + (p) * T_NFIELDS + T_UE_ENQ], S[S[S_CONFIG] + K_UE_ERA])
+            and S[S_CONFIG_AT + K_UTIL_EST]:         # no util_est (off, or before v4.17): no flag to clear
+        ewma, enq = task_util_est_clear_flag(S[oTK + (p) * T_NFIELDS + T_UE_EWMA], S[oTK + (p) * T_NFIELDS + T_UE_ENQ], S[S_CONFIG_AT + K_UE_ERA])
         S[oTK + (p) * T_NFIELDS + T_UE_EWMA] = ewma
         S[oTK + (p) * T_NFIELDS + T_UE_ENQ] = enq
     return True
@@ -243,7 +243,7 @@ def update_task_signal(p, S, P):
 
 @sim_helper
 def emit_cpu_util(c, now, S, P, O):
-    if S[S[S_CONFIG] + K_MODEL_EVENTS]:
+    if S[S_CONFIG_AT + K_MODEL_EVENTS]:
         oCP = S[S_CPUS]
         emit(O, now, EV_CPU_UTIL, c, S[S[S_CFS_PELT] + (c) * S[S_CFS_PELT_W] + SA_UTIL_AVG], S[oCP + (c) * C_NFIELDS + C_UE_SUM], cap_now(c, S, P),
              S[oCP + (c) * C_NFIELDS + C_NR_CFS] + S[oCP + (c) * C_NFIELDS + C_NR_RT], S[S[S_RT_PELT] + (c) * S[S_RT_PELT_W] + SA_UTIL_AVG])
@@ -252,10 +252,10 @@ def emit_cpu_util(c, now, S, P, O):
 @sim_helper
 def task_util_est(p, S):
     """``_task_util_est(p)`` (0 when util_est is off)."""
-    if not S[S[S_CONFIG] + K_UTIL_EST]:
+    if not S[S_CONFIG_AT + K_UTIL_EST]:
         return 0
     oTK = S[S_TASKS]
-    return task_util_est_value(S[oTK + (p) * T_NFIELDS + T_UE_EWMA], S[oTK + (p) * T_NFIELDS + T_UE_ENQ], S[S[S_CONFIG] + K_UE_ERA])
+    return task_util_est_value(S[oTK + (p) * T_NFIELDS + T_UE_EWMA], S[oTK + (p) * T_NFIELDS + T_UE_ENQ], S[S_CONFIG_AT + K_UE_ERA])
 
 
 @sim_kernel
@@ -352,7 +352,7 @@ def update_curr(c, now, S, P):
     S[oTK + (p) * T_NFIELDS + T_SUM_EXEC] += dt
     if S[oTK + (p) * T_NFIELDS + T_POLICY] == POLICY_CFS:
         S[oTK + (p) * T_NFIELDS + T_VRUNTIME] += dt
-    elif S[S[S_CONFIG] + K_GOV] == GOV_SCHEDFREQ:
+    elif S[S_CONFIG_AT + K_GOV] == GOV_SCHEDFREQ:
         rt_avg_row_accrue(c, dt, S, P)          # update_curr_rt(): sched_rt_avg_update()
     if S[oTK + (p) * T_NFIELDS + T_FRESH]:
         return
@@ -418,8 +418,8 @@ def enqueue(p, c, now, S, P, O):
     """``enqueue_task``: put task ``p`` (waking or new) on CPU ``c``'s runqueue."""
     oTK = S[S_TASKS]
     oCP = S[S_CPUS]
-    oK = S[S_CONFIG]
-    oG = S[S_GLOBALS]
+    oK = S_CONFIG_AT
+    oG = S_GLOBALS_AT
     migrated = S[oTK + (p) * T_NFIELDS + T_CPU] != c
     S[oTK + (p) * T_NFIELDS + T_CPU] = c
     heap_remove(p, S)
@@ -470,21 +470,21 @@ def dequeue_sleep(p, now, S, P, O):
         S[oTK + (p) * T_NFIELDS + T_UE_CPU] = -1
     o = S[S_TASK_PELT] + p * S[S_TASK_PELT_W]
     # v6.12+: util_est_update() before dequeue_entities(), i.e. before the last update below
-    early = S[S[S_CONFIG] + K_UTIL_EST] and S[S[S_CONFIG] + K_UE_ERA] >= UE_V6_12
+    early = S[S_CONFIG_AT + K_UTIL_EST] and S[S_CONFIG_AT + K_UE_ERA] >= UE_V6_12
     if early:
         ewma, enq = util_est_update(S[oTK + (p) * T_NFIELDS + T_UE_EWMA], S[oTK + (p) * T_NFIELDS + T_UE_ENQ],
-                                    S[o + SA_UTIL_AVG], S[o + 6], P[P[P_CPU_CAP] + c], S[S[S_CONFIG] + K_UE_ERA])
+                                    S[o + SA_UTIL_AVG], S[o + 6], P[P[P_CPU_CAP] + c], S[S_CONFIG_AT + K_UE_ERA])
         S[oTK + (p) * T_NFIELDS + T_UE_EWMA] = ewma
         S[oTK + (p) * T_NFIELDS + T_UE_ENQ] = enq
     update_task_signal(p, S, P)   # last update while running
     set_state(p, TS_SLEEPING, S)
     S[oCP + (c) * C_NFIELDS + C_NR_CFS] -= 1
     idle_changed(c, S)
-    if not S[S[S_CONFIG] + K_UTIL_EST] or early:   # util_est off (or before v4.17), or already updated above
+    if not S[S_CONFIG_AT + K_UTIL_EST] or early:   # util_est off (or before v4.17), or already updated above
         emit_task_util(p, now, S, O)
         return
     ewma, enq = util_est_update(S[oTK + (p) * T_NFIELDS + T_UE_EWMA], S[oTK + (p) * T_NFIELDS + T_UE_ENQ], S[o + SA_UTIL_AVG],
-                                S[o + 6], P[P[P_CPU_CAP] + c], S[S[S_CONFIG] + K_UE_ERA])
+                                S[o + 6], P[P[P_CPU_CAP] + c], S[S_CONFIG_AT + K_UE_ERA])
     S[oTK + (p) * T_NFIELDS + T_UE_EWMA] = ewma
     S[oTK + (p) * T_NFIELDS + T_UE_ENQ] = enq
     emit_task_util(p, now, S, O)
@@ -541,7 +541,7 @@ def choose_idle_state(c, now, S, P):
         if now + P[P[P_IDLE_RESID] + (d) * P[P_IDLE_RESID_W] + i] > nxt:
             nxt = now + P[P[P_IDLE_RESID] + (d) * P[P_IDLE_RESID_W] + i]
     oh = S[S_WAKE_HEAP]
-    nh = S[S[S_GLOBALS] + G_HEAP_N]          # the sleeping tasks
+    nh = S[S_GLOBALS_AT + G_HEAP_N]          # the sleeping tasks
     i = 0
     while True:
         if i < nh:
@@ -571,7 +571,7 @@ def switch_to(c, nxt, prev_state, now, S, P, O):
     """Context switch on CPU ``c`` to ``nxt`` (-1: idle) from the current task, emitting the events."""
     oCP = S[S_CPUS]
     oTK = S[S_TASKS]
-    oK = S[S_CONFIG]
+    oK = S_CONFIG_AT
     prev = S[oCP + (c) * C_NFIELDS + C_CURR]
     if prev == nxt:
         return
@@ -635,7 +635,7 @@ def schedule(c, prev_state, now, S, P, O):
 @sim_kernel
 def sched_slice(c, S):
     """``sched_slice``: the period (latency, stretched past ``sched_nr_latency``) shared equally."""
-    oK = S[S_CONFIG]
+    oK = S_CONFIG_AT
     nr = S[S[S_CPUS] + (c) * C_NFIELDS + C_NR_CFS]
     if nr <= 0:
         nr = 1

@@ -9,7 +9,7 @@ from .fork import FORM_V4_14, FORM_V5_5, STATE_BUSY, STATE_NONE, find_idlest_cpu
 from .pelt import SA_LOAD_AVG, SA_RUNNABLE_AVG, SA_UTIL_AVG
 from .sim_capacity import capacity_of, cpu_util, task_uclamp, thermal_avg, thermal_pressure
 from .sim_layout import (P_CORE_ID, P_CORE_ID_N, P_CPU_CAP, P_CPU_PD, P_CPU_PD_N, P_LLC_ID, P_LLC_ID_N, P_MASKS,
-                         P_MASKS_W, P_MODEL_PARAMS, S_CFS_PELT, S_CFS_PELT_W, S_CONFIG, S_CPUS, S_GLOBALS, S_IDLE_STATS,
+                         P_MASKS_W, P_MODEL_PARAMS, S_CFS_PELT, S_CFS_PELT_W, S_CONFIG_AT, S_CPUS, S_GLOBALS_AT, S_IDLE_STATS,
                          S_IDLE_STATS_W, S_SCRATCH, S_SCRATCH_W, S_TASKS, S_TASK_PELT, S_TASK_PELT_W)
 from .sim_models import (AI_AVG_IDLE, AI_NR_SCAN, AI_SCAN_COST, AI_WAKE_AVG_IDLE, AI_WAKE_STAMP, M_ASYM_MODE,
                          M_IMBALANCE_PCT, M_MAX_CAP, M_RECENT_ERA, M_SIS_MODE, M_SIS_PROP_ERA, M_SIS_SCAN_COST,
@@ -115,7 +115,7 @@ def wake_slow_path(p, prev, this, S, P):
         else:
             S[ost + c] = STATE_BUSY
             S[osp + c] = 0
-    S[S[S_GLOBALS] + G_WAKE_CAP] += 1
+    S[S_GLOBALS_AT + G_WAKE_CAP] += 1
     om = allowed_row(p, S, P)
     form = FORM_V5_5 if P[mp + M_WAKE_CAP] == WAKE_SLOW_V5_5 else FORM_V4_14
     return find_idlest_cpu(form, 1, this, prev, S[oc:oc + n], P[P[P_LLC_ID]:P[P_LLC_ID] + n], S[onr:onr + n],
@@ -181,7 +181,7 @@ def place_idle_sibling(p, target, prev, this, S, P):
     asym = P[mp + M_ASYM_MODE]
     if P[mp + M_WAKE_CAP] == WAKE_CAP_FAST and wake_cap(p, this, prev, S, P):
         # no SD_BALANCE_WAKE (M_WAKE_CAP 1): wake_cap() only cleared want_affine; counted
-        S[S[S_GLOBALS] + G_WAKE_CAP] += 1
+        S[S_GLOBALS_AT + G_WAKE_CAP] += 1
     rera = P[mp + M_RECENT_ERA]
     ort = S[S_TASKS] + p * T_NFIELDS + T_RECENT
     recent = S[ort] if rera > 0 else -1
@@ -214,7 +214,7 @@ def place_idle_sibling(p, target, prev, this, S, P):
         elif rera == 1 and S[ores] == PATH_RECENT:
             S[ort] = prev
         return cpu
-    util_mode = S[S[S_CONFIG] + K_SIS] == SIS_UTIL
+    util_mode = S[S_CONFIG_AT + K_SIS] == SIS_UTIL
     pera = P[mp + M_SIS_PROP_ERA]
     oi = S[S_IDLE_STATS] + this * S[S_IDLE_STATS_W]      # this_rq() and this CPU's sd_llc
     if util_mode:
@@ -225,7 +225,7 @@ def place_idle_sibling(p, target, prev, this, S, P):
             if P[P[P_LLC_ID] + j] == P[P[P_LLC_ID] + target]:
                 w += 1
         if pera >= 2:       # v5.14+: wake_avg_idle aged per jiffy (ledger sis-v5.14)
-            jiffies = S[S[S_GLOBALS] + G_NOW] // S[S[S_CONFIG] + K_TICK_NS]
+            jiffies = S[S_GLOBALS_AT + G_NOW] // S[S_CONFIG_AT + K_TICK_NS]
             wai, stamp = wake_avg_idle_age(S[oi + AI_WAKE_AVG_IDLE], S[oi + AI_WAKE_STAMP], jiffies)
             S[oi + AI_WAKE_AVG_IDLE] = wai
             S[oi + AI_WAKE_STAMP] = stamp

@@ -124,6 +124,9 @@ def build_run(platform: Platform, compiled: CompiledWorkload, config: SimConfig,
         CONDS=np.full((max(getattr(compiled, "nr_conds", 0), 1), 2), -1, np.int64),
         COND_NEXT=np.full(max(nt, 1), -1, np.int64), SIS_STATS=_sis_stats(config, nc),
         CPU_SETS=np.zeros((4, max(nc, 4)), np.int64), THERMAL_PELT=np.zeros((nc, SA_SIZE), np.int64)))
+    for name, at in L.S_FIXED_AT.items():     # the loop reads these slots at constant offsets
+        if int(S[getattr(L, f"S_{name}")]) != at:
+            raise RuntimeError(f"state slot {name} packed at {int(S[getattr(L, f'S_{name}')])}, the loop reads it at {at}")
     margin = _MARGIN_BASE + 32 * (nc + nt)
     summary = config.outputs == "summary"
     counters = np.zeros(ss.N_SIZE, np.int64)
