@@ -8,7 +8,7 @@ from numba import njit
 
 import numpy as np
 
-from lisa_eas._kernels._jit import _by_type, _flat_state
+from lisa_eas._kernels._jit import FLAT_STATE, _by_type, _flat_state
 
 
 def test_constant_arguments_share_one_specialisation():
@@ -42,6 +42,8 @@ def _wraps(llvm_ir: str) -> bool:
 
 
 def test_flat_state_functions_index_without_the_wrap_around():
+    import numba
+    assert FLAT_STATE, f"numba {numba.__version__} lacks the internals the loop's flat_state flag hooks into"
     flat = _flat_state(njit(cache=False, _nrt=False))(lambda S, i: S[S[0] + i])
     plain = njit(cache=False)(lambda S, i: S[S[0] + i])
     S = np.arange(10, dtype=np.int64)

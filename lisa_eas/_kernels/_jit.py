@@ -27,7 +27,9 @@ The three ``sim_*`` forms above also compile with ``flat_state`` (:func:`_flat_s
 integer index is used as it is, without numba's negative-index wrap-around (a compare and a
 select on every state read, ~25 % of the summary loop; the loop's indices are offsets into
 ``S``, ``P``, ``O``, never counted from the end). Only these functions: a model kernel they call
-keeps numba's semantics (``tests/test_sim_jit_flags.py``).
+keeps numba's semantics (``tests/test_sim_jit_flags.py``). The flag hooks numba internals
+(``arrayobj.fix_integer_index``, the flags stack); with a numba that lacks them (``FLAT_STATE``
+false) the loop compiles with numba's own indexing, and that test says so.
 
 ``sim_nrt`` keeps reference counting for the one function that builds array views it passes
 on to a model kernel which itself takes views (``place_idle_sibling``); ``kernel`` is the
@@ -49,9 +51,14 @@ from __future__ import annotations
 
 from numba import njit
 from numba.core import types
-from numba.core.compiler import Flags
-from numba.core.targetconfig import ConfigStack, Option
-from numba.np import arrayobj
+
+try:    # numba internals the flat_state flag hooks into (numba 0.59 - 0.68, setup.cfg bounds it)
+    from numba.core.compiler import Flags
+    from numba.core.targetconfig import ConfigStack, Option
+    from numba.np import arrayobj
+    FLAT_STATE = hasattr(arrayobj, "fix_integer_index") and hasattr(ConfigStack, "top_or_none")
+except ImportError:     # another numba: the sim_* functions compile with numba's own indexing
+    FLAT_STATE = False
 
 
 def _by_type(jit):
@@ -68,27 +75,25 @@ def _by_type(jit):
     return decorate
 
 
-class _SimFlags(Flags):
-    """numba's compilation flags with one more: ``flat_state``."""
-    flat_state = Option(type=bool, default=False,
-                        doc="integer indices are never negative: no wrap-around fix-up (sim_* functions)")
+if FLAT_STATE:
+    class _SimFlags(Flags):
+        """numba's compilation flags with one more: ``flat_state``."""
+        flat_state = Option(type=bool, default=False,
+                            doc="integer indices are never negative: no wrap-around fix-up (sim_* functions)")
 
+    _fix_integer_index = arrayobj.fix_integer_index
 
-_fix_integer_index = arrayobj.fix_integer_index
+    def _fix_index(context, builder, idxty, idx, size):
+        """numba's ``fix_integer_index`` (an integer index into one array dimension), without the
+        negative-index wrap-around (``i < 0 ? i + n : i``) in the functions compiled with
+        ``flat_state``: their indices are offsets into ``S``, ``P``, ``O`` and are never negative.
+        Every other function is compiled as numba compiles it."""
+        flags = ConfigStack.top_or_none()
+        if idxty.signed and flags is not None and getattr(flags, "flat_state", False):
+            return context.cast(builder, idx, idxty, types.intp)
+        return _fix_integer_index(context, builder, idxty, idx, size)
 
-
-def _fix_index(context, builder, idxty, idx, size):
-    """numba's ``fix_integer_index`` (an integer index into one array dimension), without the
-    negative-index wrap-around (``i < 0 ? i + n : i``) in the functions compiled with
-    ``flat_state``: their indices are offsets into ``S``, ``P``, ``O`` and are never negative. Every
-    other function is compiled as numba compiles it."""
-    flags = ConfigStack.top_or_none()
-    if idxty.signed and flags is not None and getattr(flags, "flat_state", False):
-        return context.cast(builder, idx, idxty, types.intp)
-    return _fix_integer_index(context, builder, idxty, idx, size)
-
-
-arrayobj.fix_integer_index = _fix_index
+    arrayobj.fix_integer_index = _fix_index     # a no-op for every function without the flag
 
 
 def _flat_state(jit):
@@ -100,6 +105,8 @@ def _flat_state(jit):
     (``docs/guide/simulate.md``)."""
     def decorate(fn):
         disp = jit(fn)
+        if not FLAT_STATE:
+            return disp
         customize = disp._compiler._customize_flags
 
         def customize_flags(flags):
