@@ -68,7 +68,7 @@ RR_RUN_US = 10              # one side of a loopback TCP_RR transaction (~20 us 
 RR_TAIL_US = 3              # return from send to the blocking recv
 HB_WRITE_US = 2             # one 100-byte write; a sender's loop writes once to each of its group's receivers
 HB_RECEIVER_RUN_US = 2      # one read
-HB_TAIL_US = 2              # the return to the blocking read (receiver; the "burst" sender: its write)
+HB_TAIL_US = 2              # the return to the blocking call (a receiver's next read; the "burst" sender's wait)
 HB_GROUP = 14               # senders (and receivers) per group: "each group has 28 tasks" (70fb5ccf2ebb)
 HB_DEFAULT_FDS = 20         # hackbench's own default (-f 20, 40 tasks a group): the group-size cause experiment
 # The published counters cover runs of 100 s each (``netperf -l 100``, ``tbench -t 100``; "Each test
