@@ -77,7 +77,8 @@ _REPRO = {
             "## The workload: rt-app threads waking each other on one 112-CPU LLC\n\nThe benchmarks are rt-app "
             "workloads whose threads wake each other with `suspend`/`resume` (netperf/tbench as request-response "
             "*pairs*, each side running then resuming its partner and suspending; hackbench as groups of senders "
-            "and receivers), simulated by `lisa_eas.simulate` on the `x86_llc112` board at era v5.18, every "
+            "that write to each receiver of the group in turn without waiting, as hackbench's loop does, and "
+            "receivers woken by a write while they sleep on their empty pipe), simulated by `lisa_eas.simulate` on the `x86_llc112` board at era v5.18, every "
             "wake-up through the `select_idle_sibling` model under SIS_PROP and SIS_UTIL. The modelled service "
             "times are constants of `lisa_eas.repro.sis_efficiency`, none fitted to the table. Load is the "
             "number of pairs or groups:",

@@ -25,10 +25,18 @@ published table):
   work would lose the peer's answer whenever the waker is delayed past the peer's run, which a
   socket (buffered) never does;
 * hackbench "G groups" = G groups of 14 senders and 14 receivers (the commit message: "each group
-  has 28 tasks", i.e. ``hackbench -f 14``, not the tool's default of 20 fds): a sender's burst (one
-  write to each receiver of its group and its tail, ``14 * HB_WRITE_US + HB_TAIL_US``) ends by resuming its group's receivers (one
-  condition per group: a broadcast) and suspending; a receiver's read (``HB_RECEIVER_RUN_US +
-  HB_TAIL_US``) ends by resuming its sender; process/thread and pipe/socket variants share the model;
+  has 28 tasks", i.e. ``hackbench -f 14``, not the tool's default of 20 fds), as the program runs
+  (rt-tests ``hackbench.c`` / perf's ``bench/sched-messaging.c``; schedtests' ``hackbench.sh``
+  runs ``-l 10000 -s 100``): a sender loops over its group's receivers writing one 100-byte message
+  (``HB_WRITE_US``) to each and never waits for an answer (10000 loops outlast the simulated
+  window); each write resumes its receiver, which reaches it only when it sleeps on its empty pipe
+  (v5.18 ``pipe_write()`` wakes the reader when the pipe was empty; rt-app's resume wakes only a
+  suspended thread). A receiver sleeps on its own pipe and reads one message per wake-up
+  (``HB_RECEIVER_RUN_US + HB_TAIL_US``: the read and the return to the blocking read). Not
+  modeled: a sender blocking on a full 64 KiB pipe and a receiver reading a backlog (rt-app's
+  suspend/resume carries no byte count), and the reader wake-up's WF_SYNC. The model before
+  issue 18 (a sender's burst of one write per receiver, then waiting for its receiver's answer)
+  is the ``hackbench-burst`` cause experiment; process/thread and pipe/socket variants share the model;
 * service times spread over [0.5, 1.5) x the nominal value across threads (a golden-ratio
   sequence; rt-app has no random jitter) so that the pairs do not run in lock-step;
 * a wake-up by ``resume`` is a futex wake-up (no WF_SYNC) from the resumer's CPU; the wake-up
@@ -60,7 +68,7 @@ RR_RUN_US = 10              # one side of a loopback TCP_RR transaction (~20 us 
 RR_TAIL_US = 3              # return from send to the blocking recv
 HB_WRITE_US = 2             # one 100-byte write; a sender's loop writes once to each of its group's receivers
 HB_RECEIVER_RUN_US = 2      # one read
-HB_TAIL_US = 2
+HB_TAIL_US = 2              # the return to the blocking call (a receiver's next read; the "burst" sender's wait)
 HB_GROUP = 14               # senders (and receivers) per group: "each group has 28 tasks" (70fb5ccf2ebb)
 HB_DEFAULT_FDS = 20         # hackbench's own default (-f 20, 40 tasks a group): the group-size cause experiment
 # The published counters cover runs of 100 s each (``netperf -l 100``, ``tbench -t 100``; "Each test
@@ -109,22 +117,42 @@ def rr_pairs_workload(n_pairs: int):
     return workload(tasks, calibration=20, duration_s=1)
 
 
-def hackbench_workload(groups: int, group_size: int = HB_GROUP):
-    """``groups`` groups of ``group_size`` senders ``g<k>s<j>`` and receivers ``g<k>r<j>``."""
+def hackbench_workload(groups: int, group_size: int = HB_GROUP, model: str = "pipe"):
+    """``groups`` groups of ``group_size`` senders ``g<k>s<j>`` and receivers ``g<k>r<j>``.
+
+    ``model="pipe"`` (the experiment's): hackbench's own loops (rt-tests ``hackbench.c``,
+    ``perf bench sched messaging``): a sender writes one ``HB_WRITE_US`` message to each receiver
+    of its group in turn, over and over (``-l 10000`` loops of ``-f`` writes: far longer than the
+    simulated window), and never waits for an answer; each write resumes its receiver, whose
+    pipe read wakes it only when it sleeps on an empty pipe (``pipe_write``: wake-up if the pipe
+    was empty) -- rt-app's resume reaches a thread only if it is suspended, i.e. the same rule.
+    A receiver waits on its own pipe (its own condition) and reads one message (``read`` +
+    the tail that returns to the blocking read). ``model="burst"`` (before issue 18, the
+    ``hackbench-burst`` cause experiment): a sender's burst of one write to each receiver ends
+    by resuming its whole group and suspending until its own receiver answers."""
     from ..rtapp import Phase, Resume, RunTime, Suspend, task, workload
 
+    if model not in ("pipe", "burst"):
+        from ..errors import ModelError
+
+        raise ModelError(f"hackbench model {model!r}: 'pipe' (hackbench's write loops) or 'burst' (before issue 18)")
     tasks = []
     for k in range(groups):
         g = f"g{k}"
         burst_us = group_size * HB_WRITE_US + HB_TAIL_US     # one write to each receiver of the group
         for j in range(group_size):
             i = 2 * group_size * k + j
-            tasks.append(task(f"{g}s{j}", [Phase(name="hb", loop=-1, events=(
-                RunTime(_spread(i, burst_us)), Resume(g), Suspend(f"{g}s{j}")))], loop=-1))
+            if model == "pipe":
+                w = _spread(i, HB_WRITE_US)
+                evs = tuple(e for m in range(group_size) for e in (RunTime(w), Resume(f"{g}r{m}")))
+            else:
+                evs = (RunTime(_spread(i, burst_us)), Resume(g), Suspend(f"{g}s{j}"))
+            tasks.append(task(f"{g}s{j}", [Phase(name="hb", loop=-1, events=evs)], loop=-1))
         for j in range(group_size):
             i = 2 * group_size * k + group_size + j
-            tasks.append(task(f"{g}r{j}", [Phase(name="hb", loop=-1, events=(
-                Suspend(g), RunTime(_spread(i, HB_RECEIVER_RUN_US + HB_TAIL_US)), Resume(f"{g}s{j}")))], loop=-1))
+            run = RunTime(_spread(i, HB_RECEIVER_RUN_US + HB_TAIL_US))
+            evs = ((Suspend(f"{g}r{j}"), run) if model == "pipe" else (Suspend(g), run, Resume(f"{g}s{j}")))
+            tasks.append(task(f"{g}r{j}", [Phase(name="hb", loop=-1, events=evs)], loop=-1))
     return workload(tasks, calibration=20, duration_s=1)
 
 
@@ -180,8 +208,10 @@ def simulate_sis(job: tuple) -> dict:
     ablate = tuple(a for a in ablate if a != "startup")
     if family == "rr":
         wl = rr_pairs_workload(load)
-    else:       # "hackbench" (28 tasks a group, as published) or "hackbench-f20" (the tool's default size)
-        wl = hackbench_workload(load, HB_DEFAULT_FDS if family == "hackbench-f20" else HB_GROUP)
+    else:       # "hackbench" (28 tasks a group, as published), "hackbench-f20" (the tool's default size),
+                # "hackbench-burst" (the sender model before issue 18)
+        wl = hackbench_workload(load, HB_DEFAULT_FDS if family == "hackbench-f20" else HB_GROUP,
+                                model="burst" if family == "hackbench-burst" else "pipe")
     cfg = SimConfig(placement="no-eas", era=ERA, sis=sis, governor="performance", duration_s=dur,
                     stats_from_s=warm, outputs="summary", ablate=ablate)
     tr = simulate(PLATFORM, wl, config=cfg)
@@ -219,6 +249,9 @@ def run(sweep: Sweep) -> ExperimentResult:
     # the cause experiment of the hackbench collapse claim: the group size (28 tasks as published,
     # 40 with hackbench's default 20 fds), SIS_PROP
     jobs += [("hackbench-f20", L, "prop") for L in loads["hackbench"]]
+    # the cause experiment of the hackbench workload model (issue 18): the senders as bursts that
+    # wait for their receiver (the model before issue 18), SIS_PROP and SIS_UTIL, every load
+    jobs += [("hackbench-burst", L, m) for L in loads["hackbench"] for m in ("prop", "util")]
     sims, abl = {}, {}
     for r in sweep.map(simulate_sis, jobs):
         fam, load, sis = r["job"][:3]
@@ -226,6 +259,12 @@ def run(sweep: Sweep) -> ExperimentResult:
             abl[(fam, load, r["job"][3][0], 0 if sis == "prop" else 1)] = r
             continue
         sims[(fam, load, 0 if sis == "prop" else 1)] = r      # 0: SIS_PROP, 1: SIS_UTIL
+    burst = {(L, m): sims[("hackbench-burst", L, m)] for L in loads["hackbench"] for m in (0, 1)}
+    burst_txt = ("Cause experiment (the hackbench sender model, SIS_PROP): se_eff % by groups 1..8 with "
+                 "hackbench's write loops (as modeled) " + ", ".join(f"{sims[('hackbench', L, 0)]['se_eff_pct'] or 0:.1f}"
+                                                                      for L in loads["hackbench"])
+                 + "; with the senders as bursts that wait for their receiver (before issue 18) "
+                 + ", ".join(f"{burst[(L, 0)]['se_eff_pct'] or 0:.1f}" for L in loads["hackbench"]))
     rows = []
     for r in pub.itertuples():
         fam = FAMILY.get(r.benchmark)
@@ -270,8 +309,8 @@ def run(sweep: Sweep) -> ExperimentResult:
             pub_first, rep_first, ok,
             tolerance=f"same load step as a published variant (±{tol_steps} step): the claim is where "
                       "the collapse happens, not its depth",
-            why=(f"{group_txt}. The model's senders are bursts that then wait for their receiver "
-                 "(no pipe buffer: a real sender keeps writing until a pipe is full)") if fam == "hackbench"
+            why=(f"{group_txt}. {burst_txt}. The modeled senders never wait (a real one waits only on a "
+                 "full 64 KiB pipe; rt-app's suspend/resume has no byte count)") if fam == "hackbench"
             else "the modeled pair demand (one runnable side per pair, 13 us per side) differs from netperf's"))
     # Rank correlation over every modeled row: the published efficiency falls with load in each
     # benchmark; 0.7 accepts the ties of the model's saturated rows (all 0) while rejecting an
@@ -289,12 +328,25 @@ def run(sweep: Sweep) -> ExperimentResult:
     abl_hi = {a + ("-util" if m == 1 and a in ABLATIONS else ""):
               sum(abl[(FAMILY[r["benchmark"]], _load_value(r["load"]), a, m)]["rqs_per_wakeup"] for r in high) / len(high)
               for m, abls in ((0, ABLATIONS), (1, UTIL_ABLATIONS)) for a in abls}
+    # the hackbench sender model switched (hackbench rows from the "burst" model, the others unchanged)
+
+    def _hb_burst(r, m):
+        fam, L = FAMILY[r["benchmark"]], _load_value(r["load"])
+        return (burst[(L, m)] if fam == "hackbench" else sims[(fam, L, m)])["rqs_per_wakeup"]
+
+    abl_hi["hackbench-burst"] = sum(_hb_burst(r, 0) for r in high) / len(high)
+    abl_hi["hackbench-burst-util"] = sum(_hb_burst(r, 1) for r in high) / len(high)
+    burst_worse = sorted({_load_value(r["load"]) for r in high
+                          if FAMILY[r["benchmark"]] == "hackbench" and _hb_burst(r, 1) > _hb_burst(r, 0)})
     # the rows that break the direction: one per simulated (family, load)
     worse = sorted({(FAMILY[r["benchmark"]], _load_value(r["load"])) for r in high
                     if r["util_rqs_per_wakeup"] > r["prop_rqs_per_wakeup"]})
     worse_txt = "; ".join(f"{'pairs' if f == 'rr' else 'hackbench'} {L}: SIS_UTIL "
                           f"{sims[(f, L, 1)]['rqs_per_wakeup']:.2f} vs SIS_PROP {sims[(f, L, 0)]['rqs_per_wakeup']:.2f} "
-                          f"(busy {sims[(f, L, 0)]['busy_pct']:.1f} %)" for f, L in worse)
+                          f"(LLC busy {sims[(f, L, 0)]['busy_pct']:.1f} % under SIS_PROP, "
+                          f"{sims[(f, L, 1)]['busy_pct']:.1f} % under SIS_UTIL; SIS_UTIL "
+                          f"{abl[(f, L, 'pelt-attach-reset', 1)]['rqs_per_wakeup']:.2f} with attach's util reset off)"
+                          for f, L in worse)
     abl_txt = (f"SIS_PROP mean past half load {prop_hi:.2f} as modeled (v5.18: the waker's wake_avg_idle, aged "
                f"per jiffy and charged each scan); {abl_hi['resume-waker']:.2f} with the wake-up placed on prev as "
                f"a timer wake-up is (off: the resumer's CPU as waker); {abl_hi['sis-prop-wake-avg-idle']:.2f} "
@@ -303,7 +355,12 @@ def run(sweep: Sweep) -> ExperimentResult:
                f"{abl_hi['pelt-attach-reset']:.2f} when a migrated task keeps its util_sum (off: "
                f"attach_entity_load_avg's util_sum = util_avg * divider), {abl_hi['startup-util']:.2f} counted from "
                f"{STARTUP_WARMUP_S * 1e3:.0f} ms of a {STARTUP_SIM_S * 1e3:.0f} ms run (off: the steady state, "
-               f"counters from {WARMUP_S * 1e3:.0f} ms of {SIM_S * 1e3:.0f} ms, as the 100 s runs measured it)")
+               f"counters from {WARMUP_S * 1e3:.0f} ms of {SIM_S * 1e3:.0f} ms, as the 100 s runs measured it); "
+               f"with the hackbench senders as bursts that wait for their receiver (off: hackbench's write loops, "
+               f"the model before issue 18) SIS_PROP {abl_hi['hackbench-burst']:.2f}, SIS_UTIL "
+               f"{abl_hi['hackbench-burst-util']:.2f}, SIS_UTIL scanning more in hackbench rows "
+               + (", ".join(f"{L} ({burst[(L, 1)]['rqs_per_wakeup']:.1f} vs {burst[(L, 0)]['rqs_per_wakeup']:.1f})"
+                            for L in burst_worse) or "none"))
     fewer_ok = util_hi < prop_hi and not worse
     checks.append(check_that(
         "SIS_UTIL scans fewer runqueues than SIS_PROP at high load (mean rqs scanned per wake-up, rows past "
@@ -315,12 +372,15 @@ def run(sweep: Sweep) -> ExperimentResult:
              f"{abl_hi['resume-waker'] - prop_hi:+.2f}; the v5.14 aging holds a busy waker's SIS_PROP at nr = 4 "
              f"(3 runqueues): with the v5.13 depth SIS_PROP scans {abl_hi['sis-prop-wake-avg-idle']:.2f} "
              f"({'more' if abl_hi['sis-prop-wake-avg-idle'] > util_hi else 'still fewer'} than SIS_UTIL on "
-             "average). On SIS_UTIL's side the modeled LLC is busy but its sum of cpu_util stays below the 85 % "
-             "stop, so nr_idle_scan > 0: tasks that migrate at most wake-ups and run a few us per activation "
+             "average). On SIS_UTIL's side nr_idle_scan is 0 only once the LLC's sum of cpu_util reaches the 85 % "
+             "stop; a row whose LLC stays just below it scans up to nr_idle_scan runqueues per search where "
+             "SIS_PROP's depth stops at 3. Tasks that migrate at most wake-ups and run a few us per activation "
              "lose the running time since their last 1024 us PELT boundary at each attach (util_avg below the "
              f"running share); with that reset off SIS_UTIL scans {abl_hi['pelt-attach-reset']:.2f} runqueues "
              f"per wake-up, {'fewer' if abl_hi['pelt-attach-reset'] < prop_hi else 'not fewer'} than SIS_PROP's "
-             f"{prop_hi:.2f}")))
+             f"{prop_hi:.2f}; the hackbench senders modeled as bursts that wait for their receiver (before issue "
+             f"18: such tasks) give SIS_UTIL {abl_hi['hackbench-burst-util']:.2f} vs SIS_PROP "
+             f"{abl_hi['hackbench-burst']:.2f}")))
     lost = max((r["prop_success_rate_pct"] - r["util_success_rate_pct"]) for r in low)
     checks.append(check_that(
         "SIS_UTIL keeps the success rate at low load (rows up to half load)", "unchanged",
@@ -429,6 +489,9 @@ def run(sweep: Sweep) -> ExperimentResult:
                "of 140+ threads are all zeros in the table (the run produced no statistics) and are left out.",
                f"hackbench groups of 28 tasks (14 senders, 14 receivers: 'each group has 28 tasks' in the "
                f"commit message). {group_txt}.",
+               "hackbench senders as the program runs them: a write loop over the group's receivers that never "
+               "waits for an answer (rt-tests hackbench.c, -l 10000 -s 100 in schedtests); each write resumes "
+               "its receiver only when it sleeps on an empty pipe (pipe_write's wake-up rule). " + burst_txt + ".",
                f"Spearman rho (published vs SIS_PROP, modeled rows) also for dom_eff%: {rho['dom_eff_pct']}, "
                f"success_rate%: {rho['success_rate_pct']} (not claimed: published dom_eff% is flat).",
                f"Cause experiment for the high-load depth claim (SimConfig.ablate, one cause off at a time): "
@@ -442,9 +505,11 @@ def run(sweep: Sweep) -> ExperimentResult:
                     "platform": f"lisa_eas/platforms/{PLATFORM}.json",
                     "parameters": {"rr_run_us": RR_RUN_US, "rr_tail_us": RR_TAIL_US,
                                    "hb_write_us": HB_WRITE_US, "hb_receiver_run_us": HB_RECEIVER_RUN_US,
-                                   "hb_tail_us": HB_TAIL_US, "hb_group": HB_GROUP, "sim_s": SIM_S,
+                                   "hb_tail_us": HB_TAIL_US, "hb_group": HB_GROUP, "hb_model": "pipe",
+                                   "sim_s": SIM_S,
                                    "warmup_s": WARMUP_S, "scan_rq_ns": SCAN_RQ_NS, "era": ERA},
                     "cause_experiment": {"sis_prop_off": list(ABLATIONS), "sis_util_off": list(UTIL_ABLATIONS),
+                                         "hackbench_model_off": "burst",
                                          "startup_sim_s": STARTUP_SIM_S, "startup_warmup_s": STARTUP_WARMUP_S,
                                          "rows": "loads past half load"},
                     "jobs": len(jobs)},
