@@ -39,8 +39,9 @@ What is compared (every value **exactly**, on every board x era x governor of th
   is the sum the kernel holds. The update points are those the trace shows plus the samples
   of ondemand / interactive (``_silent_rq_updates``: a stated simplification of the engine,
   whose timer-driven governor sample syncs every runqueue of its domain where the kernel's
-  kworker reads idle time without updating them), rebuilt from the configuration; the rq PELT
-  clock rebuild uses them too. Exact on all 168 CPU timelines of the grid. Until issue 16 the
+  kworker reads idle time without updating them), rebuilt from the configuration and, for
+  ondemand's samples held while its policy is idle (``idle_defers_sample``), from the trace's
+  switches; the rq PELT clock rebuild uses them too. Exact on all 168 CPU timelines of the grid. Until issue 16 the
   engine also updated the runqueue at an rt-app op boundary that is no scheduler event (the
   end of an activation whose timer was missed), an extra split point that moved 34 of the 168
   timelines by 1 to 7 units of PELT rounding; it no longer does, and the test below holds the
@@ -144,18 +145,53 @@ def _freq_scale_fn(trace, plat, cpu):
 
 def _silent_rq_updates(trace, plat, cpu, t_end):
     """Times the simulator brings CPU ``cpu``'s runqueue (clock and cfs_rq signal) up to date
-    without writing a row for it, rebuilt from the run's configuration: each sample of a
-    timer-driven governor (ondemand every ``sampling_rate_us`` at the default
+    without writing a row for it, rebuilt from the run's configuration and its trace: each
+    sample of a timer-driven governor (ondemand every ``sampling_rate_us`` at the default
     ``sampling_down_factor`` 1, interactive every ``timer_rate_us``), which syncs every runqueue
     of the domain to read busy time. The kernel has none there (ondemand / interactive read idle
     time with ``get_cpu_idle_time`` without updating the runqueue; the kworker / timer that runs
     the sample is not simulated): a stated simplification of the engine, an extra PELT split
-    point of the simulated cfs_rq (and rq clock)."""
-    gov = trace.metadata["config"]["governor"]
+    point of the simulated cfs_rq (and rq clock). Such a split point moves the signal, not only
+    its rounding: ``util_avg`` is recomputed only when an update crosses a 1024-us period
+    boundary, so a split just past a boundary freezes the value there until the next boundary.
+
+    ondemand's samples are held while every CPU of the policy is idle (``idle_defers_sample``,
+    on by default): the kernel's timer is deferrable up to v4.5 (``INIT_DEFERRABLE_WORK`` /
+    deferrable per-CPU timers: it fires only when a CPU of the policy is awake), and from v4.6
+    the sample comes from the scheduler's update hook (``dbs_update_util_handler``), which an
+    idle CPU does not call. A sample due while the domain is idle (after every switch at that
+    instant: the engine runs scheduler events before a timer due at the same time) runs at the
+    next switch to a task on a CPU of the domain (the wake-up's ``cpufreq_update_util``), and
+    the next sample is a period after it: off the free-running grid from then on."""
+    config = trace.metadata["config"]
+    gov = config["governor"]
     period = _GOV_SAMPLE_NS.get(gov, 0)
-    if period:
+    if not period:
+        return np.zeros(0, np.int64)
+    tunables = SimConfig(governor=gov, governor_tunables=config["governor_tunables"])
+    if gov != "ondemand" or not tunables.tunable("idle_defers_sample"):
         return np.arange(period, t_end, period, dtype=np.int64)
-    return np.zeros(0, np.int64)
+    sw = trace.df("sched_switch")
+    sw = sw[sw["__cpu"].isin(list(plat.domain_of(cpu).cpus))]
+    # per CPU of the domain: its switch times and whether a task runs after each
+    per_cpu = [(g["__ts"].to_numpy().astype(np.int64), g["next_pid"].to_numpy() != 0)
+               for _, g in sw.groupby("__cpu", observed=True)]
+    wakes = np.sort(sw.loc[sw["next_pid"] != 0, "__ts"].to_numpy().astype(np.int64))
+    out = []
+    t = period
+    while t < t_end:
+        busy = False
+        for ts, runs in per_cpu:
+            j = np.searchsorted(ts, t, side="right") - 1
+            busy |= bool(j >= 0 and runs[j])
+        if not busy:
+            k = np.searchsorted(wakes, t, side="right")
+            if k == wakes.size or wakes[k] >= t_end:
+                break
+            t = int(wakes[k])
+        out.append(t)
+        t += period
+    return np.asarray(out, dtype=np.int64)
 
 
 def _pelt_clock(trace, plat, cpu, t_end):
