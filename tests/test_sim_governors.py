@@ -132,10 +132,14 @@ def test_schedfreq_throttle_tunable():
 @pytest.mark.parametrize("governor", ["ondemand", "interactive"])
 def test_sampling_governors_see_rt_busy_time_like_cfs(governor):
     """ondemand and interactive measure CPU busy time, whatever the scheduling class (ondemand's
-    work item starvation by the RT task switched off: ``work_starved_by_rt`` 0)."""
+    work item starvation by the RT task switched off: ``work_starved_by_rt`` 0). ondemand's
+    sleeps are 15 ms: its sample held while the CPU is idle runs at the wake-up (of a CFS or an
+    RT task alike) and sees 15 ms idle of 20 (load 25: the frequency drops), not the more than 2
+    sampling periods of idle after which ``dbs_update()`` reuses the previous load (100)."""
     tun = {"work_starved_by_rt": 0} if governor == "ondemand" else {}
-    cfs = _sim(_one_task([RunTime(45_000), Sleep(60_000)], loop=4), governor, duration_s=0.5, **tun)
-    rt = _sim(_one_task([RunTime(45_000), Sleep(60_000)], policy="SCHED_FIFO", loop=4), governor, duration_s=0.5,
+    sleep = 15_000 if governor == "ondemand" else 60_000
+    cfs = _sim(_one_task([RunTime(45_000), Sleep(sleep)], loop=4), governor, duration_s=0.5, **tun)
+    rt = _sim(_one_task([RunTime(45_000), Sleep(sleep)], policy="SCHED_FIFO", loop=4), governor, duration_s=0.5,
               **tun)
     assert _freq_changes(cfs) == _freq_changes(rt) and len(_freq_changes(cfs)) >= 2
 
@@ -151,9 +155,17 @@ def test_ondemand_sample_waits_for_the_rt_task_to_leave_its_cpu():
     Samples 65..105 ms see an idle CPU (FMIN, no change); 115 ms waits for the block at 152 ms:
     elapsed 152 - 105 = 47000 us, idle 2000 (105-107 ms) -> load 100 * 45000 // 47000 = 95, not
     above 95 -> FMIN + 95 % of (FMAX - FMIN) = 2289050 kHz -> closest OPP 2362000 (FMAX).
-    Without the starvation the first sample (10 ms, load 100) already goes to FMAX."""
+    Without the starvation the first sample (10 ms, load 100) already goes to FMAX.
+
+    The samples at 55..105 ms fall on an idle CPU, which the kernel's deferrable timer (v4.5) /
+    update hook (v4.6+) does not sample (``idle_defers_sample``, the default): the arithmetic
+    above runs on the free-running grid (``idle_defers_sample`` 0), to hold the starvation alone.
+    With the default: 45 ms -> FMAX as above; 55 ms held (idle); the wake-up at 107 ms queues the
+    work, which the FIFO task starves until it blocks at 152 ms: elapsed 107000 us, idle 62000 >
+    2 * 10000 with prev_load 100 -> load 100 reused once -> FMAX, no change."""
     wl = _one_task([RunTime(45_000), Sleep(62_000)], policy="SCHED_FIFO", loop=2)
-    ch = _freq_changes(_sim(wl, "ondemand", duration_s=0.2))
+    assert _freq_changes(_sim(wl, "ondemand", duration_s=0.2)) == [(45 * MS, FMAX)]
+    ch = _freq_changes(_sim(wl, "ondemand", duration_s=0.2, idle_defers_sample=0))
     assert ch[:3] == [(45 * MS, FMAX), (55 * MS, FMIN), (152 * MS, FMAX)]
     assert ref_governors.rel_c(BIG, FMIN + 95 * (FMAX - FMIN) // 100) == FMAX
     off = _freq_changes(_sim(wl, "ondemand", duration_s=0.2, work_starved_by_rt=0))
