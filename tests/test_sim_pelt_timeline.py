@@ -194,6 +194,12 @@ def _silent_rq_updates(trace, plat, cpu, t_end):
     return np.asarray(out, dtype=np.int64)
 
 
+def _free_grid(trace, t_end):
+    """The samples of a timer-driven governor on a free-running grid (``idle_defers_sample`` 0)."""
+    period = _GOV_SAMPLE_NS.get(trace.metadata["config"]["governor"], 0)
+    return np.arange(period, t_end, period, dtype=np.int64) if period else np.zeros(0, np.int64)
+
+
 def _pelt_clock(trace, plat, cpu, t_end):
     """The rq's PELT clock of ``cpu`` (``update_rq_clock_pelt`` / ``update_idle_rq_clock_pelt``)
     as a function of time, rebuilt from sched_switch (busy or idle) and cpu_frequency."""
@@ -261,7 +267,9 @@ def _run(board, era, governor, engine="numba"):
 
 
 def _compare_cfs_rq(board, era, governor, silent=True, engine="numba"):
-    """Per CPU: the simulated cfs_rq util_avg rows and the model's values at those rows."""
+    """Per CPU: the simulated cfs_rq util_avg rows and the model's values at those rows.
+    ``silent``: with the governor samples' split points (``_silent_rq_updates``), without them
+    (False), or with the free-running sample grid whatever the configuration ("grid")."""
     plat, cpus, trace = _run(board, era, governor, engine)
     t_end = int(trace.metadata["t_end_s"] * 1e9) + 1
     tu = trace.df("lisa_sim_task_util")
@@ -274,7 +282,8 @@ def _compare_cfs_rq(board, era, governor, silent=True, engine="numba"):
         s = sw[sw["__cpu"] == cpu]
         pts = np.unique(np.concatenate([[0], rows["__ts"].to_numpy(), s["__ts"].to_numpy(),
                                         fq.loc[fq["cpu_id"] == cpu, "__ts"].to_numpy(),
-                                        _silent_rq_updates(trace, plat, cpu, t_end) if silent else []]))
+                                        _silent_rq_updates(trace, plat, cpu, t_end) if silent is True
+                                        else _free_grid(trace, t_end) if silent == "grid" else []]))
         pts = pts.astype(np.int64)
         # running while a task runs on it (every task here is CFS): the last switch at or before
         j = np.searchsorted(s["__ts"].to_numpy(), pts, side="right") - 1
@@ -358,6 +367,27 @@ def test_cfs_rq_util_equals_the_model_on_the_runqueue_timeline(board, era, gover
         msg = (f"{board} {era} {governor}: CPU {cpu} cfs_rq util_avg differs from the model at {bad.size} of "
                f"{sim.size} rows, by up to {np.abs(sim - mod).max()}")
         assert sim.size > 100 and np.array_equal(sim, mod), msg
+
+
+def test_ondemand_held_samples_are_split_points_off_the_grid():
+    """ondemand's sample held while its policy is idle (``idle_defers_sample``, the default) runs at
+    the next wake-up and its successors a period after that, off the free-running grid: a split
+    point of the simulated cfs_rq. Rebuilt on the grid instead, the model misses at CPU 0 of
+    tc2 v4.17: 183 at the wake-up at 149.740 ms, running to 150.580 ms; the grid's split at
+    150.000 ms crosses a 1024-us period boundary, so the model's util_avg is recomputed there
+    (185) and not again at 150.580 ms, where the simulator, split at 151.538 ms instead,
+    recomputes it over the whole run (189)."""
+    plat, cpus, trace = _run("tc2", "v4.17", "ondemand")
+    t_end = int(trace.metadata["t_end_s"] * 1e9) + 1
+    held = _silent_rq_updates(trace, plat, 0, t_end)
+    assert not np.isin(held, _free_grid(trace, t_end)).all()
+    sim, mod = _compare_cfs_rq("tc2", "v4.17", "ondemand")[0]
+    assert np.array_equal(sim, mod)
+    sim, mod = _compare_cfs_rq("tc2", "v4.17", "ondemand", silent="grid")[0]
+    cu = trace.df("lisa_sim_cpu_util")
+    t = cu.loc[cu["cpu"] == 0, "__ts"].to_numpy()[:sim.size]
+    k = int(np.flatnonzero(t == 150_580_282)[0])
+    assert (sim[k - 1], sim[k], mod[k - 1], mod[k]) == (183, 189, 183, 185)
 
 
 @pytest.mark.parametrize("board, era, governor", [("hikey960", "v5.13", "powersave"),
