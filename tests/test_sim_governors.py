@@ -40,13 +40,16 @@ def _sim(wl, governor, duration_s=0.3, **tunables):
 
 def test_ondemand_jumps_to_max_above_up_threshold_then_scales_with_load():
     # busy 0..25 ms. Samples every 10 ms: 100 % (> 95) at 10 and 20 ms -> max; 50 % at 30 ms ->
-    # fmin + 50 % of the range, closest OPP; 0 % at 40 ms -> fmin.
-    tr = _sim(_one_task([RunTime(25_000), Sleep(500_000)]), "ondemand")
+    # fmin + 50 % of the range, closest OPP; 0 % at 40 ms -> fmin. The samples at 30 and 40 ms
+    # fall while the policy is idle: the kernel takes none then (test_ondemand_idle_defers_sample_
+    # switch), so these load arithmetic checks run on the free-running grid (idle_defers_sample 0)
+    tr = _sim(_one_task([RunTime(25_000), Sleep(500_000)]), "ondemand", idle_defers_sample=0)
     mid = ref_governors.rel_c(BIG, FMIN + 50 * (FMAX - FMIN) // 100)
     assert _freq_changes(tr) == [(10 * MS, FMAX), (30 * MS, mid), (40 * MS, FMIN)]
     # sampling_down_factor 4: after the jump to max the next sample is 40 ms later (at 50 ms):
     # busy 15 of 40 ms -> load 37
-    tr = _sim(_one_task([RunTime(25_000), Sleep(500_000)]), "ondemand", sampling_down_factor=4)
+    tr = _sim(_one_task([RunTime(25_000), Sleep(500_000)]), "ondemand", sampling_down_factor=4,
+              idle_defers_sample=0)
     low = ref_governors.rel_c(BIG, FMIN + 37 * (FMAX - FMIN) // 100)
     assert _freq_changes(tr)[:2] == [(10 * MS, FMAX), (50 * MS, low)]
     # up_threshold 60: a 50 % load does not jump; it asks for fmin + 50 %
@@ -129,10 +132,14 @@ def test_schedfreq_throttle_tunable():
 @pytest.mark.parametrize("governor", ["ondemand", "interactive"])
 def test_sampling_governors_see_rt_busy_time_like_cfs(governor):
     """ondemand and interactive measure CPU busy time, whatever the scheduling class (ondemand's
-    work item starvation by the RT task switched off: ``work_starved_by_rt`` 0)."""
+    work item starvation by the RT task switched off: ``work_starved_by_rt`` 0). ondemand's
+    sleeps are 15 ms: its sample held while the CPU is idle runs at the wake-up (of a CFS or an
+    RT task alike) and sees 15 ms idle of 20 (load 25: the frequency drops), not the more than 2
+    sampling periods of idle after which ``dbs_update()`` reuses the previous load (100)."""
     tun = {"work_starved_by_rt": 0} if governor == "ondemand" else {}
-    cfs = _sim(_one_task([RunTime(45_000), Sleep(60_000)], loop=4), governor, duration_s=0.5, **tun)
-    rt = _sim(_one_task([RunTime(45_000), Sleep(60_000)], policy="SCHED_FIFO", loop=4), governor, duration_s=0.5,
+    sleep = 15_000 if governor == "ondemand" else 60_000
+    cfs = _sim(_one_task([RunTime(45_000), Sleep(sleep)], loop=4), governor, duration_s=0.5, **tun)
+    rt = _sim(_one_task([RunTime(45_000), Sleep(sleep)], policy="SCHED_FIFO", loop=4), governor, duration_s=0.5,
               **tun)
     assert _freq_changes(cfs) == _freq_changes(rt) and len(_freq_changes(cfs)) >= 2
 
@@ -148,9 +155,17 @@ def test_ondemand_sample_waits_for_the_rt_task_to_leave_its_cpu():
     Samples 65..105 ms see an idle CPU (FMIN, no change); 115 ms waits for the block at 152 ms:
     elapsed 152 - 105 = 47000 us, idle 2000 (105-107 ms) -> load 100 * 45000 // 47000 = 95, not
     above 95 -> FMIN + 95 % of (FMAX - FMIN) = 2289050 kHz -> closest OPP 2362000 (FMAX).
-    Without the starvation the first sample (10 ms, load 100) already goes to FMAX."""
+    Without the starvation the first sample (10 ms, load 100) already goes to FMAX.
+
+    The samples at 55..105 ms fall on an idle CPU, which the kernel's deferrable timer (v4.5) /
+    update hook (v4.6+) does not sample (``idle_defers_sample``, the default): the arithmetic
+    above runs on the free-running grid (``idle_defers_sample`` 0), to hold the starvation alone.
+    With the default: 45 ms -> FMAX as above; 55 ms held (idle); the wake-up at 107 ms queues the
+    work, which the FIFO task starves until it blocks at 152 ms: elapsed 107000 us, idle 62000 >
+    2 * 10000 with prev_load 100 -> load 100 reused once -> FMAX, no change."""
     wl = _one_task([RunTime(45_000), Sleep(62_000)], policy="SCHED_FIFO", loop=2)
-    ch = _freq_changes(_sim(wl, "ondemand", duration_s=0.2))
+    assert _freq_changes(_sim(wl, "ondemand", duration_s=0.2)) == [(45 * MS, FMAX)]
+    ch = _freq_changes(_sim(wl, "ondemand", duration_s=0.2, idle_defers_sample=0))
     assert ch[:3] == [(45 * MS, FMAX), (55 * MS, FMIN), (152 * MS, FMAX)]
     assert ref_governors.rel_c(BIG, FMIN + 95 * (FMAX - FMIN) // 100) == FMAX
     off = _freq_changes(_sim(wl, "ondemand", duration_s=0.2, work_starved_by_rt=0))
@@ -158,15 +173,16 @@ def test_ondemand_sample_waits_for_the_rt_task_to_leave_its_cpu():
 
 
 def test_ondemand_idle_defers_sample_switch():
-    """``idle_defers_sample`` (experiment switch): no sample while the policy is idle, as the
+    """``idle_defers_sample`` (default 1): no sample while the policy is idle, as the
     kernel's deferrable timers (v4.5) and update hooks (v4.6+). Busy 0-25 ms, asleep until
     525 ms: 10 ms (load 100) -> FMAX; 20 ms -> FMAX; 30 ms: idle, held. The CPU wakes at 525 ms:
     elapsed 505000 us, idle 500000 > 2 * sampling_rate with prev_load 100 -> dbs_update() reuses
     prev_load (100) once -> FMAX, no change; the samples at 535 and 545 ms see the busy CPU
     (load 100). On the free-running grid the same run drops to FMIN at 40 ms."""
     wl = _one_task([RunTime(25_000), Sleep(500_000)], loop=2)
+    assert _freq_changes(_sim(wl, "ondemand", duration_s=0.56)) == [(10 * MS, FMAX)]
     assert _freq_changes(_sim(wl, "ondemand", duration_s=0.56, idle_defers_sample=1)) == [(10 * MS, FMAX)]
-    assert (40 * MS, FMIN) in _freq_changes(_sim(wl, "ondemand", duration_s=0.56))
+    assert (40 * MS, FMIN) in _freq_changes(_sim(wl, "ondemand", duration_s=0.56, idle_defers_sample=0))
 
 
 def test_schedfreq_rt_request_follows_sched_time_avg_ms():

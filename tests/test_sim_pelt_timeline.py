@@ -39,8 +39,9 @@ What is compared (every value **exactly**, on every board x era x governor of th
   is the sum the kernel holds. The update points are those the trace shows plus the samples
   of ondemand / interactive (``_silent_rq_updates``: a stated simplification of the engine,
   whose timer-driven governor sample syncs every runqueue of its domain where the kernel's
-  kworker reads idle time without updating them), rebuilt from the configuration; the rq PELT
-  clock rebuild uses them too. Exact on all 168 CPU timelines of the grid. Until issue 16 the
+  kworker reads idle time without updating them), rebuilt from the configuration and, for
+  ondemand's samples held while its policy is idle (``idle_defers_sample``), from the trace's
+  switches; the rq PELT clock rebuild uses them too. Exact on all 168 CPU timelines of the grid. Until issue 16 the
   engine also updated the runqueue at an rt-app op boundary that is no scheduler event (the
   end of an activation whose timer was missed), an extra split point that moved 34 of the 168
   timelines by 1 to 7 units of PELT rounding; it no longer does, and the test below holds the
@@ -144,18 +145,59 @@ def _freq_scale_fn(trace, plat, cpu):
 
 def _silent_rq_updates(trace, plat, cpu, t_end):
     """Times the simulator brings CPU ``cpu``'s runqueue (clock and cfs_rq signal) up to date
-    without writing a row for it, rebuilt from the run's configuration: each sample of a
-    timer-driven governor (ondemand every ``sampling_rate_us`` at the default
+    without writing a row for it, rebuilt from the run's configuration and its trace: each
+    sample of a timer-driven governor (ondemand every ``sampling_rate_us`` at the default
     ``sampling_down_factor`` 1, interactive every ``timer_rate_us``), which syncs every runqueue
     of the domain to read busy time. The kernel has none there (ondemand / interactive read idle
     time with ``get_cpu_idle_time`` without updating the runqueue; the kworker / timer that runs
     the sample is not simulated): a stated simplification of the engine, an extra PELT split
-    point of the simulated cfs_rq (and rq clock)."""
-    gov = trace.metadata["config"]["governor"]
+    point of the simulated cfs_rq (and rq clock). Such a split point moves the signal, not only
+    its rounding: ``util_avg`` is recomputed only when an update crosses a 1024-us period
+    boundary, so a split just past a boundary freezes the value there until the next boundary.
+
+    ondemand's samples are held while every CPU of the policy is idle (``idle_defers_sample``,
+    on by default): the kernel's timer is deferrable up to v4.5 (``INIT_DEFERRABLE_WORK`` /
+    deferrable per-CPU timers: it fires only when a CPU of the policy is awake), and from v4.6
+    the sample comes from the scheduler's update hook (``dbs_update_util_handler``), which an
+    idle CPU does not call. A sample due while the domain is idle (after every switch at that
+    instant: the engine runs scheduler events before a timer due at the same time) runs at the
+    next switch to a task on a CPU of the domain (the wake-up's ``cpufreq_update_util``), and
+    the next sample is a period after it: off the free-running grid from then on."""
+    config = trace.metadata["config"]
+    gov = config["governor"]
     period = _GOV_SAMPLE_NS.get(gov, 0)
-    if period:
+    if not period:
+        return np.zeros(0, np.int64)
+    tunables = SimConfig(governor=gov, governor_tunables=config["governor_tunables"])
+    if gov != "ondemand" or not tunables.tunable("idle_defers_sample"):
         return np.arange(period, t_end, period, dtype=np.int64)
-    return np.zeros(0, np.int64)
+    sw = trace.df("sched_switch")
+    sw = sw[sw["__cpu"].isin(list(plat.domain_of(cpu).cpus))]
+    # per CPU of the domain: its switch times and whether a task runs after each
+    per_cpu = [(g["__ts"].to_numpy().astype(np.int64), g["next_pid"].to_numpy() != 0)
+               for _, g in sw.groupby("__cpu", observed=True)]
+    wakes = np.sort(sw.loc[sw["next_pid"] != 0, "__ts"].to_numpy().astype(np.int64))
+    out = []
+    t = period
+    while t < t_end:
+        busy = False
+        for ts, runs in per_cpu:
+            j = np.searchsorted(ts, t, side="right") - 1
+            busy |= bool(j >= 0 and runs[j])
+        if not busy:
+            k = np.searchsorted(wakes, t, side="right")
+            if k == wakes.size or wakes[k] >= t_end:
+                break
+            t = int(wakes[k])
+        out.append(t)
+        t += period
+    return np.asarray(out, dtype=np.int64)
+
+
+def _free_grid(trace, t_end):
+    """The samples of a timer-driven governor on a free-running grid (``idle_defers_sample`` 0)."""
+    period = _GOV_SAMPLE_NS.get(trace.metadata["config"]["governor"], 0)
+    return np.arange(period, t_end, period, dtype=np.int64) if period else np.zeros(0, np.int64)
 
 
 def _pelt_clock(trace, plat, cpu, t_end):
@@ -225,7 +267,9 @@ def _run(board, era, governor, engine="numba"):
 
 
 def _compare_cfs_rq(board, era, governor, silent=True, engine="numba"):
-    """Per CPU: the simulated cfs_rq util_avg rows and the model's values at those rows."""
+    """Per CPU: the simulated cfs_rq util_avg rows and the model's values at those rows.
+    ``silent``: with the governor samples' split points (``_silent_rq_updates``), without them
+    (False), or with the free-running sample grid whatever the configuration ("grid")."""
     plat, cpus, trace = _run(board, era, governor, engine)
     t_end = int(trace.metadata["t_end_s"] * 1e9) + 1
     tu = trace.df("lisa_sim_task_util")
@@ -238,7 +282,8 @@ def _compare_cfs_rq(board, era, governor, silent=True, engine="numba"):
         s = sw[sw["__cpu"] == cpu]
         pts = np.unique(np.concatenate([[0], rows["__ts"].to_numpy(), s["__ts"].to_numpy(),
                                         fq.loc[fq["cpu_id"] == cpu, "__ts"].to_numpy(),
-                                        _silent_rq_updates(trace, plat, cpu, t_end) if silent else []]))
+                                        _silent_rq_updates(trace, plat, cpu, t_end) if silent is True
+                                        else _free_grid(trace, t_end) if silent == "grid" else []]))
         pts = pts.astype(np.int64)
         # running while a task runs on it (every task here is CFS): the last switch at or before
         j = np.searchsorted(s["__ts"].to_numpy(), pts, side="right") - 1
@@ -322,6 +367,27 @@ def test_cfs_rq_util_equals_the_model_on_the_runqueue_timeline(board, era, gover
         msg = (f"{board} {era} {governor}: CPU {cpu} cfs_rq util_avg differs from the model at {bad.size} of "
                f"{sim.size} rows, by up to {np.abs(sim - mod).max()}")
         assert sim.size > 100 and np.array_equal(sim, mod), msg
+
+
+def test_ondemand_held_samples_are_split_points_off_the_grid():
+    """ondemand's sample held while its policy is idle (``idle_defers_sample``, the default) runs at
+    the next wake-up and its successors a period after that, off the free-running grid: a split
+    point of the simulated cfs_rq. Rebuilt on the grid instead, the model misses at CPU 0 of
+    tc2 v4.17: 183 at the wake-up at 149.740 ms, running to 150.580 ms; the grid's split at
+    150.000 ms crosses a 1024-us period boundary, so the model's util_avg is recomputed there
+    (185) and not again at 150.580 ms, where the simulator, split at 151.538 ms instead,
+    recomputes it over the whole run (189)."""
+    plat, cpus, trace = _run("tc2", "v4.17", "ondemand")
+    t_end = int(trace.metadata["t_end_s"] * 1e9) + 1
+    held = _silent_rq_updates(trace, plat, 0, t_end)
+    assert not np.isin(held, _free_grid(trace, t_end)).all()
+    sim, mod = _compare_cfs_rq("tc2", "v4.17", "ondemand")[0]
+    assert np.array_equal(sim, mod)
+    sim, mod = _compare_cfs_rq("tc2", "v4.17", "ondemand", silent="grid")[0]
+    cu = trace.df("lisa_sim_cpu_util")
+    t = cu.loc[cu["cpu"] == 0, "__ts"].to_numpy()[:sim.size]
+    k = int(np.flatnonzero(t == 150_580_282)[0])
+    assert (sim[k - 1], sim[k], mod[k - 1], mod[k]) == (183, 189, 183, 185)
 
 
 @pytest.mark.parametrize("board, era, governor", [("hikey960", "v5.13", "powersave"),

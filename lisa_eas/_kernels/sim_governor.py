@@ -280,7 +280,7 @@ def od_sample_wait(d, S, P):
     v4.6+) waits because an RT task runs on some CPU of the policy and no CFS task runs on any
     (``M_OD_RT_STARVES``; the simulator's approximation: any CFS-busy CPU of the policy runs the
     work); 1 every CPU of the policy is idle and the timer waits for one to wake
-    (``M_OD_IDLE_DEFERS``, tunable ``idle_defers_sample``, off by default: a deferrable timer does
+    (``M_OD_IDLE_DEFERS``, tunable ``idle_defers_sample``, on by default: a deferrable timer does
     not wake an idle CPU; from v4.6 the samples come from the scheduler's update hooks)."""
     rt = False
     for j in range(P[P[P_PD_NCPU] + d]):

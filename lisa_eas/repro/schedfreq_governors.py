@@ -29,12 +29,12 @@ POWER_FILE = "schedfreq_mt8173_power.csv"
 PUBLISHED_GOVERNORS = {"ondemand": "ondemand", "interactive": "interactive", "sched": "schedfreq"}
 #: Tunables the slides state for the tested kernels: schedfreq's RT request averaged with
 #: sched_time_avg_ms = 50 ("RTavg mechanism not reacting fast enough. sched_time_avg_ms = 50",
-#: the Exynos 5800 RT table); everything else at the kernel defaults. ondemand's sample is held
-#: while every CPU of the policy is idle (``idle_defers_sample``): the 2016 kernels armed it on a
-#: deferrable timer (v4.4 ``cpufreq_governor_start``: one ``INIT_DEFERRABLE_WORK`` per policy
-#: CPU, queued with ``mod_delayed_work_on(cpu, system_wq, ...)``; v4.5: per-CPU deferrable
-#: timers queueing one work item), which does not wake an idle CPU.
-GOVERNOR_TUNABLES = {"schedfreq": {"sched_time_avg_ms": 50}, "ondemand": {"idle_defers_sample": 1}}
+#: the Exynos 5800 RT table); everything else at the kernel defaults, among them ondemand's sample
+#: held while every CPU of the policy is idle (``idle_defers_sample``, the simulator's default):
+#: the 2016 kernels armed it on a deferrable timer (v4.4 ``cpufreq_governor_start``: one
+#: ``INIT_DEFERRABLE_WORK`` per policy CPU, queued with ``mod_delayed_work_on(cpu, system_wq,
+#: ...)``; v4.5: per-CPU deferrable timers queueing one work item), which does not wake an idle CPU.
+GOVERNOR_TUNABLES = {"schedfreq": {"sched_time_avg_ms": 50}}
 #: Governors that ran on the 2016 kernels (v4.4/v4.5 with the schedfreq series): no util_est,
 #: which arrived in v4.17 (ledger util_est-v4.17; the slides list "Patrick Bellasi's util_est"
 #: as future work), so schedfreq's CFS request is util_avg alone. ondemand and interactive do

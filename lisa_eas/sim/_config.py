@@ -26,7 +26,7 @@ GOVERNOR_TUNABLES: Mapping[str, Mapping[str, int]] = {
     "performance": {},
     "powersave": {},
     "ondemand": {"sampling_rate_us": 10000, "up_threshold": 95, "sampling_down_factor": 1, "work_starved_by_rt": 1,
-                 "idle_defers_sample": 0},
+                 "idle_defers_sample": 1},
     "interactive": {"timer_rate_us": 20000, "go_hispeed_load": 99, "hispeed_freq": 0, "target_load": 90,
                     "min_sample_time_us": 80000, "above_hispeed_delay_us": 20000},
     "schedfreq": {"capacity_margin": 1280, "throttle_us": 50000, "sched_time_avg_ms": 1000},
@@ -66,9 +66,9 @@ class SimConfig:
         (95, the NOHZ default), ``sampling_down_factor`` (1), ``work_starved_by_rt`` (1: the
         sample's work item, a SCHED_NORMAL kworker on the CPU whose timer fired, waits while RT
         tasks hold the policy's busy CPUs, as in the kernel; 0: sampled regardless, for on/off
-        experiments), ``idle_defers_sample`` (0: samples on a free-running grid, idle or not;
-        1: no sample while every CPU of the policy is idle, as the kernel's deferrable timers
-        and update hooks; an experiment switch, off by default); interactive ``timer_rate_us``
+        experiments), ``idle_defers_sample`` (1: no sample while every CPU of the policy is idle, as the
+        kernel's deferrable timers (v4.5) and scheduler update hooks (v4.6+) do; 0: samples on a
+        free-running grid, idle or not, for on/off experiments); interactive ``timer_rate_us``
         (20000), ``go_hispeed_load`` (99), ``hispeed_freq`` (kHz; 0 = each policy's maximum),
         ``target_load`` (90), ``min_sample_time_us`` (80000), ``above_hispeed_delay_us``
         (20000); schedfreq ``capacity_margin`` (1280 = x1.25), ``throttle_us`` (50000),
