@@ -101,7 +101,7 @@ globals().update(LAYOUT)
 
 # The first two slots of ``S`` have a fixed size (``sim_state.G_NFIELDS`` globals, ``K_SIZE``
 # configuration words) and come right after the header, so their offsets are compile-time
-# constants: the loop reads ``S[S_GLOBALS_AT + G_NOW]``, not ``S[S_GLOBALS_AT + G_NOW]`` (a load
+# constants: the loop reads ``S[S_GLOBALS_AT + G_NOW]``, not ``S[S[S_GLOBALS] + G_NOW]`` (a load
 # of the offset first, repeated after every store to ``S``: the compiler cannot tell that a
 # store does not change the header). ``lisa_eas.sim._engine.pack_slots`` checks them.
 S_GLOBALS_AT = _HEADER_WORDS
