@@ -76,10 +76,14 @@ def place_eas(p, prev, now, S, P, O):
     opi = P[P_EM_PD_INFO]
     ost = P[P_EM_STATES]
     mp = P[P_MODEL_PARAMS]
+    # the optional inputs (issue 17): eas.feec's ``extra`` rows in scratch, zero where not given;
+    # ``None`` in a run without them. One call, with ``extra`` typed as an optional array, so
+    # that eas.feec is compiled once for the loop, not for ``extra=None`` and again for the rows
+    # (~30 % of the loop's cold compile), and skips the rows where there are none
+    w = S[S_SCRATCH_W]
+    ox = osc + SC_EXTRA * w
+    extra = None
     if P[mp + M_EXTRA]:
-        # the optional inputs (issue 17): eas.feec's ``extra`` rows in scratch, zero where not given
-        w = S[S_SCRATCH_W]
-        ox = osc + SC_EXTRA * w
         for k in range(X_SIZE * w):
             S[ox + k] = 0
         for c in range(n):
@@ -98,15 +102,11 @@ def place_eas(p, prev, now, S, P, O):
                     S[ox + X_UC_IDLE * w + c] = 1     # v5.14+: an idle rq's clamps ignored (ledger uclamp-v5.14)
                 S[ox + X_UC_P_MIN * w + c] = task_uclamp(p, 0, S, P)
                 S[ox + X_UC_P_MAX * w + c] = task_uclamp(p, 1, S, P)
-        cpu = feec(P[mp + M_EAS_ERA], view2d(P, opi, P[P_EM_PD_INFO_N], P[P_EM_PD_INFO_W]), P[P[P_EM_PD_CPUS]:P[P_EM_PD_CPUS] + P[P_EM_PD_CPUS_N]],
-                   view2d(P, ost, P[P_EM_STATES_N], P[P_EM_STATES_W]), P[mp + M_EM_MODE], P[P[P_CPU_CAP]:P[P_CPU_CAP] + n],
-                   S[ocap:ocap + n], S[ou_:ou_ + n], S[oue:oue + n], tu, tue, prev, P[om:om + n], False,
-                   S[ow:ow + 2], S[oe:oe + 3], view2d(S, ox, X_SIZE, w))
-    else:
-        cpu = feec(P[P[P_MODEL_PARAMS] + M_EAS_ERA], view2d(P, opi, P[P_EM_PD_INFO_N], P[P_EM_PD_INFO_W]), P[P[P_EM_PD_CPUS]:P[P_EM_PD_CPUS] + P[P_EM_PD_CPUS_N]],
-               view2d(P, ost, P[P_EM_STATES_N], P[P_EM_STATES_W]), P[P[P_MODEL_PARAMS] + M_EM_MODE], P[P[P_CPU_CAP]:P[P_CPU_CAP] + n],
+        extra = view2d(S, ox, X_SIZE, w)
+    cpu = feec(P[mp + M_EAS_ERA], view2d(P, opi, P[P_EM_PD_INFO_N], P[P_EM_PD_INFO_W]), P[P[P_EM_PD_CPUS]:P[P_EM_PD_CPUS] + P[P_EM_PD_CPUS_N]],
+               view2d(P, ost, P[P_EM_STATES_N], P[P_EM_STATES_W]), P[mp + M_EM_MODE], P[P[P_CPU_CAP]:P[P_CPU_CAP] + n],
                S[ocap:ocap + n], S[ou_:ou_ + n], S[oue:oue + n], tu, tue, prev, P[om:om + n], False,
-               S[ow:ow + 2], S[oe:oe + 3])
+               S[ow:ow + 2], S[oe:oe + 3], extra)
     if (S[oe + 1] != NO_ENERGY or S[oe] != NO_ENERGY) and O[O[O_COUNTERS] + N_SUMMARY] == 0:
         n = P[P_CPU_PD_N]
         k = O[O[O_COUNTERS] + N_EAS]
