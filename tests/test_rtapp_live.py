@@ -20,6 +20,7 @@ from test_rtapp_markers import df_print_from_trace_lines
 from lisa_eas.rtapp import (Phase, Policy, Run, Suspend, Sync, measured_ns_per_loop, periodic,
                             read_rtapp_log, read_rtapp_logs, read_workload, task, workload)
 from lisa_eas.rtapp.markers import df_activations_from_markers
+from lisa_eas.target._stuck import stuck_threads
 
 pytestmark = pytest.mark.live
 
@@ -67,12 +68,12 @@ def _stuck_in_shutdown_race(wl, out: str) -> bool:
     waits forever, and ``shutdown()`` returns at once when called again, so no signal frees it
     (rt-app 1.0 ``src/rt-app.c``; later rt-app versions still broadcast the same way).
     """
-    started = {int(i) for i in re.findall(r"\[(\d+)\] starting thread", out)}
-    exited = {int(i) for i in re.findall(r"\[(\d+)\] Exiting\.", out)}
     n = len(wl.tasks)
-    if started != set(range(n)) or not exited:
+    started = {int(i) for i in re.findall(r"\[(\d+)\] starting thread", out)}
+    stuck = stuck_threads(out)      # the product's reading of the same output (lisa_eas.target._stuck)
+    if started != set(range(n)) or not stuck:
         return False
-    for i in set(range(n)) - exited:
+    for i in stuck:
         events = [e for ph in wl.tasks[i].phases for e in ph.events]
         if not any(isinstance(e, (Suspend, Sync)) for e in events):
             return False

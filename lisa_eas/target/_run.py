@@ -553,7 +553,8 @@ def _timeout_of(art: RunArtifacts) -> float:
 
 def _wait(art: RunArtifacts, conn: TargetConnection, run_dir: str, bar: PhaseProgress) -> None:
     limit = _timeout_of(art)
-    stuck_after = _duration_of(art) + EXIT_GRACE_S if _duration_of(art) > 0 else None
+    dur = _duration_of(art)
+    stuck_after = dur + EXIT_GRACE_S if dur > 0 else None
     started = art.context.get("run_started", time.time())
     q = shlex.quote(run_dir)
     while True:
