@@ -111,7 +111,7 @@ def test_periodic_run_and_runtime_logs(tmp_path, ns_per_loop):
     # calibration (two busy vCPUs at once ran it ~40 % slower here: SMT siblings on the host)
     wl = workload([task("per_run", periodic(16, 30, duration_s=1.0)),
                    task("per_rt", periodic(16, 25, duration_s=1.0, runtime=True), delay_us=8000)],
-                  calibration=max(1, round(before)), default_policy="SCHED_FIFO")
+                  calibration=(cal := max(1, round(before))), default_policy="SCHED_FIFO")
     _run(wl, tmp_path)
     drift = _calibrate(tmp_path / "cal_after") / before  # and right after: the VM's speed drift
     logs = read_rtapp_logs(tmp_path, "lt")
@@ -127,13 +127,19 @@ def test_periodic_run_and_runtime_logs(tmp_path, ns_per_loop):
         assert abs(span - 61 * 16000) < 0.02 * 61 * 16000
         duty = df["run_us"].median() / 16000
         if name == "per_rt":
-            # runtime keeps wall time: busy >= configured, within +10 %
+            # runtime keeps wall time: busy >= configured, within +10 %; the work done in it
+            # (rt-app's perf, loops) is whatever the CPU managed, so it is not constant
             assert busy_us <= df["run_us"].median() <= 1.10 * busy_us
+            assert df["perf"].nunique() > 1
         else:
-            # run is fixed work, calibrated on this machine a moment before: duty within
-            # +/-25 % of 30 % (this VM's speed wanders ~+/-15 % from run to run), widened by the
-            # speed change measured between the calibrations before and after the run
-            lo, hi = 0.30 * min(1.0, drift) / 1.25, 0.30 * max(1.0, drift) * 1.25
+            # run is fixed work: every activation executes exactly c_duration * 1000 //
+            # calibration loops (rt-app's perf column), whatever the CPU's speed ...
+            assert (df["perf"] == busy_us * 1000 // cal).all()
+            # ... so its busy time follows the machine's speed: duty within +/-35 % of 30 %,
+            # calibrated a moment before and widened by the drift measured just after. This VM's
+            # speed wanders ~+/-15 % from run to run; one CI run (2026-11-26) ran these short
+            # bursts 20 % faster than both calibrations (duty 0.2399, drift 1.003)
+            lo, hi = 0.30 * min(1.0, drift) / 1.35, 0.30 * max(1.0, drift) * 1.35
             assert lo <= duty <= hi, (duty, drift)
         assert (df["slack_us"].median() > 0)  # no systematic overrun at 25-30 % on a 2-CPU VM
 
