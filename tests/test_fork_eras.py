@@ -62,13 +62,74 @@ def test_twin_agrees_on_random_scenes():
         llc = [c * k // n for c in range(n)]
         caps = [rng.choice([256, 446, 462, 512, 1024]) for _ in range(n)]
         parent, state, era, m = rng.randrange(n), rng.random() < 0.8, rng.choice([(4, 17), (5, 10)]), rng.randrange(1, 12)
-        cpus, utils = kf.fork_threads(caps, llc, parent, state, kf.FORK_V4_14 if era < (5, 5) else kf.FORK_V5_5, m)
-        assert list(zip(cpus, utils)) == fork_all(caps, llc, parent, state, era, m)
+        pl = rng.choice([1024, 1023, 1016, 700, 200, 0])
+        cpus, utils = kf.fork_threads(caps, llc, parent, state, kf.FORK_V4_14 if era < (5, 5) else kf.FORK_V5_5, m,
+                                      parent_load=pl)
+        assert list(zip(cpus, utils)) == fork_all(caps, llc, parent, state, era, m, parent_load=pl)
+
+
+def test_parent_load_1023_vs_1024_on_hikey960_by_hand():
+    """HiKey960 (LITTLE 4 x 462, big 4 x 1024), parent on CPU 4, v4.x form, DIE imbalance =
+    1024 * 25 / 100 = 256, imbalance_scale 112; MC 117 (imbalance 174, scale 108).
+    First clone, both loads: local (big) runnable P * 1024 / 4096 (1024 -> 256, 1023 -> 255),
+    LITTLE runnable 0 and load_avg 0 is the idlest; 0 > 256 + 255 no; the stay test needs
+    runnable < 0 + 256 *and* 100 * this_avg < 112 * 0: false either way -> LITTLE, util 462 / 2.
+    Second clone: LITTLE now holds the first clone's blocked 1024: load_avg 1024 * 1024 / 1848 =
+    567, runnable still 0. P = 1024: 256 < 256 is false -> LITTLE again (and so on: every clone).
+    P = 1023: 255 < 256 and 100 * 255 = 25500 < 112 * 567 = 63504 -> stay in the big cluster; MC
+    of CPU 4: {5} is the first idlest (runnable 0, load 0), {6} and {7} do not beat it (0 < 0 +
+    174 but 100 * 0 > 108 * 0 false); 0 > 1023 + 174 no, 1023 < 0 + 174 no -> CPU 5, util
+    1024 / 2 = 512."""
+    caps, llc = [462] * 4 + [1024] * 4, [0] * 4 + [1] * 4
+    assert kf.fork_threads(caps, llc, 4, True, kf.FORK_V4_14, 2, parent_load=1023) == ([1, 5], [231, 512])
+    c1024, u1024 = kf.fork_threads(caps, llc, 4, True, kf.FORK_V4_14, 2, parent_load=1024)
+    assert set(c1024) <= {0, 1, 2, 3} and u1024 == [231, 231]
+    for pl in (1023, 1024):
+        assert fork_all(caps, llc, 4, True, (4, 17), 2, parent_load=pl) == list(zip(*kf.fork_threads(
+            caps, llc, 4, True, kf.FORK_V4_14, 2, parent_load=pl)))
+
+
+def test_parent_load_is_the_eras_pelt():
+    """rt-app's main thread, attached with load_avg 1024 and running at the top OPP with a PELT
+    update at each 4 ms tick: from v4.15 (attach syncs load_sum to the load, divider
+    LOAD_AVG_MAX - 1024 + period_contrib) the sum settles one short of the divider's ratio: 1023;
+    the ablation gives exactly 1024. Checked against an independent PELT walk: load_sum starts
+    at the divider (attach), each 1024 us period decays it by y (y^32 = 1/2, the kernel's
+    runnable_avg_yN_inv table truncation) and adds a full period; at a tick 4 periods have passed
+    and period_contrib is back to its phase."""
+    from lisa_eas.sim import SimConfig
+    from lisa_eas.sim._engine import parent_load
+    assert parent_load(SimConfig(era="v4.17")) == 1023
+    assert parent_load(SimConfig(era="v4.17", ablate=("parent-load-nice0",))) == 1024
+    # independent: integer PELT (times in us, as the kernel's delta >> 10) of a task always running
+    # since it was attached at a period boundary (period_contrib 0), updated every 4000 us; the
+    # yN_inv table as sched-pelt.h generates it ((2^32 - 1) * y^k: 0xfa83b2da, ..., 0x82cd8698)
+    inv = [int(((1 << 32) - 1) * 0.5 ** (k / 32)) for k in range(32)]
+    assert (inv[1], inv[31]) == (0xfa83b2da, 0x82cd8698)
+
+    def decay(v, n):
+        v >>= n // 32
+        return (v * inv[n % 32]) >> 32
+
+    LOAD_AVG_MAX = 47742
+    pc, lut = 0, 0
+    load_sum = LOAD_AVG_MAX - 1024 + pc
+    for tick in range(1, 251):
+        now = tick * 4000                                  # us
+        delta = now - lut + pc
+        periods, d3 = delta // 1024, delta % 1024
+        d1 = 1024 - pc
+        c2 = LOAD_AVG_MAX - decay(LOAD_AVG_MAX, periods) - 1024
+        load_sum = decay(load_sum, periods) + decay(d1, periods) + c2 + d3
+        pc, lut = d3, now
+    assert 1024 * load_sum // (LOAD_AVG_MAX - 1024 + pc) == 1023
 
 
 def test_simulator_starts_threads_where_the_fork_put_them():
     """The simulator's task table at t = 0 (hikey960, 10 tasks, rt-app calibrated on CPU 4): the
-    v4.17 form sends every clone to the little cluster; the ablation restores the old turn order."""
+    v4.17 form from the parent's 1023 keeps 7 clones on the big cluster (the first on LITTLE, the
+    second on CPU 5: test above); from exactly 1024 (ablation) every clone goes to the little
+    cluster; the fork-placement ablation restores the old turn order."""
     from lisa_eas.platform import load_platform
     from lisa_eas.rtapp import read_workload
     from lisa_eas.sim import SimConfig
@@ -78,8 +139,10 @@ def test_simulator_starts_threads_where_the_fork_put_them():
     plat = load_platform("hikey960")
     comp = compile_workload(read_workload("workloads/eas_rfc_energy/hikey960_n10.json"), plat.nr_cpus)
     assert comp.parent_cpu == 4
-    cpus, utils = _fork_placement(plat, comp, SimConfig(era="v4.17"), __import__("numpy").array(
-        [plat.cpu_capacity(c) for c in range(plat.nr_cpus)]))
+    caps = np.array([plat.cpu_capacity(c) for c in range(plat.nr_cpus)])
+    cpus, utils = _fork_placement(plat, comp, SimConfig(era="v4.17"), caps)
+    assert cpus[:2] == [1, 5] and utils[:2] == [231, 512] and sum(c >= 4 for c in cpus) == 7
+    cpus, utils = _fork_placement(plat, comp, SimConfig(era="v4.17", ablate=("parent-load-nice0",)), caps)
     assert set(cpus) <= {0, 1, 2, 3} and utils[:4] == [231] * 4
     assert _fork_placement(plat, comp, SimConfig(era="v4.17", ablate=("fork-placement",)), None) is None
 

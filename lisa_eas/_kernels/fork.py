@@ -45,8 +45,9 @@ thread, running on ``parent_cpu``, calls ``pthread_create`` (clone: a fork balan
 parent's affinity, all CPUs) for each thread in order; each new thread names itself and blocks in
 ``pthread_barrier_wait`` until the last one arrives. Modelled: each thread has blocked before the
 next clone (its load and util stay on its CPU as blocked signals, undecayed over the few ms of
-creation), the parent is the only runnable task (runnable load and ``load_avg`` ``NICE_0_LOAD`` =
-1024, util 0: not modelled), every idle CPU sits in the same idle state and a CPU a thread has
+creation), the parent is the only runnable task (runnable load and ``load_avg`` ``parent_load``:
+the caller's, ``lisa_eas.sim._engine.parent_load`` computes it with the era's PELT arithmetic;
+util 0: not modelled), every idle CPU sits in the same idle state and a CPU a thread has
 just left is the most recently idled one (``rq->idle_stamp``). The new task's util is 0 when its
 CPU is chosen (``post_init_entity_util_avg`` runs after ``select_task_rq``), so the v4.x
 spare-capacity rule is skipped at fork and no group is misfit.
@@ -373,9 +374,11 @@ def find_idlest_cpu(form, wake, cpu, prev, cap, llc, nr, rload, load, util, stat
     return new_cpu
 
 
-def fork_threads(capacity, llc_id, parent_cpu: int, has_idle_state: bool, form: int, n_threads: int):
-    """Fork ``n_threads`` threads in order from a parent on ``parent_cpu``; returns each thread's CPU
-    and initial util_avg (``post_init_entity_util_avg``), the new task blocking before the next fork."""
+def fork_threads(capacity, llc_id, parent_cpu: int, has_idle_state: bool, form: int, n_threads: int,
+                 parent_load: int = NICE_0_LOAD):
+    """Fork ``n_threads`` threads in order from a parent on ``parent_cpu`` whose runnable load and
+    load_avg are ``parent_load``; returns each thread's CPU and initial util_avg
+    (``post_init_entity_util_avg``), the new task blocking before the next fork."""
     n = len(capacity)
     cap = np.array([int(c) for c in capacity], np.int64)
     llc = np.array([int(x) for x in llc_id], np.int64)
@@ -387,8 +390,8 @@ def fork_threads(capacity, llc_id, parent_cpu: int, has_idle_state: bool, form: 
     allowed = np.ones(n, np.int64)              # the parent's affinity
     idle_state = 0 if has_idle_state else STATE_NONE
     nr[parent_cpu] = 1
-    rload[parent_cpu] = NICE_0_LOAD
-    load[parent_cpu] = NICE_0_LOAD
+    rload[parent_cpu] = parent_load
+    load[parent_cpu] = parent_load
     cpus, utils = [], []
     for k in range(n_threads):
         state = np.where(nr > 0, STATE_BUSY, idle_state).astype(np.int64)

@@ -23,7 +23,9 @@ start (rt-app's threads placed by the fork balance, ledger fork-v4.14, or on the
 ``SimConfig.ablate`` "fork-placement", both runs of a row) and the wake-up slow path (a task that
 does not fit its previous CPU's cluster sent by ``wake_cap()`` to ``find_idlest_cpu``, ledger
 wake_cap-v4.16, since the posting's base kernel set SD_ASYM_CPUCAPACITY at DIE; or kept on the
-fast path on prev: ``SimConfig.ablate`` "wake-slow-path", both runs of a row).
+fast path on prev: ``SimConfig.ablate`` "wake-slow-path", both runs of a row) and the parent's load
+at the fork balance (the era's PELT arithmetic, 1023, or exactly 1024: ``SimConfig.ablate``
+"parent-load-nice0", both runs of a row).
 """
 from __future__ import annotations
 
@@ -57,7 +59,10 @@ ABLATE_FORK = "+fork-placement"
 #: The ablation of the wake-up slow path: both runs of a row keep a task that wake_cap() takes off
 #: the fast path on select_idle_sibling on prev (``SimConfig.ablate`` "wake-slow-path").
 ABLATE_SLOW = "+wake-slow-path"
-_SUFFIXES = (ABLATE_OU, ABLATE_FORK, ABLATE_SLOW)
+#: The ablation of the parent's load at the fork balance: both runs of a row fork the threads from
+#: a main thread of runnable load exactly 1024 (``SimConfig.ablate`` "parent-load-nice0").
+ABLATE_PARENT = "+parent-load-nice0"
+_SUFFIXES = (ABLATE_OU, ABLATE_FORK, ABLATE_SLOW, ABLATE_PARENT)
 
 
 def simulate_energy(job: tuple) -> dict:
@@ -118,13 +123,15 @@ def _delta(off: dict, on: dict, key: str = "energy") -> float:
     return 100.0 * (on[key] / off[key] - 1.0)
 
 
-def ablations(sims: dict, ablate: dict, ablate_ou: dict, ablate_fork: dict, ablate_slow: dict) -> list[dict]:
+def ablations(sims: dict, ablate: dict, ablate_ou: dict, ablate_fork: dict, ablate_slow: dict,
+              ablate_parent: dict) -> list[dict]:
     """One row per published row and cause switched: the reproduced saving with the meter (as
     checked), with the EM estimate instead of the meter (same runs), with the merged v5.0 EAS
     rule instead of the RFC v2 one (same kernel, meter energy), with the RFC v2 wake-up used
     even while the system is overutilized (the tipping point switched off), with both runs'
-    threads started on their CPUs in turn instead of by the fork balance, and with both runs
-    keeping wake_cap()'s wake-ups on the fast path (no find_idlest_cpu slow path)."""
+    threads started on their CPUs in turn instead of by the fork balance, with both runs
+    keeping wake_cap()'s wake-ups on the fast path (no find_idlest_cpu slow path), and with both
+    runs forking from a parent of runnable load exactly 1024."""
     out = []
     for (b, n, p), off in sims.items():
         if p != "no-eas":
@@ -143,6 +150,10 @@ def ablations(sims: dict, ablate: dict, ablate_ou: dict, ablate_fork: dict, abla
                                                        ablate_slow[(b, n, "eas")]), 2),
                     "saving_j_no_slow_path": round((ablate_slow[(b, n, "no-eas")]["energy"]
                                                     - ablate_slow[(b, n, "eas")]["energy"]) * 1e-3, 2),
+                    "meter_parent_1024": round(_delta(ablate_parent[(b, n, "no-eas")],
+                                                      ablate_parent[(b, n, "eas")]), 2),
+                    "saving_j_parent_1024": round((ablate_parent[(b, n, "no-eas")]["energy"]
+                                                   - ablate_parent[(b, n, "eas")]["energy"]) * 1e-3, 2),
                     "saving_j_meter": round((off["energy"] - on["energy"]) * 1e-3, 2),
                     "saving_j_em": round((off["energy_em"] - on["energy_em"]) * 1e-3, 2)})
     return sorted(out, key=lambda r: (r["board"], r["tasks"]))
@@ -152,7 +163,8 @@ def run(sweep: Sweep) -> ExperimentResult:
     pub = published_csv(FILE)
     jobs = [(b, n, p, ERA) for b in BOARDS for n in TASKS
             for p in ("no-eas", "eas", ABLATE_PLACEMENT, "eas" + ABLATE_OU, "no-eas" + ABLATE_FORK,
-                      "eas" + ABLATE_FORK, "no-eas" + ABLATE_SLOW, "eas" + ABLATE_SLOW)]
+                      "eas" + ABLATE_FORK, "no-eas" + ABLATE_SLOW, "eas" + ABLATE_SLOW,
+                      "no-eas" + ABLATE_PARENT, "eas" + ABLATE_PARENT)]
     every = sweep.map(simulate_energy, jobs, warm=warm_up_simulator)
     sims = {(r["board"], r["tasks"], r["placement"]): r for r in every
             if r["placement"] in ("no-eas", "eas") and not r["config"]["ablate"]}
@@ -162,7 +174,10 @@ def run(sweep: Sweep) -> ExperimentResult:
                    if "fork-placement" in r["config"]["ablate"]}
     ablate_slow = {(r["board"], r["tasks"], r["config"]["placement"]): r for r in every
                    if "wake-slow-path" in r["config"]["ablate"]}
-    abl = {(a["board"], a["tasks"]): a for a in ablations(sims, ablate, ablate_ou, ablate_fork, ablate_slow)}
+    ablate_parent = {(r["board"], r["tasks"], r["config"]["placement"]): r for r in every
+                     if "parent-load-nice0" in r["config"]["ablate"]}
+    abl = {(a["board"], a["tasks"]): a
+           for a in ablations(sims, ablate, ablate_ou, ablate_fork, ablate_slow, ablate_parent)}
     rows = []
     for _, p in pub.iterrows():
         b, n = p["board"], int(p["tasks"])
@@ -190,6 +205,7 @@ def run(sweep: Sweep) -> ExperimentResult:
                      "ablation_no_tipping_point_delta_pct": abl[(b, n)]["meter_no_tipping_point"],
                      "ablation_no_fork_placement_delta_pct": abl[(b, n)]["meter_no_fork_placement"],
                      "ablation_no_slow_path_delta_pct": abl[(b, n)]["meter_no_slow_path"],
+                     "ablation_parent_load_1024_delta_pct": abl[(b, n)]["meter_parent_1024"],
                      "energy_unit": off["unit"]})
     checks = []
     # Sign: only rows whose published saving exceeds its own run-to-run spread (RSD) have a
@@ -209,11 +225,12 @@ def run(sweep: Sweep) -> ExperimentResult:
                         for r in signed if r not in agree)
             + ". Ablations on these rows (EM estimate instead of the meter / merged v5.0 rule instead of the "
               "RFC's / EAS used while overutilized / threads started in turn, not by the fork balance / no "
-              "wake-up slow path): "
+              "wake-up slow path / parent forking at exactly 1024): "
             + "; ".join(f"{r['board']} N={r['tasks']}: {r['ablation_em_estimate_delta_pct']:+.1f} / "
                         f"{r['ablation_v5_0_rule_delta_pct']:+.1f} / {r['ablation_no_tipping_point_delta_pct']:+.1f} / "
                         f"{r['ablation_no_fork_placement_delta_pct']:+.1f} / "
-                        f"{r['ablation_no_slow_path_delta_pct']:+.1f} %"
+                        f"{r['ablation_no_slow_path_delta_pct']:+.1f} / "
+                        f"{r['ablation_parent_load_1024_delta_pct']:+.1f} %"
                         for r in signed if r not in agree)))
     for b in BOARDS:
         br = [r for r in rows if r["board"] == b]
@@ -237,7 +254,9 @@ def run(sweep: Sweep) -> ExperimentResult:
                 + " %; with the threads started in turn (no fork balance): "
                 + ", ".join(f"{r['ablation_no_fork_placement_delta_pct']:+.1f}" for r in br)
                 + " %; with wake_cap()'s wake-ups kept on the fast path (no slow path): "
-                + ", ".join(f"{r['ablation_no_slow_path_delta_pct']:+.1f}" for r in br) + " %"))
+                + ", ".join(f"{r['ablation_no_slow_path_delta_pct']:+.1f}" for r in br)
+                + " %; with the parent forking at exactly 1024: "
+                + ", ".join(f"{r['ablation_parent_load_1024_delta_pct']:+.1f}" for r in br) + " %"))
     juno = [r for r in rows if r["board"] == "juno_r0"]
     mad = sum(abs(r["reproduced_delta_pct"] - r["published_delta_pct"]) for r in juno) / len(juno)
     mad_em = sum(abs(r["ablation_em_estimate_delta_pct"] - r["published_delta_pct"]) for r in juno) / len(juno)
@@ -245,6 +264,8 @@ def run(sweep: Sweep) -> ExperimentResult:
     mad_ou = sum(abs(r["ablation_no_tipping_point_delta_pct"] - r["published_delta_pct"]) for r in juno) / len(juno)
     mad_fork = sum(abs(r["ablation_no_fork_placement_delta_pct"] - r["published_delta_pct"]) for r in juno) / len(juno)
     mad_slow = sum(abs(r["ablation_no_slow_path_delta_pct"] - r["published_delta_pct"]) for r in juno) / len(juno)
+    mad_parent = sum(abs(r["ablation_parent_load_1024_delta_pct"] - r["published_delta_pct"])
+                     for r in juno) / len(juno)
     # Size, Juno r0: the meters cover the two CPU clusters, as the meter model does, so the
     # relative saving is comparable; published RSD up to 3.1 % per measurement and a power model
     # from the board's EM and legacy EAS tables: mean absolute difference within 10 points.
@@ -257,7 +278,8 @@ def run(sweep: Sweep) -> ExperimentResult:
                                   + f"; ablations: {mad_em:.1f} points with the EM estimate instead of the meter, "
                                     f"{mad_v50:.1f} with the merged v5.0 rule, {mad_ou:.1f} with EAS used while "
                                     f"overutilized, {mad_fork:.1f} with the threads started in turn, {mad_slow:.1f} "
-                                    "without the wake-up slow path"))
+                                    f"without the wake-up slow path, {mad_parent:.1f} with the parent forking at "
+                                    "exactly 1024"))
     hikey = [r for r in rows if r["board"] == "hikey960" and r["model_saving_j"] is not None]
     if hikey:
         # Size, HiKey960: the published energy is the whole board (memory, GPU, regulators...);
@@ -282,10 +304,14 @@ def run(sweep: Sweep) -> ExperimentResult:
                 + ", ".join(f"{abl[(r['board'], r['tasks'])]['saving_j_no_fork_placement']:.2f}" for r in hikey)
                 + " J, without the wake-up slow path "
                 + ", ".join(f"{abl[(r['board'], r['tasks'])]['saving_j_no_slow_path']:.2f}" for r in hikey)
+                + " J, with the parent forking at exactly 1024 "
+                + ", ".join(f"{abl[(r['board'], r['tasks'])]['saving_j_parent_1024']:.2f}" for r in hikey)
                 + " J; the metered CPU clusters are "
                 + f"{100 * hikey[0]['model_meter_j_without'] / hikey[0]['published_j_without']:.0f} % of the "
                   "published board energy at N=10, and the non-CPU part (memory, GPU) can change with placement"))
     units = sorted({r["energy_unit"] for r in rows})
+    from ..sim import SimConfig
+    from ..sim._engine import parent_load
     notes = (
         "Full published duration (30 s) and task set; one deterministic simulation per row (published: 10 "
         "iterations, mean and RSD).",
@@ -303,14 +329,17 @@ def run(sweep: Sweep) -> ExperimentResult:
         + ", ".join(f"{r['board']} N={r['tasks']} {r['placement']} {r['wake_cap_wakeups']}" for r in every
                     if r["placement"] in ("no-eas", "eas") and not r["config"]["ablate"]) + " such wake-up(s); "
         "threads start where the fork balance put them (ledger fork-v4.14: rt-app's main thread on the "
-        "calibration CPU with runnable load 1024, each clone blocked at the start barrier before the next).",
+        f"calibration CPU with runnable load {parent_load(SimConfig(era=ERA))}, the era's PELT arithmetic for a "
+        "thread that has run at the top OPP since it was attached with 1024 (1024 exactly only in its first "
+        "~2 ms), each clone blocked at the start barrier before the next).",
         f"Model energy unit(s): {', '.join(units)}.",
         "Ablations (each switches one cause on the same rows; reproduced saving %): "
         + "; ".join(f"{a['board']} N={a['tasks']}: meter + RFC v2 {a['meter_rfc_v2']:+.1f}, EM estimate "
                     f"{a['em_estimate_rfc_v2']:+.1f}, v5.0 rule {a['meter_v5_0_rule']:+.1f}, no tipping point "
                     f"{a['meter_no_tipping_point']:+.1f}, threads started in turn {a['meter_no_fork_placement']:+.1f}, "
-                    f"no wake-up slow path {a['meter_no_slow_path']:+.1f}"
-                    for a in ablations(sims, ablate, ablate_ou, ablate_fork, ablate_slow))
+                    f"no wake-up slow path {a['meter_no_slow_path']:+.1f}, parent at 1024 "
+                    f"{a['meter_parent_1024']:+.1f}"
+                    for a in ablations(sims, ablate, ablate_ou, ablate_fork, ablate_slow, ablate_parent))
         + ". Cluster power-down time (s) without / with EAS: "
         + "; ".join(f"{r['board']} N={r['tasks']}: {r['cluster_down_s_without']} / {r['cluster_down_s_with']}"
                     for r in rows) + ".",

@@ -208,7 +208,7 @@ def simulate(platform, workload, *, config: SimConfig | None = None):
     from ..trace import Trace
     from ._compile import compile_workload
     from ._energy import energy_from_residency
-    from ._engine import build_run, release_output, run_loop, sis_stats_dict
+    from ._engine import build_run, parent_load, release_output, run_loop, sis_stats_dict
     from ._fixed import plan_platform
     from ._warm import announce_compile
     from ._output import raw_to_frames
@@ -247,7 +247,8 @@ def simulate(platform, workload, *, config: SimConfig | None = None):
                       "ledger wake_cap-v4.16): rq->idle_stamp not kept, idle CPUs in equal states tie to the "
                       "lowest-numbered")
     if "fork-placement" not in config.ablate:
-        approx.append(f"fork placement: rt-app's main thread on CPU {compiled.parent_cpu} (runnable load 1024) "
+        approx.append(f"fork placement: rt-app's main thread on CPU {compiled.parent_cpu} (runnable load "
+                      f"{parent_load(config)}: the era's PELT after running at the top OPP) "
                       "clones the threads in order, each blocked at rt-app's barrier before the next clone, "
                       "every idle CPU in one idle state (find_idlest_cpu at SD_BALANCE_FORK, ledger fork-*)")
     uclamp_set = compiled.uclamp is not None and (compiled.uclamp >= 0).any()

@@ -3,7 +3,7 @@ source (kernel/sched/fair.c: find_idlest_cpu, find_idlest_group, find_idlest_gro
 update_sg_wakeup_stats / update_pick_idlest from v5.5, post_init_entity_util_avg), without the
 package's code. The scene: rt-app's main thread on ``parent`` clones each thread in turn; each
 thread blocks (barrier) before the next clone; every idle CPU in one idle state (or none);
-the parent has load 1024, util 0.
+the parent has runnable load and load_avg ``parent_load`` (1024 by default), util 0.
 """
 from __future__ import annotations
 
@@ -175,11 +175,11 @@ def _place(rqs, parent, with_state, v4):
     return chosen
 
 
-def fork_all(capacities, llcs, parent, with_state, era, count):
+def fork_all(capacities, llcs, parent, with_state, era, count, parent_load=1024):
     """(cpu, util_avg) of each of ``count`` threads forked in order at kernel ``era`` (a tuple)."""
     rqs = [_Rq(c, int(cap), int(l)) for c, (cap, l) in enumerate(zip(capacities, llcs))]
     rqs[parent].running = 1
-    rqs[parent].rload = rqs[parent].load = 1024
+    rqs[parent].rload = rqs[parent].load = parent_load
     v4 = era < (5, 5)          # 57abff067a08 (v5.5) reworked find_idlest_group
     out = []
     for k in range(count):
