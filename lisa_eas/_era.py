@@ -370,6 +370,33 @@ ERA_LEDGER: tuple[EraChange, ...] = (
               "shortlog (with b7a331615d25 and the SD_BALANCE_WAKE removal); the hash in a kernel.org commit link "
               "and as the base of a later posting ('tip/sched/core at commit 000619680c37 (\"sched/fair: Remove "
               "wake_cap()\")'); an earlier tip id of the same commit, 25ac227a25ac, was rebased away"),
+    EraChange("newidle-v4.14", "newidle", (4, 14), "(earliest modelled)", "idle_balance (newidle_balance "
+              "from v5.5), add_nr_running, update_sd_lb_stats",
+              "a CPU going idle balances only if this_rq->avg_idle >= sysctl_sched_migration_cost (500 us) and "
+              "rd->overload is set; add_nr_running sets rd->overload when a runqueue reaches 2 tasks, the "
+              "root-level load balance rewrites it (a CPU with nr_running > 1)", "read",
+              evidence="newidle_balance of a v5.15.202 tree (Makefile VERSION 5 PATCHLEVEL 15; "
+              "4cko/caf_msm-5.15, kernel/sched/fair.c): 'avg_idle < sysctl_sched_migration_cost || "
+              "!READ_ONCE(rd->overload)'; add_nr_running's 'prev_nr < 2 && nr_running >= 2' in kernel/sched/sched.h "
+              "excerpts; the same test in idle_balance of v4.x Android trees"),
+    EraChange("newidle-v4.20", "newidle", (4, 20), "757ffdd705ee sched/fair: Set rq->rd->overload when misfit",
+              "update_sg_lb_stats, update_sd_lb_stats",
+              "on an asymmetric-capacity platform a misfit task (rq->misfit_task_load) also sets rd->overload at "
+              "the root-level balance, so a CPU going idle may pull while no runqueue has 2 tasks", "recalled",
+              evidence="hash 757ffdd705ee9 and subject listed with cad68e552e777 'sched/fair: Consider misfit "
+              "tasks when load-balancing' (the v4.20 misfit series) in a quoted commit list; "
+              "'*sg_status |= SG_OVERLOAD' under the SD_ASYM_CPUCAPACITY misfit test read in later fair.c excerpts; "
+              "release v4.20 recalled"),
+    EraChange("newidle-v5.16", "newidle", (5, 16), "c5b0a7eefc70 sched/fair: Remove sysctl_sched_migration_cost "
+              "condition", "newidle_balance (sched_balance_newidle from v6.10)",
+              "the early exit is '!rd->overload || (sd && avg_idle < sd->max_newidle_lb_cost)': a CPU whose "
+              "avg_idle is under 500 us balances when the root domain is overloaded (the simulator charges no "
+              "balancing time: max_newidle_lb_cost = 0); rd->overload renamed overloaded in v6.9 with the same test",
+              "verified",
+              evidence="full hash c5b0a7eefc70150caf23e37bc9d639c68c87a097 with this subject in quoted shortlogs "
+              "(with 8ea9183db4ad 'Cleanup newidle_balance') and in regression reports naming it mainline 5.16; "
+              "old form read in a v5.15.202 tree, new form in newidle_balance of a v6.1.113 tree (Makefile VERSION 6 "
+              "PATCHLEVEL 1; 0ctobot/neutrino_kernel_google_zumapro)"),
     # ------------------------------------------------------------------ schedutil
     EraChange("schedutil-v5.0", "schedutil", (5, 0), "(earliest modelled)", "get_next_freq",
               "map_util_freq: (fmax + fmax/4) util / max; RELATION_L; on a busy hold cached_raw_freq = 0"),

@@ -651,6 +651,9 @@ COVERED_ELSEWHERE = {
     "wake_cap-v4.10": "test_sim_scenarios.py::test_capacity_aware_wakeup_from_v5_7",
     "wake_cap-v4.16": "test_fork_eras.py::test_wake_slow_path_v5_6_vs_v5_7_by_hand",
     "wake_cap-v5.7": "test_fork_eras.py::test_wake_slow_path_v5_6_vs_v5_7_by_hand",
+    "newidle-v4.14": "test_sim_newidle.py::test_no_overload_no_newidle_pull",
+    "newidle-v4.20": "test_sim_newidle.py::test_misfit_sets_overload_from_v4_20",
+    "newidle-v5.16": "test_sim_newidle.py::test_newidle_v5_15_skips_on_avg_idle_v5_16_pulls",
 }
 
 @pytest.mark.parametrize("key", [r.key for r in ERA_LEDGER])

@@ -41,7 +41,7 @@ from .sim_layout import (S_CPU_TIMES, S_CPU_TIMES_W, S_CPUS, S_CPUS_N, S_GLOBALS
                          S_RQ_TASKS_W, S_TASKS, S_TASKS_N, S_WAKE_HEAP)
 
 from .sim_layout import S_CPU_SETS, S_CPU_SETS_W, S_SCRATCH, S_SCRATCH_W
-from .sim_state import POLICY_FIFO, T_POLICY
+from .sim_state import G_OVERLOAD, POLICY_FIFO, T_POLICY
 from .sim_state import (C_CURR, C_NR_CFS, C_NR_RT,
                         C_NEXT_EVENT, C_NEXT_TICK, C_NFIELDS, G_ALIVE, G_HEAP_N, G_WAKE_DIRTY, T_CPU, T_NFIELDS,
                         T_STATE, T_WAKE_AT, TS_EXITED, TS_RUNNABLE, TS_RUNNING, TS_SLEEPING)
@@ -97,10 +97,15 @@ def set_state(p, st, S):
 
 @sim_helper
 def idle_changed(c, S):
-    """CPU ``c``'s current task or queued counts were written: rewrite its bit of the idle mask."""
+    """CPU ``c``'s current task or queued counts were written: rewrite its bit of the idle mask,
+    and set the root domain's overload flag when its runqueue holds 2 or more tasks
+    (``add_nr_running``: ``prev_nr < 2 && nr_running >= 2`` sets ``rd->overload``, v3.16+; the
+    flag is cleared only by the root-level balance, so setting it at any count >= 2 is the same)."""
     o = S[S_CPUS] + c * C_NFIELDS
-    S[S[S_SCRATCH] + SC_IDLE_ROW * S[S_SCRATCH_W] + c] = \
-        1 if S[o + C_CURR] < 0 and S[o + C_NR_CFS] + S[o + C_NR_RT] == 0 else 0
+    nr = S[o + C_NR_CFS] + S[o + C_NR_RT]
+    S[S[S_SCRATCH] + SC_IDLE_ROW * S[S_SCRATCH_W] + c] = 1 if S[o + C_CURR] < 0 and nr == 0 else 0
+    if nr >= 2:
+        S[S_GLOBALS_AT + G_OVERLOAD] = 1
 
 
 @sim_helper

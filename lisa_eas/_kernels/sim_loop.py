@@ -22,7 +22,11 @@ the most waiting tasks, and a running task that does not fit its CPU moves to an
 higher capacity (misfit: moved by the stopper, after which the source CPU schedules like any
 CPU whose task left it, ``leave_cpu``). A CPU going idle does the same pull for itself
 (newidle balance), and pulls a waiting FIFO task whatever the overutilized state (rt pull);
-an idle destination is synced and leaves idle before either pull.
+an idle destination is synced and leaves idle before either pull. The newidle CFS pull passes
+the era's early exit first (``pull_one``): ``rd->overload`` (``G_OVERLOAD``, set where a
+runqueue reaches 2 tasks, ``sim_index.idle_changed``, and rewritten by each periodic pass: a
+CPU with 2 or more tasks, from v4.20 on an asymmetric platform also a running misfit task) and,
+before v5.16, the CPU's ``avg_idle`` against ``sysctl_sched_migration_cost``.
 """
 from __future__ import annotations
 
@@ -43,6 +47,8 @@ from .sim_capacity import task_fits_cpu, update_overutilized, update_thermal_avg
 from .sim_governor import apply_opp, governor_sample, governor_update, schedfreq_rt_tick
 from .sim_models import (AI_AVG_IDLE, AI_IDLE_STAMP, AI_WAKE_AVG_IDLE, AI_WAKE_STAMP, M_RECENT_ERA,
                          M_SIS_PROP_ERA, M_WAKE_CAP, M_WAKER_AT_PREV, WAKE_SLOW_V4)
+from .sim_models import M_NEWIDLE_GATE, M_OVERLOAD_MISFIT, NEWIDLE_GATE_V4_14, NEWIDLE_UNGATED
+from .sim_state import G_NEWIDLE_SKIP_AVG_IDLE, G_NEWIDLE_SKIP_OVERLOAD, G_OVERLOAD
 from .sim_wakeup import affine_target, place_idle_sibling, update_idle_cpu_scan, wake_cap, wake_slow_path
 from .sim_state import GOV_SCHEDFREQ, K_GOV
 from .sim_models import SC_RESULT
@@ -454,12 +460,31 @@ def went_idle(c, now, S, P, O):
 
 @sim_kernel
 def pull_one(dst, now, newidle, S, P, O):
-    """Pull one waiting task to the idle CPU ``dst``: rt first (always), CFS when balancing is on."""
+    """Pull one waiting task to the idle CPU ``dst``: rt first (always), CFS when balancing is on.
+
+    A newidle CFS pull first passes the era's early exit of the kernel's newidle balance
+    (``M_NEWIDLE_GATE``): ``idle_balance()`` (v3.16 - v4.x) and ``newidle_balance()`` up to v5.15
+    give up when ``this_rq->avg_idle < sysctl_sched_migration_cost || !this_rq->rd->overload``;
+    from c5b0a7eefc70 (v5.16; ``sched_balance_newidle()`` from v6.10, ``rd->overloaded`` from
+    v6.9, same test) when ``!rd->overload || avg_idle < sd->max_newidle_lb_cost``. The simulator
+    charges no time to balancing: ``max_newidle_lb_cost`` is 0, so from v5.16 the ``avg_idle``
+    test (and the per-domain ``avg_idle < curr_cost + max_newidle_lb_cost`` stop of every era)
+    never stops the pull. The rt pull (``pull_rt_task``, another kernel path) is not gated."""
     oTK = S[S_TASKS]
     oCP = S[S_CPUS]
     om = P[P_MASKS]
     mw = P[P_MASKS_W]
     ocn = S[S_CPU_SETS] + CS_COUNTS * S[S_CPU_SETS_W]
+    gated = False
+    gate = P[P[P_MODEL_PARAMS] + M_NEWIDLE_GATE]
+    if newidle and gate != NEWIDLE_UNGATED:
+        if gate == NEWIDLE_GATE_V4_14 and \
+                S[S[S_IDLE_STATS] + dst * S[S_IDLE_STATS_W] + AI_AVG_IDLE] < MAX_IDLE_BALANCE_COST:
+            S[S_GLOBALS_AT + G_NEWIDLE_SKIP_AVG_IDLE] += 1
+            gated = True
+        elif S[S_GLOBALS_AT + G_OVERLOAD] == 0:
+            S[S_GLOBALS_AT + G_NEWIDLE_SKIP_OVERLOAD] += 1
+            gated = True
     if S[ocn + CSN_WAITING] == 0:
         return      # no task waits on any runqueue: nothing either pull below could find
     best = -1
@@ -485,6 +510,8 @@ def pull_one(dst, now, newidle, S, P, O):
             exit_idle(dst, now, S, P, O)
         move_queued(best, src, dst, now, 1, not newidle, S, P, O)
         return
+    if gated:
+        return      # the newidle balance's early exit (above)
     if S[S_GLOBALS_AT + G_OVERUTIL] == 0 and S[S_CONFIG_AT + K_PLACEMENT] != PLACE_NO_EAS:
         return
     if S[ocn + CSN_WAITING] == S[ocn + CSN_WAITING_RT]:
@@ -531,6 +558,19 @@ def load_balance(now, S, P, O):
         emit_cpu_util(c, now, S, P, O)
     update_overutilized(now, False, S, P, O)
     update_idle_cpu_scan(S, P)
+    # rd->overload rewritten at the root domain (update_sd_lb_stats, before find_busiest_group's
+    # EAS out_balanced): a CPU with nr_running > 1, or (v4.20+, asymmetric) a misfit task
+    ovl = 0
+    for c in range(n):
+        if S[oCP + (c) * C_NFIELDS + C_NR_CFS] + S[oCP + (c) * C_NFIELDS + C_NR_RT] > 1:
+            ovl = 1
+            break
+        p = S[oCP + (c) * C_NFIELDS + C_CURR]
+        if P[P[P_MODEL_PARAMS] + M_OVERLOAD_MISFIT] and p >= 0 \
+                and S[oTK + (p) * T_NFIELDS + T_POLICY] == POLICY_CFS and not task_fits_cpu(p, c, S, P):
+            ovl = 1
+            break
+    S[S_GLOBALS_AT + G_OVERLOAD] = ovl
     if S[S_GLOBALS_AT + G_OVERUTIL] == 0 and S[S_CONFIG_AT + K_PLACEMENT] != PLACE_NO_EAS:
         return
     for dst in range(n):

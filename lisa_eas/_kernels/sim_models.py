@@ -88,7 +88,13 @@ M_MISFIT_UCLAMP = 41      # >0: update_misfit_status's fit takes the task's clam
                           # v5.6+: uclamp_task_util; v6.2 util_fits_cpu; v6.3+ util_fits_cpu > 0)
 M_THERMAL_SHIFT = 42      # sched_thermal_decay_shift (v5.7 - v6.9, 0..10): the thermal PELT clock is rq_clock_task >> it
 M_WAKE_CAP_UTIL_AVG = 43  # 1: wake_cap() tests task_util(p), the util_avg (before v4.20); 0: task_util_est(p)
-M_SIZE = 44
+M_NEWIDLE_GATE = 44       # the newidle balance's early exit (ledger newidle-v4.14, newidle-v5.16): NEWIDLE_*
+NEWIDLE_UNGATED = 0       # ablation (SimConfig.ablate "newidle-gate"): no gate (the simulator before it)
+NEWIDLE_GATE_V4_14 = 1    # idle_balance(): avg_idle < sysctl_sched_migration_cost || !rd->overload
+NEWIDLE_GATE_V5_16 = 2    # newidle_balance() from c5b0a7eefc70: !rd->overload || avg_idle < max_newidle_lb_cost (0 here)
+M_OVERLOAD_MISFIT = 45    # 1: a misfit task sets rd->overload at the root-level balance (v4.20+, 757ffdd705ee; asymmetric
+                          # capacities only: update_misfit_status needs sched_asym_cpucapacity)
+M_SIZE = 46
 
 # thermal cap schedule rows (static slot THERMAL): from TH_TIME on, perf domain TH_PD runs at most
 # at OPP TH_OPP and its CPUs' thermal pressure is TH_PRESSURE (capacity_orig minus the capacity of

@@ -114,7 +114,12 @@ G_ALIVE = 9            # tasks not exited
 G_HEAP_N = 10          # sleeping tasks in the wake-up heap (its top is the earliest wake-up)
 G_WAKE_CAP = 11        # wake-ups through the find_idlest_cpu() slow path (sim_wakeup.wake_slow_path, v4.16 -
                        # v5.6), or without SD_BALANCE_WAKE the wake_cap() wake-ups kept on the fast path
-G_NFIELDS = 12
+G_OVERLOAD = 12         # rd->overload (v3.16+): set when a runqueue reaches 2 runnable tasks (add_nr_running), rewritten
+                       # by each root-level load balance (update_sd_lb_stats: a CPU with nr_running > 1; v4.20+ also
+                       # a misfit task); read by the newidle balance's gate (sim_loop.pull_one)
+G_NEWIDLE_SKIP_AVG_IDLE = 13   # newidle balances the gate stopped on avg_idle < sysctl_sched_migration_cost (< v5.16)
+G_NEWIDLE_SKIP_OVERLOAD = 14   # ... on !rd->overload
+G_NFIELDS = 15
 
 # ---------------------------------------------------------------- output events ev[n, :]
 E_TIME = 0

@@ -263,6 +263,10 @@ def simulate(platform, workload, *, config: SimConfig | None = None):
                       "deadline, request slice; 147f3efaa241 sched/fair: Implement an EEVDF-like scheduling policy, "
                       "v6.6); the simulator picks and preempts by vruntime as CFS did up to v6.5, so the order, "
                       "slack and wake-up latency of CFS tasks sharing a CPU are pre-EEVDF")
+    if era_t >= (5, 16) and "newidle-gate" not in config.ablate:
+        approx.append("newidle balance: no time is charged to balancing, so sd->max_newidle_lb_cost is 0 and the "
+                      "avg_idle tests of newidle_balance() (c5b0a7eefc70, v5.16+) never stop a pull; only "
+                      "!rd->overload does")
     if until_exit and raw.t_end >= t_end:
         approx.append(f"the tasks had not all exited after {_UNBOUNDED_CAP_S:.0f} s; the run was stopped there")
     has_power = all(d.has_power for d in plat.perf_domains)
@@ -276,6 +280,8 @@ def simulate(platform, workload, *, config: SimConfig | None = None):
         "output_wall_s": output_wall, "platform_model": platform_model,
         "sis_stats": sis_stats_dict(raw.sis_stats) if raw.sis_stats is not None else None,
     }
+    if any(raw.newidle_skipped):    # newidle balances stopped by the era's early exit (sim_loop.pull_one)
+        meta["newidle_skipped"] = {"avg_idle": raw.newidle_skipped[0], "overload": raw.newidle_skipped[1]}
     if energy is not None:      # the meter needs the cpu_frequency / cpu_idle timeline: full output only
         energy["meter"] = (_meter_or_none(frames, meta, plat) if not summary and "cpu_frequency" in frames
                            else None)

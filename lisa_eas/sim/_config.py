@@ -14,7 +14,7 @@ __all__ = ["GOVERNORS", "PLACEMENTS", "SIS_MODES", "SimConfig"]
 PLACEMENTS = ("eas", "eas-v5.0", "no-eas")
 #: Causes an ablation experiment can switch off (``SimConfig.ablate``).
 ABLATIONS = ("eas-overutilized", "sis-prop-wake-avg-idle", "resume-waker", "pelt-attach-reset", "fork-placement",
-             "wake-slow-path", "parent-load-nice0")
+             "wake-slow-path", "parent-load-nice0", "newidle-gate")
 SIS_MODES = ("util", "prop")
 #: what ``simulate`` returns: every table, or the rt-app log and the metadata (sweeps)
 OUTPUTS = ("full", "summary")
@@ -148,7 +148,10 @@ class SimConfig:
         prev (as a kernel without SD_BALANCE_WAKE, e.g. mainline arm64 before v4.20) instead of
         ``find_idlest_cpu`` (ledger wake_cap-v4.16); ``"parent-load-nice0"``: rt-app's main thread
         forks with a runnable load of exactly 1024 instead of the value the era's PELT arithmetic
-        gives it (``lisa_eas.sim._engine.parent_load``; 1023 at HZ=250 from v4.15).
+        gives it (``lisa_eas.sim._engine.parent_load``; 1023 at HZ=250 from v4.15);
+        ``"newidle-gate"``: a CPU going idle tries the newidle CFS pull whatever its ``avg_idle``
+        and ``rd->overload`` (no early exit of ``idle_balance()`` / ``newidle_balance()``; ledger
+        newidle-v4.14, newidle-v5.16), as the simulator did before it modelled that gate.
     stats_from_s : float
         Simulated time from which the idle-search statistics (``metadata["sis_stats"]``) are
         counted (default 0: the whole run); a warm-up before it is left out.

@@ -41,6 +41,7 @@ class RawRun:
     wake_cap_wakeups: int = 0   # wake-ups through the find_idlest_cpu() slow path (or, without it, wake_cap() true)
     output: object = None       # the _Output the tables live in (``release_output``)
     sis_stats: np.ndarray | None = None   # the idle-search statistics (sim_state SS_*)
+    newidle_skipped: tuple = (0, 0)       # newidle balances the gate stopped: (on avg_idle, on !rd->overload)
 
 
 def _cfs_factor(nr_cpus: int) -> int:
@@ -347,6 +348,11 @@ def _model_params(platform: Platform, config: SimConfig, em_mode: int, cpu_capma
     mp[sm.M_SIS_PROP_ERA] = 2 if era >= (5, 14) else 1 if era >= (5, 7) else 0
     if "sis-prop-wake-avg-idle" in config.ablate and era >= (5, 14):
         mp[sm.M_SIS_PROP_ERA] = 1           # ablation: the v5.7 - v5.13 depth (avg_idle / 512, no aging)
+    # the newidle balance's early exit (ledger newidle-v4.14, newidle-v5.16; ablation "newidle-gate": none)
+    # and the misfit term of rd->overload at the root-level balance (ledger newidle-v4.20)
+    mp[sm.M_NEWIDLE_GATE] = (sm.NEWIDLE_UNGATED if "newidle-gate" in config.ablate
+                             else sm.NEWIDLE_GATE_V5_16 if era >= (5, 16) else sm.NEWIDLE_GATE_V4_14)
+    mp[sm.M_OVERLOAD_MISFIT] = int(asym and era >= (4, 20))
     mp[sm.M_WAKER_AT_PREV] = int("resume-waker" in config.ablate)
     mp[sm.M_ATTACH_KEEPS_SUM] = int("pelt-attach-reset" in config.ablate)
     mp[sm.M_RECENT_ERA] = 2 if era >= (5, 15) else 1 if era >= (4, 16) else 0
@@ -808,4 +814,5 @@ def run_loop(S, P, O, margin, loop=None, *, known_end: bool = False) -> RawRun:
     return RawRun(events=events, activations=activations, eas=eas, res_busy=view(S, L.S_RES_BUSY // 4).copy(),
                   res_idle=view(S, L.S_RES_IDLE // 4).copy(), t_end=int(G[ss.G_NOW]), iterations=int(G[ss.G_ITER]),
                   wake_cap_wakeups=int(G[ss.G_WAKE_CAP]), output=out,
-                  sis_stats=view(S, L.S_SIS_STATS // 4).copy())
+                  sis_stats=view(S, L.S_SIS_STATS // 4).copy(),
+                  newidle_skipped=(int(G[ss.G_NEWIDLE_SKIP_AVG_IDLE]), int(G[ss.G_NEWIDLE_SKIP_OVERLOAD])))
