@@ -378,7 +378,8 @@ ERA_LEDGER: tuple[EraChange, ...] = (
               evidence="newidle_balance of a v5.15.202 tree (Makefile VERSION 5 PATCHLEVEL 15; "
               "4cko/caf_msm-5.15, kernel/sched/fair.c): 'avg_idle < sysctl_sched_migration_cost || "
               "!READ_ONCE(rd->overload)'; add_nr_running's 'prev_nr < 2 && nr_running >= 2' in kernel/sched/sched.h "
-              "excerpts; the same test in idle_balance of v4.x Android trees"),
+              "excerpts; the same test in idle_balance as quoted from v4.14.14's kernel/sched/fair.c (elixir) "
+              "and in v4.19 trees"),
     EraChange("newidle-v4.20", "newidle", (4, 20), "757ffdd705ee sched/fair: Set rq->rd->overload when misfit",
               "update_sg_lb_stats, update_sd_lb_stats",
               "on an asymmetric-capacity platform a misfit task (rq->misfit_task_load) also sets rd->overload at "

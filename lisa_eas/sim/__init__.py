@@ -59,8 +59,10 @@ Scheduling model
   pulls one waiting CFS task from the runqueue with the most waiting tasks, and a running
   task that does not fit its CPU moves to an idle bigger CPU (misfit; as the kernel's active
   balance, the source CPU then schedules and goes idle the normal way). A CPU about to idle
-  pulls the same way (newidle), and pulls waiting FIFO tasks regardless; an idle CPU that
-  pulls leaves its idle state first (``cpu_idle`` exit, ``avg_idle``).
+  pulls the same way (newidle), past the era's early exit (``rd->overload``, set at 2 tasks on
+  a runqueue and rewritten at each pass; before v5.16 also ``avg_idle`` >= 500 us; ledger
+  ``newidle-*``, counted in ``metadata["newidle_skipped"]``), and pulls waiting FIFO tasks
+  regardless; an idle CPU that pulls leaves its idle state first (``cpu_idle`` exit, ``avg_idle``).
 * **PELT / util_est** per task and per runqueue with the issue-3 kernels, against each
   runqueue's PELT clock (v5.1+: ``update_rq_clock_pelt``, and ``update_idle_rq_clock_pelt``
   at idle entry: a saturated CPU's lost idle time is subtracted; <= v5.0: delta scaling).
