@@ -218,6 +218,9 @@ def _differences(fast, ref, nc):
                                lambda r: r.tolist())]
     if fast.t_end != ref.t_end:
         diffs.append(f"t_end: numba {fast.t_end}, reference {ref.t_end}")
+    if fast.newidle_skipped != ref.newidle_skipped:
+        diffs.append(f"newidle balances stopped (avg_idle, !overload): numba {fast.newidle_skipped}, "
+                     f"reference {ref.newidle_skipped}")
     return [d for d in diffs if d]
 
 

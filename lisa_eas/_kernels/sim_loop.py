@@ -475,17 +475,17 @@ def pull_one(dst, now, newidle, S, P, O):
     om = P[P_MASKS]
     mw = P[P_MASKS_W]
     ocn = S[S_CPU_SETS] + CS_COUNTS * S[S_CPU_SETS_W]
-    gated = False
+    stop = -1       # the global counting the newidle balance's early exit, -1: it goes on
     gate = P[P[P_MODEL_PARAMS] + M_NEWIDLE_GATE]
     if newidle and gate != NEWIDLE_UNGATED:
         if gate == NEWIDLE_GATE_V4_14 and \
                 S[S[S_IDLE_STATS] + dst * S[S_IDLE_STATS_W] + AI_AVG_IDLE] < MAX_IDLE_BALANCE_COST:
-            S[S_GLOBALS_AT + G_NEWIDLE_SKIP_AVG_IDLE] += 1
-            gated = True
+            stop = G_NEWIDLE_SKIP_AVG_IDLE
         elif S[S_GLOBALS_AT + G_OVERLOAD] == 0:
-            S[S_GLOBALS_AT + G_NEWIDLE_SKIP_OVERLOAD] += 1
-            gated = True
+            stop = G_NEWIDLE_SKIP_OVERLOAD
     if S[ocn + CSN_WAITING] == 0:
+        if stop >= 0:
+            S[S_GLOBALS_AT + stop] += 1
         return      # no task waits on any runqueue: nothing either pull below could find
     best = -1
     best_prio = 0
@@ -510,8 +510,9 @@ def pull_one(dst, now, newidle, S, P, O):
             exit_idle(dst, now, S, P, O)
         move_queued(best, src, dst, now, 1, not newidle, S, P, O)
         return
-    if gated:
-        return      # the newidle balance's early exit (above)
+    if stop >= 0:
+        S[S_GLOBALS_AT + stop] += 1
+        return      # the newidle balance's early exit (above), counted when no rt task was pulled
     if S[S_GLOBALS_AT + G_OVERUTIL] == 0 and S[S_CONFIG_AT + K_PLACEMENT] != PLACE_NO_EAS:
         return
     if S[ocn + CSN_WAITING] == S[ocn + CSN_WAITING_RT]:

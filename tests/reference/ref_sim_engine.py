@@ -75,7 +75,7 @@ def run_reference(platform, compiled, config, t_end_ns, deviations=()):
                   eas=np.array(sim.eas_log, np.int64).reshape(-1, width),
                   res_busy=np.array([c.res_busy for c in sim.cpus], np.int64),
                   res_idle=np.array([c.res_idle for c in sim.cpus], np.int64),
-                  t_end=sim.now, iterations=0)
+                  t_end=sim.now, iterations=0, newidle_skipped=tuple(sim.newidle_stopped))
 
 
 def _cpufreq_inefficient(pd, config):
@@ -105,6 +105,8 @@ class Simulation(Scheduler):
         self.t_end = t_end
         self.done = False
         self.overutilized = False
+        self.rd_overload = False         # root_domain->overload (0 at boot)
+        self.newidle_stopped = [0, 0]    # newidle balances that gave up: on avg_idle, on !overload
         self.enq_seq = 0
         self.next_balance = prm.balance_ns
         self.timers = {}                 # timer slot -> next absolute expiry

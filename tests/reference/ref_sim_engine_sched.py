@@ -312,6 +312,7 @@ class Scheduler:
         if p.policy == FIFO:
             p.state = RUNNABLE
             c.nr_rt += 1
+            self.add_nr_running(c)
             return
         if migrated:
             self.attach_avg(p, c)                        # DO_ATTACH
@@ -319,6 +320,7 @@ class Scheduler:
         p.vruntime = max(p.vruntime, c.min_vruntime - (self.prm.latency_ns >> 1))   # place_entity
         p.state = RUNNABLE                               # se->on_rq = 1
         c.nr_cfs += 1
+        self.add_nr_running(c)
         c.ue_sum += self.task_util_est(p)
         p.ue_cpu = c.idx
 
@@ -723,11 +725,13 @@ class Scheduler:
             p.cpu = dst.idx
             self.attach_avg(p, dst)
             dst.nr_cfs += 1
+            self.add_nr_running(dst)
             dst.ue_sum += est
             p.ue_cpu = dst.idx
         else:
             src.nr_rt -= 1
             dst.nr_rt += 1
+            self.add_nr_running(dst)
             p.cpu = dst.idx
         self.emit(now, ss.EV_MIGRATE, dst.idx, p.idx, src.idx, reason)
         if running:                      # the stopper moved it: src then schedules by itself
@@ -750,6 +754,8 @@ class Scheduler:
                     self.exit_idle(dst, now)
                 self.move_queued(best, src, dst, now, 1, not newidle)
                 return
+        if newidle and self.newidle_gives_up(dst):
+            return
         if not self.overutilized and self.prm.placement != "no-eas":
             return
 
@@ -767,6 +773,29 @@ class Scheduler:
         if dst.idle_state >= 0:
             self.exit_idle(dst, now)
         self.move_queued(p, src, dst, now, 1, not newidle)
+
+    def add_nr_running(self, c):
+        """``add_nr_running()`` (sched.h): a runqueue going from 1 to 2 tasks (one added at a time
+        here) marks the root domain overloaded."""
+        if c.nr_cfs + c.nr_rt == 2:
+            self.rd_overload = True
+
+    def newidle_gives_up(self, dst):
+        """The early exit of ``idle_balance()`` / ``newidle_balance()`` for CPU ``dst`` (counted).
+
+        Before c5b0a7eefc70 (v5.16): ``avg_idle < sysctl_sched_migration_cost || !rd->overload``;
+        from it: ``!rd->overload || avg_idle < sd->max_newidle_lb_cost``, that cost being 0 here
+        (balancing takes no simulated time), so only the overload test remains."""
+        v = self.prm.newidle_version
+        if v is None:                                  # ablation "newidle-gate"
+            return False
+        if v < (5, 16) and dst.avg_idle < MIGRATION_COST_NS:
+            self.newidle_stopped[0] += 1
+            return True
+        if not self.rd_overload:
+            self.newidle_stopped[1] += 1
+            return True
+        return False
 
     def update_overutilized(self, now, set_only):
         ou = False
@@ -791,6 +820,12 @@ class Scheduler:
             llc = [j for j in self.cpus if j.llc == c.llc]
             c.nr_idle_scan = ref_sis.nr_idle_scan(sum(self.cpu_util(j) for j in llc), len(llc),
                                                   self.prm.imbalance_pct)
+        # update_sd_lb_stats at the root domain rewrites rd->overload (SG_OVERLOAD): a runqueue
+        # with more than one task or, v4.20+ on asymmetric capacities, a misfit running task
+        self.rd_overload = any(c.nr_cfs + c.nr_rt > 1 for c in self.cpus) or (
+            self.prm.misfit_overloads and any(
+                c.curr is not None and c.curr.policy == CFS
+                and self.task_util(c.curr) * 1280 >= self.capacity_of(c) * 1024 for c in self.cpus))
         if not self.overutilized and self.prm.placement != "no-eas":
             return
         for dst in self.cpus:

@@ -215,6 +215,11 @@ class RunParams:
     # v4.19, mainline v4.20 - v5.6): 0 none, 1 the v4.x find_idlest_group, 2 the v5.5 one
     wake_slow: int = 0
     wake_cap_util_avg: bool = False      # wake_cap() on task_util(p) (before v4.20), else task_util_est
+    # the newidle balance's early exit, the kernel version of idle_balance() / newidle_balance()
+    # (None: no early exit, the ablation "newidle-gate"); a misfit task marks the root domain
+    # overloaded at the root-level balance (v4.20+, sched_asym_cpucapacity only)
+    newidle_version: tuple | None = (5, 4)
+    misfit_overloads: bool = False
 
 
 def run_params(platform, config) -> RunParams:
@@ -255,4 +260,6 @@ def run_params(platform, config) -> RunParams:
         sis_prop_version=era, recent_version=era,
         wake_slow=0 if (not (4, 16) <= era < (5, 7) or "wake-slow-path" in config.ablate
                         or len({d.cpu_capacity_max for d in platform.perf_domains}) < 2) else (2 if era >= (5, 5) else 1),
-        wake_cap_util_avg=era < (4, 20))
+        wake_cap_util_avg=era < (4, 20),
+        newidle_version=None if "newidle-gate" in config.ablate else era,
+        misfit_overloads=era >= (4, 20) and len({d.cpu_capacity_max for d in platform.perf_domains}) > 1)
