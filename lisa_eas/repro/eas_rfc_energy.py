@@ -25,7 +25,9 @@ does not fit its previous CPU's cluster sent by ``wake_cap()`` to ``find_idlest_
 wake_cap-v4.16, since the posting's base kernel set SD_ASYM_CPUCAPACITY at DIE; or kept on the
 fast path on prev: ``SimConfig.ablate`` "wake-slow-path", both runs of a row) and the parent's load
 at the fork balance (the era's PELT arithmetic, 1023, or exactly 1024: ``SimConfig.ablate``
-"parent-load-nice0", both runs of a row).
+"parent-load-nice0", both runs of a row) and the newidle balance's early exit (era v4.17:
+``avg_idle < sysctl_sched_migration_cost || !rd->overload``, ledger newidle-v4.14; or none:
+``SimConfig.ablate`` "newidle-gate", both runs of a row).
 """
 from __future__ import annotations
 
@@ -62,7 +64,10 @@ ABLATE_SLOW = "+wake-slow-path"
 #: The ablation of the parent's load at the fork balance: both runs of a row fork the threads from
 #: a main thread of runnable load exactly 1024 (``SimConfig.ablate`` "parent-load-nice0").
 ABLATE_PARENT = "+parent-load-nice0"
-_SUFFIXES = (ABLATE_OU, ABLATE_FORK, ABLATE_SLOW, ABLATE_PARENT)
+#: The ablation of the newidle balance's early exit: both runs of a row let a CPU going idle try
+#: the pull whatever its avg_idle and rd->overload (``SimConfig.ablate`` "newidle-gate").
+ABLATE_NEWIDLE = "+newidle-gate"
+_SUFFIXES = (ABLATE_OU, ABLATE_FORK, ABLATE_SLOW, ABLATE_PARENT, ABLATE_NEWIDLE)
 
 
 def simulate_energy(job: tuple) -> dict:
@@ -124,14 +129,15 @@ def _delta(off: dict, on: dict, key: str = "energy") -> float:
 
 
 def ablations(sims: dict, ablate: dict, ablate_ou: dict, ablate_fork: dict, ablate_slow: dict,
-              ablate_parent: dict) -> list[dict]:
+              ablate_parent: dict, ablate_newidle: dict) -> list[dict]:
     """One row per published row and cause switched: the reproduced saving with the meter (as
     checked), with the EM estimate instead of the meter (same runs), with the merged v5.0 EAS
     rule instead of the RFC v2 one (same kernel, meter energy), with the RFC v2 wake-up used
     even while the system is overutilized (the tipping point switched off), with both runs'
     threads started on their CPUs in turn instead of by the fork balance, with both runs
     keeping wake_cap()'s wake-ups on the fast path (no find_idlest_cpu slow path), and with both
-    runs forking from a parent of runnable load exactly 1024."""
+    runs forking from a parent of runnable load exactly 1024, and with both runs' newidle balance
+    ungated."""
     out = []
     for (b, n, p), off in sims.items():
         if p != "no-eas":
@@ -154,6 +160,8 @@ def ablations(sims: dict, ablate: dict, ablate_ou: dict, ablate_fork: dict, abla
                                                       ablate_parent[(b, n, "eas")]), 2),
                     "saving_j_parent_1024": round((ablate_parent[(b, n, "no-eas")]["energy"]
                                                    - ablate_parent[(b, n, "eas")]["energy"]) * 1e-3, 2),
+                    "meter_no_newidle_gate": round(_delta(ablate_newidle[(b, n, "no-eas")],
+                                                          ablate_newidle[(b, n, "eas")]), 2),
                     "saving_j_meter": round((off["energy"] - on["energy"]) * 1e-3, 2),
                     "saving_j_em": round((off["energy_em"] - on["energy_em"]) * 1e-3, 2)})
     return sorted(out, key=lambda r: (r["board"], r["tasks"]))
@@ -164,7 +172,8 @@ def run(sweep: Sweep) -> ExperimentResult:
     jobs = [(b, n, p, ERA) for b in BOARDS for n in TASKS
             for p in ("no-eas", "eas", ABLATE_PLACEMENT, "eas" + ABLATE_OU, "no-eas" + ABLATE_FORK,
                       "eas" + ABLATE_FORK, "no-eas" + ABLATE_SLOW, "eas" + ABLATE_SLOW,
-                      "no-eas" + ABLATE_PARENT, "eas" + ABLATE_PARENT)]
+                      "no-eas" + ABLATE_PARENT, "eas" + ABLATE_PARENT, "no-eas" + ABLATE_NEWIDLE,
+                      "eas" + ABLATE_NEWIDLE)]
     every = sweep.map(simulate_energy, jobs, warm=warm_up_simulator)
     sims = {(r["board"], r["tasks"], r["placement"]): r for r in every
             if r["placement"] in ("no-eas", "eas") and not r["config"]["ablate"]}
@@ -176,8 +185,10 @@ def run(sweep: Sweep) -> ExperimentResult:
                    if "wake-slow-path" in r["config"]["ablate"]}
     ablate_parent = {(r["board"], r["tasks"], r["config"]["placement"]): r for r in every
                      if "parent-load-nice0" in r["config"]["ablate"]}
+    ablate_newidle = {(r["board"], r["tasks"], r["config"]["placement"]): r for r in every
+                      if "newidle-gate" in r["config"]["ablate"]}
     abl = {(a["board"], a["tasks"]): a
-           for a in ablations(sims, ablate, ablate_ou, ablate_fork, ablate_slow, ablate_parent)}
+           for a in ablations(sims, ablate, ablate_ou, ablate_fork, ablate_slow, ablate_parent, ablate_newidle)}
     rows = []
     for _, p in pub.iterrows():
         b, n = p["board"], int(p["tasks"])
@@ -206,6 +217,7 @@ def run(sweep: Sweep) -> ExperimentResult:
                      "ablation_no_fork_placement_delta_pct": abl[(b, n)]["meter_no_fork_placement"],
                      "ablation_no_slow_path_delta_pct": abl[(b, n)]["meter_no_slow_path"],
                      "ablation_parent_load_1024_delta_pct": abl[(b, n)]["meter_parent_1024"],
+                     "ablation_no_newidle_gate_delta_pct": abl[(b, n)]["meter_no_newidle_gate"],
                      "energy_unit": off["unit"]})
     checks = []
     # Sign: only rows whose published saving exceeds its own run-to-run spread (RSD) have a
@@ -256,7 +268,9 @@ def run(sweep: Sweep) -> ExperimentResult:
                 + " %; with wake_cap()'s wake-ups kept on the fast path (no slow path): "
                 + ", ".join(f"{r['ablation_no_slow_path_delta_pct']:+.1f}" for r in br)
                 + " %; with the parent forking at exactly 1024: "
-                + ", ".join(f"{r['ablation_parent_load_1024_delta_pct']:+.1f}" for r in br) + " %"))
+                + ", ".join(f"{r['ablation_parent_load_1024_delta_pct']:+.1f}" for r in br)
+                + " %; with the newidle balance ungated: "
+                + ", ".join(f"{r['ablation_no_newidle_gate_delta_pct']:+.1f}" for r in br) + " %"))
     juno = [r for r in rows if r["board"] == "juno_r0"]
     mad = sum(abs(r["reproduced_delta_pct"] - r["published_delta_pct"]) for r in juno) / len(juno)
     mad_em = sum(abs(r["ablation_em_estimate_delta_pct"] - r["published_delta_pct"]) for r in juno) / len(juno)
@@ -338,8 +352,9 @@ def run(sweep: Sweep) -> ExperimentResult:
                     f"{a['em_estimate_rfc_v2']:+.1f}, v5.0 rule {a['meter_v5_0_rule']:+.1f}, no tipping point "
                     f"{a['meter_no_tipping_point']:+.1f}, threads started in turn {a['meter_no_fork_placement']:+.1f}, "
                     f"no wake-up slow path {a['meter_no_slow_path']:+.1f}, parent at 1024 "
-                    f"{a['meter_parent_1024']:+.1f}"
-                    for a in ablations(sims, ablate, ablate_ou, ablate_fork, ablate_slow, ablate_parent))
+                    f"{a['meter_parent_1024']:+.1f}, newidle ungated {a['meter_no_newidle_gate']:+.1f}"
+                    for a in ablations(sims, ablate, ablate_ou, ablate_fork, ablate_slow, ablate_parent,
+                                       ablate_newidle))
         + ". Cluster power-down time (s) without / with EAS: "
         + "; ".join(f"{r['board']} N={r['tasks']}: {r['cluster_down_s_without']} / {r['cluster_down_s_with']}"
                     for r in rows) + ".",
