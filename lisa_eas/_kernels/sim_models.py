@@ -88,7 +88,8 @@ M_MISFIT_UCLAMP = 41      # >0: update_misfit_status's fit takes the task's clam
                           # v5.6+: uclamp_task_util; v6.2 util_fits_cpu; v6.3+ util_fits_cpu > 0)
 M_THERMAL_SHIFT = 42      # sched_thermal_decay_shift (v5.7 - v6.9, 0..10): the thermal PELT clock is rq_clock_task >> it
 M_WAKE_CAP_UTIL_AVG = 43  # 1: wake_cap() tests task_util(p), the util_avg (before v4.20); 0: task_util_est(p)
-M_SIZE = 44
+M_OD_LONG_IDLE = 44       # ondemand's long-idle test, governors.OD_LONG_IDLE_* (ledger ondemand-v4.14, ondemand-v4.18)
+M_SIZE = 45
 
 # thermal cap schedule rows (static slot THERMAL): from TH_TIME on, perf domain TH_PD runs at most
 # at OPP TH_OPP and its CPUs' thermal pressure is TH_PRESSURE (capacity_orig minus the capacity of

@@ -215,6 +215,7 @@ class RunParams:
     # v4.19, mainline v4.20 - v5.6): 0 none, 1 the v4.x find_idlest_group, 2 the v5.5 one
     wake_slow: int = 0
     wake_cap_util_avg: bool = False      # wake_cap() on task_util(p) (before v4.20), else task_util_est
+    od_version: tuple = (5, 4)           # ondemand's dbs_update long-idle test: v4.17 elapsed, v4.18+ idle time
 
 
 def run_params(platform, config) -> RunParams:
@@ -255,4 +256,6 @@ def run_params(platform, config) -> RunParams:
         sis_prop_version=era, recent_version=era,
         wake_slow=0 if (not (4, 16) <= era < (5, 7) or "wake-slow-path" in config.ablate
                         or len({d.cpu_capacity_max for d in platform.perf_domains}) < 2) else (2 if era >= (5, 5) else 1),
-        wake_cap_util_avg=era < (4, 20))
+        wake_cap_util_avg=era < (4, 20),
+        # the long_idle_test tunable: 0 the era's test, 1 the elapsed time (as v4.17), 2 the idle time (v4.18)
+        od_version={0: era, 1: (4, 17), 2: (4, 18)}[config.tunable("long_idle_test")] if gov == "ondemand" else era)
