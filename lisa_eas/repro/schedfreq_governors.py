@@ -199,7 +199,12 @@ def _on_off_experiments(sims: dict, rows: list, govs) -> list[str]:
                "7592019634f8) instead of the 2016 kernels' time since the last sample, so a sample the RT task "
                "delayed computes its window's load instead of reusing the previous one "
                f"(rep_ondemand_long_idle_on_idle_time_*): rho {rho['ondemand_long_idle_on_idle_time']:.3f}, "
-               f"{sum(r['rep_ondemand_long_idle_on_idle_time_or'] for r in pe)} overruns.")
+               f"{sum(r['rep_ondemand_long_idle_on_idle_time_or'] for r in pe)} overruns, "
+               f"{sum(r['rep_ondemand_long_idle_on_idle_time_oh'] != r['rep_ondemand_oh'] for r in pe)} of the 16 OH "
+               "changed (a sample the RT task delayed either never runs, the task never blocking, or runs when "
+               "it blocks, over a window that spans the idle period the sample was held through: under two "
+               "sampling periods in all (1 ms busy, 10 ms idle) or holding more than two periods of idle, so "
+               "both tests agree).")
     out.append("Exynos 5800 RT ondemand, the cause: in cases " + ", ".join(map(str, hog)) + " the first activation "
                "overruns its period at the lowest OPP the idle simulated policy starts at; the SCHED_FIFO task then "
                "never blocks (rt-app's absolute timer is already past), ondemand's work item, a SCHED_NORMAL "
