@@ -71,6 +71,11 @@ def test_kernels_match_twin(data):
     want = ref_governors.ondemand(grid.tolist(), busy.tolist(), int(grid[0]), t_end, F, od.sampling_rate_us,
                                   od.up_threshold, od.sampling_down_factor)
     assert list(zip(got.index, got.freq_khz, got.load)) == want
+    # v4.17: the long-idle test on the time elapsed (never true on this free-running grid either)
+    got = ondemand(grid, busy, F, od, t_end=t_end, era="v4.17")
+    want = ref_governors.ondemand(grid.tolist(), busy.tolist(), int(grid[0]), t_end, F, od.sampling_rate_us,
+                                  od.up_threshold, od.sampling_down_factor, (4, 17))
+    assert list(zip(got.index, got.freq_khz, got.load)) == want
     # v5.16+: RELATION_CE over the OPPs an EM cost table leaves efficient (some costs drawn flat or falling)
     costs = sorted(data.draw(st.lists(st.integers(1, 100), min_size=len(F), max_size=len(F))))
     costs = [c if not data.draw(st.booleans()) else costs[-1] - c for c in costs]

@@ -203,7 +203,7 @@ def _on_off_experiments(sims: dict, rows: list, govs) -> list[str]:
                f"{sum(r['rep_ondemand_long_idle_on_idle_time_oh'] != r['rep_ondemand_oh'] for r in pe)} of the 16 OH "
                "changed (a sample the RT task delayed either never runs, the task never blocking, or runs when "
                "it blocks, over a window that spans the idle period the sample was held through: under two "
-               "sampling periods in all (1 ms busy, 10 ms idle) or holding more than two periods of idle, so "
+               "sampling periods in all (case 3: 1 ms busy, 10 ms idle) or holding more than two periods of idle, so "
                "both tests agree).")
     out.append("Exynos 5800 RT ondemand, the cause: in cases " + ", ".join(map(str, hog)) + " the first activation "
                "overruns its period at the lowest OPP the idle simulated policy starts at; the SCHED_FIFO task then "
