@@ -446,8 +446,32 @@ ERA_LEDGER: tuple[EraChange, ...] = (
               evidence="the patch read (linux-pm, Jul 2024); listed in the pm pull with 'x86/sched: Add basic "
               "support for CPU capacity scaling'; a 2025 report says the rule changed 'on 6.12'"),
     # ------------------------------------------------------------------ ondemand
-    EraChange("ondemand-v4.14", "ondemand", (4, 14), "(earliest modelled)", "od_update",
-              "freq_next = min + load (max - min) / 100, RELATION_C"),
+    EraChange("ondemand-v4.14", "ondemand", (4, 14), "(earliest modelled)", "od_update, dbs_update",
+              "freq_next = min + load (max - min) / 100, RELATION_C; a CPU's previous load is reused once "
+              "(then cleared) when the time elapsed since its last sample exceeds 2 x sampling_rate x rate_mult "
+              "(18b46abd0009 cpufreq: governor: Be friendly towards latency-sensitive bursty workloads, v3.17): "
+              "a late sample of a CPU kept busy, e.g. by an RT task starving the sample's kworker, takes that "
+              "load instead of the window's", "recalled",
+              evidence="v4.5 (torvalds/linux stored tree: dbs_check_cpu, gov_add_timers) tests "
+              "'wall_time > (2 * sampling_rate) && j_cdbs->prev_load', skipping a CPU whose wall_time is 0 or "
+              "below its idle_time; v4.9.227 and v4.14 (models.md: 'v4.14.0 tested the elapsed time') "
+              "dbs_update test 'time_elapsed > 2 * sampling_rate' after 9485e4ca0b48 (cpufreq: governor: Fix "
+              "handling of special cases in dbs_update(), v4.6/v4.7: time_elapsed 0 -> prev_load, negative "
+              "idle_time -> load 100; neither reachable with exact idle accounting, not modelled); the hash and "
+              "release of 18b46abd0009 are recalled (not re-read)"),
+    EraChange("ondemand-v4.18", "ondemand", (4, 18), "7592019634f8 cpufreq: governors: Fix long idle detection "
+              "logic in load calculation", "dbs_update",
+              "the long-idle test compares the CPU's idle time in the window ((int)idle_time > 2 x sampling_rate "
+              "x rate_mult), not the time elapsed: a late sample of a busy CPU computes its load (100 % when "
+              "never idle)", "recalled",
+              evidence="the hash, subject and 'introduced a comparison between idle_time and sampling_rate to "
+              "detect a long idle interval' read in the Fixes: text of 3698dd6b139d (cpufreq: governor: Fix "
+              "negative idle_time handling in dbs_update(), Jie Zhan, linux-pm Feb 2025; 6.14-stable review of "
+              "8 Apr 2025, so v6.15), whose pre-image is '(int)idle_time > 2 * sampling_rate'; an Android "
+              "msm-4.14 tree carries the idle-time form (a stable backport), v4.9.227 does not; the release "
+              "(v4.18, June 2018) is recalled, not read in a tagged tree. 3698dd6b139d (v6.15) clamps a "
+              "negative idle_time to 0 and drops the 'load = (int)idle_time < 0 ? 100 : 0' case: no change "
+              "with exact idle accounting, not a row"),
     EraChange("ondemand-v5.16", "ondemand", (5, 16), "1f39fa0dccff cpufreq: Introducing CPUFREQ_RELATION_E",
               "od_update", "RELATION_CE: the closest efficient OPP"),
     # ------------------------------------------------------------------ optional decision inputs (issue 17)

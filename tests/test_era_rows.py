@@ -559,6 +559,51 @@ def test_ondemand_v4_14_od_update_and_no_earlier_era():
         run(6_000_000, "v4.13")
 
 
+def test_ondemand_v4_17_reuses_prev_load_after_a_late_busy_sample_v4_18_computes_it():
+    """drivers/cpufreq/cpufreq_governor.c dbs_update (v4.17; v4.5 dbs_check_cpu alike) vs v4.18
+    (7592019634f8). Per CPU: time_elapsed = now - prev_update_time, idle_time = idle now - idle
+    then; if time_elapsed is 0 the previous load; else if the long-idle test holds and prev_load
+    is set: load = prev_load, prev_load = 0; else load = 100 * (time_elapsed - idle_time) /
+    time_elapsed, prev_load = load. v4.17 tests time_elapsed > 2 * sampling_rate, v4.18
+    (int)idle_time > 2 * sampling_rate (sampling_rate = 10000 us x rate_mult 1). od_update: load >
+    up_threshold 95 -> policy->max; else min + load * (max - min) / 100, RELATION_C.
+    tc2 LITTLE (350000, 400000, 500000 ... 1000000 kHz), one CPU, governor started at 0.
+    Sample 1 at 10 ms, idle 9 ms of 10: load 100 * 1000 / 10000 = 10 (both), prev_load 10 ->
+    350000 + 10 * 650000 / 100 = 415000 -> 400000 (15000 away; 500000 is 85000).
+    Sample 2 late at 40 ms (an RT task held the CPU and starved the sample's kworker), idle 0 in
+    30 ms: v4.17: 30000 > 20000 and prev_load 10 -> load 10 once -> 400000, prev_load 0;
+    v4.18: idle 0 > 20000 fails -> load 100 * 30000 / 30000 = 100 > 95 -> 1000000.
+    Sample 3 at 50 ms, busy all 10 ms: 10000 > 20000 fails in both -> load 100 -> 1000000.
+    A long idle (sample 2 at 40 ms with idle 30 ms) reuses 10 in both: 30000 > 20000 either way."""
+    from lisa_eas._kernels import governors as kg
+
+    f, c, cap = schedutil_tables("tc2", "little", era="v5.15")
+    assert f.tolist() == [350000, 400000, 500000, 600000, 700000, 800000, 900000, 1000000]
+
+    def run(idles, long_idle):
+        cst, pst = np.zeros((1, kg.OD_CPU_SIZE), np.int64), np.zeros(kg.OD_POL_SIZE, np.int64)
+        kg.ondemand_init(0, np.zeros(1, np.int64), f[0], cst, pst)
+        out = []
+        for now_ms, idle_us in idles:
+            out.append(int(kg.ondemand_step(now_ms * 1_000_000, np.array([idle_us], np.int64), f, 10_000, 95, 1,
+                                            cst, pst, None, long_idle)))
+        return out
+
+    late_busy = [(10, 9_000), (40, 9_000), (50, 9_000)]
+    assert run(late_busy, kg.OD_LONG_IDLE_ELAPSED) == [400000, 400000, 1000000]      # v4.17
+    assert run(late_busy, kg.OD_LONG_IDLE_IDLE) == [400000, 1000000, 1000000]        # v4.18
+    long_idle = [(10, 9_000), (40, 39_000)]
+    assert run(long_idle, kg.OD_LONG_IDLE_ELAPSED) == run(long_idle, kg.OD_LONG_IDLE_IDLE) == [400000, 400000]
+    # the simulator's choice per era (and the tunable that overrides it)
+    from lisa_eas.sim import SimConfig
+    from lisa_eas.sim._engine import ondemand_long_idle
+
+    assert ondemand_long_idle(SimConfig(governor="ondemand", era="v4.17")) == kg.OD_LONG_IDLE_ELAPSED
+    assert ondemand_long_idle(SimConfig(governor="ondemand", era="v4.18")) == kg.OD_LONG_IDLE_IDLE
+    assert ondemand_long_idle(SimConfig(governor="ondemand", era="v5.4",
+                                        governor_tunables={"long_idle_test": 1})) == kg.OD_LONG_IDLE_ELAPSED
+
+
 def test_schedutil_map_util_perf_rounds_differently_from_v5_14():
     """kernel/sched/cpufreq_schedutil.c v5.13 get_next_freq: map_util_freq = (f + f/4) * util / max;
     v5.14: util = map_util_perf(util) = util + util/4, then f * util / max (f = the table's top,
@@ -602,6 +647,7 @@ PINNED = {
     "sis-v5.12": test_sis_v5_12_merged_loop_returns_the_idle_cpu_seen_in_the_core_scan,
     "sis-v5.13": test_sis_v5_13_prev_smt_sibling_before_the_scan,
     "ondemand-v4.14": test_ondemand_v4_14_od_update_and_no_earlier_era,
+    "ondemand-v4.18": test_ondemand_v4_17_reuses_prev_load_after_a_late_busy_sample_v4_18_computes_it,
 }
 
 #: Rows whose before/after behaviour is held by earlier tests (era contrasts written before the

@@ -71,6 +71,11 @@ def test_kernels_match_twin(data):
     want = ref_governors.ondemand(grid.tolist(), busy.tolist(), int(grid[0]), t_end, F, od.sampling_rate_us,
                                   od.up_threshold, od.sampling_down_factor)
     assert list(zip(got.index, got.freq_khz, got.load)) == want
+    # v4.17: the long-idle test on the time elapsed (never true on this free-running grid either)
+    got = ondemand(grid, busy, F, od, t_end=t_end, era="v4.17")
+    want = ref_governors.ondemand(grid.tolist(), busy.tolist(), int(grid[0]), t_end, F, od.sampling_rate_us,
+                                  od.up_threshold, od.sampling_down_factor, (4, 17))
+    assert list(zip(got.index, got.freq_khz, got.load)) == want
     # v5.16+: RELATION_CE over the OPPs an EM cost table leaves efficient (some costs drawn flat or falling)
     costs = sorted(data.draw(st.lists(st.integers(1, 100), min_size=len(F), max_size=len(F))))
     costs = [c if not data.draw(st.booleans()) else costs[-1] - c for c in costs]
@@ -115,8 +120,9 @@ def test_bad_input(call, match):
 # ------------------------------------------------------------------ per-step entry points
 
 
-def _steps_kernel_vs_twin(kind, m, ops, tun):
-    """Drive the kernel's and the twin's per-step functions with the same inputs; return both traces."""
+def _steps_kernel_vs_twin(kind, m, ops, tun, od_version=(5, 15)):
+    """Drive the kernel's and the twin's per-step functions with the same inputs; return both traces
+    (``od_version``: the kernel version whose ondemand long-idle test both use)."""
     from lisa_eas._kernels import governors as kg
 
     width = {"od": kg.OD_CPU_SIZE, "ia": kg.IA_CPU_SIZE, "sf": kg.SF_CPU_SIZE}[kind]
@@ -131,8 +137,9 @@ def _steps_kernel_vs_twin(kind, m, ops, tun):
         for now, idle, cur in ops:
             if cur:
                 pst[kg.OD_CUR] = rp[0] = cur
-            got.append((kg.ondemand_step(now, np.array(idle, np.int64), fa, *tun, cst, pst), *pst))
-            want.append((ref_governors.ondemand_step(now, idle, F, *tun, rc, rp), *rp))
+            form = kg.OD_LONG_IDLE_IDLE if od_version >= (4, 18) else kg.OD_LONG_IDLE_ELAPSED
+            got.append((kg.ondemand_step(now, np.array(idle, np.int64), fa, *tun, cst, pst, None, form), *pst))
+            want.append((ref_governors.ondemand_step(now, idle, F, *tun, rc, rp, None, od_version), *rp))
     elif kind == "ia":
         kg.interactive_init(0, np.zeros(m, np.int64), F[0], cst, pst)
         ref_governors.interactive_init(0, [0] * m, F[0], rc, rp)
@@ -195,7 +202,8 @@ def test_steps_match_twin(data):
                        data.draw(st.integers(0, 1024)), data.draw(st.integers(0, 200))))
     tun = (data.draw(st.sampled_from([4000, 10000, 20000])), data.draw(st.integers(1, 100)),
            data.draw(st.integers(1, 5)))
-    got, want, c1, c2 = _steps_kernel_vs_twin("od", m, ops_od, tun)
+    # samples up to 60 ms apart: late samples of busy CPUs, where v4.17 and v4.18 differ
+    got, want, c1, c2 = _steps_kernel_vs_twin("od", m, ops_od, tun, data.draw(st.sampled_from([(4, 17), (4, 18)])))
     assert got == want and c1 == c2
     tun = (data.draw(st.integers(1, 100)), data.draw(st.sampled_from([500000, 1100000, 2000000, 2500000])),
            data.draw(st.integers(1, 100)), data.draw(st.integers(0, 100_000)), data.draw(st.integers(0, 50_000)))

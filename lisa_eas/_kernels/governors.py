@@ -3,7 +3,10 @@
 * ondemand: ``dbs_update()`` (``drivers/cpufreq/cpufreq_governor.c``) and ``od_update()`` /
   ``od_dbs_update()`` (``cpufreq_ondemand.c``, v4.14+ form, powersave_bias 0,
   ignore_nice_load 0), frequency resolved with RELATION_C (closest, ties to the lower; from
-  v5.16 RELATION_CE, the closest efficient OPP).
+  v5.16 RELATION_CE, the closest efficient OPP). The "long idle" test that reuses the previous
+  load once compares the wall time since the last sample before v4.18 and the idle time from
+  v4.18 (``long_idle``: :data:`OD_LONG_IDLE_ELAPSED` / :data:`OD_LONG_IDLE_IDLE`, ledger
+  ondemand-v4.14, ondemand-v4.18).
 * interactive: ``cpufreq_interactive_timer()`` and ``choose_freq()`` (AOSP
   ``drivers/cpufreq/cpufreq_interactive.c``), single target load, no boostpulse, timers of all
   CPUs aligned, no timer_slack deferral.
@@ -41,6 +44,11 @@ OD_RATE_MULT = 1
 OD_LOAD = 2            # max load of the last sample
 OD_DEFERRED = 3        # 1: a sample is due but its work item waits for the CPU (closed loop only)
 OD_POL_SIZE = 4
+# dbs_update()'s long-idle test (reuse prev_load once): on the time elapsed since the CPU's last
+# sample (18b46abd0009, v3.17 dbs_check_cpu: wall_time; v4.6+ dbs_update: time_elapsed; ledger
+# ondemand-v4.14) or on its idle time in that window (7592019634f8, v4.18; ledger ondemand-v4.18)
+OD_LONG_IDLE_ELAPSED = 0
+OD_LONG_IDLE_IDLE = 1
 
 # interactive state
 IA_TARGET = 0          # target_freq
@@ -170,11 +178,16 @@ def ondemand_init(now_ns, idle_us, fmin, cpu_st, pol_st):
 
 @njit(cache=True)
 def ondemand_step(now_ns, idle_us, freqs, sampling_rate_us, up_threshold, sampling_down_factor, cpu_st, pol_st,
-                  ineff=None):
+                  ineff=None, long_idle=OD_LONG_IDLE_IDLE):
     """One ondemand sample (``dbs_update`` + ``od_update``) at ``now_ns``; returns the new frequency.
 
     ``ineff`` (v5.16+): per-OPP inefficiency flags; the frequency is then resolved with
     RELATION_CE (closest efficient OPP). None: RELATION_C.
+
+    ``long_idle``: what a CPU's "woke up from a long idle" test compares with twice the
+    sampling rate (times ``rate_mult``) before its previous load is reused once (and then
+    cleared): :data:`OD_LONG_IDLE_ELAPSED` the time since its last sample (v3.17 - v4.17: true
+    after a late sample of a busy CPU too), :data:`OD_LONG_IDLE_IDLE` its idle time (v4.18+).
 
     ``pol_st[OD_CUR]`` is ``policy->cur`` on entry (the caller may set it to the frequency in
     effect) and the chosen frequency on return; the next sample is due
@@ -190,9 +203,13 @@ def ondemand_step(now_ns, idle_us, freqs, sampling_rate_us, up_threshold, sampli
         cpu_st[j, OD_PREV_UPDATE] = now_us
         idle_time = idle_us[j] - cpu_st[j, OD_PREV_IDLE]
         cpu_st[j, OD_PREV_IDLE] = idle_us[j]
+        if long_idle == OD_LONG_IDLE_ELAPSED:
+            long_window = elapsed > 2 * sampling_rate
+        else:
+            long_window = idle_time > 2 * sampling_rate
         if elapsed == 0:
             load = cpu_st[j, OD_PREV_LOAD]
-        elif idle_time > 2 * sampling_rate and cpu_st[j, OD_PREV_LOAD]:
+        elif long_window and cpu_st[j, OD_PREV_LOAD]:
             # waking up from a long idle period: reuse the last load once
             load = cpu_st[j, OD_PREV_LOAD]
             cpu_st[j, OD_PREV_LOAD] = 0
@@ -227,11 +244,12 @@ def _idle_us(grid, busy, cum, t, out):
 
 @njit(cache=True)
 def ondemand_run(grid, busy, t_start, t_end, freqs, sampling_rate_us, up_threshold, sampling_down_factor,
-                 out_t, out_f, out_load, ineff=None):
+                 out_t, out_f, out_load, ineff=None, long_idle=OD_LONG_IDLE_IDLE):
     """ondemand samples from ``t_start`` to ``t_end``; returns the number of samples written.
 
     The policy starts at the lowest frequency. ``out_f[i]`` is the frequency set at sample i.
-    Each sample is one :func:`ondemand_step`.
+    Each sample is one :func:`ondemand_step` (``ineff``, ``long_idle`` as there; on this
+    free-running grid no window exceeds twice the sampling rate, so both long-idle tests agree).
     """
     m = busy.shape[1]
     cum = cumulative_busy(grid, busy)
@@ -248,7 +266,7 @@ def ondemand_run(grid, busy, t_start, t_end, freqs, sampling_rate_us, up_thresho
             break
         _idle_us(grid, busy, cum, t, idle)
         out_f[n] = ondemand_step(t, idle, freqs, sampling_rate_us, up_threshold, sampling_down_factor, cpu_st,
-                                 pol_st, ineff)
+                                 pol_st, ineff, long_idle)
         out_t[n] = t
         out_load[n] = pol_st[OD_LOAD]
         n += 1

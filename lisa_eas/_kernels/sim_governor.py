@@ -17,10 +17,10 @@ from .sim_layout import (P_CPU_CAP, P_CPU_PD, P_MODEL_PARAMS, P_MODEL_PARAMS_N, 
                          S_GOV_CPU_W2, S_GOV_POLICY, S_GOV_POLICY_W, S_RT_PELT, S_RT_PELT_W, S_SCRATCH, S_SCRATCH_W,
                          S_SU_CPU, S_SU_CPU_W, S_SU_CPU_W2, S_SU_POLICY, S_SU_POLICY_W, S_TASKS)
 from .sim_models import (M_IA_ABOVE_HS_DELAY_US, M_IA_GO_HISPEED, M_IA_HISPEED_KHZ, M_IA_MIN_SAMPLE_US,
-                         M_IA_TARGET_LOAD, M_OD_DOWN_FACTOR, M_OD_IDLE_DEFERS, M_OD_RT_STARVES, M_OD_SAMPLING_US,
-                         M_OD_UP_THRESHOLD, M_RUNNABLE_BOOST, M_SF_AVG_PERIOD_NS, M_SF_MARGIN, M_SF_THROTTLE_NS,
-                         M_SU_ERA, M_SU_LIMITS_CHECK, M_SU_RESTORE_CACHED, M_UCLAMP, SC_PD_RT, SC_PD_UC, SC_PD_UE,
-                         SC_PD_UTIL)
+                         M_IA_TARGET_LOAD, M_OD_DOWN_FACTOR, M_OD_IDLE_DEFERS, M_OD_LONG_IDLE, M_OD_RT_STARVES,
+                         M_OD_SAMPLING_US, M_OD_UP_THRESHOLD, M_RUNNABLE_BOOST, M_SF_AVG_PERIOD_NS, M_SF_MARGIN,
+                         M_SF_THROTTLE_NS, M_SU_ERA, M_SU_LIMITS_CHECK, M_SU_RESTORE_CACHED, M_UCLAMP, SC_PD_RT,
+                         SC_PD_UC, SC_PD_UE, SC_PD_UTIL)
 from .sim_sched import emit, refresh_next_event, sync_cpu
 from .sim_state import (C_BUSY_NS, C_CURR, C_NFIELDS, C_NR_RT, C_UE_SUM, EV_FREQ, GOV_INTERACTIVE, GOV_ONDEMAND,
                         GOV_SCHEDFREQ, GOV_SCHEDUTIL, INF_TIME, K_GOV, K_RAMP_BOOST, K_RATE_LIMIT_NS, K_SAMPLE_NS,
@@ -334,8 +334,9 @@ def ondemand_sample(d, now, S, P, O):
     # RELATION_CE over the EM's inefficiency flags (static slot 21; all zero before v5.16 or
     # without an EM, which is RELATION_C exactly)
     oi = P[P_PD_INEFF] + d * P[P_PD_INEFF_W]
+    # the long-idle test of the era (or of the long_idle_test tunable): M_OD_LONG_IDLE
     f = ondemand_step(now, idle, freqs, mp[M_OD_SAMPLING_US], mp[M_OD_UP_THRESHOLD], mp[M_OD_DOWN_FACTOR],
-                      cst, pol, P[oi:oi + nopp])
+                      cst, pol, P[oi:oi + nopp], mp[M_OD_LONG_IDLE])
     request_opp(d, opp_of_freq(d, f, P), now, S, P, O)
     S[oPD + (d) * P_NFIELDS + P_NEXT_SAMPLE] = now + mp[M_OD_SAMPLING_US] * pol[OD_RATE_MULT] * 1000
 

@@ -94,7 +94,8 @@ NEWIDLE_GATE_V4_14 = 1    # idle_balance(): avg_idle < sysctl_sched_migration_co
 NEWIDLE_GATE_V5_16 = 2    # newidle_balance() from c5b0a7eefc70: !rd->overload || avg_idle < max_newidle_lb_cost (0 here)
 M_OVERLOAD_MISFIT = 45    # 1: a misfit task sets rd->overload at the root-level balance (v4.20+, 757ffdd705ee; asymmetric
                           # capacities only: update_misfit_status needs sched_asym_cpucapacity)
-M_SIZE = 46
+M_OD_LONG_IDLE = 46       # ondemand's long-idle test, governors.OD_LONG_IDLE_* (ledger ondemand-v4.14, ondemand-v4.18)
+M_SIZE = 47
 
 # thermal cap schedule rows (static slot THERMAL): from TH_TIME on, perf domain TH_PD runs at most
 # at OPP TH_OPP and its CPUs' thermal pressure is TH_PRESSURE (capacity_orig minus the capacity of

@@ -132,17 +132,21 @@ def ondemand(grid_ns, busy, freqs_khz, tunables: OndemandTunables = OndemandTuna
     freqs_khz : array of int
         The policy's OPP table, ascending.
     era : str
-        Kernel version. From v5.16 (ledger ondemand-v5.16) ``od_update`` resolves with
-        RELATION_CE and skips the OPPs the Energy Model flags inefficient, given by
-        ``inefficient`` (one flag per OPP) or derived from the EM ``costs`` per OPP; without
-        either no OPP is skipped (a kernel without an EM).
+        Kernel version (v4.14 or later). From v5.16 (ledger ondemand-v5.16) ``od_update``
+        resolves with RELATION_CE and skips the OPPs the Energy Model flags inefficient, given
+        by ``inefficient`` (one flag per OPP) or derived from the EM ``costs`` per OPP; without
+        either no OPP is skipped (a kernel without an EM). ``dbs_update``'s long-idle test (reuse
+        a CPU's previous load once) is on the time since its last sample before v4.18 and on its
+        idle time from v4.18 (ledger ondemand-v4.18); on this free-running sample grid no window
+        exceeds twice the sampling rate, so the two agree here (the simulator's late samples
+        tell them apart).
 
     Returns
     -------
     pandas.DataFrame
         Index ``time_ns`` (each sample), columns ``freq_khz`` and ``load`` (max CPU load, %).
     """
-    from .._kernels.governors import ondemand_run
+    from .._kernels.governors import OD_LONG_IDLE_ELAPSED, OD_LONG_IDLE_IDLE, ondemand_run
 
     grid, b, f = _timeline(grid_ns, busy, freqs_khz)
     t0 = int(grid[0]) if t_start is None else int_scalar(t_start, "t_start", lo=0)
@@ -156,10 +160,8 @@ def ondemand(grid_ns, busy, freqs_khz, tunables: OndemandTunables = OndemandTuna
 
     v = era_of(era, eras_of("ondemand"), "the ondemand model")
     ineff = _ineff(v, f, costs, inefficient)
-    if ineff is None:
-        n = ondemand_run(grid, b, t0, t1, f, sr, up, sdf, out_t, out_f, out_l)
-    else:
-        n = ondemand_run(grid, b, t0, t1, f, sr, up, sdf, out_t, out_f, out_l, ineff)
+    long_idle = OD_LONG_IDLE_IDLE if v >= (4, 18) else OD_LONG_IDLE_ELAPSED       # ledger ondemand-v4.18
+    n = ondemand_run(grid, b, t0, t1, f, sr, up, sdf, out_t, out_f, out_l, ineff, long_idle)
     return pd.DataFrame({"freq_khz": out_f[:n], "load": out_l[:n]}, index=pd.Index(out_t[:n], name="time_ns"))
 
 

@@ -34,7 +34,12 @@ PUBLISHED_GOVERNORS = {"ondemand": "ondemand", "interactive": "interactive", "sc
 #: the 2016 kernels armed it on a deferrable timer (v4.4 ``cpufreq_governor_start``: one
 #: ``INIT_DEFERRABLE_WORK`` per policy CPU, queued with ``mod_delayed_work_on(cpu, system_wq,
 #: ...)``; v4.5: per-CPU deferrable timers queueing one work item), which does not wake an idle CPU.
-GOVERNOR_TUNABLES = {"schedfreq": {"sched_time_avg_ms": 50}}
+#: ondemand's long-idle test as the 2016 kernels had it (``long_idle_test`` 1; v4.5 ``dbs_check_cpu``:
+#: ``wall_time > 2 * sampling_rate && prev_load``, 18b46abd0009; ledger ondemand-v4.14): a sample
+#: that runs late because the RT task starved its kworker reuses the previous load once instead
+#: of computing the window's (the idle-time test is v4.18's, 7592019634f8; the simulator's era,
+#: v5.4, would pick that one).
+GOVERNOR_TUNABLES = {"schedfreq": {"sched_time_avg_ms": 50}, "ondemand": {"long_idle_test": 1}}
 #: Governors that ran on the 2016 kernels (v4.4/v4.5 with the schedfreq series): no util_est,
 #: which arrived in v4.17 (ledger util_est-v4.17; the slides list "Patrick Bellasi's util_est"
 #: as future work), so schedfreq's CFS request is util_avg alone. ondemand and interactive do
@@ -49,6 +54,7 @@ VARIANTS = {"ondemand_rt_not_starved": {"governor_tunables": {"work_starved_by_r
             "ondemand_idle_sampled": {"governor_tunables": {"idle_defers_sample": 0}},
             "ondemand_starts_busy": {"warmup_ms": 50},
             "ondemand_sampling_from_dt": {"governor_tunables": {"sampling_rate_us": 140_000}},
+            "ondemand_long_idle_on_idle_time": {"governor_tunables": {"long_idle_test": 2}},
             "schedfreq_with_util_est": {"util_est": True}}
 #: ``ondemand_sampling_from_dt``: ondemand's default sampling_rate as v4.4/v4.5 derive it
 #: (``cpufreq_governor_init``: max(min_sampling_rate, LATENCY_MULTIPLIER 1000 x the driver's
@@ -61,7 +67,7 @@ VARIANTS = {"ondemand_rt_not_starved": {"governor_tunables": {"work_starved_by_r
 PEACH_A15_MHZ = (200, 1800)
 #: The on/off experiments run on the 16 Exynos 5800 RT ondemand rows.
 RT_ONDEMAND_VARIANTS = ("ondemand_idle_sampled", "ondemand_rt_not_starved", "ondemand_starts_busy",
-                        "ondemand_sampling_from_dt")
+                        "ondemand_sampling_from_dt", "ondemand_long_idle_on_idle_time")
 # One-sided critical value of Spearman's rho for n = 16 at the 5 % level: a reproduced OH
 # column ranks the cases like the published one when rho exceeds it.
 MIN_RHO = 0.43
@@ -165,7 +171,8 @@ def _rt_ondemand_why(table: list) -> str:
             f"{min(low)}-{max(low)} MHz, pub_ondemand_held_mhz: the OPP each case started at, not given); on/off, the first "
             f"activation on a policy just seen busy: rho {rho['model']:.2f} -> {rho['ondemand_starts_busy']:.2f}, "
             f"kworker not starved: {rho['ondemand_rt_not_starved']:.2f}, sampled while idle: "
-            f"{rho['ondemand_idle_sampled']:.2f}, sampling every 140 ms: {rho['ondemand_sampling_from_dt']:.2f} (notes)")
+            f"{rho['ondemand_idle_sampled']:.2f}, sampling every 140 ms: {rho['ondemand_sampling_from_dt']:.2f}, "
+            f"long-idle test on the idle time (v4.18): {rho['ondemand_long_idle_on_idle_time']:.2f} (notes)")
 
 
 def _on_off_experiments(sims: dict, rows: list, govs) -> list[str]:
@@ -188,7 +195,16 @@ def _on_off_experiments(sims: dict, rows: list, govs) -> list[str]:
                f"{sum(r['rep_ondemand_starts_busy_or'] for r in pe)} overruns. (4) ondemand's sampling_rate 140 ms, "
                "as v4.4/v4.5 derive it from the 140 us clock latency of mainline's later Exynos 5420/5800 OPP "
                "table (rep_ondemand_sampling_from_dt_*; the model keeps 10 ms, the slides' DT is not known): rho "
-               f"{rho['ondemand_sampling_from_dt']:.3f}.")
+               f"{rho['ondemand_sampling_from_dt']:.3f}. (5) The long-idle test on the idle time (v4.18+, "
+               "7592019634f8) instead of the 2016 kernels' time since the last sample, so a sample the RT task "
+               "delayed computes its window's load instead of reusing the previous one "
+               f"(rep_ondemand_long_idle_on_idle_time_*): rho {rho['ondemand_long_idle_on_idle_time']:.3f}, "
+               f"{sum(r['rep_ondemand_long_idle_on_idle_time_or'] for r in pe)} overruns, "
+               f"{sum(r['rep_ondemand_long_idle_on_idle_time_oh'] != r['rep_ondemand_oh'] for r in pe)} of the 16 OH "
+               "changed (a sample the RT task delayed either never runs, the task never blocking, or runs when "
+               "it blocks, over a window that spans the idle period the sample was held through: under two "
+               "sampling periods in all (case 3: 1 ms busy, 10 ms idle) or holding more than two periods of idle, so "
+               "both tests agree).")
     out.append("Exynos 5800 RT ondemand, the cause: in cases " + ", ".join(map(str, hog)) + " the first activation "
                "overruns its period at the lowest OPP the idle simulated policy starts at; the SCHED_FIFO task then "
                "never blocks (rt-app's absolute timer is already past), ondemand's work item, a SCHED_NORMAL "
@@ -333,7 +349,9 @@ def run(sweep: Sweep) -> ExperimentResult:
         "Kernel inputs of the 2016 runs: ondemand, interactive and schedfreq without util_est (v4.17+); "
         "schedfreq's RT request from rt_avg with sched_time_avg_ms = 50 (the slides); ondemand's sample "
         "runs in a SCHED_NORMAL kworker held off its CPU by the RT task (lisa_eas.sim: work_starved_by_rt), and not "
-        "while every CPU of its policy is idle (deferrable work/timers; idle_defers_sample).",
+        "while every CPU of its policy is idle (deferrable work/timers; idle_defers_sample); its long-idle test "
+        "on the time since the CPU's last sample (v4.5 dbs_check_cpu, long_idle_test 1), so a sample the RT "
+        "task delayed reuses the previous load once.",
         *experiments,
         "interactive and sched (schedfreq) are published columns; they are reproduced only when the closed-loop "
         "simulator models them (lisa_eas.sim.GOVERNORS = " + ", ".join(govs) + " simulated here).",

@@ -26,7 +26,7 @@ GOVERNOR_TUNABLES: Mapping[str, Mapping[str, int]] = {
     "performance": {},
     "powersave": {},
     "ondemand": {"sampling_rate_us": 10000, "up_threshold": 95, "sampling_down_factor": 1, "work_starved_by_rt": 1,
-                 "idle_defers_sample": 1},
+                 "idle_defers_sample": 1, "long_idle_test": 0},
     "interactive": {"timer_rate_us": 20000, "go_hispeed_load": 99, "hispeed_freq": 0, "target_load": 90,
                     "min_sample_time_us": 80000, "above_hispeed_delay_us": 20000},
     "schedfreq": {"capacity_margin": 1280, "throttle_us": 50000, "sched_time_avg_ms": 1000},
@@ -38,6 +38,7 @@ _TUNABLE_RANGES: Mapping[str, tuple] = {
     "timer_rate_us": (1, None), "go_hispeed_load": (1, 100), "target_load": (1, 100),
     "capacity_margin": (1024, None), "ramp_boost": (0, 1), "rate_limit_us": (0, None),
     "work_starved_by_rt": (0, 1), "idle_defers_sample": (0, 1), "sched_time_avg_ms": (1, None),
+    "long_idle_test": (0, 2),
 }
 
 
@@ -68,7 +69,11 @@ class SimConfig:
         tasks hold the policy's busy CPUs, as in the kernel; 0: sampled regardless, for on/off
         experiments), ``idle_defers_sample`` (1: no sample while every CPU of the policy is idle, as the
         kernel's deferrable timers (v4.5) and scheduler update hooks (v4.6+) do; 0: samples on a
-        free-running grid, idle or not, for on/off experiments); interactive ``timer_rate_us``
+        free-running grid, idle or not, for on/off experiments), ``long_idle_test`` (what the
+        "woke up from a long idle" test that reuses a CPU's previous load once compares with twice
+        the sampling rate: 0 the era's, 1 the time since the CPU's last sample (v3.17 - v4.17:
+        true after a late sample of a busy CPU too, ledger ondemand-v4.14), 2 its idle time (v4.18+,
+        ledger ondemand-v4.18)); interactive ``timer_rate_us``
         (20000), ``go_hispeed_load`` (99), ``hispeed_freq`` (kHz; 0 = each policy's maximum),
         ``target_load`` (90), ``min_sample_time_us`` (80000), ``above_hispeed_delay_us``
         (20000); schedfreq ``capacity_margin`` (1280 = x1.25), ``throttle_us`` (50000),

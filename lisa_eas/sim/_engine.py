@@ -364,6 +364,7 @@ def _model_params(platform: Platform, config: SimConfig, em_mode: int, cpu_capma
         mp[sm.M_OD_DOWN_FACTOR] = config.tunable("sampling_down_factor")
         mp[sm.M_OD_RT_STARVES] = config.tunable("work_starved_by_rt")
         mp[sm.M_OD_IDLE_DEFERS] = config.tunable("idle_defers_sample")
+        mp[sm.M_OD_LONG_IDLE] = ondemand_long_idle(config)
     elif config.governor == "interactive":
         mp[sm.M_IA_GO_HISPEED] = config.tunable("go_hispeed_load")
         mp[sm.M_IA_HISPEED_KHZ] = config.tunable("hispeed_freq")
@@ -375,6 +376,17 @@ def _model_params(platform: Platform, config: SimConfig, em_mode: int, cpu_capma
         mp[sm.M_SF_THROTTLE_NS] = config.tunable("throttle_us") * 1000
         mp[sm.M_SF_AVG_PERIOD_NS] = config.tunable("sched_time_avg_ms") * 1000000 // 2    # sched_avg_period()
     return mp
+
+
+def ondemand_long_idle(config: SimConfig) -> int:
+    """ondemand's long-idle test (``governors.OD_LONG_IDLE_*``): the ``long_idle_test`` tunable's, or
+    (0) the era's: the time elapsed since the last sample before v4.18 (ledger ondemand-v4.14), the
+    idle time from v4.18 (7592019634f8, ledger ondemand-v4.18)."""
+    from .._kernels import governors as kg
+    t = config.tunable("long_idle_test")
+    if t == 0:
+        return kg.OD_LONG_IDLE_IDLE if config.era_tuple >= (4, 18) else kg.OD_LONG_IDLE_ELAPSED
+    return kg.OD_LONG_IDLE_ELAPSED if t == 1 else kg.OD_LONG_IDLE_IDLE
 
 
 def _run_config(config: SimConfig, nc: int, cfg) -> np.ndarray:

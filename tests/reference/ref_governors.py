@@ -49,7 +49,9 @@ def rel_c(freqs, target):
 
 def ondemand(grid, busy, t_start, t_end, freqs, sampling_rate_us, up_threshold, sdf, version=(5, 15), costs=None):
     """``version`` >= (5, 16): od_update() resolves with CPUFREQ_RELATION_CE, the closest of the
-    OPPs the EM left efficient (em_compute_costs(): cost below every higher efficient cost)."""
+    OPPs the EM left efficient (em_compute_costs(): cost below every higher efficient cost).
+    ``version`` < (4, 18): dbs_update's long-idle test is on the time elapsed since the last
+    sample, not the idle time (7592019634f8)."""
     if version >= (5, 16) and costs:
         keep, last = [], None
         for f, c in sorted(zip(freqs, costs), reverse=True):
@@ -81,7 +83,7 @@ def ondemand(grid, busy, t_start, t_end, freqs, sampling_rate_us, up_threshold, 
             prev_idle[j] = idle_total
             if elapsed == 0:
                 load = prev_load[j]
-            elif idle > 2 * sampling_rate and prev_load[j]:
+            elif (elapsed if version < (4, 18) else idle) > 2 * sampling_rate and prev_load[j]:
                 load = prev_load[j]
                 prev_load[j] = 0
             else:
@@ -194,9 +196,13 @@ def ondemand_init(now_ns, idle_us, fmin, cpu_st, pol_st):
     pol_st[:3] = [fmin, 1, 0]
 
 
-def ondemand_step(now_ns, idle_us, freqs, sampling_rate_us, up_threshold, sdf, cpu_st, pol_st, ineff=None):
+def ondemand_step(now_ns, idle_us, freqs, sampling_rate_us, up_threshold, sdf, cpu_st, pol_st, ineff=None,
+                  version=(5, 15)):
     """``ineff`` (v5.16+): per-OPP flags of the EM's inefficient OPPs; od_update() then resolves
-    with CPUFREQ_RELATION_CE, the closest of the other OPPs."""
+    with CPUFREQ_RELATION_CE, the closest of the other OPPs. ``version``: the kernel whose
+    long-idle test is used: before v4.18 (dbs_check_cpu's wall_time, then dbs_update's
+    time_elapsed) the window since the last sample, from v4.18 (7592019634f8) the idle time in
+    it, each against 2 x sampling_rate x rate_mult."""
     pick = freqs if not ineff else [f for f, bad in zip(freqs, ineff) if not bad] or freqs
     cur, rate_mult = pol_st[0], pol_st[1]
     sampling_rate = sampling_rate_us * rate_mult
@@ -208,7 +214,7 @@ def ondemand_step(now_ns, idle_us, freqs, sampling_rate_us, up_threshold, sdf, c
         row[0], row[1] = now, idle_us[j]
         if elapsed == 0:
             load = prev_load
-        elif idle > 2 * sampling_rate and prev_load:
+        elif (idle if version >= (4, 18) else elapsed) > 2 * sampling_rate and prev_load:
             load, row[2] = prev_load, 0
         else:
             load = 100 * (elapsed - idle) // elapsed if elapsed >= idle else 0

@@ -1037,7 +1037,8 @@ class Scheduler:
         idle_us = [(now - c.busy_ns) // 1000 for c in dom.cpus]
         dom.gov_pol[0] = dom.freq
         f = ref_governors.ondemand_step(now, idle_us, dom.freqs, tun["sampling_rate_us"], tun["up_threshold"],
-                                        tun["sampling_down_factor"], dom.gov_cpu, dom.gov_pol, dom.ineff)
+                                        tun["sampling_down_factor"], dom.gov_cpu, dom.gov_pol, dom.ineff,
+                                        self.prm.od_version)
         self.request_opp(dom, dom.opp_of_freq(f), now)
         dom.next_sample = now + tun["sampling_rate_us"] * dom.gov_pol[1] * 1000
 

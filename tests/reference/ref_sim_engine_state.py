@@ -220,6 +220,7 @@ class RunParams:
     # overloaded at the root-level balance (v4.20+, sched_asym_cpucapacity only)
     newidle_version: tuple | None = (5, 4)
     misfit_overloads: bool = False
+    od_version: tuple = (5, 4)           # ondemand's dbs_update long-idle test: v4.17 elapsed, v4.18+ idle time
 
 
 def run_params(platform, config) -> RunParams:
@@ -262,4 +263,6 @@ def run_params(platform, config) -> RunParams:
                         or len({d.cpu_capacity_max for d in platform.perf_domains}) < 2) else (2 if era >= (5, 5) else 1),
         wake_cap_util_avg=era < (4, 20),
         newidle_version=None if "newidle-gate" in config.ablate else era,
-        misfit_overloads=era >= (4, 20) and len({d.cpu_capacity_max for d in platform.perf_domains}) > 1)
+        misfit_overloads=era >= (4, 20) and len({d.cpu_capacity_max for d in platform.perf_domains}) > 1,
+        # the long_idle_test tunable: 0 the era's test, 1 the elapsed time (as v4.17), 2 the idle time (v4.18)
+        od_version={0: era, 1: (4, 17), 2: (4, 18)}[config.tunable("long_idle_test")] if gov == "ondemand" else era)
