@@ -128,6 +128,17 @@ def _delta(off: dict, on: dict, key: str = "energy") -> float:
     return 100.0 * (on[key] / off[key] - 1.0)
 
 
+def _ablated(every: list, name: str) -> dict:
+    """Both runs of each row under the ablation ``name``, by (board, tasks, placement)."""
+    return {(r["board"], r["tasks"], r["config"]["placement"]): r for r in every if name in r["config"]["ablate"]}
+
+
+def _pair(abl: dict, b: str, n: int) -> tuple[float, float]:
+    """The saving (%) and the saving in mW*s / 1000 of row (b, n) under one both-runs ablation."""
+    off, on = abl[(b, n, "no-eas")], abl[(b, n, "eas")]
+    return round(_delta(off, on), 2), round((off["energy"] - on["energy"]) * 1e-3, 2)
+
+
 def ablations(sims: dict, ablate: dict, ablate_ou: dict, ablate_fork: dict, ablate_slow: dict,
               ablate_parent: dict, ablate_newidle: dict) -> list[dict]:
     """One row per published row and cause switched: the reproduced saving with the meter (as
@@ -148,20 +159,13 @@ def ablations(sims: dict, ablate: dict, ablate_ou: dict, ablate_fork: dict, abla
                     "meter_v5_0_rule": round(_delta(off, v50), 2),
                     "meter_no_tipping_point": round(_delta(off, ablate_ou[(b, n)]), 2),
                     "saving_j_no_tipping_point": round((off["energy"] - ablate_ou[(b, n)]["energy"]) * 1e-3, 2),
-                    "meter_no_fork_placement": round(_delta(ablate_fork[(b, n, "no-eas")],
-                                                            ablate_fork[(b, n, "eas")]), 2),
-                    "saving_j_no_fork_placement": round((ablate_fork[(b, n, "no-eas")]["energy"]
-                                                         - ablate_fork[(b, n, "eas")]["energy"]) * 1e-3, 2),
-                    "meter_no_slow_path": round(_delta(ablate_slow[(b, n, "no-eas")],
-                                                       ablate_slow[(b, n, "eas")]), 2),
-                    "saving_j_no_slow_path": round((ablate_slow[(b, n, "no-eas")]["energy"]
-                                                    - ablate_slow[(b, n, "eas")]["energy"]) * 1e-3, 2),
-                    "meter_parent_1024": round(_delta(ablate_parent[(b, n, "no-eas")],
-                                                      ablate_parent[(b, n, "eas")]), 2),
-                    "saving_j_parent_1024": round((ablate_parent[(b, n, "no-eas")]["energy"]
-                                                   - ablate_parent[(b, n, "eas")]["energy"]) * 1e-3, 2),
-                    "meter_no_newidle_gate": round(_delta(ablate_newidle[(b, n, "no-eas")],
-                                                          ablate_newidle[(b, n, "eas")]), 2),
+                    "meter_no_fork_placement": _pair(ablate_fork, b, n)[0],
+                    "saving_j_no_fork_placement": _pair(ablate_fork, b, n)[1],
+                    "meter_no_slow_path": _pair(ablate_slow, b, n)[0],
+                    "saving_j_no_slow_path": _pair(ablate_slow, b, n)[1],
+                    "meter_parent_1024": _pair(ablate_parent, b, n)[0],
+                    "saving_j_parent_1024": _pair(ablate_parent, b, n)[1],
+                    "meter_no_newidle_gate": _pair(ablate_newidle, b, n)[0],
                     "saving_j_meter": round((off["energy"] - on["energy"]) * 1e-3, 2),
                     "saving_j_em": round((off["energy_em"] - on["energy_em"]) * 1e-3, 2)})
     return sorted(out, key=lambda r: (r["board"], r["tasks"]))
@@ -179,14 +183,8 @@ def run(sweep: Sweep) -> ExperimentResult:
             if r["placement"] in ("no-eas", "eas") and not r["config"]["ablate"]}
     ablate = {(r["board"], r["tasks"]): r for r in every if r["placement"] == ABLATE_PLACEMENT}
     ablate_ou = {(r["board"], r["tasks"]): r for r in every if "eas-overutilized" in r["config"]["ablate"]}
-    ablate_fork = {(r["board"], r["tasks"], r["config"]["placement"]): r for r in every
-                   if "fork-placement" in r["config"]["ablate"]}
-    ablate_slow = {(r["board"], r["tasks"], r["config"]["placement"]): r for r in every
-                   if "wake-slow-path" in r["config"]["ablate"]}
-    ablate_parent = {(r["board"], r["tasks"], r["config"]["placement"]): r for r in every
-                     if "parent-load-nice0" in r["config"]["ablate"]}
-    ablate_newidle = {(r["board"], r["tasks"], r["config"]["placement"]): r for r in every
-                      if "newidle-gate" in r["config"]["ablate"]}
+    ablate_fork, ablate_slow = _ablated(every, "fork-placement"), _ablated(every, "wake-slow-path")
+    ablate_parent, ablate_newidle = _ablated(every, "parent-load-nice0"), _ablated(every, "newidle-gate")
     abl = {(a["board"], a["tasks"]): a
            for a in ablations(sims, ablate, ablate_ou, ablate_fork, ablate_slow, ablate_parent, ablate_newidle)}
     rows = []
