@@ -98,7 +98,7 @@ def test_parent_load_is_the_eras_pelt():
     runnable_avg_yN_inv table truncation) and adds a full period; at a tick 4 periods have passed
     and period_contrib is back to its phase."""
     from lisa_eas.sim import SimConfig
-    from lisa_eas.sim._engine import parent_load
+    from lisa_eas.sim._fork import parent_load
     assert parent_load(SimConfig(era="v4.17")) == 1023
     assert parent_load(SimConfig(era="v4.17", ablate=("parent-load-nice0",))) == 1024
     # independent: integer PELT (times in us, as the kernel's delta >> 10) of a task always running
@@ -134,17 +134,17 @@ def test_simulator_starts_threads_where_the_fork_put_them():
     from lisa_eas.rtapp import read_workload
     from lisa_eas.sim import SimConfig
     from lisa_eas.sim._compile import compile_workload
-    from lisa_eas.sim._engine import _fork_placement
+    from lisa_eas.sim._fork import fork_placement
 
     plat = load_platform("hikey960")
     comp = compile_workload(read_workload("workloads/eas_rfc_energy/hikey960_n10.json"), plat.nr_cpus)
     assert comp.parent_cpu == 4
     caps = np.array([plat.cpu_capacity(c) for c in range(plat.nr_cpus)])
-    cpus, utils = _fork_placement(plat, comp, SimConfig(era="v4.17"), caps)
+    cpus, utils = fork_placement(plat, comp, SimConfig(era="v4.17"), caps)
     assert cpus[:2] == [1, 5] and utils[:2] == [231, 512] and sum(c >= 4 for c in cpus) == 7
-    cpus, utils = _fork_placement(plat, comp, SimConfig(era="v4.17", ablate=("parent-load-nice0",)), caps)
+    cpus, utils = fork_placement(plat, comp, SimConfig(era="v4.17", ablate=("parent-load-nice0",)), caps)
     assert set(cpus) <= {0, 1, 2, 3} and utils[:4] == [231] * 4
-    assert _fork_placement(plat, comp, SimConfig(era="v4.17", ablate=("fork-placement",)), None) is None
+    assert fork_placement(plat, comp, SimConfig(era="v4.17", ablate=("fork-placement",)), None) is None
 
 
 def _wake(form, scene, this, prev, task_util, task_load, pct_llc=117):

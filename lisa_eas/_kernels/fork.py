@@ -46,7 +46,7 @@ parent's affinity, all CPUs) for each thread in order; each new thread names its
 ``pthread_barrier_wait`` until the last one arrives. Modelled: each thread has blocked before the
 next clone (its load and util stay on its CPU as blocked signals, undecayed over the few ms of
 creation), the parent is the only runnable task (runnable load and ``load_avg`` ``parent_load``:
-the caller's, ``lisa_eas.sim._engine.parent_load`` computes it with the era's PELT arithmetic;
+the caller's, ``lisa_eas.sim._fork.parent_load`` computes it with the era's PELT arithmetic;
 util 0: not modelled), every idle CPU sits in the same idle state and a CPU a thread has
 just left is the most recently idled one (``rq->idle_stamp``). The new task's util is 0 when its
 CPU is chosen (``post_init_entity_util_avg`` runs after ``select_task_rq``), so the v4.x

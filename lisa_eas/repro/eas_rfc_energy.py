@@ -154,17 +154,15 @@ def ablations(sims: dict, ablate: dict, ablate_ou: dict, ablate_fork: dict, abla
         if p != "no-eas":
             continue
         on, v50 = sims[(b, n, "eas")], ablate[(b, n)]
+        fork, slow, parent = (_pair(a, b, n) for a in (ablate_fork, ablate_slow, ablate_parent))
         out.append({"board": b, "tasks": n, "meter_rfc_v2": round(_delta(off, on), 2),
                     "em_estimate_rfc_v2": round(_delta(off, on, "energy_em"), 2),
                     "meter_v5_0_rule": round(_delta(off, v50), 2),
                     "meter_no_tipping_point": round(_delta(off, ablate_ou[(b, n)]), 2),
                     "saving_j_no_tipping_point": round((off["energy"] - ablate_ou[(b, n)]["energy"]) * 1e-3, 2),
-                    "meter_no_fork_placement": _pair(ablate_fork, b, n)[0],
-                    "saving_j_no_fork_placement": _pair(ablate_fork, b, n)[1],
-                    "meter_no_slow_path": _pair(ablate_slow, b, n)[0],
-                    "saving_j_no_slow_path": _pair(ablate_slow, b, n)[1],
-                    "meter_parent_1024": _pair(ablate_parent, b, n)[0],
-                    "saving_j_parent_1024": _pair(ablate_parent, b, n)[1],
+                    "meter_no_fork_placement": fork[0], "saving_j_no_fork_placement": fork[1],
+                    "meter_no_slow_path": slow[0], "saving_j_no_slow_path": slow[1],
+                    "meter_parent_1024": parent[0], "saving_j_parent_1024": parent[1],
                     "meter_no_newidle_gate": _pair(ablate_newidle, b, n)[0],
                     "saving_j_meter": round((off["energy"] - on["energy"]) * 1e-3, 2),
                     "saving_j_em": round((off["energy_em"] - on["energy_em"]) * 1e-3, 2)})
@@ -323,7 +321,7 @@ def run(sweep: Sweep) -> ExperimentResult:
                   "published board energy at N=10, and the non-CPU part (memory, GPU) can change with placement"))
     units = sorted({r["energy_unit"] for r in rows})
     from ..sim import SimConfig
-    from ..sim._engine import parent_load
+    from ..sim._fork import parent_load
     notes = (
         "Full published duration (30 s) and task set; one deterministic simulation per row (published: 10 "
         "iterations, mean and RSD).",

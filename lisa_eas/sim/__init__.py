@@ -210,7 +210,8 @@ def simulate(platform, workload, *, config: SimConfig | None = None):
     from ..trace import Trace
     from ._compile import compile_workload
     from ._energy import energy_from_residency
-    from ._engine import build_run, parent_load, release_output, run_loop, sis_stats_dict
+    from ._engine import build_run, release_output, run_loop, sis_stats_dict
+    from ._fork import parent_load
     from ._fixed import plan_platform
     from ._warm import announce_compile
     from ._output import raw_to_frames

@@ -153,7 +153,7 @@ class SimConfig:
         prev (as a kernel without SD_BALANCE_WAKE, e.g. mainline arm64 before v4.20) instead of
         ``find_idlest_cpu`` (ledger wake_cap-v4.16); ``"parent-load-nice0"``: rt-app's main thread
         forks with a runnable load of exactly 1024 instead of the value the era's PELT arithmetic
-        gives it (``lisa_eas.sim._engine.parent_load``; 1023 at HZ=250 from v4.15);
+        gives it (``lisa_eas.sim._fork.parent_load``; 1023 at HZ=250 from v4.15);
         ``"newidle-gate"``: a CPU going idle tries the newidle CFS pull whatever its ``avg_idle``
         and ``rd->overload`` (no early exit of ``idle_balance()`` / ``newidle_balance()``; ledger
         newidle-v4.14, newidle-v5.16), as the simulator did before it modelled that gate.

@@ -22,6 +22,7 @@ from ..errors import LisaEasError, ModelError
 from ..platform import Platform
 from ._compile import CompiledWorkload
 from ._config import SimConfig
+from ._fork import fork_placement
 
 _EV_CAP = 1 << 15
 _MARGIN_BASE = 512
@@ -96,7 +97,7 @@ def build_run(platform: Platform, compiled: CompiledWorkload, config: SimConfig,
     G[ss.G_NEXT_LB] = K[ss.K_LB_NS]
     G[ss.G_WAKE_DIRTY] = 1
     TK, tsa, csa, rsa = _initial_tasks(compiled, config, cfg, pt["cpu_capmax"], nc,
-                                       fork=_fork_placement(platform, compiled, config, pt["cpu_capmax"]))
+                                       fork=fork_placement(platform, compiled, config, pt["cpu_capmax"]))
     CP = np.zeros((nc, ss.C_NFIELDS), np.int64)
     CP[:, ss.C_CURR] = -1
     CP[:, ss.C_NEXT_TICK] = ss.INF_TIME
@@ -418,54 +419,9 @@ def _run_config(config: SimConfig, nc: int, cfg) -> np.ndarray:
     return K
 
 
-def _fork_placement(platform: Platform, compiled: CompiledWorkload, config: SimConfig, cpu_capmax):
-    """Each thread's CPU and initial util_avg as rt-app's ``pthread_create`` loop leaves them
-    (:mod:`lisa_eas._kernels.fork`; ledger ``fork-v4.14``, ``fork-v5.5``), or None under the
-    ``"fork-placement"`` ablation."""
-    from .._kernels import fork as kf
-    if "fork-placement" in config.ablate:
-        return None
-    form = kf.FORK_V5_5 if config.era_tuple >= (5, 5) else kf.FORK_V4_14
-    has_idle = all(pd.idle_states for pd in platform.perf_domains)
-    return kf.fork_threads(cpu_capmax.tolist(), platform.llc_ids().tolist(), compiled.parent_cpu, has_idle,
-                           form, compiled.nr_threads, parent_load=parent_load(config))
-
-
-#: How long rt-app's main thread has run, always runnable, when it creates the threads: rt-app's
-#: own calibration loop (``"calibration": "CPU<n>"``) runs for seconds; with a numeric calibration
-#: the thread is younger but its load reaches the same value within ~5 ms (see :func:`parent_load`).
-PARENT_RUN_NS = 1_000_000_000
-
-
-def parent_load(config: SimConfig) -> int:
-    """The runnable ``load_avg`` of rt-app's main thread at its ``pthread_create`` loop.
-
-    The kernel's own arithmetic, not an assumed 1024: the thread is attached with ``load_avg`` =
-    ``NICE_0_LOAD`` (``init_entity_runnable_average``; from v4.15 ``attach_entity_load_avg`` sets
-    ``load_sum`` to match it) and then runs without a break at the top OPP (the most favourable
-    case: v4.15 - v5.0 scale the load by frequency, so a lower OPP gives less), its PELT updated
-    at each tick (``entity_tick``), for :data:`PARENT_RUN_NS`; the value is that of the last
-    update, computed by the models' PELT kernel (:func:`lisa_eas.models.pelt_timeline`, the
-    era's arithmetic). At HZ=250: 1024 for v4.11 - v4.14, 1023 from v4.15 at every tick once
-    the thread is ~5 ms old (1024 only before); at HZ=1000 the value alternates between 1023
-    and 1024 from one update to the next, and the one at :data:`PARENT_RUN_NS` is used. On
-    HiKey960 this decides the v4.x fork balance (1024 scaled by the big cluster's capacity is
-    exactly DIE's ``imbalance``; below it, the blocked load rule keeps most clones on the big
-    cluster: ledger ``fork-v4.14``). Ablation ``"parent-load-nice0"``: exactly ``NICE_0_LOAD``.
-    """
-    from ..models.pelt import pelt_timeline
-    if "parent-load-nice0" in config.ablate:
-        return 1024
-    era = config.era if config.era_tuple >= (4, 11) else "v4.11"
-    tick = 1_000_000_000 // config.tick_hz
-    t = np.unique(np.r_[np.arange(0, PARENT_RUN_NS, tick), PARENT_RUN_NS])
-    df = pelt_timeline(t, np.full(len(t), 2), era=era, halflife=config.pelt_halflife_ms, load_avg=1024)
-    return int(df["load_avg"].iloc[-1])
-
-
 def _initial_tasks(compiled: CompiledWorkload, config: SimConfig, cfg, cpu_capmax, nc: int, fork=None):
     """The task table and the task / cfs_rq / rt_rq PELT signals at t = 0: each thread asleep on
-    the CPU its fork placed it on (``fork``: CPUs and util_avg of :func:`_fork_placement`; the
+    the CPU its fork placed it on (``fork``: CPUs and util_avg of :func:`._fork.fork_placement`; the
     first allowed CPU when that one is outside its mask; without ``fork``, the ablation: its
     allowed CPUs in turn, with half the CPU's spare capacity) until its start, each CFS task
     with the util_avg of ``post_init_entity_util_avg`` attached to that CPU's cfs_rq."""
