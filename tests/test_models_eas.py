@@ -14,7 +14,7 @@ from lisa_eas.platform import platform_from_dict
 from reference import ref_eas
 
 #: Eras checked against the twin, each as the twin's own version tuple (its own era rules and EM).
-ERAS = {"v5.0": (5, 0), "v5.4": (5, 4), "v5.12": (5, 12), "v5.14": (5, 14), "v5.16": (5, 16), "v5.19": (5, 19),
+ERAS = {"v4.17": (4, 17), "v5.0": (5, 0), "v5.4": (5, 4), "v5.12": (5, 12), "v5.14": (5, 14), "v5.16": (5, 16), "v5.19": (5, 19),
         "v6.0": (6, 0), "v6.1": (6, 1), "v6.2": (6, 2), "v6.6": (6, 6), "v6.8": (6, 8), "v6.9": (6, 9)}
 
 

@@ -154,6 +154,10 @@ CASES = {
                                                                      placement="no-eas"), 0.5),
     "hikey960-eas-v6.9-rampboost": ("hikey960", "mixed", SimConfig(era="v6.9", governor_tunables={"ramp_boost": 1}),
                                     0.2),
+    # the EAS RFC v2 posting on its 4.16-rc6 base (ledger eas-v4.16; the eas-rfc-energy kernel, era v4.17):
+    # prev costed without a fit test, the 1/64 margin, the wake_cap() slow path, the v4.14 newidle gate
+    "hikey960-eas-rfc-v4.17": ("hikey960", "mixed", SimConfig(era="v4.17"), 0.25),
+    "juno-program-eas-rfc-v4.17": ("juno_r0", "program", SimConfig(era="v4.17", ablate=("fork-placement",)), 1.0),
 }
 SLOW_CASES = {
     "hikey960-bench-long": ("hikey960", "bench", SimConfig(), 5.0),

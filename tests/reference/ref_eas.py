@@ -191,6 +191,35 @@ class Wakeup:
             return best_cpu
         return self.prev
 
+    # ---------------------------------------------------------------- RFC v2 (Apr 2018)
+    def feec_rfc2(self):
+        """The EAS RFC v2 posting (6 Apr 2018, on 4.16-rc6), from its cover letter and the ledger
+        row eas-v4.16: prev is costed whenever allowed, without the fit test the merged v5.0 added;
+        then, per frequency domain, the fitting CPU other than prev with the most spare capacity;
+        energies over the whole system; prev is left only for a saving above prev_energy / 64."""
+        prev_energy = ULONG_MAX
+        if self.allowed[self.prev]:
+            prev_energy = self.compute_energy_v50(self.prev)
+        best_energy, best_cpu = prev_energy, self.prev
+        for pd in self.pds:
+            spare_best, candidate = 0, None
+            for cpu in sorted(pd.cpus):
+                if cpu == self.prev or not self.allowed[cpu]:
+                    continue
+                util = self.cpu_util_next(cpu, cpu)
+                if util * 1280 > self.cap_of[cpu] * 1024:      # does not fit with the 20 % margin
+                    continue
+                if self.cap_of[cpu] - util > spare_best:
+                    spare_best, candidate = self.cap_of[cpu] - util, cpu
+            if candidate is not None:
+                e = self.compute_energy_v50(candidate)
+                if e < best_energy:
+                    best_energy, best_cpu = e, candidate
+        self.energies = (prev_energy, best_energy, 0)
+        if prev_energy == ULONG_MAX:
+            return best_cpu
+        return best_cpu if prev_energy - best_energy > prev_energy // 64 else self.prev
+
     # ---------------------------------------------------------------- v5.4
     def compute_energy_v54(self, dst, pd):
         raw = [(c, self.cpu_util_next(c, dst)) for c in sorted(pd.cpus)]
@@ -430,7 +459,9 @@ def feec_version(version, platform, util_avg, util_est, task_util, task_ue, prev
         return -1, (None, None, 0), 0, 0
     if max(task_util, task_ue) == 0:      # task_util_est(p) == 0
         return prev_cpu, (None, None, 0), 0, 0
-    if version < (5, 4):
+    if version < (5, 0):
+        cpu = w.feec_rfc2()          # v4.16 - v4.20: the RFC v2 posting's rule (ledger eas-v4.16)
+    elif version < (5, 4):
         cpu = w.feec_v50()
     elif version < (5, 14):
         cpu = w.feec_v54_unsigned()

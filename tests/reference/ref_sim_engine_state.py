@@ -230,8 +230,8 @@ def run_params(platform, config) -> RunParams:
     pe = pelt_era(era, config.pelt_halflife_ms, config.util_est)
     if config.placement == "eas-v5.0":
         eas_era = "v5.0"
-    else:           # mainline EAS from v5.0; an older era runs the v5.4 form (as the simulator states)
-        eas_era = era if era >= (5, 0) else (5, 4)
+    else:           # mainline EAS from v5.0; v4.16 - v4.20 the RFC v2 posting (ledger eas-v4.16); an era
+        eas_era = era if era >= (4, 16) else (5, 4)     # before it runs the v5.4 form (as the simulator states)
     sample = {"ondemand": "sampling_rate_us", "interactive": "timer_rate_us"}.get(gov)
     tun_names = {"ondemand": ("up_threshold", "sampling_rate_us", "sampling_down_factor", "work_starved_by_rt",
                               "idle_defers_sample"),
