@@ -78,9 +78,16 @@ def _bench_workload(n=50, duty=lambda i: 5):
                      for i in range(n)], calibration=20)
 
 
+def _rfc_energy_workload(n):
+    from lisa_eas.repro.workloads import eas_rfc_energy
+    return eas_rfc_energy("juno_r0", n)
+
+
 WORKLOADS = {"mixed": lambda nr_cpus: _mixed_workload(), "program": _program_workload, "many": _many_workload,
              "bench": lambda nr_cpus: _bench_workload(),
-             "crowd": lambda nr_cpus: _bench_workload(30, lambda i: 5 + (i % 7) * 4)}
+             "crowd": lambda nr_cpus: _bench_workload(30, lambda i: 5 + (i % 7) * 4),
+             # the eas-rfc-energy workload: 20 periodic 5 % tasks every 16 ms, forked by rt-app's main thread
+             "rfc20": lambda nr_cpus: _rfc_energy_workload(20)}
 
 
 def _x86_112_with_hikey960_domains():
@@ -158,6 +165,9 @@ CASES = {
     # prev costed without a fit test, the 1/64 margin, the wake_cap() slow path, the v4.14 newidle gate
     "hikey960-eas-rfc-v4.17": ("hikey960", "mixed", SimConfig(era="v4.17"), 0.25),
     "juno-program-eas-rfc-v4.17": ("juno_r0", "program", SimConfig(era="v4.17", ablate=("fork-placement",)), 1.0),
+    "juno-rfc-energy-20-v4.17": ("juno_r0", "rfc20", SimConfig(era="v4.17", model_events=False), 0.5),
+    "juno-rfc-energy-20-v4.17-noeas": ("juno_r0", "rfc20", SimConfig(era="v4.17", placement="no-eas",
+                                                                     model_events=False), 0.5),
 }
 SLOW_CASES = {
     "hikey960-bench-long": ("hikey960", "bench", SimConfig(), 5.0),
