@@ -43,11 +43,15 @@ from .sim_layout import S_COND_NEXT, S_CONDS, S_SCRATCH, S_SCRATCH_W, S_SIS_STAT
 from .sim_state import C_NFIELDS, OP_SIZE, P_NFIELDS, T_NFIELDS
 
 from .sim_eas import place_eas
-from .sim_capacity import task_fits_cpu, update_overutilized, update_thermal_avg
+from .sim_capacity import capacity_of, task_fits_cpu, update_overutilized, update_thermal_avg
+from .pelt import SA_LOAD_AVG
+from .sim_layout import S_TASK_PELT, S_TASK_PELT_W
 from .sim_governor import apply_opp, governor_sample, governor_update, schedfreq_rt_tick
 from .sim_models import (AI_AVG_IDLE, AI_IDLE_STAMP, AI_WAKE_AVG_IDLE, AI_WAKE_STAMP, M_RECENT_ERA,
                          M_SIS_PROP_ERA, M_WAKE_CAP, M_WAKER_AT_PREV, WAKE_SLOW_V4)
-from .sim_models import M_NEWIDLE_GATE, M_OVERLOAD_MISFIT, NEWIDLE_GATE_V4_14, NEWIDLE_UNGATED
+from .sim_models import M_NEWIDLE_GATE, M_OVERLOAD_MISFIT, NEWIDLE_GATE_V4_14, NEWIDLE_UNGATED, LB_SIMPLE, M_LB_FORM
+from .sim_lb import CACHE_NICE_TRIES, LB_MC, MIGRATION_COST_NS, PCT_DIE, PCT_MC, lb_find_busiest, lb_levels
+from .sim_state import C_LB_FAILED, T_LIST_SEQ, T_EXEC_START
 from .sim_state import G_NEWIDLE_SKIP_AVG_IDLE, G_NEWIDLE_SKIP_OVERLOAD, G_OVERLOAD
 from .sim_wakeup import affine_target, place_idle_sibling, update_idle_cpu_scan, wake_cap, wake_slow_path
 from .sim_state import GOV_SCHEDFREQ, K_GOV
@@ -60,7 +64,7 @@ from .sim_index import CS_COUNTS, CSN_WAITING, CSN_WAITING_RT, idle_changed, ou_
 from .sim_sched import (acct, attach_task_avg, dequeue_sleep, detach_task_avg, emit, emit_cpu_util, enqueue,
                         log_activation, refresh_next_event, remove_task_avg, schedule, sched_slice, sync_cpu,
                         task_util_est, update_curr, update_min_vruntime, update_rq_avgs,
-                        update_task_avg)
+                        update_task_avg, list_stamp)
 from .sim_state import (C_CURR, C_IDLE_STATE, C_MIN_VRUNTIME, C_NEED_RESCHED, C_NEXT_EVENT, C_NEXT_TICK,
                         C_NR_CFS, C_NR_RT, C_UE_SUM, EV_IDLE, EV_MIGRATE, EV_WAKEUP, G_ALIVE, G_DONE,
                         G_HEAP_N, G_NEXT_LB, G_NOW, G_OVERUTIL, G_STATUS, G_T_END, G_WAKE_DIRTY, INF_TIME,
@@ -211,6 +215,7 @@ def set_sched(p, c, policy, prio, now, S, P, O):
         S[oCP + (c) * C_NFIELDS + C_NR_RT] -= 1
         S[oCP + (c) * C_NFIELDS + C_NR_CFS] += 1
         S[oTK + (p) * T_NFIELDS + T_VRUNTIME] = S[oCP + (c) * C_NFIELDS + C_MIN_VRUNTIME]
+        list_stamp(p, S)                # enqueue_task_fair of __sched_setscheduler: cfs_tasks head
         S[oCP + (c) * C_NFIELDS + C_UE_SUM] += task_util_est(p, S)
         ou_dirty(c, S)
         S[oTK + (p) * T_NFIELDS + T_UE_CPU] = c
@@ -312,6 +317,7 @@ def move_queued(p, src, dst, now, reason, preempt, S, P, O):
         S[oTK + (p) * T_NFIELDS + T_CPU] = dst
         rq_del(p, src, S)
         rq_add(p, dst, S)
+        list_stamp(p, S)
         attach_task_avg(p, dst, S, P)
         S[oCP + (dst) * C_NFIELDS + C_NR_CFS] += 1
         S[oCP + (dst) * C_NFIELDS + C_UE_SUM] += est
@@ -486,7 +492,7 @@ def pull_one(dst, now, newidle, S, P, O):
     if S[ocn + CSN_WAITING] == 0:
         if stop >= 0:
             S[S_GLOBALS_AT + stop] += 1
-        return      # no task waits on any runqueue: nothing either pull below could find
+        return -1      # no task waits on any runqueue: nothing either pull below could find
     best = -1
     best_prio = 0
     if S[ocn + CSN_WAITING_RT] > 0:     # (the scan below finds only waiting FIFO tasks)
@@ -509,14 +515,16 @@ def pull_one(dst, now, newidle, S, P, O):
         if S[oCP + (dst) * C_NFIELDS + C_IDLE_STATE] >= 0:
             exit_idle(dst, now, S, P, O)
         move_queued(best, src, dst, now, 1, not newidle, S, P, O)
-        return
+        return -1
     if stop >= 0:
         S[S_GLOBALS_AT + stop] += 1
-        return      # the newidle balance's early exit (above), counted when no rt task was pulled
+        return -1      # the newidle balance's early exit (above), counted when no rt task was pulled
     if S[S_GLOBALS_AT + G_OVERUTIL] == 0 and S[S_CONFIG_AT + K_PLACEMENT] != PLACE_NO_EAS:
-        return
+        return -1
+    if P[P[P_MODEL_PARAMS] + M_LB_FORM] != LB_SIMPLE:
+        return lb_pull(dst, now, newidle, S, P, O)     # the v4.16 - v4.19 load_balance() (ledger lb-v4.16)
     if S[ocn + CSN_WAITING] == S[ocn + CSN_WAITING_RT]:
-        return      # no CFS task waits: the scan below would find no source
+        return -1      # no CFS task waits: the scan below would find no source
     n = P[P_CPU_PD_N]
     src = -1
     most = 0
@@ -533,7 +541,7 @@ def pull_one(dst, now, newidle, S, P, O):
         if w > most:
             most, src = w, c
     if src < 0:
-        return
+        return -1
     ol = S[S_RQ_TASKS] + src * S[S_RQ_TASKS_W]
     for i in range(1, S[ol] + 1):
         p = S[ol + i]
@@ -544,7 +552,134 @@ def pull_one(dst, now, newidle, S, P, O):
             if S[oCP + (dst) * C_NFIELDS + C_IDLE_STATE] >= 0:
                 exit_idle(dst, now, S, P, O)
             move_queued(p, src, dst, now, 1, not newidle, S, P, O)
-            return
+            return -1
+    return -1
+
+
+@sim_helper
+def lb_tail(src, S, P):
+    """The tail of CPU ``src``'s ``cfs_tasks`` list: its queued CFS task with the lowest stamp."""
+    oTK = S[S_TASKS]
+    ol = S[S_RQ_TASKS] + src * S[S_RQ_TASKS_W]
+    best = -1
+    for i in range(1, S[ol] + 1):
+        p = S[ol + i]
+        if S[oTK + p * T_NFIELDS + T_POLICY] != POLICY_CFS:
+            continue
+        if best < 0 or S[oTK + p * T_NFIELDS + T_LIST_SEQ] < S[oTK + best * T_NFIELDS + T_LIST_SEQ]:
+            best = p
+    return best
+
+
+@sim_kernel
+def lb_pull(dst, now, newidle, S, P, O):
+    """``idle_balance()`` (``newidle``) or one idle CPU's part of the periodic balance
+    (``rebalance_domains(CPU_IDLE)``) in the v4.16 - v4.19 form: ``load_balance()`` at MC then DIE
+    (``sim_lb``), stopping at the first level that moved a task or whose local group another CPU
+    balances. The moves: ``detach_tasks`` from the tail of the busiest runqueue's ``cfs_tasks``
+    (a task not allowed on ``dst``, running, cache-hot or heavier than twice the imbalance is
+    skipped and goes to the head; one task for a newidle balance, CONFIG_PREEMPT), and, after
+    ``cache_nice_tries + 2`` failed periodic balances, the active balance by the stopper (returns
+    ``src << 32 | task`` when it moved the running task of ``src``, else -1: the caller then lets
+    ``src`` schedule and checks ``dst``'s preemption)."""
+    oTK = S[S_TASKS]
+    oCP = S[S_CPUS]
+    om = P[P_MASKS]
+    mw = P[P_MASKS_W]
+    levels = lb_levels(dst, P)
+    imb_out = S[S[S_SCRATCH] + SC_RESULT * S[S_SCRATCH_W]:S[S_SCRATCH] + SC_RESULT * S[S_SCRATCH_W] + 1]
+    for level in range(2):
+        if not (levels >> level) & 1:
+            continue
+        fo = oCP + dst * C_NFIELDS + C_LB_FAILED + level
+        src = lb_find_busiest(dst, level, newidle, S, P, imb_out)
+        if src < 0:
+            S[fo] = 0                   # out_balanced
+            if src == -2:
+                return -1               # should_we_balance(): continue_balancing = 0
+            continue
+        imb = imb_out[0]
+        moved = 0
+        all_pinned = True
+        if S[oCP + src * C_NFIELDS + C_NR_CFS] + S[oCP + src * C_NFIELDS + C_NR_RT] > 1:
+            loop_max = S[oCP + src * C_NFIELDS + C_NR_CFS] + S[oCP + src * C_NFIELDS + C_NR_RT]
+            if loop_max > 32:
+                loop_max = 32           # sysctl_sched_nr_migrate
+            loop = 0
+            while S[oCP + src * C_NFIELDS + C_NR_CFS] + S[oCP + src * C_NFIELDS + C_NR_RT] > 1:
+                p = lb_tail(src, S, P)
+                if p < 0:
+                    break
+                loop += 1
+                if loop > loop_max:
+                    break
+                skip = False
+                if not P[om + S[oTK + p * T_NFIELDS + T_MASK] * mw + dst]:
+                    skip = True                         # can_migrate_task: LBF_SOME_PINNED
+                else:
+                    all_pinned = False
+                    if S[oCP + src * C_NFIELDS + C_CURR] == p:
+                        skip = True                     # running
+                    elif S[oTK + p * T_NFIELDS + T_SUM_EXEC] > 0 and S[fo] <= CACHE_NICE_TRIES \
+                            and now - S[oTK + p * T_NFIELDS + T_EXEC_START] < MIGRATION_COST_NS:
+                        skip = True                     # task_hot()
+                    elif S[S[S_TASK_PELT] + p * S[S_TASK_PELT_W] + SA_LOAD_AVG] // 2 > imb:
+                        skip = True
+                if skip:
+                    list_stamp(p, S)                    # list_move() to the head
+                    continue
+                if moved == 0:
+                    sync_cpu(src, now, S, P)
+                    sync_cpu(dst, now, S, P)
+                    if S[oCP + dst * C_NFIELDS + C_IDLE_STATE] >= 0:
+                        exit_idle(dst, now, S, P, O)
+                load = S[S[S_TASK_PELT] + p * S[S_TASK_PELT_W] + SA_LOAD_AVG]
+                move_queued(p, src, dst, now, 1, not newidle, S, P, O)
+                moved += 1
+                imb -= load
+                if newidle or imb <= 0:
+                    break
+        if moved > 0:
+            S[fo] = 0
+            return -1
+        if all_pinned and S[oCP + src * C_NFIELDS + C_NR_CFS] + S[oCP + src * C_NFIELDS + C_NR_RT] > 1:
+            S[fo] = 0                   # out_all_pinned (the retry without src is not modelled)
+            continue
+        if not newidle:
+            S[fo] += 1
+        # need_active_balance(): an RT-pressured lone CFS task, or too many failed balances
+        pct = PCT_MC if level == LB_MC else PCT_DIE
+        cs = capacity_of(src, S, P)
+        active = S[fo] > CACHE_NICE_TRIES + 2
+        if S[oCP + src * C_NFIELDS + C_NR_CFS] == 1 and cs * pct < P[P[P_CPU_CAP] + src] * 100 \
+                and cs * pct < capacity_of(dst, S, P) * 100:
+            active = True
+        if not active or newidle:
+            continue                    # (the stopper work a newidle balance would queue: not modelled)
+        cur = S[oCP + src * C_NFIELDS + C_CURR]
+        if cur < 0 or not P[om + S[oTK + cur * T_NFIELDS + T_MASK] * mw + dst]:
+            continue                    # busiest->curr cannot go to dst: out_one_pinned
+        S[fo] = CACHE_NICE_TRIES + 1
+        # active_load_balance_cpu_stop -> detach_one_task: the first CFS task from the tail allowed on
+        # dst (the stopper runs on src, so the task that was running there is movable too)
+        p = -1
+        ol = S[S_RQ_TASKS] + src * S[S_RQ_TASKS_W]
+        for i in range(1, S[ol] + 1):
+            q = S[ol + i]
+            if S[oTK + q * T_NFIELDS + T_POLICY] != POLICY_CFS or not P[om + S[oTK + q * T_NFIELDS + T_MASK] * mw + dst]:
+                continue
+            if p < 0 or S[oTK + q * T_NFIELDS + T_LIST_SEQ] < S[oTK + p * T_NFIELDS + T_LIST_SEQ]:
+                p = q
+        if p < 0:
+            continue
+        S[fo] = 0                       # the stopper moved a task: "reset the failure counter"
+        sync_cpu(src, now, S, P)
+        sync_cpu(dst, now, S, P)
+        if S[oCP + dst * C_NFIELDS + C_IDLE_STATE] >= 0:
+            exit_idle(dst, now, S, P, O)
+        move_queued(p, src, dst, now, 2, True, S, P, O)
+        return (src << 32) | p if p == cur else -1    # the caller lets src schedule, checks dst's preemption
+    return -1
 
 
 @sim_kernel
@@ -576,7 +711,10 @@ def load_balance(now, S, P, O):
         return
     for dst in range(n):
         if S[oCP + (dst) * C_NFIELDS + C_CURR] < 0 and S[oCP + (dst) * C_NFIELDS + C_NR_CFS] + S[oCP + (dst) * C_NFIELDS + C_NR_RT] == 0:
-            pull_one(dst, now, False, S, P, O)
+            moved = pull_one(dst, now, False, S, P, O)
+            if moved >= 0:              # an active balance took the running task of its CPU
+                leave_cpu(moved >> 32, PREV_STATE_RUNNING, now, S, P, O)     # then src schedules, may go idle
+                check_preempt(dst, moved & 0xFFFFFFFF, now, S, P, O)
     # misfit: a running CFS task that does not fit its CPU goes to an idle CPU of higher capacity
     for c in range(n):
         p = S[oCP + (c) * C_NFIELDS + C_CURR]

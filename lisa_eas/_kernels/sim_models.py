@@ -95,7 +95,12 @@ NEWIDLE_GATE_V5_16 = 2    # newidle_balance() from c5b0a7eefc70: !rd->overload |
 M_OVERLOAD_MISFIT = 45    # 1: a misfit task sets rd->overload at the root-level balance (v4.20+, 757ffdd705ee; asymmetric
                           # capacities only: update_misfit_status needs sched_asym_cpucapacity)
 M_OD_LONG_IDLE = 46       # ondemand's long-idle test, governors.OD_LONG_IDLE_* (ledger ondemand-v4.14, ondemand-v4.18)
-M_SIZE = 47
+M_LB_FORM = 47            # the CFS pull of the load balance: LB_SIMPLE, or the v4.16 - v4.19 load_balance() (ledger
+                          # lb-v4.16; LB_V4_ASYM: with SD_ASYM_CPUCAPACITY at DIE, the RFC base kernel's flag)
+LB_SIMPLE = 0
+LB_V4 = 1
+LB_V4_ASYM = 2
+M_SIZE = 48
 
 # thermal cap schedule rows (static slot THERMAL): from TH_TIME on, perf domain TH_PD runs at most
 # at OPP TH_OPP and its CPUs' thermal pressure is TH_PRESSURE (capacity_orig minus the capacity of

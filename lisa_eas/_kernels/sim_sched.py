@@ -67,7 +67,7 @@ from .sim_state import (A_SIZE, A_CDUR, A_CPERIOD, A_CPU, A_END, A_PERF, A_PHASE
                         T_ACT_START, T_ACT_WULAT, T_CPU, T_ENQ_SEQ, T_EXEC_START, T_FRESH, T_NR_ACT, T_PC,
                         T_PHASE, T_PHASE_ACT, T_POLICY, T_PRIO, T_REM, T_RT_END, T_SLICE_START, T_STATE,
                         T_SUM_EXEC, T_TIMER_DUE, T_UE_CPU, T_UE_ENQ, T_UE_EWMA, T_VRUNTIME, T_WAKE_AT,
-                        TS_RUNNABLE, TS_RUNNING, TS_SLEEPING, G_ALIVE, G_HEAP_N, TS_EXITED)
+                        TS_RUNNABLE, TS_RUNNING, TS_SLEEPING, G_ALIVE, G_HEAP_N, TS_EXITED, G_LIST_SEQ, T_LIST_SEQ)
 from .sim_index import CT_EVENT, CT_TICK, cpu_time_changed, heap_push, heap_remove, rq_add, rq_del
 from .sim_index import idle_changed, ou_dirty, set_state
 from .sim_layout import P_PD_CPUS, P_PD_CPUS_W, P_PD_NCPU, S_GOV_CPU, S_GOV_CPU_W, S_GOV_CPU_W2
@@ -413,6 +413,14 @@ def sync_cpu(c, now, S, P):
     update_rq_avgs(c, now, S, P)
 
 
+@sim_helper
+def list_stamp(p, S):
+    """Task ``p`` goes to the head of its runqueue's ``cfs_tasks`` list (``account_entity_enqueue``'s
+    ``list_add``, ``pick_next_task_fair``'s ``list_move`` since 93824900a2e2): a new, highest stamp."""
+    S[S_GLOBALS_AT + G_LIST_SEQ] += 1
+    S[S[S_TASKS] + p * T_NFIELDS + T_LIST_SEQ] = S[S_GLOBALS_AT + G_LIST_SEQ]
+
+
 @sim_inline
 def enqueue(p, c, now, S, P, O):
     """``enqueue_task``: put task ``p`` (waking or new) on CPU ``c``'s runqueue."""
@@ -436,6 +444,7 @@ def enqueue(p, c, now, S, P, O):
     if migrated:
         attach_task_avg(p, c, S, P)
     update_task_avg(p, now, S, P, O)
+    list_stamp(p, S)
     # place_entity(): sleeper credit of half a latency period
     floor = S[oCP + (c) * C_NFIELDS + C_MIN_VRUNTIME] - (S[oK + K_LATENCY_NS] >> 1)
     if S[oTK + (p) * T_NFIELDS + T_VRUNTIME] < floor:
@@ -618,6 +627,8 @@ def schedule(c, prev_state, now, S, P, O):
     oCP = S[S_CPUS]
     nxt = pick_next(c, S)
     prev = S[oCP + (c) * C_NFIELDS + C_CURR]
+    if nxt >= 0 and S[S[S_TASKS] + (nxt) * T_NFIELDS + T_POLICY] == POLICY_CFS:
+        list_stamp(nxt, S)              # pick_next_task_fair: list_move to the cfs_tasks head
     if nxt == prev:
         S[oCP + (c) * C_NFIELDS + C_NEED_RESCHED] = 0
         return

@@ -71,7 +71,9 @@ T_UE_CPU = 30          # CPU whose cfs_rq util_est.enqueued holds this task's es
 T_PHASE_ACT = 31       # activation index within the current phase
 T_FRESH = 32           # 1: T_PC is an op not begun yet (after a migration or a policy change)
 T_RECENT = 33         # p->recent_used_cpu (v4.16+; -1: none)
-T_NFIELDS = 34
+T_LIST_SEQ = 34       # position in its rq's cfs_tasks list: stamped (G_LIST_SEQ) at enqueue and at pick, so
+                       # the list's tail (load_balance's detach scan starts there) is the lowest stamp
+T_NFIELDS = 35
 
 # ---------------------------------------------------------------- CPU fields CP[c, :]
 C_CURR = 0             # running task, -1 = idle
@@ -88,7 +90,8 @@ C_UE_SUM = 10          # cfs_rq util_est.enqueued
 C_BUSY_NS = 11         # busy time (for sampling governors), cumulative
 C_NEED_RESCHED = 12
 C_NEXT_EVENT = 13      # cached time of the running task's next op boundary
-C_NFIELDS = 14
+C_LB_FAILED = 14       # sd->nr_balance_failed of this CPU's MC domain; C_LB_FAILED + 1: its DIE domain
+C_NFIELDS = 16
 
 # ---------------------------------------------------------------- perf-domain fields PD[d, :]
 P_OPP = 0              # current OPP index
@@ -119,7 +122,8 @@ G_OVERLOAD = 12         # rd->overload (v3.16+): set when a runqueue reaches 2 r
                        # a misfit task); read by the newidle balance's gate (sim_loop.pull_one)
 G_NEWIDLE_SKIP_AVG_IDLE = 13   # newidle balances the gate stopped on avg_idle < sysctl_sched_migration_cost (< v5.16)
 G_NEWIDLE_SKIP_OVERLOAD = 14   # ... on !rd->overload
-G_NFIELDS = 15
+G_LIST_SEQ = 15        # stamps of the cfs_tasks order (T_LIST_SEQ)
+G_NFIELDS = 16
 
 # ---------------------------------------------------------------- output events ev[n, :]
 E_TIME = 0

@@ -354,6 +354,10 @@ def _model_params(platform: Platform, config: SimConfig, em_mode: int, cpu_capma
     mp[sm.M_NEWIDLE_GATE] = (sm.NEWIDLE_UNGATED if "newidle-gate" in config.ablate
                              else sm.NEWIDLE_GATE_V5_16 if era >= (5, 16) else sm.NEWIDLE_GATE_V4_14)
     mp[sm.M_OVERLOAD_MISFIT] = int(asym and era >= (4, 20))
+    # the load balance's CFS pull (ledger lb-v4.16): the v4.16 - v4.19 load_balance() (SD_ASYM_CPUCAPACITY
+    # at DIE on an asymmetric platform: the EAS RFC's base kernel set it), else the simplified pull
+    if (4, 16) <= era < (4, 20):
+        mp[sm.M_LB_FORM] = sm.LB_V4_ASYM if asym else sm.LB_V4
     mp[sm.M_WAKER_AT_PREV] = int("resume-waker" in config.ablate)
     mp[sm.M_ATTACH_KEEPS_SUM] = int("pelt-attach-reset" in config.ablate)
     mp[sm.M_RECENT_ERA] = 2 if era >= (5, 15) else 1 if era >= (4, 16) else 0

@@ -1,0 +1,309 @@
+"""The v4.16 - v4.19 ``load_balance()`` decision of the simulator (numba), ledger lb-v4.16.
+
+Read in a v4.19 tree (0x88888888/Linux-4.19, ``kernel/sched/fair.c``; the balancer of the EAS
+RFC's 4.16-rc6 base and of v4.17 - v4.19 alike) and its ``kernel/sched/topology.c`` ``sd_init``:
+
+* Domains of a CPU: MC, its LLC, whose groups are single CPUs (imbalance_pct 117), when the LLC
+  has more than one CPU; DIE, every CPU, whose groups are the LLCs (imbalance_pct 125), when there
+  is more than one LLC. Both have ``cache_nice_tries`` 1; MC has SD_PREFER_SIBLING, so DIE
+  balances with ``prefer_sibling``; with SD_ASYM_CPUCAPACITY at DIE (the RFC base kernel's flag:
+  ``LB_V4_ASYM``) ``update_sd_pick_busiest`` does not pick a group of bigger CPUs running at most
+  one task per CPU.
+* ``update_sg_lb_stats`` / ``update_sd_lb_stats`` (group load = the CPUs' ``weighted_cpuload``,
+  the cfs_rq's runnable_load_avg as stored; group capacity the sum of ``capacity_of``; the
+  prefer-sibling demotion of a remote group with two tasks more than the local one to
+  "overloaded"), ``find_busiest_group`` (the NEWLY_IDLE ``imbalance_pct`` test, the IDLE
+  ``idle_cpus`` test, the force balance of an idle CPU with capacity against an overloaded group),
+  ``calculate_imbalance`` and ``fix_small_imbalance`` in ``unsigned long`` arithmetic,
+  ``find_busiest_queue`` (highest ``weighted_cpuload / capacity_of``, a lone task heavier than the
+  imbalance left alone), ``should_we_balance`` (an IDLE balance above MC is done by the first idle
+  CPU of the local group), ``can_migrate_task`` with ``task_hot`` (500 us since the task last ran,
+  unless ``nr_balance_failed > cache_nice_tries``) and ``need_active_balance``.
+
+The moves themselves (``detach_tasks`` in ``cfs_tasks`` order, the active balance by the stopper)
+are done by ``sim_loop.lb_pull`` with the engine's own migration. Not modelled (stated in the
+simulator's approximations): LB_BIAS's ``cpu_load[]`` (source/target loads are the idx-0 load),
+each level's own balance interval and its back-off, the balance of busy CPUs, the affinity paths
+(``LBF_DST_PINNED`` re-targeting, ``group_imbalanced``), cache-hot buddies.
+"""
+from __future__ import annotations
+
+from ._jit import sim_helper, sim_kernel
+
+from .pelt import SA_LOAD_AVG
+from .sim_capacity import capacity_of, cpu_util
+from .sim_layout import (P_CPU_CAP, P_CPU_PD_N, P_LLC_ID, P_MODEL_PARAMS, S_CPUS, S_RQ_TASKS, S_RQ_TASKS_W, S_TASKS,
+                         S_TASK_PELT, S_TASK_PELT_W)
+from .sim_models import LB_V4_ASYM, M_LB_FORM
+from .sim_state import C_CURR, C_NFIELDS, C_NR_CFS, C_NR_RT, POLICY_CFS, T_NFIELDS, T_POLICY
+
+LB_MC = 0
+LB_DIE = 1
+#: sd_init(): imbalance_pct of MC (SD_SHARE_PKG_RESOURCES) and of the level above
+PCT_MC = 117
+PCT_DIE = 125
+CACHE_NICE_TRIES = 1
+GROUP_OTHER = 0
+GROUP_OVERLOADED = 2
+ULONG_MAX = -1          # ~0UL in int64 bits (only compared against, never used in arithmetic)
+#: sysctl_sched_migration_cost (task_hot)
+MIGRATION_COST_NS = 500_000
+
+
+@sim_helper
+def weighted_cpuload(c, S):
+    """``weighted_cpuload()``: the cfs_rq's ``runnable_load_avg`` (v4.15 - v5.6), the sum of the
+    runnable entities' ``runnable_load_avg``, for a task its ``load_avg`` (weight-scaled runnable
+    time): here the sum of the queued CFS tasks' load_avg as each was last updated."""
+    oTK = S[S_TASKS]
+    ol = S[S_RQ_TASKS] + c * S[S_RQ_TASKS_W]
+    total = 0
+    for i in range(1, S[ol] + 1):
+        p = S[ol + i]
+        if S[oTK + p * T_NFIELDS + T_POLICY] == POLICY_CFS:
+            total += S[S[S_TASK_PELT] + p * S[S_TASK_PELT_W] + SA_LOAD_AVG]
+    return total
+
+
+@sim_helper
+def lb_in_group(level, dst, c, g, P):
+    """Whether CPU ``c`` is in group ``g`` of ``dst``'s domain at ``level`` (MC: ``g`` is a CPU of
+    dst's LLC; DIE: ``g`` is an LLC id)."""
+    if level == LB_MC:
+        return c == g
+    return P[P[P_LLC_ID] + c] == g
+
+
+@sim_helper
+def lb_group_of(level, c, P):
+    return c if level == LB_MC else P[P[P_LLC_ID] + c]
+
+
+@sim_kernel
+def lb_levels(dst, P):
+    """Which levels exist for ``dst``: bit 0 MC (its LLC has more than one CPU), bit 1 DIE (more than
+    one LLC)."""
+    n = P[P_CPU_PD_N]
+    mine = P[P[P_LLC_ID] + dst]
+    size = 0
+    other = 0
+    for c in range(n):
+        if P[P[P_LLC_ID] + c] == mine:
+            size += 1
+        else:
+            other = 1
+    return (1 if size > 1 else 0) | (2 if other else 0)
+
+
+@sim_kernel
+def lb_group_stats(level, dst, g, S, P):
+    """``update_sg_lb_stats`` of group ``g``: (group_load, group_util, sum_nr_running,
+    sum_weighted_load, idle_cpus, group_capacity, group_weight, min_capacity, first_idle_cpu)."""
+    n = P[P_CPU_PD_N]
+    oCP = S[S_CPUS]
+    load = 0
+    util = 0
+    nr = 0
+    idle = 0
+    cap = 0
+    weight = 0
+    min_cap = 1 << 62
+    first_idle = -1
+    first = -1
+    mine = P[P[P_LLC_ID] + dst]
+    for c in range(n):
+        if level == LB_MC:
+            if c != g or P[P[P_LLC_ID] + c] != mine:
+                continue
+        elif P[P[P_LLC_ID] + c] != g:
+            continue
+        if first < 0:
+            first = c
+        wl = weighted_cpuload(c, S)
+        load += wl
+        util += cpu_util(c, S, P)
+        nr += S[oCP + c * C_NFIELDS + C_NR_CFS]
+        running = S[oCP + c * C_NFIELDS + C_NR_CFS] + S[oCP + c * C_NFIELDS + C_NR_RT]
+        if running == 0 and S[oCP + c * C_NFIELDS + C_CURR] < 0:
+            idle += 1
+            if first_idle < 0:
+                first_idle = c
+        k = capacity_of(c, S, P)
+        cap += k
+        if k < min_cap:
+            min_cap = k
+        weight += 1
+    return load, util, nr, load, idle, cap, weight, min_cap, first_idle if first_idle >= 0 else first
+
+
+@sim_helper
+def lb_has_capacity(nr, weight, cap, util, pct):
+    """``group_has_capacity``."""
+    if nr < weight:
+        return True
+    return cap * 100 > util * pct
+
+
+@sim_helper
+def lb_is_overloaded(nr, weight, cap, util, pct):
+    """``group_is_overloaded``."""
+    if nr <= weight:
+        return False
+    return cap * 100 < util * pct
+
+
+@sim_kernel
+def lb_find_busiest(dst, level, newidle, S, P, out):
+    """``should_we_balance`` + ``find_busiest_group`` + ``find_busiest_queue`` for ``dst`` at
+    ``level`` (``newidle``: CPU_NEWLY_IDLE, else CPU_IDLE).
+
+    Returns the busiest runqueue's CPU, -1 when balanced (or no queue), -2 when
+    ``should_we_balance`` says another CPU of the local group balances this level and above.
+    ``out[0]`` gets the imbalance (weighted load to move)."""
+    n = P[P_CPU_PD_N]
+    pct = PCT_MC if level == LB_MC else PCT_DIE
+    asym = level == LB_DIE and P[P[P_MODEL_PARAMS] + M_LB_FORM] == LB_V4_ASYM
+    prefer_sibling = level == LB_DIE and (lb_levels(dst, P) & 1) == 1
+    local_g = lb_group_of(level, dst, P)
+    l_load, l_util, l_nr, l_wl, l_idle, l_cap, l_weight, l_min, l_first = lb_group_stats(level, dst, local_g, S, P)
+    out[0] = 0
+    if not newidle and l_first != dst:
+        return -2                       # should_we_balance(): not the local group's balance CPU
+    l_avg = (l_load * 1024) // l_cap
+    l_lpt = l_wl // l_nr if l_nr > 0 else 0
+    l_has_cap = lb_has_capacity(l_nr, l_weight, l_cap, l_util, pct)
+    l_type = GROUP_OVERLOADED if lb_is_overloaded(l_nr, l_weight, l_cap, l_util, pct) else GROUP_OTHER
+    total_load = l_load
+    total_cap = l_cap
+    b_g = -1
+    b_type = GROUP_OTHER
+    b_avg = 0
+    b_nr = 0
+    b_wl = 0
+    b_idle = 0
+    b_cap = 1
+    b_nocap = False
+    # the other groups in the ring order of the domain's groups, which starts at dst's group
+    for k in range(1, n):
+        c = (dst + k) % n
+        if level == LB_MC and P[P[P_LLC_ID] + c] != P[P[P_LLC_ID] + dst]:
+            continue
+        g = lb_group_of(level, c, P)
+        if g == local_g:
+            continue
+        if level == LB_DIE:
+            # a group is visited at its first CPU in the ring from dst
+            first_in_ring = True
+            for j in range(1, k):
+                if P[P[P_LLC_ID] + (dst + j) % n] == g:
+                    first_in_ring = False
+                    break
+            if not first_in_ring:
+                continue
+        s_load, s_util, s_nr, s_wl, s_idle, s_cap, s_weight, s_min, _f = lb_group_stats(level, dst, g, S, P)
+        s_avg = (s_load * 1024) // s_cap
+        s_nocap = lb_is_overloaded(s_nr, s_weight, s_cap, s_util, pct)
+        if prefer_sibling and l_has_cap and s_nr > l_nr + 1:
+            s_nocap = True
+        s_type = GROUP_OVERLOADED if s_nocap else GROUP_OTHER
+        # update_sd_pick_busiest
+        pick = False
+        if s_type > b_type:
+            pick = True
+        elif s_type == b_type and s_avg > b_avg:
+            pick = True
+            if asym and s_nr <= s_weight and l_min * 1280 < s_min * 1024:
+                pick = False            # group_smaller_cpu_capacity(local, sg): keep bigger CPUs
+        if pick:
+            b_g, b_type, b_avg, b_nr, b_wl, b_idle, b_cap, b_nocap = (g, s_type, s_avg, s_nr, s_wl, s_idle,
+                                                                     s_cap, s_nocap)
+        total_load += s_load
+        total_cap += s_cap
+    # find_busiest_group
+    if b_g < 0 or b_nr == 0:
+        return -1
+    sds_avg = (1024 * total_load) // total_cap
+    force = (l_has_cap and b_nocap)          # env->idle != CPU_NOT_IDLE always here
+    if not force:
+        if l_avg >= b_avg or l_avg >= sds_avg:
+            return -1
+        if not newidle:
+            if b_type != GROUP_OVERLOADED and l_idle <= b_idle + 1:
+                return -1
+        elif 100 * b_avg <= pct * l_avg:
+            return -1
+    b_lpt = b_wl // b_nr
+    imb = lb_calculate_imbalance(l_avg, l_nr, l_lpt, l_cap, l_type, b_avg, b_nr, b_lpt, b_cap, b_type, sds_avg, dst, S)
+    if imb == 0:
+        return -1
+    out[0] = imb
+    # find_busiest_queue
+    busiest = -1
+    best_wl = 0
+    best_cap = 1
+    oCP = S[S_CPUS]
+    for c in range(n):
+        if not lb_in_group(level, dst, c, b_g, P):
+            continue
+        if level == LB_MC and P[P[P_LLC_ID] + c] != P[P[P_LLC_ID] + dst]:
+            continue
+        cap = capacity_of(c, S, P)
+        wl = weighted_cpuload(c, S)
+        nr = S[oCP + c * C_NFIELDS + C_NR_CFS] + S[oCP + c * C_NFIELDS + C_NR_RT]
+        reduced = cap * pct < P[P[P_CPU_CAP] + c] * 100          # check_cpu_capacity()
+        if nr == 1 and wl > imb and not reduced:
+            continue
+        if wl * best_cap > best_wl * cap:
+            best_wl, best_cap, busiest = wl, cap, c
+    return busiest
+
+
+@sim_kernel
+def lb_calculate_imbalance(l_avg, l_nr, l_lpt, l_cap, l_type, b_avg, b_nr, b_lpt, b_cap, b_type, sds_avg, dst, S):
+    """``calculate_imbalance`` (with ``fix_small_imbalance``): the weighted load to move; every
+    operand here is non-negative where the kernel subtracts (its own tests order them)."""
+    if b_avg <= sds_avg or l_avg >= sds_avg:
+        return lb_fix_small_imbalance(l_avg, l_nr, l_lpt, l_cap, b_avg, b_lpt, b_cap, dst, S, 0)
+    load_above = -1         # ~0UL
+    if b_type == GROUP_OVERLOADED and l_type == GROUP_OVERLOADED:
+        la = b_nr * 1024
+        if la > b_cap:
+            load_above = ((la - b_cap) * 1024) // b_cap
+    max_pull = b_avg - sds_avg
+    if load_above >= 0 and load_above < max_pull:
+        max_pull = load_above
+    a = max_pull * b_cap
+    b = (sds_avg - l_avg) * l_cap
+    imb = (a if a < b else b) // 1024
+    if imb < b_lpt:
+        return lb_fix_small_imbalance(l_avg, l_nr, l_lpt, l_cap, b_avg, b_lpt, b_cap, dst, S, imb)
+    return imb
+
+
+@sim_kernel
+def lb_fix_small_imbalance(l_avg, l_nr, l_lpt, l_cap, b_avg, b_lpt, b_cap, dst, S, imb):
+    """``fix_small_imbalance``: returns the imbalance it leaves (``imb`` when it keeps it)."""
+    imbn = 2
+    if l_nr == 0:
+        oCP = S[S_CPUS]
+        h = S[oCP + dst * C_NFIELDS + C_NR_CFS]
+        l_lpt = weighted_cpuload(dst, S) // h if h > 0 else 0       # cpu_avg_load_per_task(dst)
+    elif b_lpt > l_lpt:
+        imbn = 1
+    scaled = (b_lpt * 1024) // b_cap
+    if b_avg + scaled >= l_avg + scaled * imbn:
+        return b_lpt
+    capa_now = b_cap * min(b_lpt, b_avg) + l_cap * min(l_lpt, l_avg)
+    capa_now //= 1024
+    capa_move = 0
+    if b_avg > scaled:
+        capa_move += b_cap * min(b_lpt, b_avg - scaled)
+    if b_avg * b_cap < b_lpt * 1024:
+        tmp = (b_avg * b_cap) // l_cap
+    else:
+        tmp = (b_lpt * 1024) // l_cap
+    capa_move += l_cap * min(l_lpt, l_avg + tmp)
+    capa_move //= 1024
+    if capa_move > capa_now:
+        return b_lpt
+    return imb
