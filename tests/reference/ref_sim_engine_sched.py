@@ -60,7 +60,13 @@ move_queued                detach_task (deactivate_task, set_task_cpu with      
                            TASK_ON_RQ_MIGRATING) / attach_task (activate_task); ~: the
                            periodic balance pulls one task to an idle CPU and moves a misfit
                            task to an idle bigger CPU, no load_balance() group statistics
+                           (eras v4.14 - v4.19: pull_cfs_v4 below)
 pull_one                   newidle_balance / pull_rt_task                                  ~
+pull_cfs_v4                v4.14 - v4.19 idle_balance / rebalance_domains -> load_balance   = / ~
+                           (ref_lb: should_we_balance, find_busiest_group, find_busiest_
+                           queue, detach_tasks on the cfs_tasks order, need_active_balance;
+                           ~: idx-0 loads, one interval for all levels, no NOT_IDLE balance,
+                           no affinity re-targeting; v4.19 fair.c, same LB code as v4.17)
 select_rt_cpu              select_task_rq_rt -> find_lowest_rq (simplified order)          ~
 set_sched                  __sched_setscheduler: update_rq_clock, class change             ~
                            (~: the task's own PELT is not updated there)
@@ -789,6 +795,12 @@ class Scheduler:
         self.lru_seq += 1
         p.lru = self.lru_seq
 
+    #: the cfs_rq field read as weighted_cpuload() by the v4 balancer (spec of issue 18: the one the
+    #: v4.x find_idlest_group reads). NB: before v5.7 the engines feed that signal nr_cfs, not the
+    #: runnable weight nr_cfs * 1024 that __update_load_avg_cfs_rq passes in v4.14 - v5.6, so it is
+    #: ~1/1024 of the kernel's runnable_load_avg; "load_avg" holds the weighted form.
+    lb_load_field = "runnable_avg"
+
     def lb_view(self, dst):
         """The per-CPU inputs of ``ref_lb.load_balance`` for destination ``dst``."""
         views = []
@@ -798,7 +810,7 @@ class Scheduler:
                                         allowed=self.allowed(p, dst), running=p is c.curr) for p in q)
             cur = c.curr
             views.append(ref_lb.LbCpu(
-                load=c.cfs.runnable_avg, util=self.cpu_util(c), nr_running=c.nr_running, h_nr_running=c.nr_cfs,
+                load=getattr(c.cfs, self.lb_load_field), util=self.cpu_util(c), nr_running=c.nr_running, h_nr_running=c.nr_cfs,
                 capacity=self.capacity_of(c), capacity_orig=c.capacity, llc=c.llc, idle=c.is_idle, tasks=tasks,
                 curr_cfs_allowed=cur.idx if cur is not None and cur.policy == CFS and self.allowed(cur, dst) else -1))
         return views
