@@ -197,3 +197,41 @@ def test_asym_clause_keeps_tasks_on_the_big_cluster():
     # -> kept: busiest CPU1, nr_running 1 -> no detach, failed (NEWLY_IDLE: counter unchanged 0).
     res = ref_lb.load_balance(one, 3, "DIE", NEWLY_IDLE, NOW, 0, asym=False)
     assert res.imbalance == 1000 and res.src == 1 and res.moved == () and res.nr_balance_failed == 0
+
+
+def test_lb_form_is_v4_for_eras_v4_14_to_v4_19_only():
+    from lisa_eas.sim import SimConfig
+    from reference.ref_sim_engine_state import run_params
+
+    from lisa_eas.platform import load_platform
+    plat = load_platform("juno_r0")
+    got = {era: run_params(plat, SimConfig(era=era)).lb_form
+           for era in ("v4.13", "v4.14", "v4.17", "v4.19", "v4.20", "v5.4")}
+    assert got == {"v4.13": None, "v4.14": "v4", "v4.17": "v4", "v4.19": "v4", "v4.20": None, "v5.4": None}
+
+
+def test_the_reference_engine_runs_the_twin_only_in_its_eras(monkeypatch):
+    """The engine calls ref_lb.load_balance (newidle and periodic, MC and DIE) at v4.17 and never
+    at v5.4, where the simplified pull stays."""
+    from test_sim_reference_engine import WORKLOADS
+
+    from lisa_eas.platform import load_platform
+    from lisa_eas.sim import SimConfig
+    from lisa_eas.sim._compile import compile_workload
+    from reference.ref_sim_engine import run_reference
+
+    calls = []
+    real = ref_lb.load_balance
+
+    def spy(cpus, dst, level, idle, now, failed, asym=False):
+        calls.append((level, idle))
+        return real(cpus, dst, level, idle, now, failed, asym)
+
+    monkeypatch.setattr(ref_lb, "load_balance", spy)
+    plat = load_platform("juno_r0")
+    compiled = compile_workload(WORKLOADS["rfc20"](plat.nr_cpus), plat.nr_cpus)
+    for era, expect in (("v5.4", False), ("v4.17", True)):
+        calls.clear()
+        run_reference(plat, compiled, SimConfig(era=era, placement="no-eas", model_events=False), 60_000_000)
+        assert bool(calls) == expect, era
+    assert {c for c in calls} >= {("MC", IDLE), ("DIE", IDLE), ("MC", NEWLY_IDLE), ("DIE", NEWLY_IDLE)}
