@@ -108,6 +108,8 @@ class Simulation(Scheduler):
         self.rd_overload = False         # root_domain->overload (0 at boot)
         self.newidle_stopped = [0, 0]    # newidle balances that gave up: on avg_idle, on !overload
         self.enq_seq = 0
+        self.lru_seq = 0                 # cfs_tasks order stamps (ref_lb)
+        self.lb_failed = {}              # sd->nr_balance_failed per (CPU, level) (ref_lb)
         self.next_balance = prm.balance_ns
         self.timers = {}                 # timer slot -> next absolute expiry
         self.conds = {}                  # suspend/resume condition -> tasks waiting on it, in order

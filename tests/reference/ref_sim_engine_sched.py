@@ -60,7 +60,13 @@ move_queued                detach_task (deactivate_task, set_task_cpu with      
                            TASK_ON_RQ_MIGRATING) / attach_task (activate_task); ~: the
                            periodic balance pulls one task to an idle CPU and moves a misfit
                            task to an idle bigger CPU, no load_balance() group statistics
+                           (eras v4.14 - v4.19: pull_cfs_v4 below)
 pull_one                   newidle_balance / pull_rt_task                                  ~
+pull_cfs_v4                v4.14 - v4.19 idle_balance / rebalance_domains -> load_balance   = / ~
+                           (ref_lb: should_we_balance, find_busiest_group, find_busiest_
+                           queue, detach_tasks on the cfs_tasks order, need_active_balance;
+                           ~: idx-0 loads, one interval for all levels, no NOT_IDLE balance,
+                           no affinity re-targeting; v4.19 fair.c, same LB code as v4.17)
 select_rt_cpu              select_task_rq_rt -> find_lowest_rq (simplified order)          ~
 set_sched                  __sched_setscheduler: update_rq_clock, class change             ~
                            (~: the task's own PELT is not updated there)
@@ -78,7 +84,7 @@ Where the numba simulator computes a step otherwise, the step is a named entry o
 """
 from __future__ import annotations
 
-from . import ref_fork, ref_eas, ref_governors, ref_sis
+from . import ref_fork, ref_eas, ref_governors, ref_lb, ref_sis
 from . import ref_sim_schema as ss
 from .ref_pelt import update_load_avg, update_load_sum
 from .ref_util_est import clear_flag, task_util_est, util_est_update
@@ -319,6 +325,7 @@ class Scheduler:
         self.update_task_avg(p, now)                     # update_load_avg, still off the rq
         p.vruntime = max(p.vruntime, c.min_vruntime - (self.prm.latency_ns >> 1))   # place_entity
         p.state = RUNNABLE                               # se->on_rq = 1
+        self.lru_head(p)                                 # account_entity_enqueue: list_add to cfs_tasks
         c.nr_cfs += 1
         self.add_nr_running(c)
         c.ue_sum += self.task_util_est(p)
@@ -382,6 +389,7 @@ class Scheduler:
         c.curr = nxt
         if nxt is not None:
             nxt.state = RUNNING
+            nxt.ran = True
             nxt.exec_start = now
             nxt.slice_start = nxt.sum_exec
             if nxt.timer_due >= 0:                       # rt-app's wake-up latency after a timer
@@ -412,6 +420,8 @@ class Scheduler:
         then does ``context_switch`` (:meth:`switch_to`) change who runs."""
         nxt = self.pick_next(c)
         prev = c.curr
+        if nxt is not None and nxt.policy == CFS:
+            self.lru_head(nxt)                           # pick_next_task_fair: list_move to the cfs_tasks head
         if nxt is prev:
             c.need_resched = False
             return
@@ -510,6 +520,7 @@ class Scheduler:
                 c.nr_rt -= 1
                 c.nr_cfs += 1
                 p.vruntime = c.min_vruntime
+                self.lru_head(p)                         # enqueue_task_fair of __sched_setscheduler
                 c.ue_sum += self.task_util_est(p)
                 p.ue_cpu = c.idx
             p.policy = policy
@@ -723,6 +734,7 @@ class Scheduler:
             src.nr_cfs -= 1
             p.vruntime += dst.min_vruntime - src.min_vruntime
             p.cpu = dst.idx
+            self.lru_head(p)                             # activate_task on dst: cfs_tasks head
             self.attach_avg(p, dst)
             dst.nr_cfs += 1
             self.add_nr_running(dst)
@@ -758,6 +770,9 @@ class Scheduler:
             return
         if not self.overutilized and self.prm.placement != "no-eas":
             return
+        if self.prm.lb_form == "v4":
+            self.pull_cfs_v4(dst, now, newidle)
+            return
 
         def waiting(c):
             return [p for p in self.tasks if p.cpu == c.idx and p.state == RUNNABLE and p.policy == CFS
@@ -773,6 +788,59 @@ class Scheduler:
         if dst.idle_state >= 0:
             self.exit_idle(dst, now)
         self.move_queued(p, src, dst, now, 1, not newidle)
+
+    def lru_head(self, p):
+        """Put ``p`` at the head of its runqueue's ``cfs_tasks`` list (a stamp: the list of a CPU
+        is its queued CFS tasks by decreasing stamp; the load balancer scans it from the tail)."""
+        self.lru_seq += 1
+        p.lru = self.lru_seq
+
+    #: the cfs_rq field read as weighted_cpuload() by the v4 balancer (spec of issue 18: the one the
+    #: v4.x find_idlest_group reads). NB: before v5.7 the engines feed that signal nr_cfs, not the
+    #: runnable weight nr_cfs * 1024 that __update_load_avg_cfs_rq passes in v4.14 - v5.6, so it is
+    #: ~1/1024 of the kernel's runnable_load_avg; "load_avg" holds the weighted form.
+    lb_load_field = "runnable_avg"
+
+    def lb_view(self, dst):
+        """The per-CPU inputs of ``ref_lb.load_balance`` for destination ``dst``."""
+        views = []
+        for c in self.cpus:
+            q = sorted((p for p in self.queued(c) if p.policy == CFS), key=lambda p: -p.lru)
+            tasks = tuple(ref_lb.LbTask(idx=p.idx, load=p.sa.load_avg, exec_start=p.exec_start, ran=p.ran,
+                                        allowed=self.allowed(p, dst), running=p is c.curr) for p in q)
+            cur = c.curr
+            views.append(ref_lb.LbCpu(
+                load=getattr(c.cfs, self.lb_load_field), util=self.cpu_util(c), nr_running=c.nr_running, h_nr_running=c.nr_cfs,
+                capacity=self.capacity_of(c), capacity_orig=c.capacity, llc=c.llc, idle=c.is_idle, tasks=tasks,
+                curr_cfs_allowed=cur.idx if cur is not None and cur.policy == CFS and self.allowed(cur, dst) else -1))
+        return views
+
+    def pull_cfs_v4(self, dst, now, newidle):
+        """The v4.14 - v4.19 ``load_balance()`` of ``dst`` (``ref_lb``): newidle (NEWLY_IDLE, the
+        ``idle_balance()`` walk) or periodic (IDLE, ``rebalance_domains()``), MC then DIE, stopping
+        at the first level that moved a task or, periodic, when ``should_we_balance`` says stop.
+        ~: every runqueue is synced to ``now`` first; the levels share one balance interval."""
+        for c in self.cpus:
+            self.sync_cpu(c, now)
+        idle = ref_lb.NEWLY_IDLE if newidle else ref_lb.IDLE
+        asym = self.prm.wake_slow == 1
+        for level in ref_lb.levels([c.llc for c in self.cpus], dst.idx):
+            key = (dst.idx, level)
+            res = ref_lb.load_balance(self.lb_view(dst), dst.idx, level, idle, now, self.lb_failed.get(key, 0), asym)
+            self.lb_failed[key] = res.nr_balance_failed
+            for i in res.skipped:                        # detach_tasks: a skipped task goes to the head
+                self.lru_head(self.tasks[i])
+            if res.moved or res.active >= 0:
+                src = self.cpus[res.src]
+                if dst.idle_state >= 0:
+                    self.exit_idle(dst, now)
+                for i in res.moved:
+                    self.move_queued(self.tasks[i], src, dst, now, 1, not newidle)
+                if res.active >= 0:                      # active_load_balance_cpu_stop
+                    self.move_queued(self.tasks[res.active], src, dst, now, 2, True)
+                return
+            if not res.continue_balancing:
+                return
 
     def add_nr_running(self, c):
         """``add_nr_running()`` (sched.h): a runqueue going from 1 to 2 tasks (one added at a time

@@ -45,6 +45,8 @@ class Task:
     sum_exec: int = 0
     slice_start: int = 0     # sum_exec when it was last picked
     enq_seq: int = 0
+    lru: int = 0             # cfs_tasks position: the stamp of its last enqueue / pick / skip (higher = nearer the head)
+    ran: bool = False        # picked at least once (a task that never ran is cache-cold)
     fresh: bool = False      # the op at pc has not begun (after an affinity migration)
     rem_work: int = 0        # run: remaining work, ns at capacity 1024 times 1024
     runtime_end: int = 0
@@ -221,6 +223,9 @@ class RunParams:
     newidle_version: tuple | None = (5, 4)
     misfit_overloads: bool = False
     od_version: tuple = (5, 4)           # ondemand's dbs_update long-idle test: v4.17 elapsed, v4.18+ idle time
+    # the CFS pull of the balancer: None the simplified pull_one; "v4" the v4.14 - v4.19 load_balance()
+    # (ref_lb, issue 18) on MC / DIE; asym: SD_ASYM_CPUCAPACITY on DIE (wake_slow == 1)
+    lb_form: str | None = None
 
 
 def run_params(platform, config) -> RunParams:
@@ -265,4 +270,5 @@ def run_params(platform, config) -> RunParams:
         newidle_version=None if "newidle-gate" in config.ablate else era,
         misfit_overloads=era >= (4, 20) and len({d.cpu_capacity_max for d in platform.perf_domains}) > 1,
         # the long_idle_test tunable: 0 the era's test, 1 the elapsed time (as v4.17), 2 the idle time (v4.18)
+        lb_form="v4" if (4, 14) <= era < (4, 20) else None,
         od_version={0: era, 1: (4, 17), 2: (4, 18)}[config.tunable("long_idle_test")] if gov == "ondemand" else era)
