@@ -23,9 +23,10 @@ NOW = 1_000_000_000
 def _cpu(i, tasks=(), util=0):
     """CPU ``i`` with ``tasks`` (head first); the running task (if any) is at the head."""
     load = sum(t.load for t in tasks)
-    run = next((t.idx for t in tasks if t.running), -1)
+    run = next((t for t in tasks if t.running), None)
     return LbCpu(load=load, util=util, nr_running=len(tasks), h_nr_running=len(tasks), capacity=CAP[i],
-                 capacity_orig=CAP[i], llc=LLC[i], idle=not tasks, tasks=tuple(tasks), curr_cfs_allowed=run)
+                 capacity_orig=CAP[i], llc=LLC[i], idle=not tasks, tasks=tuple(tasks),
+                 curr_allowed=run is not None and run.allowed)
 
 
 def _t(idx, running=False, exec_start=0, ran=None, load=1000, allowed=True):
@@ -175,9 +176,18 @@ def test_e_failed_balances_count_up_to_an_active_balance():
     assert res.outcome == "failed" and res.nr_balance_failed == 1
     # NEWLY_IDLE does not count failures.
     assert ref_lb.load_balance(cpus, 1, "DIE", NEWLY_IDLE, NOW, 1).nr_balance_failed == 1
-    # 3 -> 4 > cache_nice_tries + 2 = 3: active balance of the running task 0, counter = 1 + 1 = 2.
+    # 3 -> 4 > cache_nice_tries + 2 = 3: active balance (busiest->curr, task 0, may run on CPU1), the
+    # counter set to cache_nice_tries + 1; the stopper's detach_one_task scans the list after the
+    # skips, [0, 1] head first, from the tail: task 1 not allowed, task 0 allowed -> moved, and a
+    # successful stopper resets the counter to 0 (active_load_balance_cpu_stop).
     res = ref_lb.load_balance(cpus, 1, "DIE", IDLE, NOW, 3)
-    assert res.outcome == "active" and res.active == 0 and res.nr_balance_failed == 2
+    assert res.outcome == "active" and res.active == 0 and res.nr_balance_failed == 0
+    # NEWLY_IDLE never starts it here (not modelled, both engines)
+    assert ref_lb.load_balance(cpus, 1, "DIE", NEWLY_IDLE, NOW, 4).active == -1
+    # every waiting task pinned and the running one too: LBF_ALL_PINNED, out_all_pinned, counter 0
+    pinned = [_cpu(0, [_t(0, running=True, allowed=False), _t(1, allowed=False)], util=300)] + cpus[1:]
+    res = ref_lb.load_balance(pinned, 1, "DIE", IDLE, NOW, 3)
+    assert res.outcome == "pinned" and res.nr_balance_failed == 0 and res.active == -1
 
 
 def test_asym_clause_keeps_tasks_on_the_big_cluster():
@@ -199,7 +209,7 @@ def test_asym_clause_keeps_tasks_on_the_big_cluster():
     assert res.imbalance == 1000 and res.src == 1 and res.moved == () and res.nr_balance_failed == 0
 
 
-def test_lb_form_is_v4_for_eras_v4_14_to_v4_19_only():
+def test_lb_form_is_v4_for_eras_v4_16_to_v4_19_only():
     from lisa_eas.sim import SimConfig
     from reference.ref_sim_engine_state import run_params
 
@@ -207,7 +217,7 @@ def test_lb_form_is_v4_for_eras_v4_14_to_v4_19_only():
     plat = load_platform("juno_r0")
     got = {era: run_params(plat, SimConfig(era=era)).lb_form
            for era in ("v4.13", "v4.14", "v4.17", "v4.19", "v4.20", "v5.4")}
-    assert got == {"v4.13": None, "v4.14": "v4", "v4.17": "v4", "v4.19": "v4", "v4.20": None, "v5.4": None}
+    assert got == {"v4.13": None, "v4.14": None, "v4.17": "v4", "v4.19": "v4", "v4.20": None, "v5.4": None}
 
 
 def test_the_reference_engine_runs_the_twin_only_in_its_eras(monkeypatch):

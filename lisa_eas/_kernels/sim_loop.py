@@ -489,7 +489,7 @@ def pull_one(dst, now, newidle, S, P, O):
             stop = G_NEWIDLE_SKIP_AVG_IDLE
         elif S[S_GLOBALS_AT + G_OVERLOAD] == 0:
             stop = G_NEWIDLE_SKIP_OVERLOAD
-    if S[ocn + CSN_WAITING] == 0:
+    if S[ocn + CSN_WAITING] == 0 and P[P[P_MODEL_PARAMS] + M_LB_FORM] == LB_SIMPLE:
         if stop >= 0:
             S[S_GLOBALS_AT + stop] += 1
         return -1      # no task waits on any runqueue: nothing either pull below could find

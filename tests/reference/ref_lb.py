@@ -65,7 +65,7 @@ class LbCpu:
     llc: int
     idle: bool               # idle_cpu()
     tasks: tuple = ()        # cfs_tasks, head first
-    curr_cfs_allowed: int = -1   # index of the running task if it is CFS and allowed on dst, else -1
+    curr_allowed: bool = False   # busiest->curr (any class) may run on dst: the stopper may be started
 
 
 @dataclass
@@ -259,13 +259,15 @@ def find_busiest_queue(cpus, group, imbalance, pct):
 
 
 def detach_tasks(src, imbalance, idle, now, nr_balance_failed):
-    """detach_tasks() over ``src.tasks`` (head first): (detached, skipped, imbalance left)."""
-    if imbalance <= 0:
-        return (), (), imbalance
+    """detach_tasks() over ``src.tasks`` (head first): (detached, skipped, imbalance left, all
+    pinned: no task examined was allowed on dst, ``LBF_ALL_PINNED`` left set, the list after)."""
     lst = list(src.tasks)
+    if imbalance <= 0:
+        return (), (), imbalance, True, lst
     nr_running = src.nr_running
     loop, loop_max = 0, min(NR_MIGRATE, src.nr_running)
     detached, skipped = [], []
+    all_pinned = True
     while lst:
         if nr_running <= 1:                       # idle != CPU_NOT_IDLE here always
             break
@@ -273,7 +275,10 @@ def detach_tasks(src, imbalance, idle, now, nr_balance_failed):
         loop += 1
         if loop > loop_max:
             break
-        ok = p.allowed and not p.running
+        ok = p.allowed
+        if ok:
+            all_pinned = False                    # can_migrate_task clears LBF_ALL_PINNED
+            ok = not p.running
         if ok:
             hot = p.ran and now - p.exec_start < MIGRATION_COST_NS          # task_hot
             ok = not hot or nr_balance_failed > CACHE_NICE_TRIES
@@ -292,7 +297,7 @@ def detach_tasks(src, imbalance, idle, now, nr_balance_failed):
             break
         if imbalance <= 0:
             break
-    return tuple(detached), tuple(skipped), imbalance
+    return tuple(detached), tuple(skipped), imbalance, all_pinned, lst
 
 
 def should_we_balance(cpus, dst, level, idle):
@@ -318,19 +323,29 @@ def load_balance(cpus, dst, level, idle, now, nr_balance_failed, asym=False):
         return LbResult(nr_balance_failed=0, outcome="no-queue", imbalance=imbalance, busiest_group=group,
                         stats=sds)
     s = cpus[src]
-    detached, skipped = (), ()
+    detached, skipped, all_pinned, lst = (), (), False, list(s.tasks)
     if s.nr_running > 1:
-        detached, skipped, _ = detach_tasks(s, imbalance, idle, now, nr_balance_failed)
+        detached, skipped, _, all_pinned, lst = detach_tasks(s, imbalance, idle, now, nr_balance_failed)
     res = LbResult(src=src, skipped=skipped, imbalance=imbalance, busiest_group=group, stats=sds)
     if detached:
         res.moved, res.nr_balance_failed, res.outcome = detached, 0, "moved"
+        return res
+    if s.nr_running > 1 and all_pinned:
+        # LBF_ALL_PINNED: the kernel retries without src (not modelled) or ends out_all_pinned
+        res.nr_balance_failed, res.outcome = 0, "pinned"
         return res
     failed = nr_balance_failed + (1 if idle != NEWLY_IDLE else 0)
     d = cpus[dst]
     need = (s.h_nr_running == 1 and s.capacity * pct < s.capacity_orig * 100
             and s.capacity * pct < d.capacity * 100) or failed > CACHE_NICE_TRIES + 2
     res.nr_balance_failed, res.outcome = failed, "failed"
-    if need and s.curr_cfs_allowed >= 0:
-        res.active, res.outcome = s.curr_cfs_allowed, "active"
+    # (the stopper work a newidle balance would start is not modelled: the engines move at once)
+    if need and idle != NEWLY_IDLE and s.curr_allowed:
         res.nr_balance_failed = CACHE_NICE_TRIES + 1
+        # active_load_balance_cpu_stop -> detach_one_task: from the tail, the first CFS task allowed
+        # on dst (cache-hot ones too: nr_balance_failed > cache_nice_tries now); on success the
+        # failure counter is reset
+        p = next((t for t in reversed(lst) if t.allowed), None)
+        if p is not None:
+            res.active, res.outcome, res.nr_balance_failed = p.idx, "active", 0
     return res

@@ -795,14 +795,10 @@ class Scheduler:
         self.lru_seq += 1
         p.lru = self.lru_seq
 
-    #: the cfs_rq field read as weighted_cpuload() by the v4 balancer (spec of issue 18: the one the
-    #: v4.x find_idlest_group reads). NB: before v5.7 the engines feed that signal nr_cfs, not the
-    #: runnable weight nr_cfs * 1024 that __update_load_avg_cfs_rq passes in v4.14 - v5.6, so it is
-    #: ~1/1024 of the kernel's runnable_load_avg; "load_avg" holds the weighted form.
-    lb_load_field = "runnable_avg"
-
     def lb_view(self, dst):
-        """The per-CPU inputs of ``ref_lb.load_balance`` for destination ``dst``."""
+        """The per-CPU inputs of ``ref_lb.load_balance`` for destination ``dst``. weighted_cpuload is
+        the cfs_rq's runnable_load_avg of v4.15 - v5.6, the sum of its runnable entities' load: here
+        the stored load_avg of the CFS tasks queued on the CPU (task_h_load's figure too)."""
         views = []
         for c in self.cpus:
             q = sorted((p for p in self.queued(c) if p.policy == CFS), key=lambda p: -p.lru)
@@ -810,28 +806,30 @@ class Scheduler:
                                         allowed=self.allowed(p, dst), running=p is c.curr) for p in q)
             cur = c.curr
             views.append(ref_lb.LbCpu(
-                load=getattr(c.cfs, self.lb_load_field), util=self.cpu_util(c), nr_running=c.nr_running, h_nr_running=c.nr_cfs,
-                capacity=self.capacity_of(c), capacity_orig=c.capacity, llc=c.llc, idle=c.is_idle, tasks=tasks,
-                curr_cfs_allowed=cur.idx if cur is not None and cur.policy == CFS and self.allowed(cur, dst) else -1))
+                load=sum(t.load for t in tasks), util=self.cpu_util(c), nr_running=c.nr_running,
+                h_nr_running=c.nr_cfs, capacity=self.capacity_of(c), capacity_orig=c.capacity, llc=c.llc,
+                idle=c.is_idle, tasks=tasks, curr_allowed=cur is not None and self.allowed(cur, dst)))
         return views
 
     def pull_cfs_v4(self, dst, now, newidle):
-        """The v4.14 - v4.19 ``load_balance()`` of ``dst`` (``ref_lb``): newidle (NEWLY_IDLE, the
+        """The v4.16 - v4.19 ``load_balance()`` of ``dst`` (``ref_lb``): newidle (NEWLY_IDLE, the
         ``idle_balance()`` walk) or periodic (IDLE, ``rebalance_domains()``), MC then DIE, stopping
         at the first level that moved a task or, periodic, when ``should_we_balance`` says stop.
-        ~: every runqueue is synced to ``now`` first; the levels share one balance interval."""
-        for c in self.cpus:
-            self.sync_cpu(c, now)
+        Loads as stored (the periodic balance has synced every runqueue before); the source and the
+        destination are synced at a move. ~: the levels share one balance interval; the active
+        balance moves at once (periodic only)."""
         idle = ref_lb.NEWLY_IDLE if newidle else ref_lb.IDLE
-        asym = self.prm.wake_slow == 1
         for level in ref_lb.levels([c.llc for c in self.cpus], dst.idx):
             key = (dst.idx, level)
-            res = ref_lb.load_balance(self.lb_view(dst), dst.idx, level, idle, now, self.lb_failed.get(key, 0), asym)
+            res = ref_lb.load_balance(self.lb_view(dst), dst.idx, level, idle, now, self.lb_failed.get(key, 0),
+                                      self.prm.lb_asym)
             self.lb_failed[key] = res.nr_balance_failed
             for i in res.skipped:                        # detach_tasks: a skipped task goes to the head
                 self.lru_head(self.tasks[i])
             if res.moved or res.active >= 0:
                 src = self.cpus[res.src]
+                self.sync_cpu(src, now)
+                self.sync_cpu(dst, now)
                 if dst.idle_state >= 0:
                     self.exit_idle(dst, now)
                 for i in res.moved:

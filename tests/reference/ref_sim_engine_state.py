@@ -226,6 +226,7 @@ class RunParams:
     # the CFS pull of the balancer: None the simplified pull_one; "v4" the v4.14 - v4.19 load_balance()
     # (ref_lb, issue 18) on MC / DIE; asym: SD_ASYM_CPUCAPACITY on DIE (wake_slow == 1)
     lb_form: str | None = None
+    lb_asym: bool = False                # SD_ASYM_CPUCAPACITY at DIE (the RFC base kernel's flag, v4.16 - v4.19)
 
 
 def run_params(platform, config) -> RunParams:
@@ -270,5 +271,6 @@ def run_params(platform, config) -> RunParams:
         newidle_version=None if "newidle-gate" in config.ablate else era,
         misfit_overloads=era >= (4, 20) and len({d.cpu_capacity_max for d in platform.perf_domains}) > 1,
         # the long_idle_test tunable: 0 the era's test, 1 the elapsed time (as v4.17), 2 the idle time (v4.18)
-        lb_form="v4" if (4, 14) <= era < (4, 20) else None,
+        lb_form="v4" if (4, 16) <= era < (4, 20) else None,
+        lb_asym=(4, 16) <= era < (4, 20) and len({d.cpu_capacity_max for d in platform.perf_domains}) > 1,
         od_version={0: era, 1: (4, 17), 2: (4, 18)}[config.tunable("long_idle_test")] if gov == "ondemand" else era)
