@@ -380,6 +380,22 @@ ERA_LEDGER: tuple[EraChange, ...] = (
               "!READ_ONCE(rd->overload)'; add_nr_running's 'prev_nr < 2 && nr_running >= 2' in kernel/sched/sched.h "
               "excerpts; the same test in idle_balance as quoted from v4.14.14's kernel/sched/fair.c (elixir) "
               "and in v4.19 trees"),
+    EraChange("lb-v4.16", "lb", (4, 16), "(earliest modelled)", "load_balance, find_busiest_group, "
+              "update_sd_lb_stats, update_sg_lb_stats, calculate_imbalance, fix_small_imbalance, find_busiest_queue, "
+              "detach_tasks, can_migrate_task, task_hot, need_active_balance, should_we_balance",
+              "the CFS pull of an idle or newly idle CPU is load_balance() at MC (groups: CPUs, imbalance_pct 117) "
+              "then DIE (groups: LLCs, 125, prefer_sibling; SD_ASYM_CPUCAPACITY on an asymmetric board, the RFC "
+              "base kernel's flag): group load = runnable_load_avg, a remote group two tasks above the local one "
+              "counts as overloaded, an idle CPU with capacity forces the balance, imbalance in unsigned "
+              "arithmetic, detach from the tail of cfs_tasks (running, pinned, cache-hot < 500 us and tasks "
+              "above twice the imbalance skipped; one task when newly idle, CONFIG_PREEMPT), active balance after "
+              "cache_nice_tries + 2 failures. v4.20 changed it (misfit group type, LB_BIAS off, SD_PREFER_SIBLING "
+              "dropped under the asymmetric domain): eras from v4.20 keep the simplified pull", "read",
+              evidence="kernel/sched/fair.c of a v4.19 tree (0x88888888/Linux-4.19: task_hot .. load_balance, "
+              "update_sg_lb_stats without misfit) and sd_init of v4.19 kernel/sched/topology.c (SD_PREFER_SIBLING "
+              "on MC and DIE, imbalance_pct 117 / 125, cache_nice_tries 1); the tail-first scan and the "
+              "move-to-head at pick (93824900a2e2, hash not looked up) not checked for v4.14 / v4.15, which keep "
+              "the simplified pull"),
     EraChange("newidle-v4.20", "newidle", (4, 20), "757ffdd705ee sched/fair: Set rq->rd->overload when misfit",
               "update_sg_lb_stats, update_sd_lb_stats",
               "on an asymmetric-capacity platform a misfit task (rq->misfit_task_load) also sets rd->overload at "

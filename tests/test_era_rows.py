@@ -698,6 +698,7 @@ COVERED_ELSEWHERE = {
     "wake_cap-v4.16": "test_fork_eras.py::test_wake_slow_path_v5_6_vs_v5_7_by_hand",
     "wake_cap-v5.7": "test_fork_eras.py::test_wake_slow_path_v5_6_vs_v5_7_by_hand",
     "newidle-v4.14": "test_sim_newidle.py::test_no_overload_no_newidle_pull",
+    "lb-v4.16": "test_ref_lb_v4.py::test_a_idle_balance_at_die_pulls_two_tasks_from_cpu0",
     "newidle-v4.20": "test_sim_newidle.py::test_misfit_sets_overload_from_v4_20",
     "newidle-v5.16": "test_sim_newidle.py::test_newidle_v5_15_skips_on_avg_idle_v5_16_pulls",
 }

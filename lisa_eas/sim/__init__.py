@@ -53,9 +53,15 @@ Scheduling model
   CPUs in equal states tie to the lowest-numbered), the kernel's staler view at wake-up
   (``sync_entity_load_avg`` to the cfs_rq's last update). FIFO tasks: the previous CPU unless it runs an
   rt task of equal or higher priority, else an idle CPU, else one running only CFS.
-* **Load balance**, simplified: every ``balance_interval_ms`` the blocked signals of all
+* **Load balance**: every ``balance_interval_ms`` the blocked signals of all
   runqueues are updated, the overutilized flag is set/cleared (it is only set at enqueue and
   tick), SIS_UTIL's scan depth refreshed; when overutilized (or without EAS) each idle CPU
+  balances. At eras v4.16 - v4.19 it runs the kernel's ``load_balance()`` (ledger ``lb-v4.16``,
+  ``lisa_eas._kernels.sim_lb``): MC then DIE, ``should_we_balance``, group statistics with
+  ``prefer_sibling``, ``find_busiest_group`` / ``calculate_imbalance`` / ``find_busiest_queue``,
+  ``detach_tasks`` from the tail of ``cfs_tasks`` (cache-hot and pinned tasks skipped, one task
+  for a newidle balance), ``nr_balance_failed`` and the stopper's active balance; the same for a
+  CPU going idle (newidle). Other eras (simplified): each idle CPU
   pulls one waiting CFS task from the runqueue with the most waiting tasks, and a running
   task that does not fit its CPU moves to an idle bigger CPU (misfit; as the kernel's active
   balance, the source CPU then schedules and goes idle the normal way). A CPU about to idle
@@ -266,6 +272,17 @@ def simulate(platform, workload, *, config: SimConfig | None = None):
                       "deadline, request slice; 147f3efaa241 sched/fair: Implement an EEVDF-like scheduling policy, "
                       "v6.6); the simulator picks and preempts by vruntime as CFS did up to v6.5, so the order, "
                       "slack and wake-up latency of CFS tasks sharing a CPU are pre-EEVDF")
+    if (4, 16) <= era_t < (4, 20):
+        approx.append("load balance (ledger lb-v4.16): the v4.16 - v4.19 load_balance() of idle and newly idle CPUs; "
+                      "not modelled: LB_BIAS's cpu_load[] (source/target loads are the idx-0 load), each level's own "
+                      "balance interval and back-off (both levels every balance_interval_ms), the balance of busy "
+                      "CPUs, the affinity retries (LBF_DST_PINNED, LBF_ALL_PINNED's redo, group_imbalanced), cache-hot "
+                      "buddies, the stopper a newidle balance would start; the nohz idle balance visits the idle "
+                      "CPUs in index order")
+    else:
+        approx.append(f"load balance: at era {config.era} simplified (each idle CPU pulls one waiting task from the "
+                      "runqueue with the most waiting, a misfit task moves up); the kernel's load_balance() is "
+                      "modelled for v4.16 - v4.19 only (ledger lb-v4.16)")
     if era_t >= (5, 16) and "newidle-gate" not in config.ablate:
         approx.append("newidle balance: no time is charged to balancing, so sd->max_newidle_lb_cost is 0 and the "
                       "avg_idle tests of newidle_balance() (c5b0a7eefc70, v5.16+) never stop a pull; only "
