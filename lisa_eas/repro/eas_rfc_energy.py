@@ -27,7 +27,9 @@ fast path on prev: ``SimConfig.ablate`` "wake-slow-path", both runs of a row) an
 at the fork balance (the era's PELT arithmetic, 1023, or exactly 1024: ``SimConfig.ablate``
 "parent-load-nice0", both runs of a row) and the newidle balance's early exit (era v4.17:
 ``avg_idle < sysctl_sched_migration_cost || !rd->overload``, ledger newidle-v4.14; or none:
-``SimConfig.ablate`` "newidle-gate", both runs of a row).
+``SimConfig.ablate`` "newidle-gate", both runs of a row) and the load balancer (the v4.16 - v4.19
+``load_balance()``, ledger lb-v4.16, or the simplified pull of the other eras: ``SimConfig.ablate``
+"lb-v4", both runs of a row).
 """
 from __future__ import annotations
 
@@ -67,7 +69,10 @@ ABLATE_PARENT = "+parent-load-nice0"
 #: The ablation of the newidle balance's early exit: both runs of a row let a CPU going idle try
 #: the pull whatever its avg_idle and rd->overload (``SimConfig.ablate`` "newidle-gate").
 ABLATE_NEWIDLE = "+newidle-gate"
-_SUFFIXES = (ABLATE_OU, ABLATE_FORK, ABLATE_SLOW, ABLATE_PARENT, ABLATE_NEWIDLE)
+#: The ablation of the load balancer: both runs of a row pull with the simplified balance instead
+#: of the v4.16 - v4.19 load_balance() (``SimConfig.ablate`` "lb-v4").
+ABLATE_LB = "+lb-v4"
+_SUFFIXES = (ABLATE_OU, ABLATE_FORK, ABLATE_SLOW, ABLATE_PARENT, ABLATE_NEWIDLE, ABLATE_LB)
 
 
 def simulate_energy(job: tuple) -> dict:
@@ -140,15 +145,15 @@ def _pair(abl: dict, b: str, n: int) -> tuple[float, float]:
 
 
 def ablations(sims: dict, ablate: dict, ablate_ou: dict, ablate_fork: dict, ablate_slow: dict,
-              ablate_parent: dict, ablate_newidle: dict) -> list[dict]:
+              ablate_parent: dict, ablate_newidle: dict, ablate_lb: dict) -> list[dict]:
     """One row per published row and cause switched: the reproduced saving with the meter (as
     checked), with the EM estimate instead of the meter (same runs), with the merged v5.0 EAS
     rule instead of the RFC v2 one (same kernel, meter energy), with the RFC v2 wake-up used
     even while the system is overutilized (the tipping point switched off), with both runs'
     threads started on their CPUs in turn instead of by the fork balance, with both runs
     keeping wake_cap()'s wake-ups on the fast path (no find_idlest_cpu slow path), and with both
-    runs forking from a parent of runnable load exactly 1024, and with both runs' newidle balance
-    ungated."""
+    runs forking from a parent of runnable load exactly 1024, with both runs' newidle balance
+    ungated, and with both runs' load balance the simplified pull instead of load_balance()."""
     out = []
     for (b, n, p), off in sims.items():
         if p != "no-eas":
@@ -164,6 +169,7 @@ def ablations(sims: dict, ablate: dict, ablate_ou: dict, ablate_fork: dict, abla
                     "meter_no_slow_path": slow[0], "saving_j_no_slow_path": slow[1],
                     "meter_parent_1024": parent[0], "saving_j_parent_1024": parent[1],
                     "meter_no_newidle_gate": _pair(ablate_newidle, b, n)[0],
+                    "meter_lb_simple": _pair(ablate_lb, b, n)[0], "saving_j_lb_simple": _pair(ablate_lb, b, n)[1],
                     "saving_j_meter": round((off["energy"] - on["energy"]) * 1e-3, 2),
                     "saving_j_em": round((off["energy_em"] - on["energy_em"]) * 1e-3, 2)})
     return sorted(out, key=lambda r: (r["board"], r["tasks"]))
@@ -175,7 +181,7 @@ def run(sweep: Sweep) -> ExperimentResult:
             for p in ("no-eas", "eas", ABLATE_PLACEMENT, "eas" + ABLATE_OU, "no-eas" + ABLATE_FORK,
                       "eas" + ABLATE_FORK, "no-eas" + ABLATE_SLOW, "eas" + ABLATE_SLOW,
                       "no-eas" + ABLATE_PARENT, "eas" + ABLATE_PARENT, "no-eas" + ABLATE_NEWIDLE,
-                      "eas" + ABLATE_NEWIDLE)]
+                      "eas" + ABLATE_NEWIDLE, "no-eas" + ABLATE_LB, "eas" + ABLATE_LB)]
     every = sweep.map(simulate_energy, jobs, warm=warm_up_simulator)
     sims = {(r["board"], r["tasks"], r["placement"]): r for r in every
             if r["placement"] in ("no-eas", "eas") and not r["config"]["ablate"]}
@@ -183,8 +189,10 @@ def run(sweep: Sweep) -> ExperimentResult:
     ablate_ou = {(r["board"], r["tasks"]): r for r in every if "eas-overutilized" in r["config"]["ablate"]}
     ablate_fork, ablate_slow = _ablated(every, "fork-placement"), _ablated(every, "wake-slow-path")
     ablate_parent, ablate_newidle = _ablated(every, "parent-load-nice0"), _ablated(every, "newidle-gate")
+    ablate_lb = _ablated(every, "lb-v4")
     abl = {(a["board"], a["tasks"]): a
-           for a in ablations(sims, ablate, ablate_ou, ablate_fork, ablate_slow, ablate_parent, ablate_newidle)}
+           for a in ablations(sims, ablate, ablate_ou, ablate_fork, ablate_slow, ablate_parent, ablate_newidle,
+                              ablate_lb)}
     rows = []
     for _, p in pub.iterrows():
         b, n = p["board"], int(p["tasks"])
@@ -214,6 +222,7 @@ def run(sweep: Sweep) -> ExperimentResult:
                      "ablation_no_slow_path_delta_pct": abl[(b, n)]["meter_no_slow_path"],
                      "ablation_parent_load_1024_delta_pct": abl[(b, n)]["meter_parent_1024"],
                      "ablation_no_newidle_gate_delta_pct": abl[(b, n)]["meter_no_newidle_gate"],
+                     "ablation_lb_simple_delta_pct": abl[(b, n)]["meter_lb_simple"],
                      "energy_unit": off["unit"]})
     checks = []
     # Sign: only rows whose published saving exceeds its own run-to-run spread (RSD) have a
@@ -233,12 +242,13 @@ def run(sweep: Sweep) -> ExperimentResult:
                         for r in signed if r not in agree)
             + ". Ablations on these rows (EM estimate instead of the meter / merged v5.0 rule instead of the "
               "RFC's / EAS used while overutilized / threads started in turn, not by the fork balance / no "
-              "wake-up slow path / parent forking at exactly 1024): "
+              "wake-up slow path / parent forking at exactly 1024 / the simplified load balance): "
             + "; ".join(f"{r['board']} N={r['tasks']}: {r['ablation_em_estimate_delta_pct']:+.1f} / "
                         f"{r['ablation_v5_0_rule_delta_pct']:+.1f} / {r['ablation_no_tipping_point_delta_pct']:+.1f} / "
                         f"{r['ablation_no_fork_placement_delta_pct']:+.1f} / "
                         f"{r['ablation_no_slow_path_delta_pct']:+.1f} / "
-                        f"{r['ablation_parent_load_1024_delta_pct']:+.1f} %"
+                        f"{r['ablation_parent_load_1024_delta_pct']:+.1f} / "
+                        f"{r['ablation_lb_simple_delta_pct']:+.1f} %"
                         for r in signed if r not in agree)))
     for b in BOARDS:
         br = [r for r in rows if r["board"] == b]
@@ -266,7 +276,9 @@ def run(sweep: Sweep) -> ExperimentResult:
                 + " %; with the parent forking at exactly 1024: "
                 + ", ".join(f"{r['ablation_parent_load_1024_delta_pct']:+.1f}" for r in br)
                 + " %; with the newidle balance ungated: "
-                + ", ".join(f"{r['ablation_no_newidle_gate_delta_pct']:+.1f}" for r in br) + " %"))
+                + ", ".join(f"{r['ablation_no_newidle_gate_delta_pct']:+.1f}" for r in br)
+                + " %; with the simplified load balance instead of load_balance(): "
+                + ", ".join(f"{r['ablation_lb_simple_delta_pct']:+.1f}" for r in br) + " %"))
     juno = [r for r in rows if r["board"] == "juno_r0"]
     mad = sum(abs(r["reproduced_delta_pct"] - r["published_delta_pct"]) for r in juno) / len(juno)
     mad_em = sum(abs(r["ablation_em_estimate_delta_pct"] - r["published_delta_pct"]) for r in juno) / len(juno)
@@ -276,6 +288,7 @@ def run(sweep: Sweep) -> ExperimentResult:
     mad_slow = sum(abs(r["ablation_no_slow_path_delta_pct"] - r["published_delta_pct"]) for r in juno) / len(juno)
     mad_parent = sum(abs(r["ablation_parent_load_1024_delta_pct"] - r["published_delta_pct"])
                      for r in juno) / len(juno)
+    mad_lb = sum(abs(r["ablation_lb_simple_delta_pct"] - r["published_delta_pct"]) for r in juno) / len(juno)
     # Size, Juno r0: the meters cover the two CPU clusters, as the meter model does, so the
     # relative saving is comparable; published RSD up to 3.1 % per measurement and a power model
     # from the board's EM and legacy EAS tables: mean absolute difference within 10 points.
@@ -289,7 +302,7 @@ def run(sweep: Sweep) -> ExperimentResult:
                                     f"{mad_v50:.1f} with the merged v5.0 rule, {mad_ou:.1f} with EAS used while "
                                     f"overutilized, {mad_fork:.1f} with the threads started in turn, {mad_slow:.1f} "
                                     f"without the wake-up slow path, {mad_parent:.1f} with the parent forking at "
-                                    "exactly 1024"))
+                                    f"exactly 1024, {mad_lb:.1f} with the simplified load balance"))
     hikey = [r for r in rows if r["board"] == "hikey960" and r["model_saving_j"] is not None]
     if hikey:
         # Size, HiKey960: the published energy is the whole board (memory, GPU, regulators...);
@@ -316,6 +329,8 @@ def run(sweep: Sweep) -> ExperimentResult:
                 + ", ".join(f"{abl[(r['board'], r['tasks'])]['saving_j_no_slow_path']:.2f}" for r in hikey)
                 + " J, with the parent forking at exactly 1024 "
                 + ", ".join(f"{abl[(r['board'], r['tasks'])]['saving_j_parent_1024']:.2f}" for r in hikey)
+                + " J, with the simplified load balance "
+                + ", ".join(f"{abl[(r['board'], r['tasks'])]['saving_j_lb_simple']:.2f}" for r in hikey)
                 + " J; the metered CPU clusters are "
                 + f"{100 * hikey[0]['model_meter_j_without'] / hikey[0]['published_j_without']:.0f} % of the "
                   "published board energy at N=10, and the non-CPU part (memory, GPU) can change with placement"))
@@ -341,16 +356,19 @@ def run(sweep: Sweep) -> ExperimentResult:
         "threads start where the fork balance put them (ledger fork-v4.14: rt-app's main thread on the "
         f"calibration CPU with runnable load {parent_load(SimConfig(era=ERA))}, the era's PELT arithmetic for a "
         "thread that has run at the top OPP since it was attached with 1024 (1024 exactly only in its first "
-        "~2 ms), each clone blocked at the start barrier before the next).",
+        "~2 ms), each clone blocked at the start barrier before the next); idle and newly idle CPUs balance "
+        "with the v4.16 - v4.19 load_balance() (ledger lb-v4.16: MC then DIE, prefer_sibling, detach from the "
+        "tail of cfs_tasks, active balance after failed passes).",
         f"Model energy unit(s): {', '.join(units)}.",
         "Ablations (each switches one cause on the same rows; reproduced saving %): "
         + "; ".join(f"{a['board']} N={a['tasks']}: meter + RFC v2 {a['meter_rfc_v2']:+.1f}, EM estimate "
                     f"{a['em_estimate_rfc_v2']:+.1f}, v5.0 rule {a['meter_v5_0_rule']:+.1f}, no tipping point "
                     f"{a['meter_no_tipping_point']:+.1f}, threads started in turn {a['meter_no_fork_placement']:+.1f}, "
                     f"no wake-up slow path {a['meter_no_slow_path']:+.1f}, parent at 1024 "
-                    f"{a['meter_parent_1024']:+.1f}, newidle ungated {a['meter_no_newidle_gate']:+.1f}"
+                    f"{a['meter_parent_1024']:+.1f}, newidle ungated {a['meter_no_newidle_gate']:+.1f}, "
+                    f"simplified load balance {a['meter_lb_simple']:+.1f}"
                     for a in ablations(sims, ablate, ablate_ou, ablate_fork, ablate_slow, ablate_parent,
-                                       ablate_newidle))
+                                       ablate_newidle, ablate_lb))
         + ". Cluster power-down time (s) without / with EAS: "
         + "; ".join(f"{r['board']} N={r['tasks']}: {r['cluster_down_s_without']} / {r['cluster_down_s_with']}"
                     for r in rows) + ".",

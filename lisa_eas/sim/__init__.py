@@ -272,7 +272,7 @@ def simulate(platform, workload, *, config: SimConfig | None = None):
                       "deadline, request slice; 147f3efaa241 sched/fair: Implement an EEVDF-like scheduling policy, "
                       "v6.6); the simulator picks and preempts by vruntime as CFS did up to v6.5, so the order, "
                       "slack and wake-up latency of CFS tasks sharing a CPU are pre-EEVDF")
-    if (4, 16) <= era_t < (4, 20):
+    if (4, 16) <= era_t < (4, 20) and "lb-v4" not in config.ablate:
         approx.append("load balance (ledger lb-v4.16): the v4.16 - v4.19 load_balance() of idle and newly idle CPUs; "
                       "not modelled: LB_BIAS's cpu_load[] (source/target loads are the idx-0 load), each level's own "
                       "balance interval and back-off (both levels every balance_interval_ms), the balance of busy "

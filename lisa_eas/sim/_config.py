@@ -14,7 +14,7 @@ __all__ = ["GOVERNORS", "PLACEMENTS", "SIS_MODES", "SimConfig"]
 PLACEMENTS = ("eas", "eas-v5.0", "no-eas")
 #: Causes an ablation experiment can switch off (``SimConfig.ablate``).
 ABLATIONS = ("eas-overutilized", "sis-prop-wake-avg-idle", "resume-waker", "pelt-attach-reset", "fork-placement",
-             "wake-slow-path", "parent-load-nice0", "newidle-gate")
+             "wake-slow-path", "parent-load-nice0", "newidle-gate", "lb-v4")
 SIS_MODES = ("util", "prop")
 #: what ``simulate`` returns: every table, or the rt-app log and the metadata (sweeps)
 OUTPUTS = ("full", "summary")
@@ -156,7 +156,10 @@ class SimConfig:
         gives it (``lisa_eas.sim._fork.parent_load``; 1023 at HZ=250 from v4.15);
         ``"newidle-gate"``: a CPU going idle tries the newidle CFS pull whatever its ``avg_idle``
         and ``rd->overload`` (no early exit of ``idle_balance()`` / ``newidle_balance()``; ledger
-        newidle-v4.14, newidle-v5.16), as the simulator did before it modelled that gate.
+        newidle-v4.14, newidle-v5.16), as the simulator did before it modelled that gate;
+        ``"lb-v4"``: at v4.16 - v4.19 the load balance's CFS pull is the simplified one of the
+        other eras (each idle CPU pulls one waiting task from the runqueue with the most waiting)
+        instead of the kernel's ``load_balance()`` (ledger lb-v4.16).
     stats_from_s : float
         Simulated time from which the idle-search statistics (``metadata["sis_stats"]``) are
         counted (default 0: the whole run); a warm-up before it is left out.

@@ -356,7 +356,7 @@ def _model_params(platform: Platform, config: SimConfig, em_mode: int, cpu_capma
     mp[sm.M_OVERLOAD_MISFIT] = int(asym and era >= (4, 20))
     # the load balance's CFS pull (ledger lb-v4.16): the v4.16 - v4.19 load_balance() (SD_ASYM_CPUCAPACITY
     # at DIE on an asymmetric platform: the EAS RFC's base kernel set it), else the simplified pull
-    if (4, 16) <= era < (4, 20):
+    if (4, 16) <= era < (4, 20) and "lb-v4" not in config.ablate:
         mp[sm.M_LB_FORM] = sm.LB_V4_ASYM if asym else sm.LB_V4
     mp[sm.M_WAKER_AT_PREV] = int("resume-waker" in config.ablate)
     mp[sm.M_ATTACH_KEEPS_SUM] = int("pelt-attach-reset" in config.ablate)

@@ -271,6 +271,6 @@ def run_params(platform, config) -> RunParams:
         newidle_version=None if "newidle-gate" in config.ablate else era,
         misfit_overloads=era >= (4, 20) and len({d.cpu_capacity_max for d in platform.perf_domains}) > 1,
         # the long_idle_test tunable: 0 the era's test, 1 the elapsed time (as v4.17), 2 the idle time (v4.18)
-        lb_form="v4" if (4, 16) <= era < (4, 20) else None,
+        lb_form="v4" if (4, 16) <= era < (4, 20) and "lb-v4" not in config.ablate else None,
         lb_asym=(4, 16) <= era < (4, 20) and len({d.cpu_capacity_max for d in platform.perf_domains}) > 1,
         od_version={0: era, 1: (4, 17), 2: (4, 18)}[config.tunable("long_idle_test")] if gov == "ondemand" else era)
