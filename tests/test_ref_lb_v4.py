@@ -1,4 +1,4 @@
-"""Hand-worked checks of the reference engine's v4.14 - v4.19 ``load_balance()`` twin
+"""Hand-worked checks of the reference engine's v4.16 - v4.19 ``load_balance()`` twin
 (``tests/reference/ref_lb.py``, issue 18).
 
 Every expected number below was worked out by hand from kernel/sched/fair.c of v4.19

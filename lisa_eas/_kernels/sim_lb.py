@@ -45,7 +45,6 @@ PCT_DIE = 125
 CACHE_NICE_TRIES = 1
 GROUP_OTHER = 0
 GROUP_OVERLOADED = 2
-ULONG_MAX = -1          # ~0UL in int64 bits (only compared against, never used in arithmetic)
 #: sysctl_sched_migration_cost (task_hot)
 MIGRATION_COST_NS = 500_000
 
@@ -98,7 +97,9 @@ def lb_levels(dst, P):
 @sim_kernel
 def lb_group_stats(level, dst, g, S, P):
     """``update_sg_lb_stats`` of group ``g``: (group_load, group_util, sum_nr_running,
-    sum_weighted_load, idle_cpus, group_capacity, group_weight, min_capacity, first_idle_cpu)."""
+    sum_weighted_load, idle_cpus, group_capacity, group_weight, min_capacity, balance_cpu). With
+    the idx-0 loads group_load and sum_weighted_load are the same sum; balance_cpu is the group's
+    first idle CPU, else its first CPU (``should_we_balance``)."""
     n = P[P_CPU_PD_N]
     oCP = S[S_CPUS]
     load = 0
@@ -110,12 +111,11 @@ def lb_group_stats(level, dst, g, S, P):
     min_cap = 1 << 62
     first_idle = -1
     first = -1
-    mine = P[P[P_LLC_ID] + dst]
-    for c in range(n):
-        if level == LB_MC:
-            if c != g or P[P[P_LLC_ID] + c] != mine:
-                continue
-        elif P[P[P_LLC_ID] + c] != g:
+    lo, hi = 0, n
+    if level == LB_MC:
+        lo, hi = g, g + 1               # an MC group is one CPU (of dst's LLC)
+    for c in range(lo, hi):
+        if level == LB_DIE and P[P[P_LLC_ID] + c] != g:
             continue
         if first < 0:
             first = c

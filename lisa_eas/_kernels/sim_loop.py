@@ -14,11 +14,12 @@ relative, ``timer`` is absolute (``t_next += period`` from the thread's start; `
 t_next - now``; a missed deadline re-anchors in ``relative`` mode), one log row per phase
 iteration (``rt-app`` ``log_timing``).
 
-Load balance (simplified, documented in ``lisa_eas.sim``): every ``K_LB_NS`` the blocked
+Load balance (documented in ``lisa_eas.sim``): every ``K_LB_NS`` the blocked
 averages of every runqueue are brought up to date (``update_blocked_averages``), the root
 domain's overutilized flag is recomputed and SIS_UTIL's ``nr_idle_scan`` refreshed; when
-overutilized (or without EAS) each idle CPU pulls one waiting CFS task from the runqueue with
-the most waiting tasks, and a running task that does not fit its CPU moves to an idle CPU of
+overutilized (or without EAS) each idle CPU balances: at eras v4.16 - v4.19 with the kernel's
+``load_balance()`` (``lb_pull``, ``sim_lb``; ledger lb-v4.16), at the other eras simplified: it
+pulls one waiting CFS task from the runqueue with the most waiting tasks, and a running task that does not fit its CPU moves to an idle CPU of
 higher capacity (misfit: moved by the stopper, after which the source CPU schedules like any
 CPU whose task left it, ``leave_cpu``). A CPU going idle does the same pull for itself
 (newidle balance), and pulls a waiting FIFO task whatever the overutilized state (rt pull);

@@ -1,4 +1,4 @@
-"""Plain-Python twin of the kernel's v4.14 - v4.19 ``load_balance()`` (one domain level).
+"""Plain-Python twin of the kernel's v4.16 - v4.19 ``load_balance()`` (one domain level).
 
 Written from kernel/sched/fair.c of v4.19 (the LB code is the v4.17 one): ``task_hot``,
 ``can_migrate_task``, ``detach_tasks``, ``group_has_capacity``, ``group_is_overloaded``,

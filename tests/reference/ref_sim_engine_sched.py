@@ -60,9 +60,9 @@ move_queued                detach_task (deactivate_task, set_task_cpu with      
                            TASK_ON_RQ_MIGRATING) / attach_task (activate_task); ~: the
                            periodic balance pulls one task to an idle CPU and moves a misfit
                            task to an idle bigger CPU, no load_balance() group statistics
-                           (eras v4.14 - v4.19: pull_cfs_v4 below)
+                           (eras v4.16 - v4.19: pull_cfs_v4 below)
 pull_one                   newidle_balance / pull_rt_task                                  ~
-pull_cfs_v4                v4.14 - v4.19 idle_balance / rebalance_domains -> load_balance   = / ~
+pull_cfs_v4                v4.16 - v4.19 idle_balance / rebalance_domains -> load_balance   = / ~
                            (ref_lb: should_we_balance, find_busiest_group, find_busiest_
                            queue, detach_tasks on the cfs_tasks order, need_active_balance;
                            ~: idx-0 loads, one interval for all levels, no NOT_IDLE balance,

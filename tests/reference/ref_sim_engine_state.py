@@ -223,7 +223,7 @@ class RunParams:
     newidle_version: tuple | None = (5, 4)
     misfit_overloads: bool = False
     od_version: tuple = (5, 4)           # ondemand's dbs_update long-idle test: v4.17 elapsed, v4.18+ idle time
-    # the CFS pull of the balancer: None the simplified pull_one; "v4" the v4.14 - v4.19 load_balance()
+    # the CFS pull of the balancer: None the simplified pull_one; "v4" the v4.16 - v4.19 load_balance()
     # (ref_lb, issue 18) on MC / DIE; asym: SD_ASYM_CPUCAPACITY on DIE (wake_slow == 1)
     lb_form: str | None = None
     lb_asym: bool = False                # SD_ASYM_CPUCAPACITY at DIE (the RFC base kernel's flag, v4.16 - v4.19)
