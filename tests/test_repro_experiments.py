@@ -91,15 +91,14 @@ def test_eas_rfc_energy_job():
     # the meter reads the EM's per-CPU power plus cluster and idle power
     assert with_eas["energy"] > with_eas["energy_em"]
     # every task has a home domain; the fork balance starts the 10 threads on the LITTLE CPUs (the
-    # parent runs on big), the RFC v2 wake-up keeps them there, and without EAS the v4.17
-    # load_balance() (ledger lb-v4.16) does not pull any to the idle big CPUs: the released threads'
-    # load_avg is near 0, so the busiest queue is a LITTLE CPU running a single task; the
-    # simplified pull of the other eras (ablation "lb-v4") moves waiting threads up
+    # parent runs on big) and the RFC v2 wake-up keeps them there; without EAS the v4.17 balancer
+    # (ledger lb-v4.16) moves some up: the busy LITTLE CPUs' ticks kick the nohz idle balance, whose
+    # DIE balance of an idle big CPU pulls a waiting thread or, when the busiest LITTLE queue runs
+    # one task (the threads' load_avg is near 0), fails until the stopper moves it (active balance
+    # after cache_nice_tries + 2 failures); in the first 3 s: 2 pulls and 2 active balances
     assert sum(with_eas["tasks_on"].values()) == sum(without["tasks_on"].values()) == 10
     assert with_eas["era"] == "v4.17" and with_eas["tasks_on"] == {"little": 10, "big": 0}
-    assert without["tasks_on"] == {"little": 10, "big": 0}
-    simple = simulate_energy(("juno_r0", 10, "no-eas+lb-v4", ERA))
-    assert simple["config"]["ablate"] == ["lb-v4"] and simple["tasks_on"]["big"] > 0
+    assert without["tasks_on"]["big"] > 0
 
 
 def test_schedfreq_case_references_bracket_the_governors():

@@ -18,7 +18,8 @@ Load balance (documented in ``lisa_eas.sim``): every ``K_LB_NS`` the blocked
 averages of every runqueue are brought up to date (``update_blocked_averages``), the root
 domain's overutilized flag is recomputed and SIS_UTIL's ``nr_idle_scan`` refreshed; when
 overutilized (or without EAS) each idle CPU balances: at eras v4.16 - v4.19 with the kernel's
-``load_balance()`` (``lb_pull``, ``sim_lb``; ledger lb-v4.16), at the other eras simplified: it
+``load_balance()`` (``lb_pull``, ``sim_lb``; ledger lb-v4.16), not in this pass but when a busy
+CPU's tick kicks the nohz idle balance (``nohz_kick``); at the other eras simplified: it
 pulls one waiting CFS task from the runqueue with the most waiting tasks, and a running task that does not fit its CPU moves to an idle CPU of
 higher capacity (misfit: moved by the stopper, after which the source CPU schedules like any
 CPU whose task left it, ``leave_cpu``). A CPU going idle does the same pull for itself
@@ -52,7 +53,12 @@ from .sim_models import (AI_AVG_IDLE, AI_IDLE_STAMP, AI_WAKE_AVG_IDLE, AI_WAKE_S
                          M_SIS_PROP_ERA, M_WAKE_CAP, M_WAKER_AT_PREV, WAKE_SLOW_V4)
 from .sim_models import M_NEWIDLE_GATE, M_OVERLOAD_MISFIT, NEWIDLE_GATE_V4_14, NEWIDLE_UNGATED, LB_SIMPLE, M_LB_FORM
 from .sim_lb import CACHE_NICE_TRIES, LB_MC, MIGRATION_COST_NS, PCT_DIE, PCT_MC, lb_find_busiest, lb_levels
-from .sim_state import C_LB_FAILED, T_LIST_SEQ, T_EXEC_START
+from .sim_layout import P_LLC_ID
+from .sim_state import C_LB_FAILED, G_NEXT_ILB, T_LIST_SEQ, T_EXEC_START
+#: pull_one's modes
+PULL_PERIODIC = 0
+PULL_NEWIDLE = 1
+PULL_NOHZ = 2
 from .sim_state import G_NEWIDLE_SKIP_AVG_IDLE, G_NEWIDLE_SKIP_OVERLOAD, G_OVERLOAD
 from .sim_wakeup import affine_target, place_idle_sibling, update_idle_cpu_scan, wake_cap, wake_slow_path
 from .sim_state import GOV_SCHEDFREQ, K_GOV
@@ -448,7 +454,7 @@ def leave_cpu(c, prev_state, now, S, P, O):
     then the went-idle book-keeping if the CPU is idle."""
     oCP = S[S_CPUS]
     if S[oCP + (c) * C_NFIELDS + C_NR_CFS] + S[oCP + (c) * C_NFIELDS + C_NR_RT] == 0:
-        pull_one(c, now, True, S, P, O)      # newidle balance before going idle
+        pull_one(c, now, PULL_NEWIDLE, S, P, O)      # newidle balance before going idle
     schedule(c, prev_state, now, S, P, O)
     if S[oCP + (c) * C_NFIELDS + C_CURR] < 0:
         went_idle(c, now, S, P, O)
@@ -466,8 +472,11 @@ def went_idle(c, now, S, P, O):
 
 
 @sim_kernel
-def pull_one(dst, now, newidle, S, P, O):
-    """Pull one waiting task to the idle CPU ``dst``: rt first (always), CFS when balancing is on.
+def pull_one(dst, now, mode, S, P, O):
+    """Pull to the idle CPU ``dst``: rt first (always), CFS when balancing is on. ``mode``:
+    ``PULL_PERIODIC`` (the periodic pass: rt and, in the simplified form, CFS), ``PULL_NEWIDLE``
+    (a CPU going idle), ``PULL_NOHZ`` (the nohz idle balance a busy CPU's tick kicked, v4.16 -
+    v4.19: CFS only, :func:`nohz_kick`).
 
     A newidle CFS pull first passes the era's early exit of the kernel's newidle balance
     (``M_NEWIDLE_GATE``): ``idle_balance()`` (v3.16 - v4.x) and ``newidle_balance()`` up to v5.15
@@ -482,6 +491,8 @@ def pull_one(dst, now, newidle, S, P, O):
     om = P[P_MASKS]
     mw = P[P_MASKS_W]
     ocn = S[S_CPU_SETS] + CS_COUNTS * S[S_CPU_SETS_W]
+    newidle = mode == PULL_NEWIDLE
+    lb_v4 = P[P[P_MODEL_PARAMS] + M_LB_FORM] != LB_SIMPLE
     stop = -1       # the global counting the newidle balance's early exit, -1: it goes on
     gate = P[P[P_MODEL_PARAMS] + M_NEWIDLE_GATE]
     if newidle and gate != NEWIDLE_UNGATED:
@@ -490,13 +501,13 @@ def pull_one(dst, now, newidle, S, P, O):
             stop = G_NEWIDLE_SKIP_AVG_IDLE
         elif S[S_GLOBALS_AT + G_OVERLOAD] == 0:
             stop = G_NEWIDLE_SKIP_OVERLOAD
-    if S[ocn + CSN_WAITING] == 0 and P[P[P_MODEL_PARAMS] + M_LB_FORM] == LB_SIMPLE:
+    if S[ocn + CSN_WAITING] == 0 and not lb_v4:
         if stop >= 0:
             S[S_GLOBALS_AT + stop] += 1
         return -1      # no task waits on any runqueue: nothing either pull below could find
     best = -1
     best_prio = 0
-    if S[ocn + CSN_WAITING_RT] > 0:     # (the scan below finds only waiting FIFO tasks)
+    if S[ocn + CSN_WAITING_RT] > 0 and mode != PULL_NOHZ:     # (the scan finds only waiting FIFO tasks)
         # the highest-priority waiting FIFO task allowed on dst (lowest index among equals)
         for c in range(P[P_CPU_PD_N]):
             if c == dst:
@@ -520,9 +531,14 @@ def pull_one(dst, now, newidle, S, P, O):
     if stop >= 0:
         S[S_GLOBALS_AT + stop] += 1
         return -1      # the newidle balance's early exit (above), counted when no rt task was pulled
+    if lb_v4 and mode == PULL_PERIODIC:
+        return -1       # v4.16 - v4.19: idle CPUs balance when a busy CPU's tick kicks (nohz_kick)
     if S[S_GLOBALS_AT + G_OVERUTIL] == 0 and S[S_CONFIG_AT + K_PLACEMENT] != PLACE_NO_EAS:
+        if lb_v4:       # the RFC's find_busiest_group: EAS and not overutilized -> out_balanced
+            S[oCP + dst * C_NFIELDS + C_LB_FAILED] = 0
+            S[oCP + dst * C_NFIELDS + C_LB_FAILED + 1] = 0
         return -1
-    if P[P[P_MODEL_PARAMS] + M_LB_FORM] != LB_SIMPLE:
+    if lb_v4:
         return lb_pull(dst, now, newidle, S, P, O)     # the v4.16 - v4.19 load_balance() (ledger lb-v4.16)
     if S[ocn + CSN_WAITING] == S[ocn + CSN_WAITING_RT]:
         return -1      # no CFS task waits: the scan below would find no source
@@ -712,7 +728,7 @@ def load_balance(now, S, P, O):
         return
     for dst in range(n):
         if S[oCP + (dst) * C_NFIELDS + C_CURR] < 0 and S[oCP + (dst) * C_NFIELDS + C_NR_CFS] + S[oCP + (dst) * C_NFIELDS + C_NR_RT] == 0:
-            moved = pull_one(dst, now, False, S, P, O)
+            moved = pull_one(dst, now, PULL_PERIODIC, S, P, O)
             if moved >= 0:              # an active balance took the running task of its CPU
                 leave_cpu(moved >> 32, PREV_STATE_RUNNING, now, S, P, O)     # then src schedules, may go idle
                 check_preempt(dst, moved & 0xFFFFFFFF, now, S, P, O)
@@ -733,6 +749,52 @@ def load_balance(now, S, P, O):
                 leave_cpu(c, PREV_STATE_RUNNING, now, S, P, O)     # then src schedules, may go idle
                 check_preempt(dst, p, now, S, P, O)
                 break
+
+
+@sim_kernel
+def nohz_kick(c, now, S, P, O):
+    """v4.16 - v4.19 ``nohz_balancer_kick()`` at the tick of busy CPU ``c`` and, when it kicks, the
+    nohz idle balance (``_nohz_idle_balance``): every idle CPU's ``rebalance_domains(CPU_IDLE)``,
+    the other idle CPUs in index order, the first idle CPU (the ILB) last. It kicks when some CPU
+    is idle, ``nohz.next_balance`` has passed (here: ``balance_interval_ms`` after the last kick)
+    and ``c`` runs 2 tasks, or its LLC has more than one busy CPU (``nr_busy_cpus``), or ``c`` runs a
+    CFS task with its capacity cut by RT/IRQ pressure (``check_cpu_capacity``)."""
+    n = P[P_CPU_PD_N]
+    oCP = S[S_CPUS]
+    oG = S_GLOBALS_AT
+    if now < S[oG + G_NEXT_ILB]:
+        return
+    ilb = -1
+    busy_llc = 0
+    llc = P[P[P_LLC_ID] + c]
+    llc_n = 0
+    for q in range(n):
+        busy = S[oCP + q * C_NFIELDS + C_CURR] >= 0 or S[oCP + q * C_NFIELDS + C_NR_CFS] + S[oCP + q * C_NFIELDS + C_NR_RT] > 0
+        if not busy and ilb < 0:
+            ilb = q
+        if P[P[P_LLC_ID] + q] == llc:
+            llc_n += 1
+            if busy:
+                busy_llc += 1
+    if ilb < 0:
+        return          # nohz.nr_cpus == 0: no idle CPU
+    kick = S[oCP + c * C_NFIELDS + C_NR_CFS] + S[oCP + c * C_NFIELDS + C_NR_RT] >= 2 or busy_llc > 1
+    if not kick and S[oCP + c * C_NFIELDS + C_NR_CFS] >= 1:
+        pct = PCT_MC if llc_n > 1 else PCT_DIE      # rq->sd: the lowest domain
+        kick = capacity_of(c, S, P) * pct < P[P[P_CPU_CAP] + c] * 100
+    if not kick:
+        return
+    S[oG + G_NEXT_ILB] = now + S[S_CONFIG_AT + K_LB_NS]
+    for k in range(n + 1):
+        dst = ilb if k == n else k
+        if k < n and (k == ilb):
+            continue
+        if S[oCP + dst * C_NFIELDS + C_CURR] >= 0 or S[oCP + dst * C_NFIELDS + C_NR_CFS] + S[oCP + dst * C_NFIELDS + C_NR_RT] > 0:
+            continue    # not idle (any more)
+        moved = pull_one(dst, now, PULL_NOHZ, S, P, O)
+        if moved >= 0:                  # an active balance took the running task of its CPU
+            leave_cpu(moved >> 32, PREV_STATE_RUNNING, now, S, P, O)
+            check_preempt(dst, moved & 0xFFFFFFFF, now, S, P, O)
 
 
 @sim_kernel
@@ -773,6 +835,8 @@ def task_tick(c, now, S, P, O):
     update_overutilized(now, True, S, P, O)
     governor_update(c, now, S, P, O)
     emit_cpu_util(c, now, S, P, O)
+    if P[P[P_MODEL_PARAMS] + M_LB_FORM] != LB_SIMPLE:
+        nohz_kick(c, now, S, P, O)      # trigger_load_balance(): nohz_balancer_kick()
 
 
 @sim_kernel

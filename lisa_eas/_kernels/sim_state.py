@@ -123,7 +123,8 @@ G_OVERLOAD = 12         # rd->overload (v3.16+): set when a runqueue reaches 2 r
 G_NEWIDLE_SKIP_AVG_IDLE = 13   # newidle balances the gate stopped on avg_idle < sysctl_sched_migration_cost (< v5.16)
 G_NEWIDLE_SKIP_OVERLOAD = 14   # ... on !rd->overload
 G_LIST_SEQ = 15        # stamps of the cfs_tasks order (T_LIST_SEQ)
-G_NFIELDS = 16
+G_NEXT_ILB = 16        # nohz.next_balance: no nohz idle balance kicked before (v4.16 - v4.19 balancer)
+G_NFIELDS = 17
 
 # ---------------------------------------------------------------- output events ev[n, :]
 E_TIME = 0

@@ -57,7 +57,8 @@ Scheduling model
   runqueues are updated, the overutilized flag is set/cleared (it is only set at enqueue and
   tick), SIS_UTIL's scan depth refreshed; when overutilized (or without EAS) each idle CPU
   balances. At eras v4.16 - v4.19 it runs the kernel's ``load_balance()`` (ledger ``lb-v4.16``,
-  ``lisa_eas._kernels.sim_lb``): MC then DIE, ``should_we_balance``, group statistics with
+  ``lisa_eas._kernels.sim_lb``) when a busy CPU's tick kicks the nohz idle balance
+  (``nohz_balancer_kick``: the CPU runs two tasks or its LLC has more than one busy CPU): MC then DIE, ``should_we_balance``, group statistics with
   ``prefer_sibling``, ``find_busiest_group`` / ``calculate_imbalance`` / ``find_busiest_queue``,
   ``detach_tasks`` from the tail of ``cfs_tasks`` (cache-hot and pinned tasks skipped, one task
   for a newidle balance), ``nr_balance_failed`` and the stopper's active balance; the same for a
@@ -273,12 +274,14 @@ def simulate(platform, workload, *, config: SimConfig | None = None):
                       "v6.6); the simulator picks and preempts by vruntime as CFS did up to v6.5, so the order, "
                       "slack and wake-up latency of CFS tasks sharing a CPU are pre-EEVDF")
     if (4, 16) <= era_t < (4, 20) and "lb-v4" not in config.ablate:
-        approx.append("load balance (ledger lb-v4.16): the v4.16 - v4.19 load_balance() of idle and newly idle CPUs; "
-                      "not modelled: LB_BIAS's cpu_load[] (source/target loads are the idx-0 load), each level's own "
-                      "balance interval and back-off (both levels every balance_interval_ms), the balance of busy "
-                      "CPUs, the affinity retries (LBF_DST_PINNED, LBF_ALL_PINNED's redo, group_imbalanced), cache-hot "
-                      "buddies, the stopper a newidle balance would start; the nohz idle balance visits the idle "
-                      "CPUs in index order")
+        approx.append("load balance (ledger lb-v4.16): the v4.16 - v4.19 load_balance() of newly idle CPUs and of the "
+                      "idle CPUs a busy CPU's tick kicks the nohz idle balance for (nohz_balancer_kick); not "
+                      "modelled: LB_BIAS's cpu_load[] (source/target loads are the idx-0 load), each level's own "
+                      "balance interval and back-off (nohz.next_balance: balance_interval_ms after the last kick, "
+                      "every idle CPU balanced at each kick), the balance of busy CPUs, the affinity retries "
+                      "(LBF_DST_PINNED, LBF_ALL_PINNED's redo, group_imbalanced), cache-hot buddies, the stopper a "
+                      "newidle balance would start, nr_busy_cpus counting a CPU busy from its wake-up rather than "
+                      "from its first tick")
     else:
         approx.append(f"load balance: at era {config.era} simplified (each idle CPU pulls one waiting task from the "
                       "runqueue with the most waiting, a misfit task moves up); the kernel's load_balance() is "

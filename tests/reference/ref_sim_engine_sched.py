@@ -752,9 +752,12 @@ class Scheduler:
         if preempt:
             self.check_preempt(dst, p, now)
 
-    def pull_one(self, dst, now, newidle):
-        """Pull one waiting task to idle ``dst``: FIFO always, CFS when balancing is on."""
-        if sum(c.nr_rt for c in self.cpus) > 0:
+    def pull_one(self, dst, now, mode):
+        """Pull one waiting task to idle ``dst``: FIFO always, CFS when balancing is on. ``mode``:
+        "periodic" (the balance pass: FIFO, and CFS in the simplified form), "newidle", "nohz" (the
+        nohz idle balance a busy CPU's tick kicked, eras v4.16 - v4.19: CFS only)."""
+        newidle = mode == "newidle"
+        if sum(c.nr_rt for c in self.cpus) > 0 and mode != "nohz":
             rt = [p for p in self.tasks if p.state == RUNNABLE and p.policy == FIFO and self.allowed(p, dst)
                   and p.cpu != dst.idx]
             if rt:
@@ -768,7 +771,12 @@ class Scheduler:
                 return
         if newidle and self.newidle_gives_up(dst):
             return
+        if self.prm.lb_form == "v4" and mode == "periodic":
+            return                                       # v4.16 - v4.19: the busy CPUs' ticks kick it
         if not self.overutilized and self.prm.placement != "no-eas":
+            if self.prm.lb_form == "v4":                 # EAS not overutilized: out_balanced, counters 0
+                for level in ref_lb.levels([c.llc for c in self.cpus], dst.idx):
+                    self.lb_failed[(dst.idx, level)] = 0
             return
         if self.prm.lb_form == "v4":
             self.pull_cfs_v4(dst, now, newidle)
@@ -896,7 +904,7 @@ class Scheduler:
             return
         for dst in self.cpus:
             if dst.is_idle:
-                self.pull_one(dst, now, False)
+                self.pull_one(dst, now, "periodic")
         for c in self.cpus:                              # misfit
             p = c.curr
             if p is None or p.policy != CFS or self.task_util(p) * 1280 < self.capacity_of(c) * 1024:
@@ -939,13 +947,42 @@ class Scheduler:
         self.update_overutilized(now, True)
         self.governor_update(c, now)
         self.emit_cpu_util(c, now)
+        if self.prm.lb_form == "v4":
+            self.nohz_kick(c, now)                       # trigger_load_balance -> nohz_balancer_kick
+
+    def nohz_kick(self, c, now):
+        """v4.19 ``nohz_balancer_kick()`` on busy CPU ``c``'s tick: with an idle CPU somewhere, once
+        ``nohz.next_balance`` has passed (~: one balance interval after the last kick), kick if ``c``
+        has two tasks, or more than one CPU of its LLC is busy (``nr_busy_cpus``), or ``c`` runs a
+        CFS task on a capacity RT pressure has cut below ``capacity_orig * 100 / imbalance_pct``
+        of its lowest domain. The kicked ``_nohz_idle_balance`` balances each idle CPU
+        (``rebalance_domains(CPU_IDLE)``), the ILB (the first idle CPU) last."""
+        if now < self.next_ilb:
+            return
+        def busy(q):
+            return q.curr is not None or q.nr_running > 0
+        idle = [q for q in self.cpus if not busy(q)]
+        if not idle:
+            return
+        mates = [q for q in self.cpus if q.llc == c.llc]
+        kick = c.nr_running >= 2 or sum(1 for q in mates if busy(q)) > 1
+        if not kick and c.nr_cfs >= 1:
+            pct = 117 if len(mates) > 1 else 125             # rq->sd: MC, else DIE (sd_init)
+            kick = self.capacity_of(c) * pct < c.capacity * 100
+        if not kick:
+            return
+        self.next_ilb = now + self.prm.balance_ns
+        ilb = idle[0]
+        for dst in [q for q in self.cpus if q is not ilb] + [ilb]:
+            if not busy(dst):
+                self.pull_one(dst, now, "nohz")
 
     def leave_cpu(self, c, prev_state, now):
         """``__schedule`` of a CPU whose running task left it (sleep, exit, migration by the
         stopper): newidle balance (``pick_next_task_fair``) when nothing is queued, then the
         idle stamp and schedutil's went-idle flag if it goes idle."""
         if c.nr_running == 0:
-            self.pull_one(c, now, True)
+            self.pull_one(c, now, "newidle")
         self.schedule(c, prev_state, now)
         if c.curr is None:
             c.idle_stamp = now
