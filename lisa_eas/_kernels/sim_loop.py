@@ -590,8 +590,8 @@ def lb_tail(src, S, P):
 
 @sim_kernel
 def lb_pull(dst, now, newidle, S, P, O):
-    """``idle_balance()`` (``newidle``) or one idle CPU's part of the periodic balance
-    (``rebalance_domains(CPU_IDLE)``) in the v4.16 - v4.19 form: ``load_balance()`` at MC then DIE
+    """``idle_balance()`` (``newidle``) or one idle CPU's part of the nohz idle balance
+    (``rebalance_domains(CPU_IDLE)``, :func:`nohz_kick`) in the v4.16 - v4.19 form: ``load_balance()`` at MC then DIE
     (``sim_lb``), stopping at the first level that moved a task or whose local group another CPU
     balances. The moves: ``detach_tasks`` from the tail of the busiest runqueue's ``cfs_tasks``
     (a task not allowed on ``dst``, running, cache-hot or heavier than twice the imbalance is
