@@ -32,10 +32,10 @@ from ._jit import sim_helper, sim_kernel
 
 from .pelt import SA_LOAD_AVG
 from .sim_capacity import capacity_of, cpu_util
-from .sim_layout import (P_CPU_CAP, P_CPU_PD_N, P_LLC_ID, P_MODEL_PARAMS, S_CPUS, S_RQ_TASKS, S_RQ_TASKS_W, S_TASKS,
+from .sim_layout import (P_CPU_CAP, P_CPU_PD_N, P_LLC_ID, P_MASKS, P_MASKS_W, P_MODEL_PARAMS, S_CPUS, S_RQ_TASKS, S_RQ_TASKS_W, S_TASKS,
                          S_TASK_PELT, S_TASK_PELT_W)
 from .sim_models import LB_V4_ASYM, M_LB_FORM
-from .sim_state import C_CURR, C_NFIELDS, C_NR_CFS, C_NR_RT, POLICY_CFS, T_NFIELDS, T_POLICY
+from .sim_state import C_CURR, C_NFIELDS, C_NR_CFS, C_NR_RT, POLICY_CFS, T_LIST_SEQ, T_MASK, T_NFIELDS, T_POLICY
 
 LB_MC = 0
 LB_DIE = 1
@@ -245,8 +245,6 @@ def lb_find_busiest(dst, level, newidle, S, P, out):
     for c in range(n):
         if not lb_in_group(level, dst, c, b_g, P):
             continue
-        if level == LB_MC and P[P[P_LLC_ID] + c] != P[P[P_LLC_ID] + dst]:
-            continue
         cap = capacity_of(c, S, P)
         wl = weighted_cpuload(c, S)
         nr = S[oCP + c * C_NFIELDS + C_NR_CFS] + S[oCP + c * C_NFIELDS + C_NR_RT]
@@ -307,3 +305,21 @@ def lb_fix_small_imbalance(l_avg, l_nr, l_lpt, l_cap, b_avg, b_lpt, b_cap, dst, 
     if capa_move > capa_now:
         return b_lpt
     return imb
+
+
+@sim_helper
+def lb_tail(src, dst, S, P):
+    """The tail of CPU ``src``'s ``cfs_tasks`` list: its queued CFS task with the lowest stamp
+    (``T_LIST_SEQ``); with ``dst`` >= 0, the tail-most one allowed on ``dst`` (``detach_one_task``)."""
+    oTK = S[S_TASKS]
+    ol = S[S_RQ_TASKS] + src * S[S_RQ_TASKS_W]
+    best = -1
+    for i in range(1, S[ol] + 1):
+        p = S[ol + i]
+        if S[oTK + p * T_NFIELDS + T_POLICY] != POLICY_CFS:
+            continue
+        if dst >= 0 and not P[P[P_MASKS] + S[oTK + p * T_NFIELDS + T_MASK] * P[P_MASKS_W] + dst]:
+            continue
+        if best < 0 or S[oTK + p * T_NFIELDS + T_LIST_SEQ] < S[oTK + best * T_NFIELDS + T_LIST_SEQ]:
+            best = p
+    return best

@@ -52,9 +52,9 @@ from .sim_governor import apply_opp, governor_sample, governor_update, schedfreq
 from .sim_models import (AI_AVG_IDLE, AI_IDLE_STAMP, AI_WAKE_AVG_IDLE, AI_WAKE_STAMP, M_RECENT_ERA,
                          M_SIS_PROP_ERA, M_WAKE_CAP, M_WAKER_AT_PREV, WAKE_SLOW_V4)
 from .sim_models import M_NEWIDLE_GATE, M_OVERLOAD_MISFIT, NEWIDLE_GATE_V4_14, NEWIDLE_UNGATED, LB_SIMPLE, M_LB_FORM
-from .sim_lb import CACHE_NICE_TRIES, LB_MC, MIGRATION_COST_NS, PCT_DIE, PCT_MC, lb_find_busiest, lb_levels
+from .sim_lb import CACHE_NICE_TRIES, LB_MC, MIGRATION_COST_NS, PCT_DIE, PCT_MC, lb_find_busiest, lb_levels, lb_tail
 from .sim_layout import P_LLC_ID
-from .sim_state import C_LB_FAILED, G_NEXT_ILB, T_LIST_SEQ, T_EXEC_START
+from .sim_state import C_LB_FAILED, G_NEXT_ILB, T_EXEC_START
 #: pull_one's modes
 PULL_PERIODIC = 0
 PULL_NEWIDLE = 1
@@ -573,21 +573,6 @@ def pull_one(dst, now, mode, S, P, O):
     return -1
 
 
-@sim_helper
-def lb_tail(src, S, P):
-    """The tail of CPU ``src``'s ``cfs_tasks`` list: its queued CFS task with the lowest stamp."""
-    oTK = S[S_TASKS]
-    ol = S[S_RQ_TASKS] + src * S[S_RQ_TASKS_W]
-    best = -1
-    for i in range(1, S[ol] + 1):
-        p = S[ol + i]
-        if S[oTK + p * T_NFIELDS + T_POLICY] != POLICY_CFS:
-            continue
-        if best < 0 or S[oTK + p * T_NFIELDS + T_LIST_SEQ] < S[oTK + best * T_NFIELDS + T_LIST_SEQ]:
-            best = p
-    return best
-
-
 @sim_kernel
 def lb_pull(dst, now, newidle, S, P, O):
     """``idle_balance()`` (``newidle``) or one idle CPU's part of the nohz idle balance
@@ -624,7 +609,7 @@ def lb_pull(dst, now, newidle, S, P, O):
                 loop_max = 32           # sysctl_sched_nr_migrate
             loop = 0
             while S[oCP + src * C_NFIELDS + C_NR_CFS] + S[oCP + src * C_NFIELDS + C_NR_RT] > 1:
-                p = lb_tail(src, S, P)
+                p = lb_tail(src, -1, S, P)
                 if p < 0:
                     break
                 loop += 1
@@ -679,14 +664,7 @@ def lb_pull(dst, now, newidle, S, P, O):
         S[fo] = CACHE_NICE_TRIES + 1
         # active_load_balance_cpu_stop -> detach_one_task: the first CFS task from the tail allowed on
         # dst (the stopper runs on src, so the task that was running there is movable too)
-        p = -1
-        ol = S[S_RQ_TASKS] + src * S[S_RQ_TASKS_W]
-        for i in range(1, S[ol] + 1):
-            q = S[ol + i]
-            if S[oTK + q * T_NFIELDS + T_POLICY] != POLICY_CFS or not P[om + S[oTK + q * T_NFIELDS + T_MASK] * mw + dst]:
-                continue
-            if p < 0 or S[oTK + q * T_NFIELDS + T_LIST_SEQ] < S[oTK + p * T_NFIELDS + T_LIST_SEQ]:
-                p = q
+        p = lb_tail(src, dst, S, P)
         if p < 0:
             continue
         S[fo] = 0                       # the stopper moved a task: "reset the failure counter"
