@@ -65,3 +65,24 @@ def test_plot_energy_and_validation_views(n):
     rep = validate(tr, "juno_r0")
     for f in (plot.plot_eas_agreement, plot.plot_eas_regret, plot.plot_schedutil, plot.plot_pelt_error):
         assert isinstance(f(rep), hv.core.Dimensioned)
+
+
+def test_frequency_steps_run_to_the_end_of_the_trace():
+    """A CPU's last frequency holds until the run ends: both frequency plots draw every CPU's step
+    curve to the trace's last sched_switch, with the last value set (a Juno r0 run where one
+    light task leaves the big CPUs at their first OPP after ~20 ms)."""
+    from lisa_eas import SimConfig, plot, simulate
+    from lisa_eas.rtapp import periodic, task, workload
+
+    wl = workload([task("t", periodic(20, 16, duration_s=0.5))], calibration=100)
+    tr = simulate("juno_r0", wl, config=SimConfig(duration_s=0.5))
+    end = float(tr.df("sched_switch").index[-1])
+    freq = tr.df("cpu_frequency")
+    last = freq.groupby("cpu_id").tail(1)
+    assert (last.index.to_numpy() < end - 0.1).any()      # some CPU's last change is long before the end
+    want = {int(c): f for c, f in zip(last["cpu_id"], last["state"])}
+    for curve in plot.plot_frequency(tr):
+        cpu = int(curve.label.removeprefix("CPU"))
+        assert curve.data.iloc[-1].tolist() == [end, want[cpu] / 1000.0]
+    for cpu, curve in plot.plot_cpu_frequency(tr).items():
+        assert curve.data.iloc[-1].tolist() == [end, float(want[int(cpu)])]

@@ -4,7 +4,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from ._common import MAX_POINTS, downsample_steps, hv
+from ._common import MAX_POINTS, downsample_steps, hold_to, hv, trace_end
 
 __all__ = ["plot_cpu_frequency", "plot_cpu_idle_state_residency", "plot_cpu_util", "plot_energy", "plot_rtapp_slack",
            "plot_task_placement",
@@ -34,11 +34,13 @@ def plot_task_placement(trace, tasks=None, *, max_segments: int = 20000):
 
 
 def plot_cpu_frequency(trace, platform=None, *, max_points: int = MAX_POINTS):
-    """Each CPU's frequency over time (kHz), one step curve per CPU."""
+    """Each CPU's frequency over time (kHz), one step curve per CPU, held to the trace's last
+    ``sched_switch``."""
     from ..analysis import df_cpu_frequency
 
     df = df_cpu_frequency(trace, platform)
-    curves = {int(c): _steps(g.index.to_numpy(), g["frequency"].to_numpy(), "kHz", max_points)
+    end = trace_end(trace, df)
+    curves = {int(c): _steps(*hold_to(g.index.to_numpy(), g["frequency"].to_numpy(), end), "kHz", max_points)
               for c, g in df.groupby("cpu")}
     return hv().NdOverlay(curves, kdims="cpu").opts(width=900, height=300, title="CPU frequency")
 

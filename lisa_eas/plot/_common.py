@@ -70,3 +70,24 @@ def downsample_steps(t, y, max_points: int = MAX_POINTS):
     idx_max = order_max[starts]
     keep = np.unique(np.concatenate([starts, ends, idx_min, idx_max]))
     return t[keep], y[keep]
+
+
+def trace_end(trace, df) -> float:
+    """The time a step curve of ``df`` (a trace frame indexed by time) is drawn to: the trace's
+    last ``sched_switch`` when it is later than ``df``'s last row. A frequency holds until it
+    changes, so the last value set is still the CPU's frequency at the end of the run."""
+    end = float(df.index[-1]) if len(df) else float("nan")
+    if "sched_switch" in trace:
+        sw = trace.df("sched_switch").index
+        if len(sw) and not float(sw[-1]) <= end:
+            end = float(sw[-1])
+    return end
+
+
+def hold_to(t, y, end: float):
+    """The step signal ``y(t)`` with its last value repeated at ``end`` when ``end`` is later."""
+    t = np.asarray(t, dtype=np.float64)
+    y = np.asarray(y, dtype=np.float64)
+    if t.size and t[-1] < end:
+        return np.append(t, end), np.append(y, y[-1])
+    return t, y

@@ -17,6 +17,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from ._common import downsample_steps, hold_to, trace_end
+
 __all__ = ["plot_cpu_timeline", "plot_energy_breakdown", "plot_frequency", "plot_published_vs_reproduced",
            "plot_sis_scan", "plot_sis_scan_hist", "plot_slack", "plot_workload_phases"]
 
@@ -139,30 +141,17 @@ def plot_slack(result, *, width: int = 900, height: int = 300):
                                    legend_position="bottom_right")
 
 
-def _decimate(x: np.ndarray, y: np.ndarray, max_points: int) -> tuple[np.ndarray, np.ndarray]:
-    """Keep each bin's first, min and max sample: at most ``max_points`` points, peaks kept."""
-    n = len(x)
-    if n <= max_points:
-        return x, y
-    bins = max(1, max_points // 3)
-    edges = np.linspace(0, n, bins + 1).astype(np.int64)
-    keep = []
-    for a, b in zip(edges[:-1], edges[1:]):
-        if b <= a:
-            continue
-        seg = y[a:b]
-        keep += [a, a + int(np.argmin(seg)), a + int(np.argmax(seg))]
-    idx = np.unique(np.asarray(keep, dtype=np.int64))
-    return x[idx], y[idx]
-
-
 def plot_frequency(trace, *, max_points: int = 3000, width: int = 900, height: int = 280):
-    """Frequency of each CPU over time, from the trace's ``cpu_frequency`` events (step curves)."""
+    """Frequency of each CPU over time, from the trace's ``cpu_frequency`` events (step curves,
+    each held to the trace's last ``sched_switch``: the last frequency set is the CPU's frequency
+    until the end of the run)."""
     hv = _hv()
     df = trace.df("cpu_frequency")
+    end = trace_end(trace, df)
     curves = []
     for cpu, g in df.groupby("cpu_id" if "cpu_id" in df.columns else "__cpu"):
-        x, y = _decimate(g.index.to_numpy(), g["state"].to_numpy(np.float64) / 1000.0, max_points)
+        x, y = downsample_steps(*hold_to(g.index.to_numpy(np.float64), g["state"].to_numpy(np.float64) / 1000.0,
+                                         end), max_points)
         curves.append(hv.Curve((x, y), "time_s", "freq_MHz", label=f"CPU{cpu}").opts(interpolation="steps-post"))
     return hv.Overlay(curves).opts(width=width, height=height, title="CPU frequency", legend_position="right",
                                    xlabel="time (s)", ylabel="frequency (MHz)")
