@@ -14,12 +14,12 @@ from .sim_index import CSN_OU, CSN_OU_DIRTY, CS_COUNTS, CS_OU_BIT, CS_OU_DIRTY, 
 from .sim_layout import (P_CPU_CAP, P_CPU_PD, P_CPU_PD_N, P_MODEL_PARAMS, P_PD_CPUS, P_PD_CPUS_W, P_PD_NOPP,
                          P_TASK_UCLAMP, P_THERMAL, P_THERMAL_N, P_THERMAL_W, S_CFS_PELT, S_CFS_PELT_W, S_CONFIG_AT, S_CPUS,
                          S_CPU_SETS, S_CPU_SETS_W, S_GLOBALS_AT, S_RQ_TASKS, S_RQ_TASKS_W, S_RT_PELT, S_RT_PELT_W, S_TASKS,
-                         S_THERMAL_PELT, S_THERMAL_PELT_W)
+                         S_TASK_PELT, S_TASK_PELT_W, S_THERMAL_PELT, S_THERMAL_PELT_W)
 from .sim_models import (M_EAS_OVERUTIL_ERA, M_EXTRA_UCLAMP, M_MISFIT_UCLAMP, M_THERMAL_AVG, M_THERMAL_CAPOF,
                          M_THERMAL_SHIFT, TH_OPP, TH_PD, TH_PRESSURE, TH_TIME)
 from .sim_sched import emit, pelt_flat, task_util_for_placement
-from .sim_state import (C_NFIELDS, C_UE_SUM, EV_OVERUTIL, G_NOW, G_OVERUTIL, K_MODEL_EVENTS, POLICY_FIFO, T_NFIELDS,
-                        T_POLICY)
+from .sim_state import (C_NFIELDS, C_UE_SUM, EV_OVERUTIL, G_NOW, G_OVERUTIL, K_MODEL_EVENTS, POLICY_CFS, POLICY_FIFO,
+                        T_NFIELDS, T_POLICY)
 
 
 @sim_helper
@@ -31,6 +31,27 @@ def cpu_util(c, S, P):
         u = e
     cap = P[P[P_CPU_CAP] + c]
     return u if u < cap else cap
+
+
+@sim_helper
+def weighted_cpuload(c, S):
+    """``weighted_cpuload()`` / ``cpu_runnable_load()``: the cfs_rq's ``runnable_load_avg``
+    (v4.15 - v5.6; before v4.15 the same sum kept on the cfs_rq), the sum of its runnable
+    entities' ``runnable_load_avg``, for a task its ``load_avg`` (weight-scaled runnable time,
+    ``__update_load_avg_se`` with ``runnable = load = on_rq``): here the sum of the queued CFS
+    tasks' load_avg as each was last updated. Read by the v4.x load balancer (``sim_lb``), the
+    v4.x ``find_idlest_group`` / ``find_idlest_group_cpu`` of the wake-up slow path and
+    ``wake_affine_weight`` before v5.5. The engines' cfs_rq ``SA_RUNNABLE_AVG`` is the v5.7+
+    ``runnable_avg`` (``h_nr_running``-based; before v5.7 the same nr-based signal unscaled, about
+    1/1024 of this sum), so it must not stand for this load."""
+    oTK = S[S_TASKS]
+    ol = S[S_RQ_TASKS] + c * S[S_RQ_TASKS_W]
+    total = 0
+    for i in range(1, S[ol] + 1):
+        p = S[ol + i]
+        if S[oTK + p * T_NFIELDS + T_POLICY] == POLICY_CFS:
+            total += S[S[S_TASK_PELT] + p * S[S_TASK_PELT_W] + SA_LOAD_AVG]
+    return total
 
 
 @sim_helper

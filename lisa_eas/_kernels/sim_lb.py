@@ -9,7 +9,8 @@ RFC's 4.16-rc6 base and of v4.17 - v4.19 alike) and its ``kernel/sched/topology.
   balances with ``prefer_sibling``; with SD_ASYM_CPUCAPACITY at DIE (the RFC base kernel's flag:
   ``LB_V4_ASYM``) ``update_sd_pick_busiest`` does not pick a group of bigger CPUs running at most
   one task per CPU.
-* ``update_sg_lb_stats`` / ``update_sd_lb_stats`` (group load = the CPUs' ``weighted_cpuload``,
+* ``update_sg_lb_stats`` / ``update_sd_lb_stats`` (group load = the CPUs' ``weighted_cpuload``
+  (``sim_capacity``),
   the cfs_rq's runnable_load_avg as stored; group capacity the sum of ``capacity_of``; the
   prefer-sibling demotion of a remote group with two tasks more than the local one to
   "overloaded"), ``find_busiest_group`` (the NEWLY_IDLE ``imbalance_pct`` test, the IDLE
@@ -30,10 +31,8 @@ from __future__ import annotations
 
 from ._jit import sim_helper, sim_kernel
 
-from .pelt import SA_LOAD_AVG
-from .sim_capacity import capacity_of, cpu_util
-from .sim_layout import (P_CPU_CAP, P_CPU_PD_N, P_LLC_ID, P_MASKS, P_MASKS_W, P_MODEL_PARAMS, S_CPUS, S_RQ_TASKS, S_RQ_TASKS_W, S_TASKS,
-                         S_TASK_PELT, S_TASK_PELT_W)
+from .sim_capacity import capacity_of, cpu_util, weighted_cpuload
+from .sim_layout import (P_CPU_CAP, P_CPU_PD_N, P_LLC_ID, P_MASKS, P_MASKS_W, P_MODEL_PARAMS, S_CPUS, S_RQ_TASKS, S_RQ_TASKS_W, S_TASKS)
 from .sim_models import LB_V4_ASYM, M_LB_FORM
 from .sim_state import C_CURR, C_NFIELDS, C_NR_CFS, C_NR_RT, POLICY_CFS, T_LIST_SEQ, T_MASK, T_NFIELDS, T_POLICY
 
@@ -47,21 +46,6 @@ GROUP_OTHER = 0
 GROUP_OVERLOADED = 2
 #: sysctl_sched_migration_cost (task_hot)
 MIGRATION_COST_NS = 500_000
-
-
-@sim_helper
-def weighted_cpuload(c, S):
-    """``weighted_cpuload()``: the cfs_rq's ``runnable_load_avg`` (v4.15 - v5.6), the sum of the
-    runnable entities' ``runnable_load_avg``, for a task its ``load_avg`` (weight-scaled runnable
-    time): here the sum of the queued CFS tasks' load_avg as each was last updated."""
-    oTK = S[S_TASKS]
-    ol = S[S_RQ_TASKS] + c * S[S_RQ_TASKS_W]
-    total = 0
-    for i in range(1, S[ol] + 1):
-        p = S[ol + i]
-        if S[oTK + p * T_NFIELDS + T_POLICY] == POLICY_CFS:
-            total += S[S[S_TASK_PELT] + p * S[S_TASK_PELT_W] + SA_LOAD_AVG]
-    return total
 
 
 @sim_helper

@@ -6,8 +6,8 @@ from __future__ import annotations
 
 from ._jit import sim_helper, sim_kernel, sim_nrt
 from .fork import FORM_V4_14, FORM_V5_5, STATE_BUSY, STATE_NONE, find_idlest_cpu
-from .pelt import SA_LOAD_AVG, SA_RUNNABLE_AVG, SA_UTIL_AVG
-from .sim_capacity import capacity_of, cpu_util, task_uclamp, thermal_avg, thermal_pressure
+from .pelt import SA_LOAD_AVG, SA_UTIL_AVG
+from .sim_capacity import capacity_of, cpu_util, task_uclamp, thermal_avg, thermal_pressure, weighted_cpuload
 from .sim_layout import (P_CORE_ID, P_CORE_ID_N, P_CPU_CAP, P_CPU_PD, P_CPU_PD_N, P_LLC_ID, P_LLC_ID_N, P_MASKS,
                          P_MASKS_W, P_MODEL_PARAMS, S_CFS_PELT, S_CFS_PELT_W, S_CONFIG_AT, S_CPUS, S_GLOBALS_AT, S_IDLE_STATS,
                          S_IDLE_STATS_W, S_SCRATCH, S_SCRATCH_W, S_TASKS, S_TASK_PELT, S_TASK_PELT_W)
@@ -73,7 +73,9 @@ def wake_slow_path(p, prev, this, S, P):
     ``want_affine`` (``wake_cap()`` true, or ``this`` outside the task's affinity) walks to the top
     domain of ``this`` and calls ``find_idlest_cpu(sd, p, this, prev, SD_BALANCE_WAKE)``, the one
     ``fork.find_idlest_cpu`` (v4.x or v5.5 form, ``M_WAKE_CAP``). Gathered per CPU: ``capacity_of``,
-    ``rq->nr_running`` (CFS + RT), the cfs_rq's runnable_load_avg, load_avg, and
+    ``rq->nr_running`` (CFS + RT), the cfs_rq's runnable_load_avg (``sim_capacity.weighted_cpuload``:
+    the queued CFS tasks' load_avg; the v4.x form's ``source_load`` / ``target_load`` at
+    ``wake_idx`` 0 and its least-loaded CPU), load_avg, and
     ``cpu_util_wake`` / ``cpu_util_without`` (the task's util_avg off prev, then util_est.enqueued,
     clamped to capacity_orig); an idle CPU's exit latency ranked by its idle state's index (the
     platform lists states shallow to deep); ``rq->idle_stamp`` is not kept: idle CPUs tie, the
@@ -104,7 +106,7 @@ def wake_slow_path(p, prev, this, S, P):
         else:
             S[ou + c] = cpu_util(c, S, P)
         S[ol + c] = S[oc_ + SA_LOAD_AVG]
-        S[orl + c] = S[oc_ + SA_RUNNABLE_AVG]
+        S[orl + c] = weighted_cpuload(c, S)
         S[oc + c] = capacity_of(c, S, P)
         nr = S[oCP + c * C_NFIELDS + C_NR_CFS] + S[oCP + c * C_NFIELDS + C_NR_RT]
         S[onr + c] = nr
@@ -129,7 +131,8 @@ def affine_target(p, prev, this, sync, S, P):
     ``want_affine``: ``wake_affine.wake_affine`` of the era (ledger rows wakeup-*), for the lowest
     domain spanning both CPUs (the LLC's ``imbalance_pct`` when they share it, else 125, the
     ``sd_init`` default of the level above). Loads: the cfs_rq's ``runnable_load_avg`` before
-    v5.5, its ``load_avg`` from v5.5; ``task_h_load`` without group scheduling (the tasks'
+    v5.5 (``target_load`` / ``source_load`` at ``wake_idx`` 0, ``cpu_runnable_load`` in v5.3 and
+    v5.4: ``sim_capacity.weighted_cpuload``), its ``load_avg`` from v5.5; ``task_h_load`` without group scheduling (the tasks'
     ``load_avg``); the waker is ``this``'s current task (0 load when idle)."""
     oCP = S[S_CPUS]
     oTK = S[S_TASKS]
@@ -139,9 +142,12 @@ def affine_target(p, prev, this, sync, S, P):
     this_idle = S[oCP + this * C_NFIELDS + C_CURR] < 0 and this_nr == 0
     prev_idle = S[oCP + prev * C_NFIELDS + C_CURR] < 0 and \
         S[oCP + prev * C_NFIELDS + C_NR_CFS] + S[oCP + prev * C_NFIELDS + C_NR_RT] == 0
-    sig = SA_LOAD_AVG if P[mp + M_WA_LOAD] else SA_RUNNABLE_AVG
-    this_load = S[S[S_CFS_PELT] + this * S[S_CFS_PELT_W] + sig]
-    prev_load = S[S[S_CFS_PELT] + prev * S[S_CFS_PELT_W] + sig]
+    if P[mp + M_WA_LOAD]:
+        this_load = S[S[S_CFS_PELT] + this * S[S_CFS_PELT_W] + SA_LOAD_AVG]
+        prev_load = S[S[S_CFS_PELT] + prev * S[S_CFS_PELT_W] + SA_LOAD_AVG]
+    else:
+        this_load = weighted_cpuload(this, S)
+        prev_load = weighted_cpuload(prev, S)
     task_load = S[S[S_TASK_PELT] + p * S[S_TASK_PELT_W] + SA_LOAD_AVG]
     cur = S[oCP + this * C_NFIELDS + C_CURR]
     cur_load = 0

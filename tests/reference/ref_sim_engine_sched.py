@@ -575,10 +575,17 @@ class Scheduler:
         u = p.sa.util_avg if self.prm.wake_cap_util_avg else self.task_util(p)
         return top - low >= top // 8 and not u * 1280 < low * 1024
 
+    def runnable_load(self, c):
+        """The cfs_rq's runnable_load_avg of v4.15 - v5.6 (before v4.15 the same sum), the sum of
+        its runnable entities' load (a task's runnable load is its load_avg): the stored load_avg
+        of the CFS tasks queued on ``c``. The cfs_rq's own runnable_avg here is the v5.7 signal of
+        h_nr_running, which is not this load."""
+        return sum(p.sa.load_avg for p in self.queued(c) if p.policy == CFS)
+
     def wake_slow_path(self, p, prev):
         """find_idlest_cpu(DIE, p, this = prev, prev, SD_BALANCE_WAKE) on the twin's own scene
-        (tests/reference/ref_fork.py): per CPU capacity_of, nr_running, the cfs_rq's runnable and
-        load averages, its util without the task (util off prev, then util_est, capped); idle CPUs
+        (tests/reference/ref_fork.py): per CPU capacity_of, nr_running, the cfs_rq's runnable load
+        (:meth:`runnable_load`) and load average, its util without the task (util off prev, then util_est, capped); idle CPUs
         by idle state, all at the same idle_stamp (the simulator keeps none)."""
         util = []
         for c in self.cpus:
@@ -588,7 +595,7 @@ class Scheduler:
             else:
                 util.append(self.cpu_util(c))
         scene = {"cap": [self.capacity_of(c) for c in self.cpus], "llc": [c.llc for c in self.cpus],
-                 "nr": [c.nr_running for c in self.cpus], "rload": [c.cfs.runnable_avg for c in self.cpus],
+                 "nr": [c.nr_running for c in self.cpus], "rload": [self.runnable_load(c) for c in self.cpus],
                  "load": [c.cfs.load_avg for c in self.cpus], "util": util,
                  "state": [(c.idle_state if c.idle_state >= 0 else -2) if c.is_idle else -1 for c in self.cpus],
                  "stamp": [1 if c.is_idle else 0 for c in self.cpus],
