@@ -49,6 +49,23 @@ MIGRATION_COST_NS = 500_000
 
 
 @sim_helper
+def nohz_kick_wanted(nr_running, h_nr_running, nr_busy_llc, llc_weight, capacity, capacity_orig):
+    """v4.16 - v4.19 ``nohz_balancer_kick()``'s balance conditions for a busy CPU's tick, once
+    some CPU is idle (``nohz.nr_cpus``) and ``nohz.next_balance`` has passed: kick when the CPU
+    runs two tasks or more (``rq->nr_running``, CFS and RT), or its LLC has more than one busy CPU
+    (``sd_llc_shared->nr_busy_cpus``), or it runs a CFS task (``cfs.h_nr_running``) on a capacity
+    that RT / IRQ pressure cut below ``capacity_orig * 100 / imbalance_pct`` of ``rq->sd``, its
+    lowest domain (``check_cpu_capacity``: MC's 117 when the LLC has more than one CPU, else
+    DIE's 125). The SD_ASYM_PACKING clause is not modelled (no such domain on these boards)."""
+    if nr_running >= 2 or nr_busy_llc > 1:
+        return True
+    if h_nr_running >= 1:
+        pct = PCT_MC if llc_weight > 1 else PCT_DIE
+        return capacity * pct < capacity_orig * 100
+    return False
+
+
+@sim_helper
 def lb_in_group(level, dst, c, g, P):
     """Whether CPU ``c`` is in group ``g`` of ``dst``'s domain at ``level`` (MC: ``g`` is a CPU of
     dst's LLC; DIE: ``g`` is an LLC id)."""

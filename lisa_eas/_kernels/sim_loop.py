@@ -52,7 +52,8 @@ from .sim_governor import apply_opp, governor_sample, governor_update, schedfreq
 from .sim_models import (AI_AVG_IDLE, AI_IDLE_STAMP, AI_WAKE_AVG_IDLE, AI_WAKE_STAMP, M_RECENT_ERA,
                          M_SIS_PROP_ERA, M_WAKE_CAP, M_WAKER_AT_PREV, WAKE_SLOW_V4)
 from .sim_models import M_NEWIDLE_GATE, M_OVERLOAD_MISFIT, NEWIDLE_GATE_V4_14, NEWIDLE_UNGATED, LB_SIMPLE, M_LB_FORM
-from .sim_lb import CACHE_NICE_TRIES, LB_MC, MIGRATION_COST_NS, PCT_DIE, PCT_MC, lb_find_busiest, lb_levels, lb_tail
+from .sim_lb import (CACHE_NICE_TRIES, LB_MC, MIGRATION_COST_NS, PCT_DIE, PCT_MC, lb_find_busiest, lb_levels, lb_tail,
+                     nohz_kick_wanted)
 from .sim_layout import P_LLC_ID
 from .sim_state import C_LB_FAILED, G_NEXT_ILB, T_EXEC_START
 #: pull_one's modes
@@ -736,7 +737,7 @@ def nohz_kick(c, now, S, P, O):
     the other idle CPUs in index order, the first idle CPU (the ILB) last. It kicks when some CPU
     is idle, ``nohz.next_balance`` has passed (here: ``balance_interval_ms`` after the last kick)
     and ``c`` runs 2 tasks, or its LLC has more than one busy CPU (``nr_busy_cpus``), or ``c`` runs a
-    CFS task with its capacity cut by RT/IRQ pressure (``check_cpu_capacity``)."""
+    CFS task with its capacity cut by RT/IRQ pressure (``check_cpu_capacity``): ``sim_lb.nohz_kick_wanted``."""
     n = P[P_CPU_PD_N]
     oCP = S[S_CPUS]
     oG = S_GLOBALS_AT
@@ -756,11 +757,9 @@ def nohz_kick(c, now, S, P, O):
                 busy_llc += 1
     if ilb < 0:
         return          # nohz.nr_cpus == 0: no idle CPU
-    kick = S[oCP + c * C_NFIELDS + C_NR_CFS] + S[oCP + c * C_NFIELDS + C_NR_RT] >= 2 or busy_llc > 1
-    if not kick and S[oCP + c * C_NFIELDS + C_NR_CFS] >= 1:
-        pct = PCT_MC if llc_n > 1 else PCT_DIE      # rq->sd: the lowest domain
-        kick = capacity_of(c, S, P) * pct < P[P[P_CPU_CAP] + c] * 100
-    if not kick:
+    if not nohz_kick_wanted(S[oCP + c * C_NFIELDS + C_NR_CFS] + S[oCP + c * C_NFIELDS + C_NR_RT],
+                            S[oCP + c * C_NFIELDS + C_NR_CFS], busy_llc, llc_n, capacity_of(c, S, P),
+                            P[P[P_CPU_CAP] + c]):
         return
     S[oG + G_NEXT_ILB] = now + S[S_CONFIG_AT + K_LB_NS]
     for k in range(n + 1):
