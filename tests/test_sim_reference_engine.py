@@ -87,7 +87,29 @@ WORKLOADS = {"mixed": lambda nr_cpus: _mixed_workload(), "program": _program_wor
              "bench": lambda nr_cpus: _bench_workload(),
              "crowd": lambda nr_cpus: _bench_workload(30, lambda i: 5 + (i % 7) * 4),
              # the eas-rfc-energy workload: 20 periodic 5 % tasks every 16 ms, forked by rt-app's main thread
-             "rfc20": lambda nr_cpus: _rfc_energy_workload(20)}
+             "rfc20": lambda nr_cpus: _rfc_energy_workload(20),
+             # threads that wake each other (rt-app suspend / resume, the sis-efficiency workloads): the
+             # waker's CPU is this_cpu (wake_affine, wake_cap / the slow path from it, SIS_PROP's this_rq)
+             "pairs": lambda nr_cpus: _rr_pairs(3 * nr_cpus // 4),
+             "hackbench": lambda nr_cpus: _hackbench(1, 4)}
+
+
+def _rr_pairs(n):
+    from lisa_eas.repro.sis_efficiency import rr_pairs_workload
+    return rr_pairs_workload(n)
+
+
+def _hackbench(groups, size):
+    from lisa_eas.repro.sis_efficiency import hackbench_workload
+    return hackbench_workload(groups, size)
+
+
+def _x86_112_symmetric():
+    """x86_llc112 (112 CPUs in one LLC) given two domains of HiKey960's big CPUs (one capacity)."""
+    x86, hikey = load_platform("x86_llc112"), load_platform("hikey960")
+    big = hikey.perf_domains[1]
+    pds = (replace(big, name="big0", cpus=tuple(range(56))), replace(big, name="big1", cpus=tuple(range(56, 112))))
+    return replace(x86, perf_domains=pds)
 
 
 def _x86_112_with_hikey960_domains():
@@ -168,6 +190,16 @@ CASES = {
     "juno-rfc-energy-20-v4.17": ("juno_r0", "rfc20", SimConfig(era="v4.17", model_events=False), 0.5),
     "juno-rfc-energy-20-v4.17-noeas": ("juno_r0", "rfc20", SimConfig(era="v4.17", placement="no-eas",
                                                                      model_events=False), 0.5),
+    # wake-ups by another thread's CPU (suspend / resume): wake_affine per era, want_affine with wake_cap()
+    # and the v4.x slow path from the waker's CPU, SIS_PROP on this_rq(), recent_used_cpu of the waker
+    "hikey960-pairs-noeas-v5.18-prop": ("hikey960", "pairs", SimConfig(placement="no-eas", era="v5.18", sis="prop"),
+                                        0.05),
+    "juno-pairs-noeas-v4.17": ("juno_r0", "pairs", SimConfig(placement="no-eas", era="v4.17"), 0.05),
+    "hikey960-hackbench-noeas-v5.4-prop": ("hikey960", "hackbench", SimConfig(placement="no-eas", era="v5.4",
+                                                                              sis="prop"), 0.05),
+    "hikey960-pairs-eas-v5.10": ("hikey960", "pairs", SimConfig(era="v5.10"), 0.05),
+    "x86-112-pairs-v5.18-prop": ("x86-112-sym", "pairs", SimConfig(placement="no-eas", era="v5.18", sis="prop"), 0.006),
+    "x86-112-pairs-v5.18-util": ("x86-112-sym", "pairs", SimConfig(placement="no-eas", era="v5.18", sis="util"), 0.006),
 }
 SLOW_CASES = {
     "hikey960-bench-long": ("hikey960", "bench", SimConfig(), 5.0),
@@ -186,7 +218,8 @@ KNOWN_DEVIATIONS: tuple = ()
 
 
 def _run_both(board, wl_name, config, t_end_s, deviations=KNOWN_DEVIATIONS):
-    plat = _x86_112_with_hikey960_domains() if board == "x86-112" else load_platform(board)
+    plat = (_x86_112_with_hikey960_domains() if board == "x86-112" else _x86_112_symmetric() if board == "x86-112-sym"
+            else load_platform(board))
     compiled = compile_workload(WORKLOADS[wl_name](plat.nr_cpus), plat.nr_cpus)
     t_end = int(t_end_s * 1e9)
     S, P, O, margin = build_run(plat, compiled, config, t_end)

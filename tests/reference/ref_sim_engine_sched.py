@@ -41,7 +41,10 @@ check_preempt              check_preempt_curr -> check_preempt_wakeup /         
                            wakeup_preempt_entity (vdiff > wakeup_gran, nice 0);
                            check_preempt_curr_rt (higher prio)
 wake_up                    try_to_wake_up -> select_task_rq_fair (find_energy_efficient_cpu ~
-                           then select_idle_sibling from prev), migrate_task_rq_fair ->
+                           then, on the waker's CPU (a resume) or prev (a timer):
+                           want_affine with wake_cap(), wake_affine(), the slow path or
+                           select_idle_sibling(p, prev, target); ~: wake_wide() = 0, a
+                           resume never sync), migrate_task_rq_fair ->
                            remove_entity_load_avg, ttwu_do_activate -> enqueue,
                            check_preempt_curr (~: prev's runqueue is synced to now; the
                            kernel's sync_entity_load_avg uses prev cfs_rq's last update and
@@ -84,7 +87,7 @@ Where the numba simulator computes a step otherwise, the step is a named entry o
 """
 from __future__ import annotations
 
-from . import ref_fork, ref_eas, ref_governors, ref_lb, ref_sis
+from . import ref_fork, ref_eas, ref_governors, ref_lb, ref_sis, ref_wake_affine
 from . import ref_sim_schema as ss
 from .ref_pelt import update_load_avg, update_load_sum
 from .ref_util_est import clear_flag, task_util_est, util_est_update
@@ -545,31 +548,62 @@ class Scheduler:
                 return c
         return prev if self.allowed(p, prev) else self.fallback_cpu(p)
 
-    def select_task_rq(self, p, prev, now):
-        """A wake-up done on prev (its timer's interrupt): ``this_cpu == prev_cpu``, so no
-        wake_affine; the idle search with prev as target. From v4.16 to v5.14 the search is
-        followed by ``current->recent_used_cpu = this_cpu`` for the task running on prev."""
+    def select_task_rq(self, p, prev, now, this=None):
+        """``select_task_rq_fair(p, prev_cpu, SD_BALANCE_WAKE)`` run on CPU ``this`` (the waker's:
+        the resumer's CPU for an rt-app resume; prev for a timer wake-up, which prev's own timer
+        interrupt performs). EAS first (not overutilized); then ``want_affine`` = ``this`` in the
+        task's affinity and, v4.9 - v5.6 on asymmetric boards, not ``wake_cap(p, this, prev)``
+        (``wake_wide()`` taken as 0). Without it, where SD_BALANCE_WAKE is on every domain (the
+        asymmetric domain, v4.16 - v5.6) the slow path ``find_idlest_cpu`` from ``this``; else the
+        fast path: ``wake_affine()`` when ``this != prev`` picks the target, ``select_idle_sibling(p,
+        prev, target)`` searches, and from v4.16 to v5.14, with ``want_affine``, ``current`` (the
+        task running on ``this``) gets ``recent_used_cpu = this``."""
+        this = prev if this is None else this
         if p.policy == FIFO:
             return self.select_rt_cpu(p, prev)
         cpu = None
         if self.prm.placement != "no-eas":
             cpu = self.place_eas(p, prev, now)
-        # no want_affine (wake_cap() true, or the waking CPU, prev, outside the task's affinity) with
-        # SD_BALANCE_WAKE on every domain: the slow path
-        if cpu is None and self.prm.wake_slow and (not self.allowed(p, prev) or self.wake_cap(p, prev)):
-            cpu = self.wake_slow_path(p, prev)
-        elif cpu is None:
-            cpu = self.place_idle_sibling(p, prev, now)
-            # wake_cap() true means no want_affine (v4.9 - v5.6 on asymmetric boards)
-            if (4, 16) <= self.prm.recent_version < (5, 15) and prev.curr is not None and not self.wake_cap(p, prev):
-                prev.curr.recent_used_cpu = prev.idx
+        if cpu is None:
+            want_affine = self.allowed(p, this) and not self.wake_cap(p, prev, this)
+            if not want_affine and self.prm.wake_slow:
+                cpu = self.wake_slow_path(p, prev, this)
+            else:
+                target = prev
+                if want_affine and this is not prev:
+                    target = self.affine_target(p, prev, this)
+                cpu = self.place_idle_sibling(p, target, now, prev=prev, this=this)
+                if (4, 16) <= self.prm.recent_version < (5, 15) and want_affine and this.curr is not None:
+                    this.curr.recent_used_cpu = this.idx
         if cpu is None or not self.allowed(p, cpu):
             cpu = self.fallback_cpu(p)
         return cpu
 
-    def wake_cap(self, p, prev):
+    def affine_target(self, p, prev, this):
+        """``wake_affine(sd, p, this, prev, sync = 0)`` (ref_wake_affine) for the lowest domain
+        spanning both CPUs: the LLC (the platform's imbalance_pct) when they share it, else DIE (125).
+        Loads: the runnable load (:meth:`runnable_load`) before v5.5 (target_load / source_load at
+        wake_idx 0, cpu_runnable_load() in v5.3 - v5.4), the cfs_rq's load_avg from v5.5
+        (11f10e5420f6); task_h_load = the tasks' load_avg (no group scheduling); the waker's load
+        matters only with sync, which an rt-app resume (a futex wake) does not set."""
+        v = self.prm.wa_version
+        share = this.llc == prev.llc
+        if v >= (5, 5):
+            this_load, prev_load = this.cfs.load_avg, prev.cfs.load_avg
+        else:
+            this_load, prev_load = self.runnable_load(this), self.runnable_load(prev)
+        cur = this.curr
+        cur_load = cur.sa.load_avg if cur is not None and cur.policy == CFS else 0
+        got = ref_wake_affine.affine(v >= (5, 11), this.is_idle, prev.is_idle, share, False, this.nr_running,
+                                     this_load, prev_load, p.sa.load_avg, cur_load, self.capacity_of(this),
+                                     self.capacity_of(prev), self.prm.imbalance_pct if share else 125)
+        return this if got == "this" else prev
+
+    def wake_cap(self, p, prev, this=None):
+        """v4.9 - v5.6 ``wake_cap(p, this, prev)`` on asymmetric boards: the task does not fit the
+        smaller of the two CPUs' original capacities."""
         caps = [c.pd.caps[-1] for c in self.cpus]
-        top, low = max(caps), caps[prev.idx]
+        top, low = max(caps), min(caps[prev.idx], caps[(prev if this is None else this).idx])
         if not ((4, 9) <= self.prm.sis_version < (5, 7)) or len(set(caps)) < 2:
             return False
         u = p.sa.util_avg if self.prm.wake_cap_util_avg else self.task_util(p)
@@ -582,8 +616,8 @@ class Scheduler:
         h_nr_running, which is not this load."""
         return sum(p.sa.load_avg for p in self.queued(c) if p.policy == CFS)
 
-    def wake_slow_path(self, p, prev):
-        """find_idlest_cpu(DIE, p, this = prev, prev, SD_BALANCE_WAKE) on the twin's own scene
+    def wake_slow_path(self, p, prev, this=None):
+        """find_idlest_cpu(DIE of this, p, this, prev, SD_BALANCE_WAKE) on the twin's own scene
         (tests/reference/ref_fork.py): per CPU capacity_of, nr_running, the cfs_rq's runnable load
         (:meth:`runnable_load`) and load average, its util without the task (util off prev, then util_est, capped); idle CPUs
         by idle state, all at the same idle_stamp (the simulator keeps none)."""
@@ -602,7 +636,8 @@ class Scheduler:
                  "allowed": [1 if self.allowed(p, c) else 0 for c in self.cpus],
                  "prev": prev.idx, "task_util": p.sa.util_avg, "fit_util": self.task_util(p),
                  "task_load": p.sa.load_avg, "pct_llc": self.prm.imbalance_pct}
-        return self.cpus[ref_fork.wake_slow_path(scene, prev.idx, (5, 5) if self.prm.wake_slow == 2 else (4, 19))]
+        this = prev if this is None else this
+        return self.cpus[ref_fork.wake_slow_path(scene, this.idx, (5, 5) if self.prm.wake_slow == 2 else (4, 19))]
 
     def place_eas(self, p, prev, now):
         util = [c.cfs.util_avg for c in self.cpus]
@@ -624,8 +659,12 @@ class Scheduler:
                                  tu, tue, int(self.overutilized), *util, *ue, *cap_of, *allowed))
         return self.cpus[cpu]
 
-    def place_idle_sibling(self, p, target, now):
-        """select_idle_sibling(p, prev = target, target) run by target's CPU (this_rq() = target)."""
+    def place_idle_sibling(self, p, target, now, prev=None, this=None):
+        """select_idle_sibling(p, prev, target) run by CPU ``this`` (both default to ``target``):
+        SIS_PROP's depth from this_rq()'s avg_idle / wake_avg_idle and this LLC's avg_scan_cost,
+        over the span of target's LLC; SIS_UTIL's nr_idle_scan of target's LLC."""
+        prev = target if prev is None else prev
+        this = target if this is None else this
         idle = [1 if c.is_idle else 0 for c in self.cpus]
         allowed = [1 if self.allowed(p, c) else 0 for c in self.cpus]
         rv = self.prm.recent_version
@@ -633,9 +672,9 @@ class Scheduler:
         if self.prm.asym >= 0:        # v5.7+ on CPUs of different capacities: select_idle_capacity()
             cpu, path, _ = ref_sis.select_idle_sibling_asym(self.prm.asym, idle, allowed,
                                                             [self.capacity_of(c) for c in self.cpus],
-                                                            self.task_util(p), target.idx, target.idx, recent,
+                                                            self.task_util(p), target.idx, prev.idx, recent,
                                                             [c.llc for c in self.cpus])
-            self.note_recent(p, target, path, rv, self.prm.asym == 0)
+            self.note_recent(p, prev, path, rv, self.prm.asym == 0)
             return self.cpus[cpu]
         util_mode = self.prm.sis == "util"
         pv = self.prm.sis_prop_version
@@ -644,20 +683,20 @@ class Scheduler:
         else:
             span = sum(1 for c in self.cpus if c.llc == target.llc)
             if pv >= (5, 14):
-                target.wake_avg_idle, target.wake_stamp = ref_sis.age_wake_avg_idle(
-                    target.wake_avg_idle, target.wake_stamp, now // self.prm.tick_ns)
-                nr = ref_sis.prop_nr(target.wake_avg_idle, target.avg_scan_cost, span, 1)
+                this.wake_avg_idle, this.wake_stamp = ref_sis.age_wake_avg_idle(
+                    this.wake_avg_idle, this.wake_stamp, now // self.prm.tick_ns)
+                nr = ref_sis.prop_nr(this.wake_avg_idle, this.avg_scan_cost, span, 1)
             else:
-                nr = ref_sis.prop_nr(target.avg_idle, target.avg_scan_cost, span, 0)
+                nr = ref_sis.prop_nr(this.avg_idle, this.avg_scan_cost, span, 0)
         cpu, path, srch = ref_sis.search(self.prm.sis_version, util_mode, idle, allowed, target.idx,
-                                         target.idx, recent, False, nr, [c.llc for c in self.cpus],
+                                         prev.idx, recent, False, nr, [c.llc for c in self.cpus],
                                          [c.idx for c in self.cpus], False)
-        self.note_recent(p, target, path, rv, False)
+        self.note_recent(p, prev, path, rv, False)
         if not util_mode and path not in (0, 1, 2) and not srch.ran_out:
             spent = self.prm.sis_scan_cost * srch.scanned      # the modelled select_idle_cpu() time
             if pv >= (5, 14):
-                target.wake_avg_idle = max(target.wake_avg_idle - spent, 0)
-            target.avg_scan_cost = ref_sis.update_avg(target.avg_scan_cost, spent, True)
+                this.wake_avg_idle = max(this.wake_avg_idle - spent, 0)
+            this.avg_scan_cost = ref_sis.update_avg(this.avg_scan_cost, spent, True)
         return None if cpu < 0 else self.cpus[cpu]
 
     @staticmethod
@@ -703,7 +742,8 @@ class Scheduler:
         self.sync_cpu(prev, now)
         if p.policy == CFS:
             self.update_task_avg(p, now)                # sync_entity_load_avg
-        c = self.select_task_rq(p, prev, now)
+        this = waker if (waker is not None and not self.prm.waker_at_prev) else prev
+        c = self.select_task_rq(p, prev, now, this)
         if c is not prev:
             if p.policy == CFS:
                 self.remove_avg(p, prev)                 # migrate_task_rq_fair -> remove_entity_load_avg
