@@ -22,7 +22,7 @@ RFC's 4.16-rc6 base and of v4.17 - v4.19 alike) and its ``kernel/sched/topology.
   unless ``nr_balance_failed > cache_nice_tries``) and ``need_active_balance``.
 
 The moves themselves (``detach_tasks`` in ``cfs_tasks`` order, the active balance by the stopper)
-are done by ``sim_loop.lb_pull`` with the engine's own migration. Not modelled (stated in the
+are done by ``sim_balance.lb_pull`` with the engine's own migration. Not modelled (stated in the
 simulator's approximations): LB_BIAS's ``cpu_load[]`` (source/target loads are the idx-0 load),
 each level's own balance interval and its back-off, the balance of busy CPUs, the affinity paths
 (``LBF_DST_PINNED`` re-targeting, ``group_imbalanced``), cache-hot buddies.

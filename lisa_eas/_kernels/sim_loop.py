@@ -14,86 +14,50 @@ relative, ``timer`` is absolute (``t_next += period`` from the thread's start; `
 t_next - now``; a missed deadline re-anchors in ``relative`` mode), one log row per phase
 iteration (``rt-app`` ``log_timing``).
 
-Load balance (documented in ``lisa_eas.sim``): every ``K_LB_NS`` the blocked
-averages of every runqueue are brought up to date (``update_blocked_averages``), the root
-domain's overutilized flag is recomputed and SIS_UTIL's ``nr_idle_scan`` refreshed; when
-overutilized (or without EAS) each idle CPU balances: at eras v4.16 - v4.19 with the kernel's
-``load_balance()`` (``lb_pull``, ``sim_lb``; ledger lb-v4.16), not in this pass but when a busy
-CPU's tick kicks the nohz idle balance (``nohz_kick``); at the other eras simplified: it
-pulls one waiting CFS task from the runqueue with the most waiting tasks, and a running task that does not fit its CPU moves to an idle CPU of
-higher capacity (misfit: moved by the stopper, after which the source CPU schedules like any
-CPU whose task left it, ``leave_cpu``). A CPU going idle does the same pull for itself
-(newidle balance), and pulls a waiting FIFO task whatever the overutilized state (rt pull);
-an idle destination is synced and leaves idle before either pull. The newidle CFS pull passes
-the era's early exit first (``pull_one``): ``rd->overload`` (``G_OVERLOAD``, set where a
-runqueue reaches 2 tasks, ``sim_index.idle_changed``, and rewritten by each periodic pass: a
-CPU with 2 or more tasks, from v4.20 on an asymmetric platform also a running misfit task) and,
-before v5.16, the CPU's ``avg_idle`` against ``sysctl_sched_migration_cost``.
+The balancer (``sim_balance``: the periodic pass every ``K_LB_NS``, the newidle balance of a CPU
+going idle, the nohz idle balance a busy CPU's tick kicks, the kernel's ``load_balance()`` at eras
+v4.16 - v4.19) and the runqueue operations it shares with the loop (``sim_rq``: a queued task moved
+between CPUs, wake-up preemption, idle exit) are in their own modules; ``lisa_eas.sim`` documents
+what each models.
 """
 from __future__ import annotations
 
 from ._jit import sim_helper, sim_inline, sim_kernel
-
-from .sim_layout import (O_ACTIVATIONS_N, O_COUNTERS, O_EAS_LOG_N, O_EVENTS_N, P_CPU_CAP, P_CPU_PD, P_CPU_PD_N,
-                         P_MASKS, P_MASKS_W, P_MODEL_PARAMS, P_PD_CPUS, P_PD_CPUS_W, P_PD_NCPU, P_PROG, S_CONFIG_AT, S_CPUS,
-                         S_CPUS_N, S_DOMAINS, S_DOMAINS_N, S_GLOBALS_AT, S_IDLE_STATS, S_IDLE_STATS_W, S_RQ_TASKS,
-                         S_RQ_TASKS_W, S_SU_CPU, S_SU_CPU_W, S_SU_CPU_W2, S_TASKS, S_TASKS_N, S_TIMERS,
-                         S_WAKE_HEAP)
-from .sim_layout import S_CPU_SETS, S_CPU_SETS_W
-from .sim_layout import S_COND_NEXT, S_CONDS, S_SCRATCH, S_SCRATCH_W, S_SIS_STATS
-
-from .sim_state import C_NFIELDS, OP_SIZE, P_NFIELDS, T_NFIELDS
-
-from .sim_eas import place_eas
-from .sim_capacity import capacity_of, task_fits_cpu, update_overutilized, update_thermal_avg
-from .pelt import SA_LOAD_AVG
-from .sim_layout import S_TASK_PELT, S_TASK_PELT_W
-from .sim_governor import apply_opp, governor_sample, governor_update, schedfreq_rt_tick
-from .sim_models import (AI_AVG_IDLE, AI_IDLE_STAMP, AI_WAKE_AVG_IDLE, AI_WAKE_STAMP, M_RECENT_ERA,
-                         M_SIS_PROP_ERA, M_WAKE_CAP, M_WAKER_AT_PREV, WAKE_SLOW_V4)
-from .sim_models import M_NEWIDLE_GATE, M_OVERLOAD_MISFIT, NEWIDLE_GATE_V4_14, NEWIDLE_UNGATED, LB_SIMPLE, M_LB_FORM
-from .sim_lb import (CACHE_NICE_TRIES, LB_MC, MIGRATION_COST_NS, PCT_DIE, PCT_MC, lb_find_busiest, lb_levels, lb_tail,
-                     nohz_kick_wanted)
-from .sim_layout import P_LLC_ID
-from .sim_state import C_LB_FAILED, G_NEXT_ILB, T_EXEC_START
-#: pull_one's modes
-PULL_PERIODIC = 0
-PULL_NEWIDLE = 1
-PULL_NOHZ = 2
-from .sim_state import G_NEWIDLE_SKIP_AVG_IDLE, G_NEWIDLE_SKIP_OVERLOAD, G_OVERLOAD
-from .sim_wakeup import affine_target, place_idle_sibling, update_idle_cpu_scan, wake_cap, wake_slow_path
-from .sim_state import GOV_SCHEDFREQ, K_GOV
-from .sim_models import SC_RESULT
-from .sis import PATH_FALLBACK, PATH_IDLE_CAPACITY, PATH_RECENT
-from .sis import update_avg
-from .schedutil import CS_WENT_IDLE
-from .sim_index import CT_EVENT, CT_TICK, build_indexes, cpu_time_changed, earliest_cpu, heap_remove, rq_add, rq_del
-from .sim_index import CS_COUNTS, CSN_WAITING, CSN_WAITING_RT, idle_changed, ou_dirty, set_state
-from .sim_sched import (acct, attach_task_avg, dequeue_sleep, detach_task_avg, emit, emit_cpu_util, enqueue,
-                        log_activation, refresh_next_event, remove_task_avg, schedule, sched_slice, sync_cpu,
-                        task_util_est, update_curr, update_min_vruntime, update_rq_avgs,
-                        update_task_avg, list_stamp)
-from .sim_state import (C_CURR, C_IDLE_STATE, C_MIN_VRUNTIME, C_NEED_RESCHED, C_NEXT_EVENT, C_NEXT_TICK,
-                        C_NR_CFS, C_NR_RT, C_UE_SUM, EV_IDLE, EV_MIGRATE, EV_WAKEUP, G_ALIVE, G_DONE,
-                        G_HEAP_N, G_NEXT_LB, G_NOW, G_OVERUTIL, G_STATUS, G_T_END, G_WAKE_DIRTY, INF_TIME,
-                        K_LB_NS, K_MIN_GRAN_NS, K_PLACEMENT, K_TICK_NS, K_WAKEUP_GRAN_NS, N_ACT, N_EAS, N_EV,
-                        OP_PHASE_BEGIN, OP_PHASE_END, OP_RUN, OP_RUNTIME, OP_SET_AFFINITY, OP_SET_SCHED,
-                        OP_SLEEP, OP_START, OP_TASK_END, OP_TIMER, P_NEXT_SAMPLE, P_PENDING_AT,
-                        P_PENDING_OPP, PLACE_NO_EAS, POLICY_CFS, POLICY_FIFO, PREV_STATE_DEAD,
-                        PREV_STATE_RUNNING, PREV_STATE_SLEEP, T_ACT_CDUR, T_ACT_CPERIOD, T_ACT_PERF,
-                        T_ACT_RUN, T_ACT_SLACK, T_ACT_START, T_ACT_WULAT, T_CPU, T_FRESH, T_MASK, T_OP_START,
-                        T_PC, T_PHASE, T_PHASE_ACT, T_PHASE_ITER, T_POLICY, T_PRIO, T_REM, T_RT_END,
+from .sim_layout import (O_ACTIVATIONS_N, O_COUNTERS, O_EAS_LOG_N, O_EVENTS_N, P_CPU_PD_N, P_MASKS, P_MASKS_W,
+                         P_MODEL_PARAMS, P_PROG, S_CONFIG_AT, S_CPUS, S_CPUS_N, S_DOMAINS, S_DOMAINS_N, S_GLOBALS_AT,
+                         S_RQ_TASKS, S_RQ_TASKS_W, S_TASKS, S_TASKS_N, S_TIMERS, S_WAKE_HEAP, S_COND_NEXT, S_CONDS,
+                         S_SCRATCH, S_SCRATCH_W, S_SIS_STATS)
+from .sim_state import (C_NFIELDS, OP_SIZE, P_NFIELDS, T_NFIELDS, GOV_SCHEDFREQ, K_GOV, C_CURR, C_IDLE_STATE,
+                        C_MIN_VRUNTIME, C_NEED_RESCHED, C_NEXT_EVENT, C_NEXT_TICK, C_NR_CFS, C_NR_RT, C_UE_SUM,
+                        EV_MIGRATE, EV_WAKEUP, G_ALIVE, G_DONE, G_HEAP_N, G_NEXT_LB, G_NOW, G_STATUS, G_T_END,
+                        G_WAKE_DIRTY, INF_TIME, K_LB_NS, K_MIN_GRAN_NS, K_PLACEMENT, K_TICK_NS, N_ACT, N_EAS, N_EV,
+                        OP_PHASE_BEGIN, OP_PHASE_END, OP_RUN, OP_RUNTIME, OP_SET_AFFINITY, OP_SET_SCHED, OP_SLEEP,
+                        OP_START, OP_TASK_END, OP_TIMER, P_NEXT_SAMPLE, P_PENDING_AT, P_PENDING_OPP, PLACE_NO_EAS,
+                        POLICY_CFS, POLICY_FIFO, PREV_STATE_DEAD, PREV_STATE_RUNNING, PREV_STATE_SLEEP, T_ACT_CDUR,
+                        T_ACT_CPERIOD, T_ACT_PERF, T_ACT_RUN, T_ACT_SLACK, T_ACT_START, T_ACT_WULAT, T_CPU, T_FRESH,
+                        T_MASK, T_OP_START, T_PC, T_PHASE, T_PHASE_ACT, T_PHASE_ITER, T_POLICY, T_PRIO, T_REM, T_RT_END,
                         T_RECENT, T_SLICE_START, T_START, T_STATE, T_SUM_EXEC, T_TASK_ITER, T_TIMER_DUE, T_UE_CPU,
-                        T_VRUNTIME, T_WAKE_AT, TS_EXITED, TS_RUNNABLE)
-from .sim_state import (OP_RESUME, OP_SUSPEND, SS_DOM_FOUND, SS_DOM_SCANNED, SS_DOM_SEARCHES, SS_FAST, SS_FOUND,
-                        SS_FROM, SS_HIST, SS_SEARCHES)
+                        T_VRUNTIME, T_WAKE_AT, TS_EXITED, TS_RUNNABLE, OP_RESUME, OP_SUSPEND, SS_DOM_FOUND,
+                        SS_DOM_SCANNED, SS_DOM_SEARCHES, SS_FAST, SS_FOUND, SS_FROM, SS_HIST, SS_SEARCHES)
+from .sim_eas import place_eas
+from .sim_capacity import update_overutilized, update_thermal_avg
+from .sim_governor import apply_opp, governor_sample, governor_update, schedfreq_rt_tick
+from .sim_models import M_RECENT_ERA, M_WAKE_CAP, M_WAKER_AT_PREV, WAKE_SLOW_V4, LB_SIMPLE, M_LB_FORM, SC_RESULT
+from .sim_wakeup import affine_target, place_idle_sibling, wake_cap, wake_slow_path
+from .sis import PATH_FALLBACK, PATH_IDLE_CAPACITY, PATH_RECENT
+from .sim_index import (CT_EVENT, CT_TICK, build_indexes, cpu_time_changed, earliest_cpu, heap_remove, ou_dirty,
+                        set_state)
+from .sim_sched import (acct, dequeue_sleep, emit, emit_cpu_util, enqueue, log_activation, refresh_next_event,
+                        remove_task_avg, schedule, sched_slice, sync_cpu, task_util_est, update_curr,
+                        update_min_vruntime, update_rq_avgs, update_task_avg, list_stamp)
+from .sim_rq import check_preempt, exit_idle, move_queued, preempts_curr
+from .sim_balance import leave_cpu, load_balance, nohz_kick
+
 
 ADV_RUN = 0
 ADV_BLOCK = 1
 ADV_EXIT = 2
 ADV_MIGRATE = 3
-
-MAX_IDLE_BALANCE_COST = 500_000   # sysctl_sched_migration_cost: avg_idle is capped at twice it
 
 
 @sim_inline
@@ -302,72 +266,6 @@ def select_task_rq(p, prev, this, sync, now, S, P, O):
 
 
 @sim_kernel
-def move_queued(p, src, dst, now, reason, preempt, S, P, O):
-    """Move a queued (runnable, or running on ``src``) task to ``dst``: detach, renormalise, attach.
-
-    A task running on ``src`` (moved by the stopper: active balance, affinity change) stays
-    ``src``'s current task: the caller then lets ``src`` schedule (``leave_cpu``) and checks
-    preemption on ``dst`` (kept out of here so that no njit function calls itself back).
-    """
-    oTK = S[S_TASKS]
-    oCP = S[S_CPUS]
-    running = S[oCP + (src) * C_NFIELDS + C_CURR] == p
-    if S[oTK + (p) * T_NFIELDS + T_POLICY] == POLICY_CFS:
-        ue = S[oTK + (p) * T_NFIELDS + T_UE_CPU]
-        est = task_util_est(p, S)
-        if ue >= 0:
-            S[oCP + (ue) * C_NFIELDS + C_UE_SUM] = S[oCP + (ue) * C_NFIELDS + C_UE_SUM] - est if S[oCP + (ue) * C_NFIELDS + C_UE_SUM] > est else 0
-            ou_dirty(ue, S)
-        update_task_avg(p, now, S, P, O)
-        detach_task_avg(p, src, S, P)
-        S[oCP + (src) * C_NFIELDS + C_NR_CFS] -= 1
-        S[oTK + (p) * T_NFIELDS + T_VRUNTIME] = S[oTK + (p) * T_NFIELDS + T_VRUNTIME] - S[oCP + (src) * C_NFIELDS + C_MIN_VRUNTIME] + S[oCP + (dst) * C_NFIELDS + C_MIN_VRUNTIME]
-        S[oTK + (p) * T_NFIELDS + T_CPU] = dst
-        rq_del(p, src, S)
-        rq_add(p, dst, S)
-        list_stamp(p, S)
-        attach_task_avg(p, dst, S, P)
-        S[oCP + (dst) * C_NFIELDS + C_NR_CFS] += 1
-        S[oCP + (dst) * C_NFIELDS + C_UE_SUM] += est
-        ou_dirty(dst, S)
-        S[oTK + (p) * T_NFIELDS + T_UE_CPU] = dst
-    else:
-        S[oCP + (src) * C_NFIELDS + C_NR_RT] -= 1
-        S[oCP + (dst) * C_NFIELDS + C_NR_RT] += 1
-        S[oTK + (p) * T_NFIELDS + T_CPU] = dst
-        rq_del(p, src, S)
-        rq_add(p, dst, S)
-    idle_changed(src, S)
-    idle_changed(dst, S)
-    emit(O, now, EV_MIGRATE, dst, p, src, reason, 0, 0)
-    if running:
-        return
-    set_state(p, TS_RUNNABLE, S)
-    if preempt:
-        check_preempt(dst, p, now, S, P, O)
-
-
-@sim_inline
-def check_preempt(c, p, now, S, P, O):
-    """``check_preempt_curr``: switch CPU ``c`` to the newly queued ``p`` if it should run now."""
-    cur = S[S[S_CPUS] + (c) * C_NFIELDS + C_CURR]
-    if cur < 0 or preempts_curr(cur, p, S):
-        schedule(c, PREV_STATE_RUNNING, now, S, P, O)
-
-
-@sim_inline
-def preempts_curr(cur, p, S):
-    """Whether the newly queued ``p`` preempts the running ``cur`` (``check_preempt_curr``'s decision):
-    a FIFO task preempts a CFS one or a FIFO one of lower priority; a CFS task a CFS one whose vruntime
-    is ahead by more than the wake-up granularity."""
-    oTK = S[S_TASKS]
-    if S[oTK + (p) * T_NFIELDS + T_POLICY] == POLICY_FIFO:
-        return S[oTK + (cur) * T_NFIELDS + T_POLICY] != POLICY_FIFO or S[oTK + (p) * T_NFIELDS + T_PRIO] > S[oTK + (cur) * T_NFIELDS + T_PRIO]
-    return S[oTK + (cur) * T_NFIELDS + T_POLICY] == POLICY_CFS and \
-        S[oTK + (cur) * T_NFIELDS + T_VRUNTIME] - S[oTK + (p) * T_NFIELDS + T_VRUNTIME] > S[S_CONFIG_AT + K_WAKEUP_GRAN_NS]
-
-
-@sim_kernel
 def wake_up(p, waker, sync, now, S, P, O):
     """``try_to_wake_up`` of a sleeping task: by a timer (sleep / timer expiry / thread start:
     ``waker`` -1, the hrtimer interrupt on the task's previous CPU) or by the task running on CPU
@@ -428,350 +326,6 @@ def count_sis(path, scanned, now, S):
     if path != PATH_FALLBACK:
         S[o + SS_DOM_FOUND] += 1
         S[o + SS_FOUND] += 1
-
-
-@sim_helper
-def exit_idle(c, now, S, P, O):
-    """The CPU leaves its idle state (``cpu_idle`` exit event) and updates ``avg_idle``."""
-    acct(c, now, S, P)
-    emit(O, now, EV_IDLE, c, -1, 0, 0, 0, 0)
-    S[S[S_CPUS] + (c) * C_NFIELDS + C_IDLE_STATE] = -1
-    o = S[S_IDLE_STATS] + c * S[S_IDLE_STATS_W]
-    sample = now - S[o + AI_IDLE_STAMP]
-    pera = P[P[P_MODEL_PARAMS] + M_SIS_PROP_ERA]
-    # update_avg(): >> 3 before v5.7, signed / 8 from v5.7 (ledger wakeup-v5.7)
-    S[o + AI_AVG_IDLE] = update_avg(S[o + AI_AVG_IDLE], sample, pera >= 1)
-    if S[o + AI_AVG_IDLE] > 2 * MAX_IDLE_BALANCE_COST:
-        S[o + AI_AVG_IDLE] = 2 * MAX_IDLE_BALANCE_COST
-    if pera >= 2:       # v5.14+ ttwu_do_wakeup(): wake_stamp = jiffies, wake_avg_idle = avg_idle / 2
-        S[o + AI_WAKE_STAMP] = now // S[S_CONFIG_AT + K_TICK_NS]
-        S[o + AI_WAKE_AVG_IDLE] = S[o + AI_AVG_IDLE] // 2
-
-
-@sim_kernel
-def leave_cpu(c, prev_state, now, S, P, O):
-    """CPU ``c``'s running task has left it (slept, exited or was migrated away; rq synced):
-    ``__schedule`` with the newidle balance of ``pick_next_task_fair`` when nothing is queued,
-    then the went-idle book-keeping if the CPU is idle."""
-    oCP = S[S_CPUS]
-    if S[oCP + (c) * C_NFIELDS + C_NR_CFS] + S[oCP + (c) * C_NFIELDS + C_NR_RT] == 0:
-        pull_one(c, now, PULL_NEWIDLE, S, P, O)      # newidle balance before going idle
-    schedule(c, prev_state, now, S, P, O)
-    if S[oCP + (c) * C_NFIELDS + C_CURR] < 0:
-        went_idle(c, now, S, P, O)
-
-
-@sim_helper
-def went_idle(c, now, S, P, O):
-    """Book-keeping when CPU ``c`` has just switched to idle: idle stamp, schedutil's went-idle flag."""
-    S[S[S_IDLE_STATS] + (c) * S[S_IDLE_STATS_W] + AI_IDLE_STAMP] = now
-    d = P[P[P_CPU_PD] + c]
-    for j in range(P[P[P_PD_NCPU] + d]):
-        if P[P[P_PD_CPUS] + (d) * P[P_PD_CPUS_W] + j] == c:
-            S[S[S_SU_CPU] + ((d) * S[S_SU_CPU_W] + j) * S[S_SU_CPU_W2] + CS_WENT_IDLE] = 1
-            break
-
-
-@sim_kernel
-def pull_one(dst, now, mode, S, P, O):
-    """Pull to the idle CPU ``dst``: rt first (always), CFS when balancing is on. ``mode``:
-    ``PULL_PERIODIC`` (the periodic pass: rt and, in the simplified form, CFS), ``PULL_NEWIDLE``
-    (a CPU going idle), ``PULL_NOHZ`` (the nohz idle balance a busy CPU's tick kicked, v4.16 -
-    v4.19: CFS only, :func:`nohz_kick`).
-
-    A newidle CFS pull first passes the era's early exit of the kernel's newidle balance
-    (``M_NEWIDLE_GATE``): ``idle_balance()`` (v3.16 - v4.x) and ``newidle_balance()`` up to v5.15
-    give up when ``this_rq->avg_idle < sysctl_sched_migration_cost || !this_rq->rd->overload``;
-    from c5b0a7eefc70 (v5.16; ``sched_balance_newidle()`` from v6.10, ``rd->overloaded`` from
-    v6.9, same test) when ``!rd->overload || avg_idle < sd->max_newidle_lb_cost``. The simulator
-    charges no time to balancing: ``max_newidle_lb_cost`` is 0, so from v5.16 the ``avg_idle``
-    test (and the per-domain ``avg_idle < curr_cost + max_newidle_lb_cost`` stop of every era)
-    never stops the pull. The rt pull (``pull_rt_task``, another kernel path) is not gated."""
-    oTK = S[S_TASKS]
-    oCP = S[S_CPUS]
-    om = P[P_MASKS]
-    mw = P[P_MASKS_W]
-    ocn = S[S_CPU_SETS] + CS_COUNTS * S[S_CPU_SETS_W]
-    newidle = mode == PULL_NEWIDLE
-    lb_v4 = P[P[P_MODEL_PARAMS] + M_LB_FORM] != LB_SIMPLE
-    stop = -1       # the global counting the newidle balance's early exit, -1: it goes on
-    gate = P[P[P_MODEL_PARAMS] + M_NEWIDLE_GATE]
-    if newidle and gate != NEWIDLE_UNGATED:
-        if gate == NEWIDLE_GATE_V4_14 and \
-                S[S[S_IDLE_STATS] + dst * S[S_IDLE_STATS_W] + AI_AVG_IDLE] < MAX_IDLE_BALANCE_COST:
-            stop = G_NEWIDLE_SKIP_AVG_IDLE
-        elif S[S_GLOBALS_AT + G_OVERLOAD] == 0:
-            stop = G_NEWIDLE_SKIP_OVERLOAD
-    if S[ocn + CSN_WAITING] == 0 and not lb_v4:
-        if stop >= 0:
-            S[S_GLOBALS_AT + stop] += 1
-        return -1      # no task waits on any runqueue: nothing either pull below could find
-    best = -1
-    best_prio = 0
-    if S[ocn + CSN_WAITING_RT] > 0 and mode != PULL_NOHZ:     # (the scan finds only waiting FIFO tasks)
-        # the highest-priority waiting FIFO task allowed on dst (lowest index among equals)
-        for c in range(P[P_CPU_PD_N]):
-            if c == dst:
-                continue
-            ol = S[S_RQ_TASKS] + c * S[S_RQ_TASKS_W]
-            for i in range(1, S[ol] + 1):
-                p = S[ol + i]
-                if S[oTK + (p) * T_NFIELDS + T_STATE] == TS_RUNNABLE and S[oTK + (p) * T_NFIELDS + T_POLICY] == POLICY_FIFO \
-                        and P[om + S[oTK + (p) * T_NFIELDS + T_MASK] * mw + dst]:
-                    pr = S[oTK + (p) * T_NFIELDS + T_PRIO]
-                    if pr > best_prio or (pr == best_prio and p < best):
-                        best, best_prio = p, pr
-    if best >= 0:
-        src = S[oTK + (best) * T_NFIELDS + T_CPU]
-        sync_cpu(src, now, S, P)
-        sync_cpu(dst, now, S, P)          # as the CFS branch: dst synced and out of idle first
-        if S[oCP + (dst) * C_NFIELDS + C_IDLE_STATE] >= 0:
-            exit_idle(dst, now, S, P, O)
-        move_queued(best, src, dst, now, 1, not newidle, S, P, O)
-        return -1
-    if stop >= 0:
-        S[S_GLOBALS_AT + stop] += 1
-        return -1      # the newidle balance's early exit (above), counted when no rt task was pulled
-    if lb_v4 and mode == PULL_PERIODIC:
-        return -1       # v4.16 - v4.19: idle CPUs balance when a busy CPU's tick kicks (nohz_kick)
-    if S[S_GLOBALS_AT + G_OVERUTIL] == 0 and S[S_CONFIG_AT + K_PLACEMENT] != PLACE_NO_EAS:
-        if lb_v4:       # the RFC's find_busiest_group: EAS and not overutilized -> out_balanced
-            S[oCP + dst * C_NFIELDS + C_LB_FAILED] = 0
-            S[oCP + dst * C_NFIELDS + C_LB_FAILED + 1] = 0
-        return -1
-    if lb_v4:
-        return lb_pull(dst, now, newidle, S, P, O)     # the v4.16 - v4.19 load_balance() (ledger lb-v4.16)
-    if S[ocn + CSN_WAITING] == S[ocn + CSN_WAITING_RT]:
-        return -1      # no CFS task waits: the scan below would find no source
-    n = P[P_CPU_PD_N]
-    src = -1
-    most = 0
-    for c in range(n):
-        if c == dst:
-            continue
-        w = 0
-        ol = S[S_RQ_TASKS] + c * S[S_RQ_TASKS_W]
-        for i in range(1, S[ol] + 1):
-            p = S[ol + i]
-            if S[oTK + (p) * T_NFIELDS + T_STATE] == TS_RUNNABLE and S[oTK + (p) * T_NFIELDS + T_POLICY] == POLICY_CFS \
-                    and P[om + S[oTK + (p) * T_NFIELDS + T_MASK] * mw + dst]:
-                w += 1
-        if w > most:
-            most, src = w, c
-    if src < 0:
-        return -1
-    ol = S[S_RQ_TASKS] + src * S[S_RQ_TASKS_W]
-    for i in range(1, S[ol] + 1):
-        p = S[ol + i]
-        if S[oTK + (p) * T_NFIELDS + T_STATE] == TS_RUNNABLE and S[oTK + (p) * T_NFIELDS + T_POLICY] == POLICY_CFS \
-                and P[om + S[oTK + (p) * T_NFIELDS + T_MASK] * mw + dst]:
-            sync_cpu(src, now, S, P)
-            sync_cpu(dst, now, S, P)
-            if S[oCP + (dst) * C_NFIELDS + C_IDLE_STATE] >= 0:
-                exit_idle(dst, now, S, P, O)
-            move_queued(p, src, dst, now, 1, not newidle, S, P, O)
-            return -1
-    return -1
-
-
-@sim_kernel
-def lb_pull(dst, now, newidle, S, P, O):
-    """``idle_balance()`` (``newidle``) or one idle CPU's part of the nohz idle balance
-    (``rebalance_domains(CPU_IDLE)``, :func:`nohz_kick`) in the v4.16 - v4.19 form: ``load_balance()`` at MC then DIE
-    (``sim_lb``), stopping at the first level that moved a task or whose local group another CPU
-    balances. The moves: ``detach_tasks`` from the tail of the busiest runqueue's ``cfs_tasks``
-    (a task not allowed on ``dst``, running, cache-hot or heavier than twice the imbalance is
-    skipped and goes to the head; one task for a newidle balance, CONFIG_PREEMPT), and, after
-    ``cache_nice_tries + 2`` failed periodic balances, the active balance by the stopper (returns
-    ``src << 32 | task`` when it moved the running task of ``src``, else -1: the caller then lets
-    ``src`` schedule and checks ``dst``'s preemption)."""
-    oTK = S[S_TASKS]
-    oCP = S[S_CPUS]
-    om = P[P_MASKS]
-    mw = P[P_MASKS_W]
-    levels = lb_levels(dst, P)
-    imb_out = S[S[S_SCRATCH] + SC_RESULT * S[S_SCRATCH_W]:S[S_SCRATCH] + SC_RESULT * S[S_SCRATCH_W] + 1]
-    for level in range(2):
-        if not (levels >> level) & 1:
-            continue
-        fo = oCP + dst * C_NFIELDS + C_LB_FAILED + level
-        src = lb_find_busiest(dst, level, newidle, S, P, imb_out)
-        if src < 0:
-            S[fo] = 0                   # out_balanced
-            if src == -2:
-                return -1               # should_we_balance(): continue_balancing = 0
-            continue
-        imb = imb_out[0]
-        moved = 0
-        all_pinned = True
-        if S[oCP + src * C_NFIELDS + C_NR_CFS] + S[oCP + src * C_NFIELDS + C_NR_RT] > 1:
-            loop_max = S[oCP + src * C_NFIELDS + C_NR_CFS] + S[oCP + src * C_NFIELDS + C_NR_RT]
-            if loop_max > 32:
-                loop_max = 32           # sysctl_sched_nr_migrate
-            loop = 0
-            while S[oCP + src * C_NFIELDS + C_NR_CFS] + S[oCP + src * C_NFIELDS + C_NR_RT] > 1:
-                p = lb_tail(src, -1, S, P)
-                if p < 0:
-                    break
-                loop += 1
-                if loop > loop_max:
-                    break
-                skip = False
-                if not P[om + S[oTK + p * T_NFIELDS + T_MASK] * mw + dst]:
-                    skip = True                         # can_migrate_task: LBF_SOME_PINNED
-                else:
-                    all_pinned = False
-                    if S[oCP + src * C_NFIELDS + C_CURR] == p:
-                        skip = True                     # running
-                    elif S[oTK + p * T_NFIELDS + T_SUM_EXEC] > 0 and S[fo] <= CACHE_NICE_TRIES \
-                            and now - S[oTK + p * T_NFIELDS + T_EXEC_START] < MIGRATION_COST_NS:
-                        skip = True                     # task_hot()
-                    elif S[S[S_TASK_PELT] + p * S[S_TASK_PELT_W] + SA_LOAD_AVG] // 2 > imb:
-                        skip = True
-                if skip:
-                    list_stamp(p, S)                    # list_move() to the head
-                    continue
-                if moved == 0:
-                    sync_cpu(src, now, S, P)
-                    sync_cpu(dst, now, S, P)
-                    if S[oCP + dst * C_NFIELDS + C_IDLE_STATE] >= 0:
-                        exit_idle(dst, now, S, P, O)
-                load = S[S[S_TASK_PELT] + p * S[S_TASK_PELT_W] + SA_LOAD_AVG]
-                move_queued(p, src, dst, now, 1, not newidle, S, P, O)
-                moved += 1
-                imb -= load
-                if newidle or imb <= 0:
-                    break
-        if moved > 0:
-            S[fo] = 0
-            return -1
-        if all_pinned and S[oCP + src * C_NFIELDS + C_NR_CFS] + S[oCP + src * C_NFIELDS + C_NR_RT] > 1:
-            S[fo] = 0                   # out_all_pinned (the retry without src is not modelled)
-            continue
-        if not newidle:
-            S[fo] += 1
-        # need_active_balance(): an RT-pressured lone CFS task, or too many failed balances
-        pct = PCT_MC if level == LB_MC else PCT_DIE
-        cs = capacity_of(src, S, P)
-        active = S[fo] > CACHE_NICE_TRIES + 2
-        if S[oCP + src * C_NFIELDS + C_NR_CFS] == 1 and cs * pct < P[P[P_CPU_CAP] + src] * 100 \
-                and cs * pct < capacity_of(dst, S, P) * 100:
-            active = True
-        if not active or newidle:
-            continue                    # (the stopper work a newidle balance would queue: not modelled)
-        cur = S[oCP + src * C_NFIELDS + C_CURR]
-        if cur < 0 or not P[om + S[oTK + cur * T_NFIELDS + T_MASK] * mw + dst]:
-            continue                    # busiest->curr cannot go to dst: out_one_pinned
-        S[fo] = CACHE_NICE_TRIES + 1
-        # active_load_balance_cpu_stop -> detach_one_task: the first CFS task from the tail allowed on
-        # dst (the stopper runs on src, so the task that was running there is movable too)
-        p = lb_tail(src, dst, S, P)
-        if p < 0:
-            continue
-        S[fo] = 0                       # the stopper moved a task: "reset the failure counter"
-        sync_cpu(src, now, S, P)
-        sync_cpu(dst, now, S, P)
-        if S[oCP + dst * C_NFIELDS + C_IDLE_STATE] >= 0:
-            exit_idle(dst, now, S, P, O)
-        move_queued(p, src, dst, now, 2, True, S, P, O)
-        return (src << 32) | p if p == cur else -1    # the caller lets src schedule, checks dst's preemption
-    return -1
-
-
-@sim_kernel
-def load_balance(now, S, P, O):
-    """The periodic (simplified) load balance; see the module docstring."""
-    n = P[P_CPU_PD_N]
-    oCP = S[S_CPUS]
-    oTK = S[S_TASKS]
-    for c in range(n):
-        sync_cpu(c, now, S, P)
-        update_thermal_avg(c, now, S, P)        # update_blocked_averages: __update_blocked_others
-        emit_cpu_util(c, now, S, P, O)
-    update_overutilized(now, False, S, P, O)
-    update_idle_cpu_scan(S, P)
-    # rd->overload rewritten at the root domain (update_sd_lb_stats, before find_busiest_group's
-    # EAS out_balanced): a CPU with nr_running > 1, or (v4.20+, asymmetric) a misfit task
-    ovl = 0
-    for c in range(n):
-        if S[oCP + (c) * C_NFIELDS + C_NR_CFS] + S[oCP + (c) * C_NFIELDS + C_NR_RT] > 1:
-            ovl = 1
-            break
-        p = S[oCP + (c) * C_NFIELDS + C_CURR]
-        if P[P[P_MODEL_PARAMS] + M_OVERLOAD_MISFIT] and p >= 0 \
-                and S[oTK + (p) * T_NFIELDS + T_POLICY] == POLICY_CFS and not task_fits_cpu(p, c, S, P):
-            ovl = 1
-            break
-    S[S_GLOBALS_AT + G_OVERLOAD] = ovl
-    if S[S_GLOBALS_AT + G_OVERUTIL] == 0 and S[S_CONFIG_AT + K_PLACEMENT] != PLACE_NO_EAS:
-        return
-    for dst in range(n):
-        if S[oCP + (dst) * C_NFIELDS + C_CURR] < 0 and S[oCP + (dst) * C_NFIELDS + C_NR_CFS] + S[oCP + (dst) * C_NFIELDS + C_NR_RT] == 0:
-            moved = pull_one(dst, now, PULL_PERIODIC, S, P, O)
-            if moved >= 0:              # an active balance took the running task of its CPU
-                leave_cpu(moved >> 32, PREV_STATE_RUNNING, now, S, P, O)     # then src schedules, may go idle
-                check_preempt(dst, moved & 0xFFFFFFFF, now, S, P, O)
-    # misfit: a running CFS task that does not fit its CPU goes to an idle CPU of higher capacity
-    for c in range(n):
-        p = S[oCP + (c) * C_NFIELDS + C_CURR]
-        if p < 0 or S[oTK + (p) * T_NFIELDS + T_POLICY] != POLICY_CFS:
-            continue
-        if task_fits_cpu(p, c, S, P):       # per era with uclamp (sim_capacity.task_fits_cpu)
-            continue
-        for dst in range(n):
-            if P[P[P_CPU_CAP] + dst] > P[P[P_CPU_CAP] + c] and P[P[P_MASKS] + (S[oTK + (p) * T_NFIELDS + T_MASK]) * P[P_MASKS_W] + dst] and S[oCP + (dst) * C_NFIELDS + C_CURR] < 0 \
-                    and S[oCP + (dst) * C_NFIELDS + C_NR_CFS] + S[oCP + (dst) * C_NFIELDS + C_NR_RT] == 0:
-                sync_cpu(dst, now, S, P)
-                if S[oCP + (dst) * C_NFIELDS + C_IDLE_STATE] >= 0:
-                    exit_idle(dst, now, S, P, O)
-                move_queued(p, c, dst, now, 2, True, S, P, O)
-                leave_cpu(c, PREV_STATE_RUNNING, now, S, P, O)     # then src schedules, may go idle
-                check_preempt(dst, p, now, S, P, O)
-                break
-
-
-@sim_kernel
-def nohz_kick(c, now, S, P, O):
-    """v4.16 - v4.19 ``nohz_balancer_kick()`` at the tick of busy CPU ``c`` and, when it kicks, the
-    nohz idle balance (``_nohz_idle_balance``): every idle CPU's ``rebalance_domains(CPU_IDLE)``,
-    the other idle CPUs in index order, the first idle CPU (the ILB) last. It kicks when some CPU
-    is idle, ``nohz.next_balance`` has passed (here: ``balance_interval_ms`` after the last kick)
-    and ``c`` runs 2 tasks, or its LLC has more than one busy CPU (``nr_busy_cpus``), or ``c`` runs a
-    CFS task with its capacity cut by RT/IRQ pressure (``check_cpu_capacity``): ``sim_lb.nohz_kick_wanted``."""
-    n = P[P_CPU_PD_N]
-    oCP = S[S_CPUS]
-    oG = S_GLOBALS_AT
-    if now < S[oG + G_NEXT_ILB]:
-        return
-    ilb = -1
-    busy_llc = 0
-    llc = P[P[P_LLC_ID] + c]
-    llc_n = 0
-    for q in range(n):
-        busy = S[oCP + q * C_NFIELDS + C_CURR] >= 0 or S[oCP + q * C_NFIELDS + C_NR_CFS] + S[oCP + q * C_NFIELDS + C_NR_RT] > 0
-        if not busy and ilb < 0:
-            ilb = q
-        if P[P[P_LLC_ID] + q] == llc:
-            llc_n += 1
-            if busy:
-                busy_llc += 1
-    if ilb < 0:
-        return          # nohz.nr_cpus == 0: no idle CPU
-    if not nohz_kick_wanted(S[oCP + c * C_NFIELDS + C_NR_CFS] + S[oCP + c * C_NFIELDS + C_NR_RT],
-                            S[oCP + c * C_NFIELDS + C_NR_CFS], busy_llc, llc_n, capacity_of(c, S, P),
-                            P[P[P_CPU_CAP] + c]):
-        return
-    S[oG + G_NEXT_ILB] = now + S[S_CONFIG_AT + K_LB_NS]
-    for k in range(n + 1):
-        dst = ilb if k == n else k
-        if k < n and (k == ilb):
-            continue
-        if S[oCP + dst * C_NFIELDS + C_CURR] >= 0 or S[oCP + dst * C_NFIELDS + C_NR_CFS] + S[oCP + dst * C_NFIELDS + C_NR_RT] > 0:
-            continue    # not idle (any more)
-        moved = pull_one(dst, now, PULL_NOHZ, S, P, O)
-        if moved >= 0:                  # an active balance took the running task of its CPU
-            leave_cpu(moved >> 32, PREV_STATE_RUNNING, now, S, P, O)
-            check_preempt(dst, moved & 0xFFFFFFFF, now, S, P, O)
 
 
 @sim_kernel

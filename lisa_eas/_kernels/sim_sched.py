@@ -33,7 +33,7 @@ dequeue, context switch and tick, against the runqueue's PELT clock
 Inlining (the flags come from ``_jit.py``): numba compiles each njit function into its own library, and a call from one to
 another stays a call (the arrays passed as 7 words each) unless the callee is inlined. The
 small helpers on the event path (here, and in ``sim_capacity``, ``sim_wakeup``, ``sim_governor``,
-``sim_eas``, ``sim_index``, ``sim_loop``) are compiled with ``forceinline=True`` (LLVM ``alwaysinline``, done on the
+``sim_eas``, ``sim_index``, ``sim_rq``, ``sim_loop``) are compiled with ``forceinline=True`` (LLVM ``alwaysinline``, done on the
 linked bitcode: no extra numba typing, the first compile of the loop as before), the larger
 ones with numba's ``inline='always'``; measured on the EAS RFC benchmark (``bench_sim``): the
 loop with its output 0.155 s CPU against 0.165 s with those helpers as calls, where

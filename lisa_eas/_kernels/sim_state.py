@@ -3,7 +3,8 @@
 The simulator keeps all of its state in a few ``int64`` numpy arrays so that the event
 loop is a numba kernel over plain arrays and can be paused (output buffers full) and
 resumed. This module only names the columns; the algorithms live in ``sim_sched.py``,
-``sim_capacity.py``, ``sim_wakeup.py``, ``sim_governor.py``, ``sim_eas.py`` and ``sim_loop.py``.
+``sim_capacity.py``, ``sim_wakeup.py``, ``sim_governor.py``, ``sim_eas.py``, ``sim_lb.py``,
+``sim_rq.py``, ``sim_balance.py`` and ``sim_loop.py``.
 Times are integer nanoseconds.
 """
 from __future__ import annotations
@@ -119,7 +120,7 @@ G_WAKE_CAP = 11        # wake-ups through the find_idlest_cpu() slow path (sim_w
                        # v5.6), or without SD_BALANCE_WAKE the wake_cap() wake-ups kept on the fast path
 G_OVERLOAD = 12         # rd->overload (v3.16+): set when a runqueue reaches 2 runnable tasks (add_nr_running), rewritten
                        # by each root-level load balance (update_sd_lb_stats: a CPU with nr_running > 1; v4.20+ also
-                       # a misfit task); read by the newidle balance's gate (sim_loop.pull_one)
+                       # a misfit task); read by the newidle balance's gate (sim_balance.pull_one)
 G_NEWIDLE_SKIP_AVG_IDLE = 13   # newidle balances the gate stopped on avg_idle < sysctl_sched_migration_cost (< v5.16)
 G_NEWIDLE_SKIP_OVERLOAD = 14   # ... on !rd->overload
 G_LIST_SEQ = 15        # stamps of the cfs_tasks order (T_LIST_SEQ)

@@ -303,7 +303,7 @@ def simulate(platform, workload, *, config: SimConfig | None = None):
         "output_wall_s": output_wall, "platform_model": platform_model,
         "sis_stats": sis_stats_dict(raw.sis_stats) if raw.sis_stats is not None else None,
     }
-    if any(raw.newidle_skipped):    # newidle balances stopped by the era's early exit (sim_loop.pull_one)
+    if any(raw.newidle_skipped):    # newidle balances stopped by the era's early exit (sim_balance.pull_one)
         meta["newidle_skipped"] = {"avg_idle": raw.newidle_skipped[0], "overload": raw.newidle_skipped[1]}
     if energy is not None:      # the meter needs the cpu_frequency / cpu_idle timeline: full output only
         energy["meter"] = (_meter_or_none(frames, meta, plat) if not summary and "cpu_frequency" in frames
