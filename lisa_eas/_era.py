@@ -383,8 +383,10 @@ ERA_LEDGER: tuple[EraChange, ...] = (
     EraChange("lb-v4.16", "lb", (4, 16), "(earliest modelled)", "load_balance, find_busiest_group, "
               "update_sd_lb_stats, update_sg_lb_stats, calculate_imbalance, fix_small_imbalance, find_busiest_queue, "
               "detach_tasks, can_migrate_task, task_hot, need_active_balance, should_we_balance",
-              "the CFS pull of a newly idle CPU, and of every idle CPU when a busy CPU's tick kicks the nohz idle "
-              "balance (nohz_balancer_kick: two tasks on it, or more than one busy CPU in its LLC), is "
+              "the CFS balance of a newly idle CPU, of each busy CPU at its tick (CPU_NOT_IDLE) and of each idle "
+              "CPU when a busy CPU's tick kicks the nohz idle balance (nohz_balancer_kick: two tasks on it, or "
+              "more than one busy CPU in its LLC), periodic ones per domain once last_balance + balance_interval "
+              "(sd_weight ms, reset after a move, doubled up to twice that, x32 on a busy CPU) has passed, is "
               "load_balance() at MC (groups: CPUs, imbalance_pct 117) "
               "then DIE (groups: LLCs, 125, prefer_sibling; SD_ASYM_CPUCAPACITY on an asymmetric board, the RFC "
               "base kernel's flag): group load = runnable_load_avg, a remote group two tasks above the local one "
@@ -394,7 +396,8 @@ ERA_LEDGER: tuple[EraChange, ...] = (
               "cache_nice_tries + 2 failures. v4.20 changed it (misfit group type, LB_BIAS off, SD_PREFER_SIBLING "
               "dropped under the asymmetric domain): eras from v4.20 keep the simplified pull", "read",
               evidence="kernel/sched/fair.c of a v4.19 tree (0x88888888/Linux-4.19: task_hot .. load_balance, "
-              "nohz_balancer_kick, _nohz_idle_balance, idle_balance, "
+              "get_sd_balance_interval, rebalance_domains, nohz_balancer_kick, kick_ilb, _nohz_idle_balance, "
+              "idle_balance, trigger_load_balance, "
               "update_sg_lb_stats without misfit) and sd_init of v4.19 kernel/sched/topology.c (SD_PREFER_SIBLING "
               "on MC and DIE, imbalance_pct 117 / 125, cache_nice_tries 1); the tail-first scan and the "
               "move-to-head at pick (93824900a2e2, hash not looked up) not checked for v4.14 / v4.15, which keep "

@@ -1,5 +1,6 @@
-"""``nohz_balancer_kick()``'s balance conditions of v4.16 - v4.19 (``sim_lb.nohz_kick_wanted``),
-worked by hand from kernel/sched/fair.c of v4.19 (0x88888888/Linux-4.19): on a busy CPU's tick,
+"""The v4.16 - v4.19 balancer's pure helpers (``sim_lb``): ``nohz_balancer_kick()``'s conditions
+(``nohz_kick_wanted``) and the balance intervals, worked by hand from kernel/sched/fair.c of v4.19
+(0x88888888/Linux-4.19) and its topology.c ``sd_init``. The kick: on a busy CPU's tick,
 with some CPU idle and ``nohz.next_balance`` passed, the idle load balance is kicked when
 
 1. ``rq->nr_running >= 2`` (CFS and RT tasks alike), else
@@ -40,3 +41,29 @@ from lisa_eas._kernels.sim_lb import nohz_kick_wanted
 ])
 def test_nohz_balancer_kick_conditions(nr, h_nr, busy_llc, llc_weight, cap, cap_orig, kick, why):
     assert nohz_kick_wanted(nr, h_nr, busy_llc, llc_weight, cap, cap_orig) is kick, why
+
+
+@pytest.mark.parametrize("ms, busy, nr_cpus, want", [
+    (4, False, 6, 1), (6, False, 6, 2), (4, True, 6, 32), (6, True, 6, 48), (12, True, 6, 96), (24, True, 6, 150),
+])
+def test_simulator_balance_interval_in_jiffies(ms, busy, nr_cpus, want):
+    """``sim_lb.lb_interval_j`` = ``get_sd_balance_interval`` at HZ 250 (tick 4 ms), the numbers of
+    tests/test_ref_lb_v4.py worked from v4.19: ms * busy_factor 32 when busy, msecs_to_jiffies
+    rounding up, clamped to HZ * CPUs / 10 = 150 on Juno r0."""
+    from lisa_eas._kernels.sim_lb import lb_interval_j
+    assert lb_interval_j(ms, busy, 4_000_000, nr_cpus) == want
+
+
+def test_simulator_balance_interval_after_each_outcome():
+    """``sim_lb.lb_interval_after``: min_interval after a move or a failure without the stopper,
+    doubled up to 2 * sd_weight after out_balanced or a started stopper, up to 512 ms when every
+    task was pinned (load_balance() of v4.19)."""
+    from lisa_eas._kernels import sim_lb as L
+    assert L.lb_interval_after(L.LBO_MOVED, 8, 4) == 4
+    assert L.lb_interval_after(L.LBO_FAILED, 8, 4) == 4
+    assert L.lb_interval_after(L.LBO_BALANCED, 4, 4) == 8
+    assert L.lb_interval_after(L.LBO_BALANCED, 8, 4) == 8
+    assert L.lb_interval_after(L.LBO_ACTIVE, 6, 6) == 12
+    assert L.lb_interval_after(L.LBO_PINNED, 8, 4) == 16
+    assert L.lb_interval_after(L.LBO_PINNED, 256, 4) == 512
+    assert L.lb_interval_after(L.LBO_PINNED, 512, 4) == 512

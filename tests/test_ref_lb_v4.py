@@ -12,6 +12,8 @@ and {1, 2} (id 1). So MC exists for every CPU and DIE has the two clusters as gr
 """
 from __future__ import annotations
 
+import pytest
+
 from reference import ref_lb
 from reference.ref_lb import IDLE, NEWLY_IDLE, LbCpu, LbTask
 
@@ -233,9 +235,9 @@ def test_the_reference_engine_runs_the_twin_only_in_its_eras(monkeypatch):
     calls = []
     real = ref_lb.load_balance
 
-    def spy(cpus, dst, level, idle, now, failed, asym=False):
+    def spy(cpus, dst, level, idle, now, failed, asym=False, eas_balanced=False):
         calls.append((level, idle))
-        return real(cpus, dst, level, idle, now, failed, asym)
+        return real(cpus, dst, level, idle, now, failed, asym, eas_balanced)
 
     monkeypatch.setattr(ref_lb, "load_balance", spy)
     plat = load_platform("juno_r0")
@@ -245,3 +247,37 @@ def test_the_reference_engine_runs_the_twin_only_in_its_eras(monkeypatch):
         run_reference(plat, compiled, SimConfig(era=era, placement="no-eas", model_events=False), 60_000_000)
         assert bool(calls) == expect, era
     assert {c for c in calls} >= {("MC", IDLE), ("DIE", IDLE), ("MC", NEWLY_IDLE), ("DIE", NEWLY_IDLE)}
+
+
+# ---------------------------------------------------------------- balance intervals (v4.19 sd_init,
+# load_balance's exits, get_sd_balance_interval; HZ = 250 here: a jiffy is 4 ms)
+
+@pytest.mark.parametrize("outcome, interval, weight, want", [
+    ("moved", 8, 4, 4),          # ld_moved, no stopper: balance_interval = min_interval = sd_weight
+    ("failed", 8, 4, 4),         # a busiest queue, nothing moved, no stopper: also min_interval
+    ("balanced", 4, 4, 8),       # out_balanced: doubled while below max_interval = 2 * 4
+    ("balanced", 8, 4, 8),       # at max_interval: kept
+    ("stop", 6, 6, 12),          # should_we_balance() no -> out_balanced: doubled (DIE of Juno r0, 6 CPUs)
+    ("kicked", 6, 6, 12),        # the stopper started: "start to back off", below max_interval 12
+    ("active", 12, 6, 12),
+    ("pinned", 8, 4, 16),        # LBF_ALL_PINNED: doubled while below MAX_PINNED_INTERVAL (512) ...
+    ("one-pinned", 256, 4, 512),
+    ("pinned", 512, 4, 512),     # ... or below max_interval: 512 is neither
+])
+def test_balance_interval_after_load_balance(outcome, interval, weight, want):
+    assert ref_lb.interval_after(outcome, interval, weight) == want
+
+
+@pytest.mark.parametrize("interval, busy, nr_cpus, want", [
+    (4, False, 6, 1),            # Juno r0 MC idle: msecs_to_jiffies(4) = 1
+    (6, False, 6, 2),            # DIE idle: 6 ms rounds up to 2 jiffies
+    (4, True, 6, 32),            # busy: 4 * busy_factor 32 = 128 ms = 32 jiffies
+    (6, True, 6, 48),            # 192 ms
+    (12, True, 6, 96),           # 384 ms
+    (8, True, 6, 64),            # 256 ms
+    (16, True, 6, 128),          # 512 ms
+    (24, True, 6, 150),          # 768 ms = 192 jiffies, clamped to max_load_balance_interval = 250 * 6 / 10
+    (8, True, 8, 64),            # HiKey960 DIE busy: 256 ms; the clamp is 200 there
+])
+def test_balance_interval_in_jiffies(interval, busy, nr_cpus, want):
+    assert ref_lb.interval_jiffies(interval, busy, 250, nr_cpus) == want

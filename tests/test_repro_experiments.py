@@ -93,9 +93,9 @@ def test_eas_rfc_energy_job():
     # every task has a home domain; the fork balance starts the 10 threads on the LITTLE CPUs (the
     # parent runs on big) and the RFC v2 wake-up keeps them there; without EAS the v4.17 balancer
     # (ledger lb-v4.16) moves some up: the busy LITTLE CPUs' ticks kick the nohz idle balance, whose
-    # DIE balance of an idle big CPU pulls a waiting thread or, when the busiest LITTLE queue runs
-    # one task (the threads' load_avg is near 0), fails until the stopper moves it (active balance
-    # after cache_nice_tries + 2 failures); in the first 3 s: 2 pulls and 2 active balances
+    # DIE balance of an idle big CPU (when its balance interval is due) pulls a waiting thread or,
+    # when the busiest LITTLE queue runs one task (the threads' load_avg is near 0), fails until the
+    # stopper moves it (active balance after cache_nice_tries + 2 failures)
     assert sum(with_eas["tasks_on"].values()) == sum(without["tasks_on"].values()) == 10
     assert with_eas["era"] == "v4.17" and with_eas["tasks_on"] == {"little": 10, "big": 0}
     assert without["tasks_on"]["big"] > 0

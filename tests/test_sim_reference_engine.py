@@ -91,7 +91,14 @@ WORKLOADS = {"mixed": lambda nr_cpus: _mixed_workload(), "program": _program_wor
              # threads that wake each other (rt-app suspend / resume, the sis-efficiency workloads): the
              # waker's CPU is this_cpu (wake_affine, wake_cap / the slow path from it, SIS_PROP's this_rq)
              "pairs": lambda nr_cpus: _rr_pairs(3 * nr_cpus // 4),
-             "hackbench": lambda nr_cpus: _hackbench(1, 4)}
+             "hackbench": lambda nr_cpus: _hackbench(1, 4),
+             # 1.5 nearly always-running tasks per CPU: busy CPUs balance at their ticks (CPU_NOT_IDLE)
+             "busy": lambda nr_cpus: _busy_workload(3 * nr_cpus // 2)}
+
+
+def _busy_workload(n):
+    return workload([task(f"b{i}", periodic(duty_cycle_pct=90 + (i % 3) * 4, period_ms=20 + 3 * i, duration_s=5))
+                     for i in range(n)], calibration=20)
 
 
 def _rr_pairs(n):
@@ -190,6 +197,10 @@ CASES = {
     "juno-rfc-energy-20-v4.17": ("juno_r0", "rfc20", SimConfig(era="v4.17", model_events=False), 0.5),
     "juno-rfc-energy-20-v4.17-noeas": ("juno_r0", "rfc20", SimConfig(era="v4.17", placement="no-eas",
                                                                      model_events=False), 0.5),
+    # the v4.16 - v4.19 balancer's per-domain intervals: busy CPUs' own periodic balance (CPU_NOT_IDLE,
+    # balance_interval * busy_factor), idle CPUs' at the nohz kick when their rq->next_balance is due
+    "juno-busy-noeas-v4.17": ("juno_r0", "busy", SimConfig(era="v4.17", placement="no-eas"), 1.0),
+    "hikey960-busy-v4.17": ("hikey960", "busy", SimConfig(era="v4.17"), 1.0),
     # wake-ups by another thread's CPU (suspend / resume): wake_affine per era, want_affine with wake_cap()
     # and the v4.x slow path from the waker's CPU, SIS_PROP on this_rq(), recent_used_cpu of the waker
     "hikey960-pairs-noeas-v5.18-prop": ("hikey960", "pairs", SimConfig(placement="no-eas", era="v5.18", sis="prop"),

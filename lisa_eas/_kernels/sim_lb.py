@@ -22,7 +22,7 @@ RFC's 4.16-rc6 base and of v4.17 - v4.19 alike) and its ``kernel/sched/topology.
   unless ``nr_balance_failed > cache_nice_tries``) and ``need_active_balance``.
 
 The moves themselves (``detach_tasks`` in ``cfs_tasks`` order, the active balance by the stopper)
-are done by ``sim_balance.lb_pull`` with the engine's own migration. Not modelled (stated in the
+are done by ``sim_balance.lb_level`` with the engine's own migration. Not modelled (stated in the
 simulator's approximations): LB_BIAS's ``cpu_load[]`` (source/target loads are the idx-0 load),
 each level's own balance interval and its back-off, the balance of busy CPUs, the affinity paths
 (``LBF_DST_PINNED`` re-targeting, ``group_imbalanced``), cache-hot buddies.
@@ -32,9 +32,11 @@ from __future__ import annotations
 from ._jit import sim_helper, sim_kernel
 
 from .sim_capacity import capacity_of, cpu_util, weighted_cpuload
-from .sim_layout import (P_CPU_CAP, P_CPU_PD_N, P_LLC_ID, P_MASKS, P_MASKS_W, P_MODEL_PARAMS, S_CPUS, S_RQ_TASKS, S_RQ_TASKS_W, S_TASKS)
+from .sim_layout import (P_CPU_CAP, P_CPU_PD_N, P_LLC_ID, P_MASKS, P_MASKS_W, P_MODEL_PARAMS, S_CONFIG_AT, S_CPUS,
+                         S_GLOBALS_AT, S_RQ_TASKS, S_RQ_TASKS_W, S_TASKS)
 from .sim_models import LB_V4_ASYM, M_LB_FORM
-from .sim_state import C_CURR, C_NFIELDS, C_NR_CFS, C_NR_RT, POLICY_CFS, T_LIST_SEQ, T_MASK, T_NFIELDS, T_POLICY
+from .sim_state import (C_CURR, C_NFIELDS, C_NR_CFS, C_NR_RT, G_OVERUTIL, K_PLACEMENT, PLACE_NO_EAS, POLICY_CFS, T_LIST_SEQ,
+                        T_MASK, T_NFIELDS, T_POLICY)
 
 LB_MC = 0
 LB_DIE = 1
@@ -46,6 +48,65 @@ GROUP_OTHER = 0
 GROUP_OVERLOADED = 2
 #: sysctl_sched_migration_cost (task_hot)
 MIGRATION_COST_NS = 500_000
+#: enum cpu_idle_type: the balancing CPU is idle (periodic / nohz balance), busy (its periodic
+#: balance at the tick) or about to idle (newidle balance)
+LB_IDLE = 0
+LB_NOT_IDLE = 1
+LB_NEWLY_IDLE = 2
+#: sd_init(): busy_factor (a busy CPU balances a level every balance_interval * 32 ms)
+BUSY_FACTOR = 32
+#: load_balance(): the cap of the interval's back-off when every task was pinned
+MAX_PINNED_INTERVAL = 512
+#: load_balance()'s outcomes, for the balance interval (lb_interval_after)
+LBO_MOVED = 0          # tasks detached: the interval back to min_interval
+LBO_FAILED = 1         # a busiest queue, nothing moved, no stopper kicked: min_interval too
+LBO_BALANCED = 2       # out_balanced (should_we_balance, no busiest group / queue): back off
+LBO_PINNED = 3         # out_all_pinned / out_one_pinned with LBF_ALL_PINNED: back off up to 512 ms
+LBO_ACTIVE = 4         # the stopper kicked (active balance): back off
+
+
+@sim_helper
+def lb_weight(level, dst, P):
+    """``sd->span_weight`` of ``dst``'s domain at ``level``: its LLC's CPUs (MC), every CPU (DIE);
+    ``sd_init`` sets ``min_interval`` to it, ``max_interval`` to twice it and starts
+    ``balance_interval`` at it (ms)."""
+    n = P[P_CPU_PD_N]
+    if level == LB_DIE:
+        return n
+    w = 0
+    for c in range(n):
+        if P[P[P_LLC_ID] + c] == P[P[P_LLC_ID] + dst]:
+            w += 1
+    return w
+
+
+@sim_helper
+def lb_interval_j(interval_ms, busy, tick_ns, n):
+    """``get_sd_balance_interval(sd, cpu_busy)``: ``balance_interval`` (ms), times ``busy_factor``
+    on a busy CPU, in jiffies (``msecs_to_jiffies`` rounds up), clamped to [1,
+    ``max_load_balance_interval`` = HZ * online CPUs / 10]."""
+    hz = 1_000_000_000 // tick_ns
+    ms = interval_ms * BUSY_FACTOR if busy else interval_ms
+    j = (ms * hz + 999) // 1000
+    top = hz * n // 10
+    if j > top:
+        j = top
+    return j if j > 1 else 1
+
+
+@sim_helper
+def lb_interval_after(outcome, interval_ms, weight):
+    """``sd->balance_interval`` after a ``load_balance()`` of v4.16 - v4.19 with ``outcome``
+    (``LBO_*``): reset to ``min_interval`` when it moved tasks or found a queue it could not move
+    from without kicking the stopper; doubled while below ``max_interval`` (2 * weight) when
+    balanced or when the stopper was kicked; with every task pinned doubled while below
+    ``MAX_PINNED_INTERVAL`` or ``max_interval``."""
+    if outcome == LBO_MOVED or outcome == LBO_FAILED:
+        return weight
+    top = 2 * weight
+    if outcome == LBO_PINNED and top < MAX_PINNED_INTERVAL:
+        top = MAX_PINNED_INTERVAL
+    return interval_ms * 2 if interval_ms < top else interval_ms
 
 
 @sim_helper
@@ -154,9 +215,9 @@ def lb_is_overloaded(nr, weight, cap, util, pct):
 
 
 @sim_kernel
-def lb_find_busiest(dst, level, newidle, S, P, out):
+def lb_find_busiest(dst, level, itype, S, P, out):
     """``should_we_balance`` + ``find_busiest_group`` + ``find_busiest_queue`` for ``dst`` at
-    ``level`` (``newidle``: CPU_NEWLY_IDLE, else CPU_IDLE).
+    ``level``, ``itype`` the ``cpu_idle_type`` (``LB_IDLE``, ``LB_NOT_IDLE``, ``LB_NEWLY_IDLE``).
 
     Returns the busiest runqueue's CPU, -1 when balanced (or no queue), -2 when
     ``should_we_balance`` says another CPU of the local group balances this level and above.
@@ -168,8 +229,10 @@ def lb_find_busiest(dst, level, newidle, S, P, out):
     local_g = lb_group_of(level, dst, P)
     l_load, l_util, l_nr, l_wl, l_idle, l_cap, l_weight, l_min, l_first = lb_group_stats(level, dst, local_g, S, P)
     out[0] = 0
-    if not newidle and l_first != dst:
+    if itype != LB_NEWLY_IDLE and l_first != dst:
         return -2                       # should_we_balance(): not the local group's balance CPU
+    if S[S_GLOBALS_AT + G_OVERUTIL] == 0 and S[S_CONFIG_AT + K_PLACEMENT] != PLACE_NO_EAS:
+        return -1                       # the RFC's find_busiest_group: EAS, not overutilized -> out_balanced
     l_avg = (l_load * 1024) // l_cap
     l_lpt = l_wl // l_nr if l_nr > 0 else 0
     l_has_cap = lb_has_capacity(l_nr, l_weight, l_cap, l_util, pct)
@@ -224,11 +287,11 @@ def lb_find_busiest(dst, level, newidle, S, P, out):
     if b_g < 0 or b_nr == 0:
         return -1
     sds_avg = (1024 * total_load) // total_cap
-    force = (l_has_cap and b_nocap)          # env->idle != CPU_NOT_IDLE always here
+    force = itype != LB_NOT_IDLE and l_has_cap and b_nocap
     if not force:
         if l_avg >= b_avg or l_avg >= sds_avg:
             return -1
-        if not newidle:
+        if itype == LB_IDLE:
             if b_type != GROUP_OVERLOADED and l_idle <= b_idle + 1:
                 return -1
         elif 100 * b_avg <= pct * l_avg:

@@ -51,7 +51,7 @@ from .sim_sched import (acct, dequeue_sleep, emit, emit_cpu_util, enqueue, log_a
                         remove_task_avg, schedule, sched_slice, sync_cpu, task_util_est, update_curr,
                         update_min_vruntime, update_rq_avgs, update_task_avg, list_stamp)
 from .sim_rq import check_preempt, exit_idle, move_queued, preempts_curr
-from .sim_balance import leave_cpu, load_balance, nohz_kick
+from .sim_balance import busy_balance, leave_cpu, load_balance
 
 
 ADV_RUN = 0
@@ -367,7 +367,7 @@ def task_tick(c, now, S, P, O):
     governor_update(c, now, S, P, O)
     emit_cpu_util(c, now, S, P, O)
     if P[P[P_MODEL_PARAMS] + M_LB_FORM] != LB_SIMPLE:
-        nohz_kick(c, now, S, P, O)      # trigger_load_balance(): nohz_balancer_kick()
+        busy_balance(c, now, S, P, O)   # trigger_load_balance(): rebalance_domains(), nohz_balancer_kick()
 
 
 @sim_kernel

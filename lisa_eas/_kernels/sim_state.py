@@ -92,7 +92,10 @@ C_BUSY_NS = 11         # busy time (for sampling governors), cumulative
 C_NEED_RESCHED = 12
 C_NEXT_EVENT = 13      # cached time of the running task's next op boundary
 C_LB_FAILED = 14       # sd->nr_balance_failed of this CPU's MC domain; C_LB_FAILED + 1: its DIE domain
-C_NFIELDS = 16
+C_NEXT_BAL = 16        # rq->next_balance (jiffies; v4.16 - v4.19 balancer)
+C_LB_LAST = 17         # sd->last_balance (jiffies) of the MC domain; C_LB_LAST + 1: DIE
+C_LB_INTV = 19         # sd->balance_interval (ms) of the MC domain; C_LB_INTV + 1: DIE (0: not set, sd_weight)
+C_NFIELDS = 21
 
 # ---------------------------------------------------------------- perf-domain fields PD[d, :]
 P_OPP = 0              # current OPP index
@@ -124,7 +127,7 @@ G_OVERLOAD = 12         # rd->overload (v3.16+): set when a runqueue reaches 2 r
 G_NEWIDLE_SKIP_AVG_IDLE = 13   # newidle balances the gate stopped on avg_idle < sysctl_sched_migration_cost (< v5.16)
 G_NEWIDLE_SKIP_OVERLOAD = 14   # ... on !rd->overload
 G_LIST_SEQ = 15        # stamps of the cfs_tasks order (T_LIST_SEQ)
-G_NEXT_ILB = 16        # nohz.next_balance: no nohz idle balance kicked before (v4.16 - v4.19 balancer)
+G_NEXT_ILB = 16        # nohz.next_balance (jiffies): no nohz idle balance kicked before (v4.16 - v4.19 balancer)
 G_NFIELDS = 17
 
 # ---------------------------------------------------------------- output events ev[n, :]

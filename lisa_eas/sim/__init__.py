@@ -56,13 +56,18 @@ Scheduling model
 * **Load balance**: every ``balance_interval_ms`` the blocked signals of all
   runqueues are updated, the overutilized flag is set/cleared (it is only set at enqueue and
   tick), SIS_UTIL's scan depth refreshed; when overutilized (or without EAS) each idle CPU
-  balances. At eras v4.16 - v4.19 it runs the kernel's ``load_balance()`` (ledger ``lb-v4.16``,
-  ``lisa_eas._kernels.sim_lb``) when a busy CPU's tick kicks the nohz idle balance
-  (``nohz_balancer_kick``: the CPU runs two tasks or its LLC has more than one busy CPU): MC then DIE, ``should_we_balance``, group statistics with
+  balances. At eras v4.16 - v4.19 the kernel's ``load_balance()`` runs instead (ledger
+  ``lb-v4.16``, ``lisa_eas._kernels.sim_lb`` / ``sim_balance``), per domain (MC then DIE) with its
+  own ``last_balance`` and ``balance_interval`` (``sd_weight`` ms, reset after a move, doubled up
+  to twice that when balanced, times ``busy_factor`` 32 on a busy CPU): at each busy CPU's tick
+  once its ``rq->next_balance`` is due (``rebalance_domains(CPU_NOT_IDLE)``), at the nohz idle
+  balance that tick may kick (``nohz_balancer_kick``: the CPU runs two tasks or its LLC has more
+  than one busy CPU; each idle CPU whose ``next_balance`` is due, the ILB last;
+  ``nohz.next_balance`` the earliest of theirs), and when a CPU goes idle (newidle, no interval):
+  ``should_we_balance``, group statistics with
   ``prefer_sibling``, ``find_busiest_group`` / ``calculate_imbalance`` / ``find_busiest_queue``,
   ``detach_tasks`` from the tail of ``cfs_tasks`` (cache-hot and pinned tasks skipped, one task
-  for a newidle balance), ``nr_balance_failed`` and the stopper's active balance; the same for a
-  CPU going idle (newidle). Other eras (simplified): each idle CPU
+  for a newidle balance), ``nr_balance_failed`` and the stopper's active balance. Other eras (simplified): each idle CPU
   pulls one waiting CFS task from the runqueue with the most waiting tasks, and a running
   task that does not fit its CPU moves to an idle bigger CPU (misfit; as the kernel's active
   balance, the source CPU then schedules and goes idle the normal way). A CPU about to idle
@@ -274,14 +279,13 @@ def simulate(platform, workload, *, config: SimConfig | None = None):
                       "v6.6); the simulator picks and preempts by vruntime as CFS did up to v6.5, so the order, "
                       "slack and wake-up latency of CFS tasks sharing a CPU are pre-EEVDF")
     if (4, 16) <= era_t < (4, 20) and "lb-v4" not in config.ablate:
-        approx.append("load balance (ledger lb-v4.16): the v4.16 - v4.19 load_balance() of newly idle CPUs and of the "
-                      "idle CPUs a busy CPU's tick kicks the nohz idle balance for (nohz_balancer_kick); not "
-                      "modelled: LB_BIAS's cpu_load[] (source/target loads are the idx-0 load), each level's own "
-                      "balance interval and back-off (nohz.next_balance: balance_interval_ms after the last kick, "
-                      "every idle CPU balanced at each kick), the balance of busy CPUs, the affinity retries "
-                      "(LBF_DST_PINNED, LBF_ALL_PINNED's redo, group_imbalanced), cache-hot buddies, the stopper a "
-                      "newidle balance would start, nr_busy_cpus counting a CPU busy from its wake-up rather than "
-                      "from its first tick")
+        approx.append("load balance (ledger lb-v4.16): the v4.16 - v4.19 load_balance() per domain with its balance "
+                      "interval and back-off, run by busy CPUs at their tick (CPU_NOT_IDLE), by the idle CPUs a busy "
+                      "CPU's tick kicks the nohz idle balance for, and by newly idle CPUs; not modelled: LB_BIAS's "
+                      "cpu_load[] (source/target loads are the idx-0 load), the affinity retries (LBF_DST_PINNED, "
+                      "LBF_ALL_PINNED's redo, group_imbalanced), cache-hot buddies, the stopper a newidle balance "
+                      "would start, the stopper's delay (it moves at once and the rebalance_domains walk stops "
+                      "there), nr_busy_cpus counting a CPU busy from its wake-up rather than from its first tick")
     else:
         approx.append(f"load balance: at era {config.era} simplified (each idle CPU pulls one waiting task from the "
                       "runqueue with the most waiting, a misfit task moves up); the kernel's load_balance() is "

@@ -17,7 +17,7 @@ the result. Unsigned ``unsigned long`` arithmetic: every subtraction below is gu
 kernel's own checks, so Python ints give the C values.
 
 Not modelled (the spec of issue 18, both engines): LB_BIAS ``cpu_load[]`` (source/target_load are
-the idx-0 ``weighted_cpuload``), per-level balance intervals, NOT_IDLE balance, the affinity
+the idx-0 ``weighted_cpuload``), the affinity
 paths (LBF_DST_PINNED re-targeting, LBF_ALL_PINNED redo, group_imbalanced), cache-hot buddies,
 SD_ASYM_PACKING, NUMA.
 """
@@ -25,11 +25,15 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-__all__ = ["LbTask", "LbCpu", "LbResult", "NEWLY_IDLE", "IDLE", "levels", "load_balance",
+__all__ = ["LbTask", "LbCpu", "LbResult", "NEWLY_IDLE", "IDLE", "NOT_IDLE", "levels", "load_balance",
+           "interval_after", "interval_jiffies", "span_weight",
            "IMBALANCE_PCT", "CACHE_NICE_TRIES"]
 
 NEWLY_IDLE = "newidle"
 IDLE = "idle"
+NOT_IDLE = "busy"                             # the periodic balance of a busy CPU (CPU_NOT_IDLE)
+BUSY_FACTOR = 32                              # sd_init
+MAX_PINNED_INTERVAL = 512                     # load_balance(): back-off cap when all tasks are pinned
 IMBALANCE_PCT = {"MC": 117, "DIE": 125}       # sd_init: SD_SHARE_PKG_RESOURCES 117, else 125
 CACHE_NICE_TRIES = 1
 MIGRATION_COST_NS = 500_000
@@ -78,7 +82,8 @@ class LbResult:
     continue_balancing: bool = True
     imbalance: int = 0
     busiest_group: tuple | None = None
-    outcome: str = ""        # "stop", "balanced", "no-queue", "moved", "failed", "active"
+    outcome: str = ""        # "stop", "balanced", "no-queue", "moved", "pinned", "failed", "one-pinned",
+                             # "kicked" (stopper started, nothing to move), "active" (the stopper moved)
     stats: dict = field(default_factory=dict)
 
 
@@ -231,7 +236,7 @@ def find_busiest_group(cpus, dst, level, idle, asym):
     if sds["busiest"] is None or busiest["sum_nr_running"] == 0:
         return None, 0, sds
     sds["avg_load"] = SCALE * sds["total_load"] // sds["total_capacity"]
-    force = _has_capacity(local, pct) and busiest["group_no_capacity"]     # idle != CPU_NOT_IDLE always
+    force = idle != NOT_IDLE and _has_capacity(local, pct) and busiest["group_no_capacity"]
     if not force:
         if local["avg_load"] >= busiest["avg_load"] or local["avg_load"] >= sds["avg_load"]:
             return None, 0, sds
@@ -269,7 +274,7 @@ def detach_tasks(src, imbalance, idle, now, nr_balance_failed):
     detached, skipped = [], []
     all_pinned = True
     while lst:
-        if nr_running <= 1:                       # idle != CPU_NOT_IDLE here always
+        if idle != NOT_IDLE and nr_running <= 1:   # an idle dst does not take the last task
             break
         p = lst[-1]
         loop += 1
@@ -308,13 +313,16 @@ def should_we_balance(cpus, dst, level, idle):
     return first_idle == dst
 
 
-def load_balance(cpus, dst, level, idle, now, nr_balance_failed, asym=False):
-    """One ``load_balance(dst, sd, idle)`` at ``level`` ("MC" / "DIE"); ``idle`` NEWLY_IDLE or
-    IDLE; ``nr_balance_failed`` the level's counter of ``dst`` before; ``asym``: the platform's
-    DIE domain has SD_ASYM_CPUCAPACITY."""
+def load_balance(cpus, dst, level, idle, now, nr_balance_failed, asym=False, eas_balanced=False):
+    """One ``load_balance(dst, sd, idle)`` at ``level`` ("MC" / "DIE"); ``idle`` NEWLY_IDLE, IDLE or
+    NOT_IDLE; ``nr_balance_failed`` the level's counter of ``dst`` before; ``asym``: the platform's
+    DIE domain has SD_ASYM_CPUCAPACITY; ``eas_balanced``: EAS is on and the root domain not
+    overutilized (the EAS kernels' find_busiest_group then goes to out_balanced)."""
     pct = IMBALANCE_PCT[level]
     if not should_we_balance(cpus, dst, level, idle):
         return LbResult(nr_balance_failed=0, continue_balancing=False, outcome="stop")
+    if eas_balanced:
+        return LbResult(nr_balance_failed=0, outcome="balanced")
     group, imbalance, sds = find_busiest_group(cpus, dst, level, idle, asym)
     if group is None:
         return LbResult(nr_balance_failed=0, outcome="balanced", stats=sds)
@@ -336,12 +344,15 @@ def load_balance(cpus, dst, level, idle, now, nr_balance_failed, asym=False):
         return res
     failed = nr_balance_failed + (1 if idle != NEWLY_IDLE else 0)
     d = cpus[dst]
-    need = (s.h_nr_running == 1 and s.capacity * pct < s.capacity_orig * 100
+    need = (idle != NOT_IDLE and s.h_nr_running == 1 and s.capacity * pct < s.capacity_orig * 100
             and s.capacity * pct < d.capacity * 100) or failed > CACHE_NICE_TRIES + 2
     res.nr_balance_failed, res.outcome = failed, "failed"
     # (the stopper work a newidle balance would start is not modelled: the engines move at once)
-    if need and idle != NEWLY_IDLE and s.curr_allowed:
-        res.nr_balance_failed = CACHE_NICE_TRIES + 1
+    if need and idle != NEWLY_IDLE:
+        if not s.curr_allowed:
+            res.outcome = "one-pinned"            # LBF_ALL_PINNED, out_one_pinned: the counter stays
+            return res
+        res.nr_balance_failed, res.outcome = CACHE_NICE_TRIES + 1, "kicked"
         # active_load_balance_cpu_stop -> detach_one_task: from the tail, the first CFS task allowed
         # on dst (cache-hot ones too: nr_balance_failed > cache_nice_tries now); on success the
         # failure counter is reset
@@ -349,3 +360,29 @@ def load_balance(cpus, dst, level, idle, now, nr_balance_failed, asym=False):
         if p is not None:
             res.active, res.outcome, res.nr_balance_failed = p.idx, "active", 0
     return res
+
+
+def span_weight(llcs, dst, level):
+    """sd->span_weight of ``dst``'s domain at ``level``: sd_init sets min_interval to it,
+    max_interval to twice it and starts balance_interval at it (ms)."""
+    return sum(1 for x in llcs if x == llcs[dst]) if level == "MC" else len(llcs)
+
+
+def interval_after(outcome, interval, weight):
+    """sd->balance_interval after load_balance() ended with ``outcome``: back to min_interval when
+    it moved tasks or failed without starting the stopper ("if (likely(!active_balance))"); doubled
+    while below max_interval after out_balanced or a started stopper; with LBF_ALL_PINNED
+    (out_all_pinned, out_one_pinned) doubled while below MAX_PINNED_INTERVAL or max_interval."""
+    if outcome in ("moved", "failed"):
+        return weight
+    if outcome in ("pinned", "one-pinned"):
+        return interval * 2 if (interval < MAX_PINNED_INTERVAL or interval < 2 * weight) else interval
+    return interval * 2 if interval < 2 * weight else interval
+
+
+def interval_jiffies(interval, busy, hz, nr_cpus):
+    """get_sd_balance_interval(): the interval (ms), times busy_factor on a busy CPU, by
+    msecs_to_jiffies (rounded up), clamped to [1, HZ * nr_cpus / 10]."""
+    ms = interval * BUSY_FACTOR if busy else interval
+    j = -(-ms * hz // 1000)
+    return max(1, min(j, hz * nr_cpus // 10))

@@ -110,7 +110,10 @@ class Simulation(Scheduler):
         self.enq_seq = 0
         self.lru_seq = 0                 # cfs_tasks order stamps (ref_lb)
         self.lb_failed = {}              # sd->nr_balance_failed per (CPU, level) (ref_lb)
-        self.next_ilb = 0                # nohz.next_balance (v4.16 - v4.19 nohz idle balance)
+        self.next_ilb = 0                # nohz.next_balance, jiffies (v4.16 - v4.19 nohz idle balance)
+        self.lb_last = {}                # sd->last_balance (jiffies) per (CPU, level)
+        self.lb_interval = {}            # sd->balance_interval (ms) per (CPU, level); absent: sd_weight
+        self.rq_next_balance = {}        # rq->next_balance (jiffies) per CPU
         self.next_balance = prm.balance_ns
         self.timers = {}                 # timer slot -> next absolute expiry
         self.conds = {}                  # suspend/resume condition -> tasks waiting on it, in order

@@ -63,13 +63,17 @@ move_queued                detach_task (deactivate_task, set_task_cpu with      
                            TASK_ON_RQ_MIGRATING) / attach_task (activate_task); ~: the
                            periodic balance pulls one task to an idle CPU and moves a misfit
                            task to an idle bigger CPU, no load_balance() group statistics
-                           (eras v4.16 - v4.19: pull_cfs_v4 below)
+                           (eras v4.16 - v4.19: lb_level below)
 pull_one                   newidle_balance / pull_rt_task                                  ~
-pull_cfs_v4                v4.16 - v4.19 idle_balance / rebalance_domains -> load_balance   = / ~
-                           (ref_lb: should_we_balance, find_busiest_group, find_busiest_
-                           queue, detach_tasks on the cfs_tasks order, need_active_balance;
-                           ~: idx-0 loads, one interval for all levels, no NOT_IDLE balance,
-                           no affinity re-targeting; v4.19 fair.c, same LB code as v4.17)
+lb_level                   v4.16 - v4.19 load_balance (ref_lb: should_we_balance,          = / ~
+                           find_busiest_group, find_busiest_queue, detach_tasks on the
+                           cfs_tasks order, need_active_balance, balance_interval after the
+                           outcome; ~: idx-0 loads, no affinity re-targeting, the stopper
+                           moves at once; v4.19 fair.c, same LB code as v4.17), run by
+idle_balance_v4            idle_balance (newidle, no interval),                            =
+rebalance_domains          rebalance_domains (per-domain last_balance + interval, x32      = / ~
+                           busy; ~: the walk stops after the stopper moved a running task),
+                           called at a busy CPU's tick (CPU_NOT_IDLE) and by nohz_kick
 select_rt_cpu              select_task_rq_rt -> find_lowest_rq (simplified order)          ~
 set_sched                  __sched_setscheduler: update_rq_clock, class change             ~
                            (~: the task's own PELT is not updated there)
@@ -801,10 +805,10 @@ class Scheduler:
 
     def pull_one(self, dst, now, mode):
         """Pull one waiting task to idle ``dst``: FIFO always, CFS when balancing is on. ``mode``:
-        "periodic" (the balance pass: FIFO, and CFS in the simplified form), "newidle", "nohz" (the
-        nohz idle balance a busy CPU's tick kicked, eras v4.16 - v4.19: CFS only)."""
+        "periodic" (the balance pass: FIFO, and CFS in the simplified form), "newidle" (eras v4.16 -
+        v4.19: :meth:`idle_balance_v4`)."""
         newidle = mode == "newidle"
-        if sum(c.nr_rt for c in self.cpus) > 0 and mode != "nohz":
+        if sum(c.nr_rt for c in self.cpus) > 0:
             rt = [p for p in self.tasks if p.state == RUNNABLE and p.policy == FIFO and self.allowed(p, dst)
                   and p.cpu != dst.idx]
             if rt:
@@ -817,16 +821,16 @@ class Scheduler:
                 self.move_queued(best, src, dst, now, 1, not newidle)
                 return
         if newidle and self.newidle_gives_up(dst):
-            return
-        if self.prm.lb_form == "v4" and mode == "periodic":
-            return                                       # v4.16 - v4.19: the busy CPUs' ticks kick it
-        if not self.overutilized and self.prm.placement != "no-eas":
-            if self.prm.lb_form == "v4":                 # EAS not overutilized: out_balanced, counters 0
-                for level in ref_lb.levels([c.llc for c in self.cpus], dst.idx):
-                    self.lb_failed[(dst.idx, level)] = 0
+            if self.prm.lb_form == "v4":
+                self.idle_balance_v4(dst, now, True)     # rq->next_balance from rq->sd only
             return
         if self.prm.lb_form == "v4":
-            self.pull_cfs_v4(dst, now, newidle)
+            # v4.16 - v4.19: idle CPUs balance at the nohz kick of a busy CPU's tick, busy CPUs at
+            # their own tick; a CPU going idle runs idle_balance()
+            if newidle:
+                self.idle_balance_v4(dst, now, False)
+            return
+        if not self.overutilized and self.prm.placement != "no-eas":
             return
 
         def waiting(c):
@@ -866,34 +870,85 @@ class Scheduler:
                 idle=c.is_idle, tasks=tasks, curr_allowed=cur is not None and self.allowed(cur, dst)))
         return views
 
-    def pull_cfs_v4(self, dst, now, newidle):
-        """The v4.16 - v4.19 ``load_balance()`` of ``dst`` (``ref_lb``): newidle (NEWLY_IDLE, the
-        ``idle_balance()`` walk) or periodic (IDLE, ``rebalance_domains()``), MC then DIE, stopping
-        at the first level that moved a task or, periodic, when ``should_we_balance`` says stop.
-        Loads as stored (the periodic balance has synced every runqueue before); the source and the
-        destination are synced at a move. ~: the levels share one balance interval; the active
-        balance moves at once (periodic only)."""
-        idle = ref_lb.NEWLY_IDLE if newidle else ref_lb.IDLE
+    def lb_level(self, dst, level, idle, now):
+        """One v4.16 - v4.19 ``load_balance(dst, sd, idle)`` at ``level`` (``ref_lb``), applied:
+        the failure counter, ``balance_interval`` after the outcome (``ref_lb.interval_after``),
+        skipped tasks to the list head, the detached tasks and the stopper's task moved (at once).
+        Loads as stored; the source and the destination are synced at a move. Returns (moved,
+        continue_balancing, the stopper moved the running task of its CPU)."""
+        key = (dst.idx, level)
+        w = ref_lb.span_weight([c.llc for c in self.cpus], dst.idx, level)
+        eas_balanced = self.prm.placement != "no-eas" and not self.overutilized
+        res = ref_lb.load_balance(self.lb_view(dst), dst.idx, level, idle, now, self.lb_failed.get(key, 0),
+                                  self.prm.lb_asym, eas_balanced)
+        self.lb_failed[key] = res.nr_balance_failed
+        self.lb_interval[key] = ref_lb.interval_after(res.outcome, self.lb_interval.get(key, w), w)
+        for i in res.skipped:                        # detach_tasks: a skipped task goes to the head
+            self.lru_head(self.tasks[i])
+        if not res.moved and res.active < 0:
+            return False, res.continue_balancing, False
+        src = self.cpus[res.src]
+        self.sync_cpu(src, now)
+        self.sync_cpu(dst, now)
+        if dst.idle_state >= 0:
+            self.exit_idle(dst, now)
+        for i in res.moved:
+            self.move_queued(self.tasks[i], src, dst, now, 1, idle != ref_lb.NEWLY_IDLE)
+        running = False
+        if res.active >= 0:                      # active_load_balance_cpu_stop
+            running = src.curr is self.tasks[res.active]
+            self.move_queued(self.tasks[res.active], src, dst, now, 2, True)
+        return True, res.continue_balancing, running
+
+    def next_balance_of(self, c, level, busy):
+        """sd->last_balance + get_sd_balance_interval(sd, busy) of ``c``'s domain at ``level``."""
+        key = (c.idx, level)
+        w = ref_lb.span_weight([q.llc for q in self.cpus], c.idx, level)
+        hz = 1_000_000_000 // self.prm.tick_ns
+        return self.lb_last.get(key, 0) + ref_lb.interval_jiffies(self.lb_interval.get(key, w), busy, hz,
+                                                                  len(self.cpus))
+
+    def idle_balance_v4(self, dst, now, gated):
+        """v4.16 - v4.19 ``idle_balance()``: unless its early exit (``gated``) stopped it,
+        load_balance(CPU_NEWLY_IDLE) at MC then DIE until a task is pulled, no interval consulted;
+        then rq->next_balance = min(itself, jiffies + HZ, each visited domain's last_balance + idle
+        interval; after the early exit the lowest domain only)."""
+        hz = 1_000_000_000 // self.prm.tick_ns
+        nxt = now // self.prm.tick_ns + hz
         for level in ref_lb.levels([c.llc for c in self.cpus], dst.idx):
-            key = (dst.idx, level)
-            res = ref_lb.load_balance(self.lb_view(dst), dst.idx, level, idle, now, self.lb_failed.get(key, 0),
-                                      self.prm.lb_asym)
-            self.lb_failed[key] = res.nr_balance_failed
-            for i in res.skipped:                        # detach_tasks: a skipped task goes to the head
-                self.lru_head(self.tasks[i])
-            if res.moved or res.active >= 0:
-                src = self.cpus[res.src]
-                self.sync_cpu(src, now)
-                self.sync_cpu(dst, now)
-                if dst.idle_state >= 0:
-                    self.exit_idle(dst, now)
-                for i in res.moved:
-                    self.move_queued(self.tasks[i], src, dst, now, 1, not newidle)
-                if res.active >= 0:                      # active_load_balance_cpu_stop
-                    self.move_queued(self.tasks[res.active], src, dst, now, 2, True)
-                return
-            if not res.continue_balancing:
-                return
+            moved = False
+            if not gated:
+                moved, _, _ = self.lb_level(dst, level, ref_lb.NEWLY_IDLE, now)
+            nxt = min(nxt, self.next_balance_of(dst, level, False))
+            if gated or moved or dst.nr_running > 0:
+                break
+        self.rq_next_balance[dst.idx] = min(self.rq_next_balance.get(dst.idx, 0), nxt)
+
+    def rebalance_domains(self, c, idle, now):
+        """v4.16 - v4.19 ``rebalance_domains(rq, idle)``: each level whose last_balance + interval
+        (balance_interval, times busy_factor 32 unless idle) has passed is balanced and stamped;
+        after a move the idle type is re-read; rq->next_balance = the earliest next due time (and,
+        idle, nohz.next_balance if that is later). Stops at should_we_balance's no and (~) after the
+        stopper moved a running task (done at once here)."""
+        hz = 1_000_000_000 // self.prm.tick_ns
+        j = now // self.prm.tick_ns
+        nxt, upd = j + 60 * hz, False
+        for level in ref_lb.levels([q.llc for q in self.cpus], c.idx):
+            cont, running = True, False
+            if j >= self.next_balance_of(c, level, idle != ref_lb.IDLE):
+                moved, cont, running = self.lb_level(c, level, idle, now)
+                if moved:
+                    idle = ref_lb.NOT_IDLE if (c.curr is not None or c.nr_running > 0) else ref_lb.IDLE
+                self.lb_last[(c.idx, level)] = j
+            nb = self.next_balance_of(c, level, idle != ref_lb.IDLE)
+            if nb < nxt:
+                nxt, upd = nb, True
+            if running or not cont:
+                break
+        if upd:
+            self.rq_next_balance[c.idx] = nxt
+            if idle == ref_lb.IDLE and self.next_ilb > nxt:
+                self.next_ilb = nxt
 
     def add_nr_running(self, c):
         """``add_nr_running()`` (sched.h): a runqueue going from 1 to 2 tasks (one added at a time
@@ -994,17 +1049,21 @@ class Scheduler:
         self.update_overutilized(now, True)
         self.governor_update(c, now)
         self.emit_cpu_util(c, now)
-        if self.prm.lb_form == "v4":
-            self.nohz_kick(c, now)                       # trigger_load_balance -> nohz_balancer_kick
+        if self.prm.lb_form == "v4":                     # trigger_load_balance(): the SCHED_SOFTIRQ first
+            if now // self.prm.tick_ns >= self.rq_next_balance.get(c.idx, 0):
+                self.rebalance_domains(c, ref_lb.NOT_IDLE, now)
+            self.nohz_kick(c, now)                       # then nohz_balancer_kick
 
     def nohz_kick(self, c, now):
         """v4.19 ``nohz_balancer_kick()`` on busy CPU ``c``'s tick: with an idle CPU somewhere, once
-        ``nohz.next_balance`` has passed (~: one balance interval after the last kick), kick if ``c``
+        ``nohz.next_balance`` (jiffies) has passed, kick if ``c``
         has two tasks, or more than one CPU of its LLC is busy (``nr_busy_cpus``), or ``c`` runs a
         CFS task on a capacity RT pressure has cut below ``capacity_orig * 100 / imbalance_pct``
-        of its lowest domain. The kicked ``_nohz_idle_balance`` balances each idle CPU
-        (``rebalance_domains(CPU_IDLE)``), the ILB (the first idle CPU) last."""
-        if now < self.next_ilb:
+        of its lowest domain. ``kick_ilb`` adds a jiffy to nohz.next_balance; the kicked
+        ``_nohz_idle_balance`` runs ``rebalance_domains(CPU_IDLE)`` for each other idle CPU whose
+        rq->next_balance is due, nohz.next_balance becomes the earliest of theirs, and the ILB (the
+        first idle CPU) balances last."""
+        if now // self.prm.tick_ns < self.next_ilb:       # time_before(jiffies, nohz.next_balance)
             return
         def busy(q):
             return q.curr is not None or q.nr_running > 0
@@ -1018,11 +1077,19 @@ class Scheduler:
             kick = self.capacity_of(c) * pct < c.capacity * 100
         if not kick:
             return
-        self.next_ilb = now + self.prm.balance_ns
+        self.next_ilb += 1                               # kick_ilb()
+        j = now // self.prm.tick_ns
         ilb = idle[0]
+        nxt = None
         for dst in [q for q in self.cpus if q is not ilb] + [ilb]:
-            if not busy(dst):
-                self.pull_one(dst, now, "nohz")
+            if busy(dst):
+                continue
+            if dst is ilb or j >= self.rq_next_balance.get(dst.idx, 0):
+                self.rebalance_domains(dst, ref_lb.IDLE, now)
+            if dst is not ilb and (nxt is None or self.rq_next_balance.get(dst.idx, 0) < nxt):
+                nxt = self.rq_next_balance.get(dst.idx, 0)
+        if nxt is not None:                              # _nohz_idle_balance: the earliest next_balance
+            self.next_ilb = nxt
 
     def leave_cpu(self, c, prev_state, now):
         """``__schedule`` of a CPU whose running task left it (sleep, exit, migration by the
