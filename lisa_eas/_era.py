@@ -402,6 +402,15 @@ ERA_LEDGER: tuple[EraChange, ...] = (
               "on MC and DIE, imbalance_pct 117 / 125, cache_nice_tries 1); the tail-first scan and the "
               "move-to-head at pick (93824900a2e2, hash not looked up) not checked for v4.14 / v4.15, which keep "
               "the simplified pull"),
+    EraChange("topology-v5.10", "topology", (5, 10), "2208cdaa56c9 sched/fair: Reduce minimal imbalance threshold",
+              "sd_init", "the imbalance_pct of every domain but SMT is 117 (it was 125 above the LLC, 117 only for "
+              "MC): wake_affine_weight() between CPUs of two LLCs biases prev by 100 + 17 / 2 = 108 instead of 112, "
+              "find_idlest_group() at DIE (the fork balance) allows 1024 * 17 / 100 = 174 of runnable load instead "
+              "of 256 and compares load_avg with 108 instead of 112", "verified",
+              evidence="the tip-bot mail of 29 Sep 2020 ('[tip: sched/core] sched/fair: Reduce minimal imbalance "
+              "threshold', Commit-ID 2208cdaa56c9..., merged for v5.10) and the posting (14 Sep 2020: 'The 25% "
+              "default imbalance threshold for DIE and NUMA domain ...', kernel/sched/topology.c); sd_init of a "
+              "v5.18.12 tree (esuoyanyu/kernel-5.18) sets 117 for every non-SMT level"),
     EraChange("newidle-v4.20", "newidle", (4, 20), "757ffdd705ee sched/fair: Set rq->rd->overload when misfit",
               "update_sg_lb_stats, update_sd_lb_stats",
               "on an asymmetric-capacity platform a misfit task (rq->misfit_task_load) also sets rd->overload at "

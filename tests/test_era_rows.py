@@ -675,6 +675,7 @@ COVERED_ELSEWHERE = {
     "wakeup-v5.5": "test_wakeup_eras.py::test_wake_affine_v5_5_compares_load_avg_not_runnable_load",
     "wakeup-v5.7": "test_wakeup_eras.py::test_avg_idle_update_v5_7_signed_division_moves_the_sis_prop_depth",
     "wakeup-v5.11": "test_wakeup_eras.py::test_wake_affine_v5_11_keeps_an_idle_prev",
+    "topology-v5.10": "test_wakeup_eras.py::test_topology_v5_10_die_imbalance_pct_moves_wake_affine_across_llcs",
     "wakeup-v5.15": "test_wakeup_eras.py::test_recent_used_cpu_v4_16_candidate_and_v5_15_always_prev",
     "sis-v6.7": "test_models_sis.py::test_sis_prop_depth",
     "schedutil-v5.0": "test_models_schedutil.py::test_next_freq_formula_and_tipping_point",

@@ -10,6 +10,7 @@ import random
 import numpy as np
 
 from lisa_eas._kernels import fork as kf
+from lisa_eas.models import die_imbalance_pct
 from reference.ref_fork import fork_all, post_init, wake_slow_path
 
 #: two clusters of two CPUs (capacities 512, 512 | 1024, 1024), each its own LLC; rt-app's main
@@ -61,10 +62,11 @@ def test_twin_agrees_on_random_scenes():
         k = rng.choice([1, 2, n])
         llc = [c * k // n for c in range(n)]
         caps = [rng.choice([256, 446, 462, 512, 1024]) for _ in range(n)]
-        parent, state, era, m = rng.randrange(n), rng.random() < 0.8, rng.choice([(4, 17), (5, 10)]), rng.randrange(1, 12)
+        parent, state, era, m = (rng.randrange(n), rng.random() < 0.8, rng.choice([(4, 17), (5, 9), (5, 10)]),
+                                 rng.randrange(1, 12))
         pl = rng.choice([1024, 1023, 1016, 700, 200, 0])
         cpus, utils = kf.fork_threads(caps, llc, parent, state, kf.FORK_V4_14 if era < (5, 5) else kf.FORK_V5_5, m,
-                                      parent_load=pl)
+                                      parent_load=pl, pct_die=die_imbalance_pct(era))
         assert list(zip(cpus, utils)) == fork_all(caps, llc, parent, state, era, m, parent_load=pl)
 
 
@@ -150,7 +152,8 @@ def test_simulator_starts_threads_where_the_fork_put_them():
 def _wake(form, scene, this, prev, task_util, task_load, pct_llc=117):
     a = {k: np.array(v, np.int64) for k, v in scene.items()}
     return int(kf.find_idlest_cpu(form, 1, this, prev, a["cap"], a["llc"], a["nr"], a["rload"], a["load"], a["util"],
-                                  a["state"], a["stamp"], a["allowed"], task_util, task_util, task_load, pct_llc, 1))
+                                  a["state"], a["stamp"], a["allowed"], task_util, task_util, task_load, pct_llc,
+                                  125, 1))     # the wake-up slow path exists up to v5.6: DIE's 125
 
 
 def test_wake_slow_path_v5_6_vs_v5_7_by_hand():

@@ -57,6 +57,24 @@ def test_wake_affine_v5_11_keeps_an_idle_prev():
     assert wake_affine(BUSY, IDLE_PREV, 50, "v5.11") == "prev"
 
 
+def test_topology_v5_10_die_imbalance_pct_moves_wake_affine_across_llcs():
+    """v5.9 sd_init() gives the domain above the LLC imbalance_pct 125, v5.10 (2208cdaa56c9) 117;
+    wake_affine_weight() between two CPUs of different LLCs biases prev by 100 + (pct - 100) / 2:
+    112, then 108. this busy with load_avg 0, prev busy with 190, task 100, capacities 1024, no
+    sync (WA_IDLE: no answer, this busy; prev busy, so no v5.11 idle-prev answer): this_eff =
+    (0 + 100) * 100 * 1024 = 10,240,000; v5.9 prev_eff = (190 - 100) * 112 * 1024 = 10,321,920 ->
+    this_cpu; v5.10 prev_eff = 90 * 108 * 1024 = 9,953,280 -> no answer -> prev."""
+    from lisa_eas.models import die_imbalance_pct
+
+    this = RqLoad(idle=False, nr_running=1, runnable_load_avg=0, load_avg=0)
+    prev = RqLoad(idle=False, nr_running=1, runnable_load_avg=190, load_avg=190)
+    assert (die_imbalance_pct("v5.9"), die_imbalance_pct("v5.10")) == (125, 117)
+    for era, want in (("v5.9", "this"), ("v5.10", "prev")):
+        pct = die_imbalance_pct(era)
+        assert wake_affine(this, prev, 100, era, share_cache=False, imbalance_pct=pct) == want
+        assert ref_wake_affine.affine(False, False, False, False, False, 1, 0, 190, 100, 0, 1024, 1024, pct) == want
+
+
 def test_avg_idle_update_v5_7_signed_division_moves_the_sis_prop_depth():
     """core.c update_avg() before v5.7: avg += diff >> 3; sched.h from v5.7 (d76343c6b2b7): diff / 8.
 

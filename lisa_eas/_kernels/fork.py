@@ -334,7 +334,7 @@ def find_idlest_group_cpu(form, level, g, this_cpu, llc, rload, load, state, sta
 
 @kernel
 def find_idlest_cpu(form, wake, cpu, prev, cap, llc, nr, rload, load, util, state, stamp, allowed,
-                    task_util, fit_util, task_load, pct_llc, asym):
+                    task_util, fit_util, task_load, pct_llc, pct_die, asym):
     """``find_idlest_cpu(sd, p, cpu, prev_cpu, sd_flag)`` from the top domain of ``cpu`` (the
     forking CPU, or the waking CPU ``smp_processor_id()`` at a wake-up), every domain carrying the
     flag (see the module docstring). Per CPU: ``cap`` capacity_of (the groups' ``sgc->capacity`` and
@@ -344,7 +344,8 @@ def find_idlest_cpu(form, wake, cpu, prev, cap, llc, nr, rload, load, util, stat
     state's exit-latency rank (``STATE_BUSY``, ``STATE_NONE``), ``stamp`` rq->idle_stamp,
     ``allowed`` the task's affinity. ``task_util``: ``task_util(p)`` of the v4.x spare rule;
     ``fit_util``: the util of v5.5's misfit test; ``task_load``: the task's load_avg (v5.5
-    ``cpu_load_without`` on ``prev``); ``pct_llc``: the MC domain's imbalance_pct (DIE: 125);
+    ``cpu_load_without`` on ``prev``); ``pct_llc`` / ``pct_die``: the MC and DIE domains'
+    imbalance_pct (DIE: 125, 117 from v5.10, ledger topology-v5.10);
     ``asym``: the top domain (the lowest spanning every capacity: DIE, or MC when one LLC holds
     them all) is SD_ASYM_CPUCAPACITY. ``wake`` 0: SD_BALANCE_FORK (no spare rule, nothing to
     take off ``prev``)."""
@@ -357,7 +358,7 @@ def find_idlest_cpu(form, wake, cpu, prev, cap, llc, nr, rload, load, util, stat
     while level >= 0:
         if level == 0 and _llc_size(cpu, llc) < 2:
             break                               # no MC domain (degenerate): nothing below
-        pct = 125 if level == 1 else pct_llc
+        pct = pct_die if level == 1 else pct_llc
         g = find_idlest_group(form, wake, level, cpu, prev, cap, llc, nr, rload, load, util, state, allowed,
                               task_util, fit_util, task_load, pct, 1 if (asym != 0 and level == top) else 0)
         if g < 0:
@@ -375,10 +376,11 @@ def find_idlest_cpu(form, wake, cpu, prev, cap, llc, nr, rload, load, util, stat
 
 
 def fork_threads(capacity, llc_id, parent_cpu: int, has_idle_state: bool, form: int, n_threads: int,
-                 parent_load: int = NICE_0_LOAD):
+                 parent_load: int = NICE_0_LOAD, pct_die: int = 125):
     """Fork ``n_threads`` threads in order from a parent on ``parent_cpu`` whose runnable load and
-    load_avg are ``parent_load``; returns each thread's CPU and initial util_avg
-    (``post_init_entity_util_avg``), the new task blocking before the next fork."""
+    load_avg are ``parent_load``, with the DIE domain's ``imbalance_pct`` ``pct_die``; returns each
+    thread's CPU and initial util_avg (``post_init_entity_util_avg``), the new task blocking before
+    the next fork."""
     n = len(capacity)
     cap = np.array([int(c) for c in capacity], np.int64)
     llc = np.array([int(x) for x in llc_id], np.int64)
@@ -397,7 +399,7 @@ def fork_threads(capacity, llc_id, parent_cpu: int, has_idle_state: bool, form: 
         state = np.where(nr > 0, STATE_BUSY, idle_state).astype(np.int64)
         clamped = np.minimum(util, cap)
         c = int(find_idlest_cpu(form, 0, parent_cpu, parent_cpu, cap, llc, nr, rload, load, clamped, state,
-                                stamp, allowed, 0, 0, 0, 117, 0))
+                                stamp, allowed, 0, 0, 0, 117, pct_die, 0))
         u = post_init_util(int(cap[c]), int(util[c]), int(load[c]))
         util[c] += u
         load[c] += NICE_0_LOAD          # init_entity_runnable_average: load_avg = the weight

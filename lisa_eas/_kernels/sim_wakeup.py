@@ -12,7 +12,7 @@ from .sim_layout import (P_CORE_ID, P_CORE_ID_N, P_CPU_CAP, P_CPU_PD, P_CPU_PD_N
                          P_MASKS_W, P_MODEL_PARAMS, S_CFS_PELT, S_CFS_PELT_W, S_CONFIG_AT, S_CPUS, S_GLOBALS_AT, S_IDLE_STATS,
                          S_IDLE_STATS_W, S_SCRATCH, S_SCRATCH_W, S_TASKS, S_TASK_PELT, S_TASK_PELT_W)
 from .sim_models import (AI_AVG_IDLE, AI_NR_SCAN, AI_SCAN_COST, AI_WAKE_AVG_IDLE, AI_WAKE_STAMP, M_ASYM_MODE,
-                         M_IMBALANCE_PCT, M_MAX_CAP, M_RECENT_ERA, M_SIS_MODE, M_SIS_PROP_ERA, M_SIS_SCAN_COST,
+                         M_DIE_PCT, M_IMBALANCE_PCT, M_MAX_CAP, M_RECENT_ERA, M_SIS_MODE, M_SIS_PROP_ERA, M_SIS_SCAN_COST,
                          M_THERMAL_AVG, M_UCLAMP, M_WAKE_CAP, M_WAKE_CAP_UTIL_AVG, M_WA_ERA, M_WA_LOAD, SC_CAP_OF,
                          SC_ENERGY, SC_IDLE, SC_PD_UE, SC_PD_UTIL, SC_RESULT, SC_UE, SC_UTIL, SC_WORK, WAKE_CAP_FAST,
                          WAKE_SLOW_V5_5)
@@ -122,15 +122,16 @@ def wake_slow_path(p, prev, this, S, P):
     form = FORM_V5_5 if P[mp + M_WAKE_CAP] == WAKE_SLOW_V5_5 else FORM_V4_14
     return find_idlest_cpu(form, 1, this, prev, S[oc:oc + n], P[P[P_LLC_ID]:P[P_LLC_ID] + n], S[onr:onr + n],
                            S[orl:orl + n], S[ol:ol + n], S[ou:ou + n], S[ost:ost + n], S[osp:osp + n],
-                           P[om:om + n], tu, task_util_for_placement(p, S), tl, P[mp + M_IMBALANCE_PCT], 1)
+                           P[om:om + n], tu, task_util_for_placement(p, S), tl, P[mp + M_IMBALANCE_PCT],
+                           P[mp + M_DIE_PCT], 1)
 
 
 @sim_kernel
 def affine_target(p, prev, this, sync, S, P):
     """``select_task_rq_fair()``'s target for a wake-up done on CPU ``this`` (``!= prev``) with
     ``want_affine``: ``wake_affine.wake_affine`` of the era (ledger rows wakeup-*), for the lowest
-    domain spanning both CPUs (the LLC's ``imbalance_pct`` when they share it, else 125, the
-    ``sd_init`` default of the level above). Loads: the cfs_rq's ``runnable_load_avg`` before
+    domain spanning both CPUs (the LLC's ``imbalance_pct`` when they share it, else DIE's: 125, 117
+    from v5.10, ``M_DIE_PCT``). Loads: the cfs_rq's ``runnable_load_avg`` before
     v5.5 (``target_load`` / ``source_load`` at ``wake_idx`` 0, ``cpu_runnable_load`` in v5.3 and
     v5.4: ``sim_capacity.weighted_cpuload``), its ``load_avg`` from v5.5; ``task_h_load`` without group scheduling (the tasks'
     ``load_avg``); the waker is ``this``'s current task (0 load when idle)."""
@@ -153,7 +154,7 @@ def affine_target(p, prev, this, sync, S, P):
     cur_load = 0
     if cur >= 0 and S[oTK + cur * T_NFIELDS + T_POLICY] != POLICY_FIFO:
         cur_load = S[S[S_TASK_PELT] + cur * S[S_TASK_PELT_W] + SA_LOAD_AVG]
-    pct = P[mp + M_IMBALANCE_PCT] if share else 125
+    pct = P[mp + M_IMBALANCE_PCT] if share else P[mp + M_DIE_PCT]     # DIE: ledger topology-v5.10
     r = wake_affine(P[mp + M_WA_ERA], this_idle, prev_idle, share, sync, this_nr, this_load, prev_load, task_load,
                     cur_load, capacity_of(this, S, P), capacity_of(prev, S, P), pct)
     return this if r == WA_THIS else prev

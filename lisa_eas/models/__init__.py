@@ -54,6 +54,7 @@ _EXPORTS = {
     "WAKEUP_ERAS": "lisa_eas.models.wakeup",
     "RqLoad": "lisa_eas.models.wakeup",
     "avg_idle_update": "lisa_eas.models.wakeup",
+    "die_imbalance_pct": "lisa_eas.models.wakeup",
     "recent_used_cpu_after": "lisa_eas.models.wakeup",
     "sis_prop_account": "lisa_eas.models.wakeup",
     "wake_affine": "lisa_eas.models.wakeup",

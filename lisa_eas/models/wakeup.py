@@ -9,15 +9,33 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .._era import eras_of
+from .._era import eras_of, parse_kernel_version
 from ..errors import ModelError
 from ._validate import era_of, int_scalar
 
-__all__ = ["WAKEUP_ERAS", "RqLoad", "avg_idle_update", "recent_used_cpu_after", "sis_prop_account", "wake_affine"]
+__all__ = ["WAKEUP_ERAS", "RqLoad", "avg_idle_update", "die_imbalance_pct", "recent_used_cpu_after", "sis_prop_account",
+           "wake_affine"]
 
 #: Rows ``wakeup-*`` of the era ledger.
 WAKEUP_ERAS: tuple[tuple[int, int], ...] = eras_of("wakeup")
 _WHAT = "wake_affine()'s WA_IDLE / WA_WEIGHT form (ledger wakeup-v4.14)"
+#: Rows ``topology-*`` of the era ledger.
+TOPOLOGY_ERAS: tuple[tuple[int, int], ...] = eras_of("topology")
+
+
+def die_imbalance_pct(era) -> int:
+    """``sd_init()``'s ``imbalance_pct`` of the domain above the LLC (DIE, the cross-cluster one of
+    a big.LITTLE board): 125 up to v5.9, 117 from v5.10 (ledger ``topology-v5.10``, 2208cdaa56c9
+    "sched/fair: Reduce minimal imbalance threshold": every level but SMT gets MC's 117). Read by
+    ``wake_affine_weight()`` when the two CPUs share no LLC and by ``find_idlest_group()`` at DIE.
+
+    Examples
+    --------
+    >>> die_imbalance_pct("v5.9"), die_imbalance_pct("v5.10")
+    (125, 117)
+    """
+    v = parse_kernel_version(era)
+    return 117 if v >= TOPOLOGY_ERAS[-1] else 125
 
 
 @dataclass(frozen=True)
@@ -53,7 +71,8 @@ def wake_affine(this: RqLoad, prev: RqLoad, task_load: int, era, *, current_load
     previous one (``this_cpu != prev_cpu``) and ``want_affine`` holds; its answer is the idle
     search's target. ``task_load`` / ``current_load``: the wakee's and the waker's
     ``task_h_load`` (their ``load_avg`` without group scheduling); ``imbalance_pct`` the lowest
-    domain spanning both CPUs' (117 for an LLC, 125 above).
+    domain spanning both CPUs' (117 for an LLC; above it :func:`die_imbalance_pct`: 125, 117 from
+    v5.10).
 
     Examples
     --------

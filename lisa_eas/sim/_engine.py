@@ -299,6 +299,7 @@ def _model_params(platform: Platform, config: SimConfig, em_mode: int, cpu_capma
     run for the same kernel version."""
     from .._kernels import sim_models as sm
     from .._kernels.wake_affine import WA_V4_14, WA_V5_11
+    from ..models.wakeup import die_imbalance_pct
     from ..models.eas import eas_kernel_era
     from ..models.schedutil import schedutil_kernel_era
     from ..models.sis import asym_kernel_mode, sis_kernel_mode
@@ -363,6 +364,7 @@ def _model_params(platform: Platform, config: SimConfig, em_mode: int, cpu_capma
     mp[sm.M_RECENT_ERA] = 2 if era >= (5, 15) else 1 if era >= (4, 16) else 0
     mp[sm.M_WA_ERA] = wake_affine_kernel_era(era)
     mp[sm.M_WA_LOAD] = int(era >= (5, 5))
+    mp[sm.M_DIE_PCT] = die_imbalance_pct(config.era)      # ledger topology-v5.10
     if config.governor == "ondemand":
         mp[sm.M_OD_UP_THRESHOLD] = config.tunable("up_threshold")
         mp[sm.M_OD_SAMPLING_US] = config.tunable("sampling_rate_us")

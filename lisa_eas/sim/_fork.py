@@ -19,12 +19,14 @@ def fork_placement(platform: Platform, compiled: CompiledWorkload, config: SimCo
     (:mod:`lisa_eas._kernels.fork`; ledger ``fork-v4.14``, ``fork-v5.5``), or None under the
     ``"fork-placement"`` ablation."""
     from .._kernels import fork as kf
+    from ..models.wakeup import die_imbalance_pct
     if "fork-placement" in config.ablate:
         return None
     form = kf.FORK_V5_5 if config.era_tuple >= (5, 5) else kf.FORK_V4_14
     has_idle = all(pd.idle_states for pd in platform.perf_domains)
     return kf.fork_threads(cpu_capmax.tolist(), platform.llc_ids().tolist(), compiled.parent_cpu, has_idle,
-                           form, compiled.nr_threads, parent_load=parent_load(config))
+                           form, compiled.nr_threads, parent_load=parent_load(config),
+                           pct_die=die_imbalance_pct(config.era))
 
 
 #: How long rt-app's main thread has run, always runnable, when it creates the threads: rt-app's

@@ -32,8 +32,15 @@ class _Rq:
         self.stamp = 0            # rq->idle_stamp
 
 
-def _topology(rqs, cpu):
-    """sched domains of ``cpu`` from the top: dicts with span, groups (local first, wrapping), pct."""
+def die_pct(era):
+    """sd_init's imbalance_pct of the domain above the LLC: 125 until v5.9; from v5.10
+    (2208cdaa56c9 "sched/fair: Reduce minimal imbalance threshold") the 117 of every non-SMT level."""
+    return 117 if era >= (5, 10) else 125
+
+
+def _topology(rqs, cpu, era):
+    """sched domains of ``cpu`` from the top: dicts with span, groups (local first, wrapping), pct,
+    die."""
     n = len(rqs)
     doms = []
     llcs = []
@@ -47,11 +54,11 @@ def _topology(rqs, cpu):
             g = [r.cpu for r in rqs if r.llc == rqs[c].llc]
             if g not in groups:
                 groups.append(g)
-        doms.append({"span": list(range(n)), "groups": groups, "pct": 125})
+        doms.append({"span": list(range(n)), "groups": groups, "pct": die_pct(era), "die": True})
     mine = [r.cpu for r in rqs if r.llc == rqs[cpu].llc]
     if len(mine) > 1:
         k = mine.index(cpu)
-        doms.append({"span": mine, "groups": [[c] for c in mine[k:] + mine[:k]], "pct": 117})
+        doms.append({"span": mine, "groups": [[c] for c in mine[k:] + mine[:k]], "pct": 117, "die": False})
     return doms
 
 
@@ -149,9 +156,10 @@ def _cpu_in_group(rqs, g, this_cpu, with_state, v4):
     return pick if pick >= 0 else fallback
 
 
-def _place(rqs, parent, with_state, v4):
+def _place(rqs, parent, with_state, era):
+    v4 = era < (5, 5)          # 57abff067a08 (v5.5) reworked find_idlest_group
     cpu = parent
-    doms = _topology(rqs, cpu)
+    doms = _topology(rqs, cpu, era)
     if not doms:
         return cpu
     depth = 0
@@ -170,7 +178,7 @@ def _place(rqs, parent, with_state, v4):
             continue
         size = len(dom["span"])
         cpu = nxt
-        doms = [d for d in _topology(rqs, cpu) if len(d["span"]) < size]
+        doms = [d for d in _topology(rqs, cpu, era) if len(d["span"]) < size]
         depth = 0
     return chosen
 
@@ -180,10 +188,9 @@ def fork_all(capacities, llcs, parent, with_state, era, count, parent_load=1024)
     rqs = [_Rq(c, int(cap), int(l)) for c, (cap, l) in enumerate(zip(capacities, llcs))]
     rqs[parent].running = 1
     rqs[parent].rload = rqs[parent].load = parent_load
-    v4 = era < (5, 5)          # 57abff067a08 (v5.5) reworked find_idlest_group
     out = []
     for k in range(count):
-        c = _place(rqs, parent, with_state, v4)
+        c = _place(rqs, parent, with_state, era)
         u = post_init(rqs[c].capacity, rqs[c].util, rqs[c].load)
         rqs[c].util += u
         rqs[c].load += 1024
@@ -326,9 +333,8 @@ def wake_slow_path(sc, this, era):
     rqs = [_Rq(c, sc["cap"][c], sc["llc"][c]) for c in range(len(sc["cap"]))]
 
     def doms_of(cpu):
-        out = _topology(rqs, cpu)
+        out = _topology(rqs, cpu, era)
         for d in out:
-            d["die"] = d["pct"] == 125          # _topology: DIE 125, MC 117
             if not d["die"]:
                 d["pct"] = sc["pct_llc"]
         return out

@@ -585,7 +585,8 @@ class Scheduler:
 
     def affine_target(self, p, prev, this):
         """``wake_affine(sd, p, this, prev, sync = 0)`` (ref_wake_affine) for the lowest domain
-        spanning both CPUs: the LLC (the platform's imbalance_pct) when they share it, else DIE (125).
+        spanning both CPUs: the LLC (the platform's imbalance_pct) when they share it, else DIE (125,
+        117 from v5.10: ref_fork.die_pct).
         Loads: the runnable load (:meth:`runnable_load`) before v5.5 (target_load / source_load at
         wake_idx 0, cpu_runnable_load() in v5.3 - v5.4), the cfs_rq's load_avg from v5.5
         (11f10e5420f6); task_h_load = the tasks' load_avg (no group scheduling); the waker's load
@@ -600,7 +601,7 @@ class Scheduler:
         cur_load = cur.sa.load_avg if cur is not None and cur.policy == CFS else 0
         got = ref_wake_affine.affine(v >= (5, 11), this.is_idle, prev.is_idle, share, False, this.nr_running,
                                      this_load, prev_load, p.sa.load_avg, cur_load, self.capacity_of(this),
-                                     self.capacity_of(prev), self.prm.imbalance_pct if share else 125)
+                                     self.capacity_of(prev), self.prm.imbalance_pct if share else ref_fork.die_pct(v))
         return this if got == "this" else prev
 
     def wake_cap(self, p, prev, this=None):
