@@ -281,3 +281,33 @@ def test_balance_interval_after_load_balance(outcome, interval, weight, want):
 ])
 def test_balance_interval_in_jiffies(interval, busy, nr_cpus, want):
     assert ref_lb.interval_jiffies(interval, busy, 250, nr_cpus) == want
+
+
+def test_busy_cpu_balance_has_no_forced_balance_and_keeps_the_imbalance_pct_rule():
+    """CPU_NOT_IDLE (a busy CPU's own periodic balance, rebalance_domains at its tick) against IDLE
+    on one state. Juno r0: big CPUs 1, 2 each run one task of load 1000 (util 500), the four
+    LITTLE CPUs one task of load 500 each (util 150). DIE from CPU1:
+    should_we_balance: local {1, 2} has no idle CPU -> its first CPU, 1 = dst -> balance.
+    local: load 2000, capacity 2048, avg_load 1000, util 1000, 2 tasks; group_has_capacity (125):
+      2 < 2 no, 2048 * 100 = 204800 > 1000 * 125 = 125000 -> yes.
+    {0,3,4,5}: load 2000, capacity 1784, avg_load 2048000 // 1784 = 1147, 4 tasks, load_per_task
+      500; not overloaded by util (4 <= 4), but prefer_sibling: 4 > 2 + 1 -> group_no_capacity,
+      overloaded -> busiest. sds avg_load 4096000 // 3832 = 1068.
+    IDLE: force_balance (local has capacity, busiest no capacity); calculate_imbalance: max_pull =
+      1147 - 1068 = 79; min(79 * 1784 = 140936, (1068 - 1000) * 2048 = 139264) // 1024 = 136 < 500
+      -> fix_small_imbalance: imbn 2, scaled_busy_load_per_task 512000 // 1784 = 286; 1147 + 286 =
+      1433 < 1000 + 572; capa_now = (1784 * 500 + 2048 * 1000) // 1024 = 2871, capa_move = (1784 *
+      min(500, 861) + 2048 * min(1000, 1000 + 512000 // 2048)) // 1024 = 2871: no gain, imbalance
+      stays 136; find_busiest_queue: every LITTLE CPU runs one task heavier than 136 -> none:
+      out_balanced ("no-queue"), the interval doubles.
+    NOT_IDLE: no force_balance; 1000 < 1147, 1000 < 1068, then the imbalance_pct rule of
+      NEWLY_IDLE / NOT_IDLE: 100 * 1147 = 114700 <= 125 * 1000 = 125000 -> out_balanced, no
+      imbalance computed."""
+    cpus = [_cpu(0, [_t(0, running=True, load=500)], util=150),
+            _cpu(1, [_t(1, running=True)], util=500), _cpu(2, [_t(2, running=True)], util=500)] + \
+        [_cpu(i, [_t(i, running=True, load=500)], util=150) for i in (3, 4, 5)]
+    idle = ref_lb.load_balance(cpus, 1, "DIE", IDLE, NOW, 0)
+    assert idle.stats["avg_load"] == 1068 and idle.stats["busiest_stat"]["avg_load"] == 1147
+    assert idle.stats["force_balance"] and idle.imbalance == 136 and idle.outcome == "no-queue"
+    busy = ref_lb.load_balance(cpus, 1, "DIE", ref_lb.NOT_IDLE, NOW, 0)
+    assert busy.outcome == "balanced" and busy.imbalance == 0 and busy.continue_balancing
