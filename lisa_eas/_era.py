@@ -411,6 +411,16 @@ ERA_LEDGER: tuple[EraChange, ...] = (
               "threshold', Commit-ID 2208cdaa56c9..., merged for v5.10) and the posting (14 Sep 2020: 'The 25% "
               "default imbalance threshold for DIE and NUMA domain ...', kernel/sched/topology.c); sd_init of a "
               "v5.18.12 tree (esuoyanyu/kernel-5.18) sets 117 for every non-SMT level"),
+    EraChange("lb-v4.20", "lb", (4, 20), "3b1baa6496e6 sched/fair: Add 'group_misfit_task' load-balance type",
+              "update_sg_lb_stats, update_misfit_status, need_active_balance",
+              "on an asymmetric-capacity platform a running task that does not fit its CPU (misfit_task_load) "
+              "makes its group group_misfit_task and is pulled by a bigger CPU (active balance); before v4.20 no "
+              "path moves a lone running task up but the failed-balance active balance and the RT-pressure "
+              "clause. The simulator's simplified pull moves such a task to an idle bigger CPU from v4.20 only",
+              "verified", evidence="the hash and subject as the 'Fixes:' of 0ae78eec8aa6 (v5.12, Qais Yousef) "
+              "and of a 2021 util_est cast fix; listed among the commits v4.19.132 lacks ('Failed to apply! "
+              "Possible dependencies: ... 3b1baa6496e6b') in a stable backport report; the v4.19 fair.c read "
+              "for lb-v4.16 has no misfit group type"),
     EraChange("newidle-v4.20", "newidle", (4, 20), "757ffdd705ee sched/fair: Set rq->rd->overload when misfit",
               "update_sg_lb_stats, update_sd_lb_stats",
               "on an asymmetric-capacity platform a misfit task (rq->misfit_task_load) also sets rd->overload at "

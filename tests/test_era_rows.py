@@ -615,6 +615,31 @@ def test_schedutil_map_util_perf_rounds_differently_from_v5_14():
     assert schedutil_next_freq(817, h, era="v5.14") == 1196600
 
 
+def test_lb_v4_19_leaves_a_misfit_task_v4_20_moves_it_up():
+    """kernel/sched/fair.c v4.19 has no misfit path; v4.20 (3b1baa6496e6) adds group_misfit_task.
+
+    Juno r0, no EAS, one thread that never sleeps, started on LITTLE CPU 0 (threads started in
+    turn), everything else idle. v4.19: nohz_balancer_kick() on CPU 0's ticks never kicks
+    (rq->nr_running 1, the LITTLE LLC's nr_busy_cpus 1, no RT pressure) and CPU 0's own
+    rebalance_domains(CPU_NOT_IDLE) finds nothing busier than itself: the thread stays on CPU 0.
+    v4.20: once its util exceeds the LITTLE capacity's fit (util * 1280 >= 446 * 1024, util >= 357)
+    the misfit task is moved up to an idle big CPU (the simulator: at the periodic balance)."""
+    from lisa_eas.rtapp import Phase, Run, task, workload
+    from lisa_eas.sim import SimConfig, simulate
+
+    wl = workload([task("hog", [Phase(name="h", events=(Run(2_000_000),), loop=1)])], calibration=20)
+    where = {}
+    for era in ("v4.19", "v4.20"):
+        tr = simulate("juno_r0", wl, config=SimConfig(era=era, placement="no-eas", duration_s=1.0,
+                                                      ablate=("fork-placement",)))
+        sw = tr.df("sched_switch")
+        ran = sw[sw["next_comm"] == "hog"]
+        where[era] = (int(ran["__cpu"].iloc[0]), sorted(set(ran["__cpu"].astype(int))), len(tr.df("sched_migrate_task")))
+    assert where["v4.19"] == (0, [0], 0)
+    first, cpus, migrations = where["v4.20"]
+    assert first == 0 and migrations == 1 and cpus[-1] in (1, 2)
+
+
 # ------------------------------------------------------------------------------- the ledger
 
 #: Ledger rows and the test above that pins each with a discriminating state.
@@ -648,6 +673,7 @@ PINNED = {
     "sis-v5.13": test_sis_v5_13_prev_smt_sibling_before_the_scan,
     "ondemand-v4.14": test_ondemand_v4_14_od_update_and_no_earlier_era,
     "ondemand-v4.18": test_ondemand_v4_17_reuses_prev_load_after_a_late_busy_sample_v4_18_computes_it,
+    "lb-v4.20": test_lb_v4_19_leaves_a_misfit_task_v4_20_moves_it_up,
 }
 
 #: Rows whose before/after behaviour is held by earlier tests (era contrasts written before the

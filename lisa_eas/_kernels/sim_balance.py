@@ -16,7 +16,7 @@ from .sim_state import (C_NFIELDS, T_NFIELDS, C_LB_FAILED, C_LB_INTV, C_LB_LAST,
                         PREV_STATE_RUNNING, T_CPU, T_MASK, T_POLICY, T_PRIO, T_STATE, T_SUM_EXEC, TS_RUNNABLE)
 from .sim_capacity import capacity_of, task_fits_cpu, update_overutilized, update_thermal_avg
 from .pelt import SA_LOAD_AVG
-from .sim_models import (AI_AVG_IDLE, M_NEWIDLE_GATE, M_OVERLOAD_MISFIT, NEWIDLE_GATE_V4_14, NEWIDLE_UNGATED, LB_SIMPLE,
+from .sim_models import (AI_AVG_IDLE, M_MISFIT_MIGRATE, M_NEWIDLE_GATE, M_OVERLOAD_MISFIT, NEWIDLE_GATE_V4_14, NEWIDLE_UNGATED, LB_SIMPLE,
                          M_LB_FORM, SC_RESULT)
 from .sim_lb import (CACHE_NICE_TRIES, LB_IDLE, LB_MC, LB_NEWLY_IDLE, LB_NOT_IDLE, LBO_ACTIVE, LBO_BALANCED, LBO_FAILED,
                      LBO_MOVED, LBO_PINNED, MIGRATION_COST_NS, PCT_DIE, PCT_MC, lb_find_busiest, lb_interval_after,
@@ -371,7 +371,10 @@ def load_balance(now, S, P, O):
             if moved >= 0:              # an active balance took the running task of its CPU
                 leave_cpu(moved >> 32, PREV_STATE_RUNNING, now, S, P, O)     # then src schedules, may go idle
                 check_preempt(dst, moved & 0xFFFFFFFF, now, S, P, O)
-    # misfit: a running CFS task that does not fit its CPU goes to an idle CPU of higher capacity
+    # misfit (v4.20+, ledger lb-v4.20): a running CFS task that does not fit its CPU goes to an idle
+    # CPU of higher capacity
+    if not P[P[P_MODEL_PARAMS] + M_MISFIT_MIGRATE]:
+        return
     for c in range(n):
         p = S[oCP + (c) * C_NFIELDS + C_CURR]
         if p < 0 or S[oTK + (p) * T_NFIELDS + T_POLICY] != POLICY_CFS:

@@ -101,7 +101,8 @@ LB_SIMPLE = 0
 LB_V4 = 1
 LB_V4_ASYM = 2
 M_DIE_PCT = 48           # imbalance_pct of the domain above the LLC: 125, 117 from v5.10 (ledger topology-v5.10)
-M_SIZE = 49
+M_MISFIT_MIGRATE = 49    # 1: the balance moves a running misfit task to an idle bigger CPU (v4.20+, ledger lb-v4.20)
+M_SIZE = 50
 
 # thermal cap schedule rows (static slot THERMAL): from TH_TIME on, perf domain TH_PD runs at most
 # at OPP TH_OPP and its CPUs' thermal pressure is TH_PRESSURE (capacity_orig minus the capacity of

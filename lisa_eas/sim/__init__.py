@@ -68,9 +68,10 @@ Scheduling model
   ``prefer_sibling``, ``find_busiest_group`` / ``calculate_imbalance`` / ``find_busiest_queue``,
   ``detach_tasks`` from the tail of ``cfs_tasks`` (cache-hot and pinned tasks skipped, one task
   for a newidle balance), ``nr_balance_failed`` and the stopper's active balance. Other eras (simplified): each idle CPU
-  pulls one waiting CFS task from the runqueue with the most waiting tasks, and a running
-  task that does not fit its CPU moves to an idle bigger CPU (misfit; as the kernel's active
-  balance, the source CPU then schedules and goes idle the normal way). A CPU about to idle
+  pulls one waiting CFS task from the runqueue with the most waiting tasks, and from v4.20
+  (ledger ``lb-v4.20``) a running task that does not fit its CPU moves to an idle bigger CPU
+  (misfit; as the kernel's active balance, the source CPU then schedules and goes idle the normal
+  way). A CPU about to idle
   pulls the same way (newidle), past the era's early exit (``rd->overload``, set at 2 tasks on
   a runqueue and rewritten at each pass; before v5.16 also ``avg_idle`` >= 500 us; ledger
   ``newidle-*``, counted in ``metadata["newidle_skipped"]``), and pulls waiting FIFO tasks
@@ -256,7 +257,7 @@ def simulate(platform, workload, *, config: SimConfig | None = None):
         approx.append(f"{raw.wake_cap_wakeups} wake-up(s) of a task that did not fit its previous CPU: at era "
                       f"{config.era} the kernel's wake_cap() sends them to the find_idlest_cpu() slow path, "
                       "switched off by the ablation 'wake-slow-path'; they took select_idle_sibling() on the "
-                      "previous CPU's LLC (a misfit task moves up at the next load balance)")
+                      "previous CPU's LLC")
     elif raw.wake_cap_wakeups and (4, 16) <= era_t < (5, 7):
         approx.append(f"{raw.wake_cap_wakeups} wake-up(s) through the find_idlest_cpu() slow path (wake_cap(), "
                       "ledger wake_cap-v4.16): rq->idle_stamp not kept, idle CPUs in equal states tie to the "
@@ -288,7 +289,8 @@ def simulate(platform, workload, *, config: SimConfig | None = None):
                       "there), nr_busy_cpus counting a CPU busy from its wake-up rather than from its first tick")
     else:
         approx.append(f"load balance: at era {config.era} simplified (each idle CPU pulls one waiting task from the "
-                      "runqueue with the most waiting, a misfit task moves up); the kernel's load_balance() is "
+                      "runqueue with the most waiting; from v4.20 a misfit task moves up, ledger lb-v4.20); the "
+                      "kernel's load_balance() is "
                       "modelled for v4.16 - v4.19 only (ledger lb-v4.16)")
     if era_t >= (5, 16) and "newidle-gate" not in config.ablate:
         approx.append("newidle balance: no time is charged to balancing, so sd->max_newidle_lb_cost is 0 and the "

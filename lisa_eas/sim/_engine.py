@@ -365,6 +365,7 @@ def _model_params(platform: Platform, config: SimConfig, em_mode: int, cpu_capma
     mp[sm.M_WA_ERA] = wake_affine_kernel_era(era)
     mp[sm.M_WA_LOAD] = int(era >= (5, 5))
     mp[sm.M_DIE_PCT] = die_imbalance_pct(config.era)      # ledger topology-v5.10
+    mp[sm.M_MISFIT_MIGRATE] = int(era >= (4, 20))     # ledger lb-v4.20: no misfit migration before
     if config.governor == "ondemand":
         mp[sm.M_OD_UP_THRESHOLD] = config.tunable("up_threshold")
         mp[sm.M_OD_SAMPLING_US] = config.tunable("sampling_rate_us")

@@ -1008,6 +1008,8 @@ class Scheduler:
         for dst in self.cpus:
             if dst.is_idle:
                 self.pull_one(dst, now, "periodic")
+        if self.prm.era < (4, 20):                       # misfit migration: 3b1baa6496e6, v4.20
+            return
         for c in self.cpus:                              # misfit
             p = c.curr
             if p is None or p.policy != CFS or self.task_util(p) * 1280 < self.capacity_of(c) * 1024:

@@ -228,6 +228,7 @@ class RunParams:
     lb_form: str | None = None
     lb_asym: bool = False                # SD_ASYM_CPUCAPACITY at DIE (the RFC base kernel's flag, v4.16 - v4.19)
     wa_version: tuple = (5, 4)           # the kernel version of wake_affine() (loads; v5.11's idle prev)
+    era: tuple = (5, 4)                  # the kernel version (where no finer field says)
     waker_at_prev: bool = False          # an rt-app resume placed as a timer wake-up on prev (ablation resume-waker)
 
 
@@ -275,5 +276,5 @@ def run_params(platform, config) -> RunParams:
         # the long_idle_test tunable: 0 the era's test, 1 the elapsed time (as v4.17), 2 the idle time (v4.18)
         lb_form="v4" if (4, 16) <= era < (4, 20) and "lb-v4" not in config.ablate else None,
         lb_asym=(4, 16) <= era < (4, 20) and len({d.cpu_capacity_max for d in platform.perf_domains}) > 1,
-        wa_version=era, waker_at_prev="resume-waker" in config.ablate,
+        wa_version=era, waker_at_prev="resume-waker" in config.ablate, era=era,
         od_version={0: era, 1: (4, 17), 2: (4, 18)}[config.tunable("long_idle_test")] if gov == "ondemand" else era)
