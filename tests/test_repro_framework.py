@@ -119,18 +119,22 @@ def test_result_round_trips_to_json_and_frame():
 
 
 def test_decimation_keeps_peaks_and_bounds_points():
+    """The step-curve decimation of the plots (plot._common.downsample_steps, the one plot_frequency
+    uses): one-sample spikes survive, at most max_points points, times increasing, the first and the
+    last sample kept (a frequency step is drawn to the end), short series untouched."""
     import numpy as np
 
-    from lisa_eas.plot._repro import _decimate
+    from lisa_eas.plot._common import downsample_steps
 
     x = np.arange(1_000_000, dtype=float)
     y = np.sin(x / 1000.0)
     y[123_457] = 5.0  # a one-sample spike must survive
     y[765_432] = -5.0
-    dx, dy = _decimate(x, y, 3000)
+    dx, dy = downsample_steps(x, y, 3000)
     assert len(dx) <= 3000 and dy.max() == 5.0 and dy.min() == -5.0
     assert np.all(np.diff(dx) > 0)
-    sx, sy = _decimate(x[:10], y[:10], 3000)
+    assert (dx[0], dx[-1], dy[-1]) == (0.0, 999_999.0, y[-1])
+    sx, sy = downsample_steps(x[:10], y[:10], 3000)
     assert len(sx) == 10
 
 

@@ -10,11 +10,11 @@ RFC's 4.16-rc6 base and of v4.17 - v4.19 alike) and its ``kernel/sched/topology.
   ``LB_V4_ASYM``) ``update_sd_pick_busiest`` does not pick a group of bigger CPUs running at most
   one task per CPU.
 * ``update_sg_lb_stats`` / ``update_sd_lb_stats`` (group load = the CPUs' ``weighted_cpuload``
-  (``sim_capacity``),
-  the cfs_rq's runnable_load_avg as stored; group capacity the sum of ``capacity_of``; the
-  prefer-sibling demotion of a remote group with two tasks more than the local one to
-  "overloaded"), ``find_busiest_group`` (the NEWLY_IDLE ``imbalance_pct`` test, the IDLE
-  ``idle_cpus`` test, the force balance of an idle CPU with capacity against an overloaded group),
+  (``sim_capacity``), the cfs_rq's runnable_load_avg as stored; group capacity the sum of
+  ``capacity_of``; the prefer-sibling demotion of a remote group with two tasks more than the
+  local one to "overloaded"), ``find_busiest_group`` per ``cpu_idle_type`` (the NEWLY_IDLE and
+  NOT_IDLE ``imbalance_pct`` test, the IDLE ``idle_cpus`` test, the force balance of a CPU that is
+  not busy, with capacity, against an overloaded group; EAS not overutilized: out_balanced),
   ``calculate_imbalance`` and ``fix_small_imbalance`` in ``unsigned long`` arithmetic,
   ``find_busiest_queue`` (highest ``weighted_cpuload / capacity_of``, a lone task heavier than the
   imbalance left alone), ``should_we_balance`` (an IDLE balance above MC is done by the first idle
@@ -22,10 +22,11 @@ RFC's 4.16-rc6 base and of v4.17 - v4.19 alike) and its ``kernel/sched/topology.
   unless ``nr_balance_failed > cache_nice_tries``) and ``need_active_balance``.
 
 The moves themselves (``detach_tasks`` in ``cfs_tasks`` order, the active balance by the stopper)
-are done by ``sim_balance.lb_level`` with the engine's own migration. Not modelled (stated in the
-simulator's approximations): LB_BIAS's ``cpu_load[]`` (source/target loads are the idx-0 load),
-each level's own balance interval and its back-off, the balance of busy CPUs, the affinity paths
-(``LBF_DST_PINNED`` re-targeting, ``group_imbalanced``), cache-hot buddies.
+are done by ``sim_balance.lb_level`` with the engine's own migration, and when a level is
+balanced by ``sim_balance.rebalance_domains`` (``get_sd_balance_interval``: ``lb_interval_j``;
+the interval after each outcome: ``lb_interval_after``). Not modelled (stated in the simulator's
+approximations): LB_BIAS's ``cpu_load[]`` (source/target loads are the idx-0 load), the affinity
+paths (``LBF_DST_PINNED`` re-targeting, ``group_imbalanced``), cache-hot buddies.
 """
 from __future__ import annotations
 
