@@ -356,9 +356,9 @@ def run(sweep: Sweep) -> ExperimentResult:
         "threads start where the fork balance put them (ledger fork-v4.14: rt-app's main thread on the "
         f"calibration CPU with runnable load {parent_load(SimConfig(era=ERA))}, the era's PELT arithmetic for a "
         "thread that has run at the top OPP since it was attached with 1024 (1024 exactly only in its first "
-        "~2 ms), each clone blocked at the start barrier before the next); idle and newly idle CPUs balance "
-        "with the v4.16 - v4.19 load_balance() (ledger lb-v4.16: MC then DIE, prefer_sibling, detach from the "
-        "tail of cfs_tasks, active balance after failed passes).",
+        "~2 ms), each clone blocked at the start barrier before the next); idle, busy and newly idle CPUs "
+        "balance with the v4.16 - v4.19 load_balance() (ledger lb-v4.16: MC then DIE per domain interval, "
+        "prefer_sibling, detach from the tail of cfs_tasks, active balance after failed passes).",
         f"Model energy unit(s): {', '.join(units)}.",
         "Ablations (each switches one cause on the same rows; reproduced saving %): "
         + "; ".join(f"{a['board']} N={a['tasks']}: meter + RFC v2 {a['meter_rfc_v2']:+.1f}, EM estimate "
