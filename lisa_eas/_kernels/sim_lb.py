@@ -145,16 +145,8 @@ def lb_group_of(level, c, P):
 def lb_levels(dst, P):
     """Which levels exist for ``dst``: bit 0 MC (its LLC has more than one CPU), bit 1 DIE (more than
     one LLC)."""
-    n = P[P_CPU_PD_N]
-    mine = P[P[P_LLC_ID] + dst]
-    size = 0
-    other = 0
-    for c in range(n):
-        if P[P[P_LLC_ID] + c] == mine:
-            size += 1
-        else:
-            other = 1
-    return (1 if size > 1 else 0) | (2 if other else 0)
+    size = lb_weight(LB_MC, dst, P)
+    return (1 if size > 1 else 0) | (2 if size < P[P_CPU_PD_N] else 0)
 
 
 @sim_kernel

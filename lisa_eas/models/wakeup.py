@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .._era import eras_of, parse_kernel_version
+from .._era import eras_of, ledger_row, parse_kernel_version
 from ..errors import ModelError
 from ._validate import era_of, int_scalar
 
@@ -19,8 +19,6 @@ __all__ = ["WAKEUP_ERAS", "RqLoad", "avg_idle_update", "die_imbalance_pct", "rec
 #: Rows ``wakeup-*`` of the era ledger.
 WAKEUP_ERAS: tuple[tuple[int, int], ...] = eras_of("wakeup")
 _WHAT = "wake_affine()'s WA_IDLE / WA_WEIGHT form (ledger wakeup-v4.14)"
-#: Rows ``topology-*`` of the era ledger.
-TOPOLOGY_ERAS: tuple[tuple[int, int], ...] = eras_of("topology")
 
 
 def die_imbalance_pct(era) -> int:
@@ -35,7 +33,7 @@ def die_imbalance_pct(era) -> int:
     (125, 117)
     """
     v = parse_kernel_version(era)
-    return 117 if v >= TOPOLOGY_ERAS[-1] else 125
+    return 117 if v >= ledger_row("topology-v5.10").version else 125
 
 
 @dataclass(frozen=True)
