@@ -12,7 +12,6 @@ import shutil
 import subprocess
 from pathlib import Path
 
-import numpy as np
 import pytest
 import yaml
 from conftest import IN_CI, REPO, require_live
@@ -203,7 +202,7 @@ def _errors(trace, tasks, clock, era="v6.18"):
     return compare_kernel_signals(trace, tasks=tasks, clock=clock, era=era)[2]
 
 
-def _explain(trace, tasks, capsys, n=5, run_dir=None):
+def _explain(trace, tasks, n=5, run_dir=None):
     """Print the worst util samples and the scheduler events around each: CI runs on another
     machine, so what its log shows is all the next reader has of a failing run. ``run_dir`` is
     also copied to ``$LISA_EAS_KS_KEEP`` (default ``results/kept_live_runs/`` of the checkout:
@@ -216,62 +215,67 @@ def _explain(trace, tasks, capsys, n=5, run_dir=None):
         base = Path(os.environ.get("LISA_EAS_KS_KEEP") or REPO / "results" / "kept_live_runs")
         keep = base / f"{Path(run_dir).name}-{_time.strftime('%Y%m%dT%H%M%S')}-{os.getpid()}"
         shutil.copytree(run_dir, keep, ignore=shutil.ignore_patterns(".*"))
-        with capsys.disabled():
-            print(f"\nkept the run directory in {keep}")
+        print(f"\nkept the run directory in {keep}")
 
     rows = compare_kernel_signals(trace, tasks=tasks, clock="pelt")[0]
     rows = rows[~rows["trace_gap"].astype(bool)]
     err = (rows["model_util"] - rows["kernel_util"]).abs()
     sw = trace.df("sched_switch")
     wk = trace.df("sched_wakeup") if "sched_wakeup" in trace.events else sw.iloc[:0]
-    with capsys.disabled():
-        print(f"\nworst util samples of {tasks} (PELT clock), with the events 5 ms before each:")
-        for i in err.sort_values(ascending=False).index[:n]:
-            r = rows.loc[i]
-            t = float(r["time"])
-            print(f"  t={t:.6f} cpu={int(r['cpu'])} kernel={r['kernel_util']} model={r['model_util']} "
-                  f"runnable k/m={r['kernel_runnable']}/{r['model_runnable']}")
-            for name, df, cols in (("switch", sw, ["__cpu", "prev_comm", "prev_pid", "prev_state", "next_comm",
-                                                    "next_pid"]),
-                                   ("wakeup", wk, ["__cpu", "comm", "pid", "target_cpu"])):
-                w = df[(df.index > t - 0.005) & (df.index <= t + 0.0005)]
-                for ts, e in w[[c for c in cols if c in w.columns]].iterrows():
-                    print(f"    {name} {ts:.6f} " + " ".join(str(v) for v in e.to_numpy()))
+    # printed to the test's captured output: a failure's report carries it
+    print(f"\nworst util samples of {tasks} (PELT clock), with the events 5 ms before each:")
+    for i in err.sort_values(ascending=False).index[:n]:
+        r = rows.loc[i]
+        t = float(r["time"])
+        print(f"  t={t:.6f} cpu={int(r['cpu'])} kernel={r['kernel_util']} model={r['model_util']} "
+              f"runnable k/m={r['kernel_runnable']}/{r['model_runnable']}")
+        for name, df, cols in (("switch", sw, ["__cpu", "prev_comm", "prev_pid", "prev_state", "next_comm",
+                                                "next_pid"]),
+                               ("wakeup", wk, ["__cpu", "comm", "pid", "target_cpu"])):
+            w = df[(df.index > t - 0.005) & (df.index <= t + 0.0005)]
+            for ts, e in w[[c for c in cols if c in w.columns]].iterrows():
+                print(f"    {name} {ts:.6f} " + " ".join(str(v) for v in e.to_numpy()))
 
 
-def test_run_with_kernel_signals_and_models_against_the_kernel(board, tmp_path, capsys):
-    """A 4 ms / 16 ms task pinned to CPU 1: the untuned models on the kernel's PELT clock."""
-    before = _tracing_snapshot()
-    out = tmp_path / "periodic"
-    res = run_workload(board, _wl({"ks_per": _periodic("a", 4000, 16000, 110, [1])}), out,
-                       kernel_signals=True, progress=False)
-    assert _tracing_snapshot()["set_event"] == before["set_event"]
-    assert res.kernel_signals_path is not None
-    ks = res.run_info["kernel_signals"]
-    assert ks["status"] in ("stopped", "complete") and ks["dropped"] == 0 and ks["records"] > 1000
-    trace = read_trace(out)
-    assert "sched_switch" in trace.events and "sched_pelt_se" in trace.events
-    from lisa_eas.analysis import df_task_util
+def _explain_util_est(trace, tasks, n=3):
+    """Print the worst util_est samples (free-running EWMA against the kernel's) and, per sample,
+    the task's PELT records and the scheduler events on its CPU in the 20 ms before it: what a
+    CI log has of a failing run."""
+    from lisa_eas.analysis.validate import compare_kernel_signals
 
-    assert df_task_util(trace).attrs["source"] == "sched_pelt_se"      # the kernel's signal is preferred
-    pelt = _errors(trace, ["ks_per"], "pelt")
-    mono = _errors(trace, ["ks_per"], "mono")
-    old = _errors(trace, ["ks_per"], "pelt", era="v6.11")
-    with capsys.disabled():
-        for name, s in (("pelt", pelt), ("mono", mono), ("pelt v6.11", old)):
-            print(f"\nperiodic {name}: " + ", ".join(f"{k} p50/p99/max {v['p50']}/{v['p99']:.1f}/{v['max']}"
-                                                     for k, v in s.items() if isinstance(v, dict) and v["n"])
-                  + f"; {s['trace_gap_samples']} samples flagged trace_gap")
-    assert pelt["util"]["n"] > 80 and pelt["util_est_ewma"]["n"] > 30
-    share = ((res.run_info.get("tracing") or {}).get("other_processes") or {}).get("share_pct") or 0.0
-    if share > 25.0 and not IN_CI:
-        # Other processes took the CPUs (a shared developer machine): the task is preempted and
-        # the kernel updates its signals at events this trace does not place (ticks, other
-        # tasks' switches), so the run does not measure the model. Like the EAS suite's noisy
-        # runs, this is reported, not judged, on a developer machine; CI (LISA_EAS_CI=1, a
-        # machine of its own) always judges it, so a noisy CI run fails rather than passes quietly.
-        pytest.xfail(f"noisy run: other processes took {share:.0f} % of the CPU time; util_est p99 "
-                     f"{pelt['util_est_ewma']['p99']:.0f}, util p99 {pelt['util']['p99']:.0f}")
+    ue = compare_kernel_signals(trace, tasks=tasks, clock="pelt")[1]
+    if ue is None or not len(ue):
+        return
+    ue = ue[~ue["trace_gap"].astype(bool)]
+    err = (ue["model_ewma"] - ue["kernel_ewma"]).abs()
+    se = trace.df("sched_pelt_se")
+    sw = trace.df("sched_switch")
+    wk = trace.df("sched_wakeup") if "sched_wakeup" in trace.events else sw.iloc[:0]
+    # printed to the test's captured output: a failure's report carries it
+    print(f"\nworst util_est samples of {tasks} (PELT clock), with the 20 ms before each:")
+    for i in err.sort_values(ascending=False).index[:n]:
+        r = ue.loc[i]
+        t, pid = float(r["time"]), int(r["pid"])
+        print(f"  t={t:.6f} pid={pid} ewma k/m={r['kernel_ewma']}/{r['model_ewma']} step={r['step_ewma']} "
+              f"util k/m={r['kernel_util']}/{r['model_util']} model runnable={r['model_runnable']}")
+        win = (t - 0.02, t + 0.0005)
+        mine = se[(se.index > win[0]) & (se.index <= win[1])]
+        cpu = int(mine[mine["pid"] == pid]["cpu"].iloc[-1]) if (mine["pid"] == pid).any() else -1
+        for ts, e in mine[(mine["pid"] == pid) | ((mine["cpu"] == cpu) & (mine["pid"] > 0))].iterrows():
+            print(f"    pelt_se {ts:.6f} {e['comm']} {e['pid']} cpu={e['cpu']} util={e['util']} "
+                  f"runnable={e['runnable']} upd={e['update_time']}")
+        for name, df, cols in (("switch", sw, ["__cpu", "prev_comm", "prev_pid", "prev_state", "next_comm",
+                                                "next_pid"]),
+                               ("wakeup", wk, ["__cpu", "__pid", "comm", "pid", "target_cpu"])):
+            w = df[(df.index > win[0]) & (df.index <= win[1])]
+            w = w[(w["__cpu"] == cpu) | (w["target_cpu"] == cpu)] if "target_cpu" in w.columns else \
+                w[w["__cpu"] == cpu]
+            for ts, e in w[[c for c in cols if c in w.columns]].iterrows():
+                print(f"    {name} {ts:.6f} " + " ".join(str(v) for v in e.to_numpy()))
+
+
+def _periodic_checks(pelt) -> list[str]:
+    """The judged bounds of the periodic run: the ones it misses."""
     # util_avg: the issue's target. (It was held to 32 while one fresh CI run in four had 1-2 % of
     # its samples off by 22-27: the dequeue's own update at the end of a span with an untraced
     # switch-in, after the VM agent's thread ran on the task's CPU, was compared; see
@@ -283,12 +287,6 @@ def test_run_with_kernel_signals_and_models_against_the_kernel(board, tmp_path, 
     # taken for its update: errors of 4-14 here. Fed as the kernel does, every recorded run
     # measured p99 1, max 1: "Stale rq clocks", "Wake-up preemption clocks".)
     # The flagged samples stay few.
-    if pelt["util"]["p99"] > 2:
-        _explain(trace, ["ks_per"], capsys, run_dir=out)
-    assert pelt["util"]["p99"] <= 2
-    assert pelt["trace_gap_samples"] <= 0.1 * pelt["util"]["n"]
-    assert pelt["runnable"]["p99"] <= 2
-    assert pelt["util"]["p50"] <= 1
     # util_est (v6.12+: sampled at the entity's previous PELT update). The model's own estimate
     # (free-running from the start sample) and one util_est_update() from the kernel's previous
     # estimate on the model's sampled util/runnable: both within the issue's target. (The
@@ -296,13 +294,80 @@ def test_run_with_kernel_signals_and_models_against_the_kernel(board, tmp_path, 
     # activation, so every update was skipped; the 7-14 on quiet runs came from the model's
     # start: the boundary state without the start sample's partial period was sampled, and the
     # error latched; see docs/guide/boards_live.md.)
-    assert pelt["util_est_ewma"]["p99"] <= 4
-    assert pelt["util_est_step"]["p99"] <= 4
     # load_avg: on the samples with no v6.12 delayed-dequeue time in them (the kernel's own
     # load == runnable * weight / 1024) within the target; on every sample, the error beyond
     # the delayed load the kernel itself carries (load - runnable * weight / 1024) too
-    assert pelt["load"]["p99"] <= 2
-    assert pelt["load_beyond_delayed"]["p99"] <= 2
+    checks = [("util p99", pelt["util"]["p99"], 2), ("runnable p99", pelt["runnable"]["p99"], 2),
+              ("util p50", pelt["util"]["p50"], 1),
+              ("trace_gap samples", pelt["trace_gap_samples"], 0.1 * pelt["util"]["n"]),
+              ("util_est_ewma p99", pelt["util_est_ewma"]["p99"], 4),
+              ("util_est_step p99", pelt["util_est_step"]["p99"], 4),
+              ("load p99", pelt["load"]["p99"], 2), ("load_beyond_delayed p99", pelt["load_beyond_delayed"]["p99"], 2)]
+    return [f"{name} {v:.1f} > {lim:g}" for name, v, lim in checks if v > lim]
+
+
+#: a periodic run that misses a bound while other processes took at least this share of the
+#: CPUs (%) is repeated, up to ATTEMPTS runs in all
+DISTURBED_PCT = 5.0
+ATTEMPTS = 3
+
+
+def test_run_with_kernel_signals_and_models_against_the_kernel(board, tmp_path, capsys):
+    """A 4 ms / 16 ms task pinned to CPU 1: the untuned models on the kernel's PELT clock.
+
+    A run is a measurement on a shared VM whose agent threads switch without ``sched_switch``
+    records (docs/guide/boards_live.md "untraced switches"): when a run misses a bound while
+    other processes took >= DISTURBED_PCT % of the CPUs, the miss and its diagnosis (the worst
+    samples with their events) are printed and the run is repeated, up to ATTEMPTS runs; the
+    last run is judged. A miss on a run the machine left alone fails at once. (A CI run on
+    2026-11-26 measured util_est_ewma p99 28.3 with the agent at 0.32 s of 1.76 s, 12.5 % with
+    python; util and runnable were within their bounds; its trace was not kept.)"""
+    for attempt in range(1, ATTEMPTS + 1):
+        before = _tracing_snapshot()
+        out = tmp_path / f"periodic{attempt}"
+        res = run_workload(board, _wl({"ks_per": _periodic("a", 4000, 16000, 110, [1])}), out,
+                           kernel_signals=True, progress=False)
+        assert _tracing_snapshot()["set_event"] == before["set_event"]
+        assert res.kernel_signals_path is not None
+        ks = res.run_info["kernel_signals"]
+        assert ks["status"] in ("stopped", "complete") and ks["dropped"] == 0 and ks["records"] > 1000
+        trace = read_trace(out)
+        assert "sched_switch" in trace.events and "sched_pelt_se" in trace.events
+        from lisa_eas.analysis import df_task_util
+
+        assert df_task_util(trace).attrs["source"] == "sched_pelt_se"      # the kernel's signal is preferred
+        pelt = _errors(trace, ["ks_per"], "pelt")
+        mono = _errors(trace, ["ks_per"], "mono")
+        old = _errors(trace, ["ks_per"], "pelt", era="v6.11")
+        other = (res.run_info.get("tracing") or {}).get("other_processes") or {}
+        share = other.get("share_pct") or 0.0
+        with capsys.disabled():
+            print(f"\nperiodic run {attempt}: {other.get('warning') or f'other processes {share:.1f} %'}")
+            for name, s in (("pelt", pelt), ("mono", mono), ("pelt v6.11", old)):
+                print(f"periodic {name}: " + ", ".join(f"{k} p50/p99/max {v['p50']}/{v['p99']:.1f}/{v['max']}"
+                                                       for k, v in s.items() if isinstance(v, dict) and v["n"])
+                      + f"; {s['trace_gap_samples']} samples flagged trace_gap")
+        assert pelt["util"]["n"] > 80 and pelt["util_est_ewma"]["n"] > 30
+        if share > 25.0 and not IN_CI:
+            # Other processes took the CPUs (a shared developer machine): the task is preempted and
+            # the kernel updates its signals at events this trace does not place (ticks, other
+            # tasks' switches), so the run does not measure the model. Like the EAS suite's noisy
+            # runs, this is reported, not judged, on a developer machine; CI (LISA_EAS_CI=1, a
+            # machine of its own) always judges it, so a noisy CI run fails rather than passes quietly.
+            pytest.xfail(f"noisy run: other processes took {share:.0f} % of the CPU time; util_est p99 "
+                         f"{pelt['util_est_ewma']['p99']:.0f}, util p99 {pelt['util']['p99']:.0f}")
+        missed = _periodic_checks(pelt)
+        if not missed:
+            break
+        # printed to the test's captured output: a failure's report carries it
+        print(f"periodic run {attempt} missed: {'; '.join(missed)} (other processes {share:.1f} %: "
+              f"{other.get('top')})")
+        _explain(trace, ["ks_per"], n=5 if pelt["util"]["p99"] > 2 else 0, run_dir=out)
+        if pelt["util_est_ewma"]["p99"] > 4 or pelt["util_est_step"]["p99"] > 4:
+            _explain_util_est(trace, ["ks_per"])
+        if share < DISTURBED_PCT or attempt == ATTEMPTS:
+            break
+    assert not missed, (missed, f"other processes {share:.1f} %", f"run {attempt} of {ATTEMPTS}")
 
 
 def test_shared_cpu_and_migration_runs(board, tmp_path, capsys):
@@ -334,7 +399,7 @@ def test_shared_cpu_and_migration_runs(board, tmp_path, capsys):
     # tests/test_timeline_untraced_idle.py holds that event sequence.)
     for t, s, names, d in ((t1, s1, list(tasks), r1.out_dir), (t2, s2, ["ks_mig"], r2.out_dir)):
         if s["util"]["p99"] > 2 or s["runnable"]["p99"] > 2:
-            _explain(t, names, capsys, run_dir=d)
+            _explain(t, names, run_dir=d)
     assert s1["runnable"]["p99"] <= 2 and s1["util"]["p99"] <= 2
     # The migrating run's util was held to 4 for a while: three fresh-clone CI runs measured p99
     # 2.0 / 2.0 / 2.4 (max 2 / 2 / 3), the model 2-3 low at dequeues after wake-ups on an idle

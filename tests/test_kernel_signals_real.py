@@ -25,6 +25,15 @@ tests/data/runs/KS_SOURCES.md), each holding one way the trace misleads the mode
   with no ``sched_switch``; the task woken there 1 ms later waits behind it, and its switch-in
   is not traced either. The CPU was taken for idle (its last traced switch was to swapper), the
   task for running from its wake-up: util_avg high by up to 54 (p99 45.9 over the run).
+* ``ks_wakeup_update_interrupted``: the task's wake-up on idle CPU 1 writes ``sched_waking``,
+  its own PELT update 8 us later, then nothing for 155 us (its group's update), then
+  ``sched_wakeup``: 161 us between the enqueue's update and the record, beyond
+  ``OWN_UPDATE_S``. The task was taken as running from the record: util_avg 3-4 low for ~10
+  samples (a live run's p99 3, max 4, on a quiet machine).
+* ``ks_dequeue_update_interrupted``: the dequeue to sleep writes its ``sched_util_est_se``
+  record and its own PELT update, and its ``sched_switch`` only 161 us later. The update, a
+  point of its own, was taken for the "previous update" whose util v6.12+ ``util_est_update()``
+  samples: ewma 19 high, decaying over 5 dequeues (a live run's util_est p99 12.5).
 """
 from __future__ import annotations
 
@@ -73,7 +82,8 @@ def test_a_record_before_the_wakeups_waking_is_not_its_update(tmp_path):
 
 @pytest.mark.parametrize("name", ["ks_untraced_switch_in", "ks_delayed_dequeue", "ks_wakeup_preempt_clock",
                                   "ks_tick_before_switch_out", "ks_tick_after_wakeup", "ks_wakeup_on_idle",
-                                  "ks_wakeup_behind_untraced"])
+                                  "ks_wakeup_behind_untraced", "ks_wakeup_update_interrupted",
+                                  "ks_dequeue_update_interrupted"])
 def test_windows_read_back(tmp_path, name):
     t = _run(tmp_path, name)
     assert {"sched_switch", "sched_wakeup", "sched_waking", "sched_pelt_se", "sched_util_est_se"} <= set(t.events)
@@ -211,3 +221,41 @@ def test_replay_script_reproduces_the_kernels_sums_from_the_wakeup(tmp_path):
     last = r.stdout.strip().splitlines()[-1]
     assert last.startswith("14 spans: B's util_sum reproduced exactly from the wake-up's clock in 14, "
                            "from the switch record in 0"), last
+
+
+def test_a_wakeup_update_between_waking_and_wakeup_is_the_wakeups_own(tmp_path):
+    t = _run(tmp_path, "ks_wakeup_update_interrupted")
+    # ks_per (pid 29451) woken on idle CPU 1: sched_waking 10849.278242, its sched_pelt_se record
+    # A at 10849.278250 (util_sum 7322426, period_contrib 27, last_update_time 10845752945664),
+    # sched_wakeup 10849.278411 (161 us, 157 units of 1024 ns, after A); its switch-in (out of
+    # idle) is not traced. Hand-worked (kernel/sched/pelt.c accumulate_sum, v6.18): the tick
+    # record B at 10849.280013 (last_update_time 10845754715136) is 1728 units after A; + 27 =
+    # 1755: 1 period, 731 left. Running from A (the enqueue's rq clock):
+    full = _decay(7322426, 1) + ((_decay(1024 - 27, 1) + _LAM - _decay(_LAM, 1) - 1024 + 731) << 10)
+    assert full == 8912465 and full // (_LAM - 1024 + 731) == 187        # B's util_sum and util_avg
+    # running from the sched_wakeup record (157 units later, no period crossed: period_contrib 184):
+    late = _decay(7322426, 1) + ((_decay(1024 - 184, 1) + _LAM - _decay(_LAM, 1) - 1024 + 731) << 10)
+    assert late // (_LAM - 1024 + 731) == 184
+    rows, _, s = compare_kernel_signals(t, tasks=["ks_per"], clock="pelt")
+    at = rows[(rows["time"] - 10849.280013).abs() < 1e-6]
+    assert len(at) == 1 and int(at["kernel_util"].iloc[0]) == 187
+    assert abs(int(at["model_util"].iloc[0]) - 187) <= 1        # taken from the record: 183
+    assert s["util"]["n"] >= 25 and s["util"]["max"] <= 1 and s["runnable"]["max"] <= 1
+
+
+def test_a_dequeue_update_after_its_util_est_record_is_the_dequeues_own(tmp_path):
+    t = _run(tmp_path, "ks_dequeue_update_interrupted")
+    # ks_per (pid 32053) on CPU 1: a tick record at 11016.052014 (util_avg 210), then the dequeue
+    # to sleep: its sched_util_est_se record and its own sched_pelt_se record (util_avg 231) at
+    # 11016.053268, its sched_switch at 11016.053429, 161 us later (> OWN_UPDATE_S). Hand-worked
+    # (kernel/sched/fair.c util_est_update(), v6.18, called in dequeue_task_fair() before
+    # dequeue_entities() updates the entity): ewma 212 (the previous record, 11016.037534),
+    # dequeued = task_util() = 210, the tick's; 212 > 210 and 212 - 210 = 2 < UTIL_EST_MARGIN
+    # (SCHED_CAPACITY_SCALE / 100 = 10): the EWMA is kept, 212 (the record says 212, util 210).
+    # Sampling the dequeue's own update instead: 212 <= 231, so ewma = 231.
+    rows, ue, s = compare_kernel_signals(t, tasks=["ks_per"], clock="pelt")
+    at = ue[(ue["time"] - 11016.053268).abs() < 1e-6]
+    assert len(at) == 1 and int(at["kernel_ewma"].iloc[0]) == 212 and int(at["kernel_util"].iloc[0]) == 210
+    assert int(at["model_util"].iloc[0]) == 210                   # the sampled util: the tick's (was 231)
+    assert int(at["step_ewma"].iloc[0]) == 212 and int(at["model_ewma"].iloc[0]) == 212
+    assert s["util_est_ewma"]["n"] >= 8 and s["util_est_ewma"]["max"] <= 1 and s["util"]["max"] <= 1

@@ -49,8 +49,12 @@ def test_this_kernel_against_the_simulator(tmp_path, capsys):
         # simulator leaves out (the task's own kernel time, rt-app's logging, cache refills after
         # a preemption): measured 1.07-1.10x idle, 1.36x and 1.61x with a numba compile on both
         # CPUs beside the run (cache refills after each preemption), so 2x
+        # A preemption by a thread whose switches are not traced (the VM agent's), switched back
+        # without a record, leaves the rest of that span out of runtime_s: runtime_untraced_s
+        # bounds it (a CI run, the agent at 0.32 s of 1.76 s, traced vs_free 5.5 % below its loops)
         mt, st = m(task, "runtime_s")
-        assert 0.95 * st <= mt <= 2.0 * st, (task, mt, st)
+        mu = m(task, "runtime_untraced_s")[0]
+        assert 0.95 * st <= mt + mu and mt <= 2.0 * st, (task, mt, mu, st)
         # the simulator runs the workload alone, so a wake-up finds its CPU idle (latency 0) and
         # nothing delays the activation: the machine can only be later, and its slack smaller
         # (up to the 50 us timer slack of a CFS task's hrtimer plus clock reads: 200 us)

@@ -86,3 +86,38 @@ def test_migrations_count_from_the_first_activation(tmp_path):
     during = run_metrics(_with_cpu0_span(one, 0.015, 0.016))
     assert during.loc["cmp_a", "migrations"] == 2
     assert np.isclose(during.loc["cmp_a", "cpu0_s"], 0.001)
+
+
+def test_untraced_switch_in_runtime_is_bounded_not_lost(tmp_path):
+    # A VM agent thread preempts the task (its switch in is traced, as the switch out of the task)
+    # and switches back without a record: the task ran from an unknown time until its traced
+    # switch-out to sleep. The traced runtime loses that span; runtime_untraced_s is its length.
+    import pandas as pd
+
+    from lisa_eas.trace import Trace
+
+    one = simulate("hikey960", _wl(tmp_path, 1000), config=SimConfig(governor="performance"))
+    base = run_metrics(one)
+    assert base.loc["cmp_a", "runtime_untraced_s"] == 0.0
+    sw = one.df("sched_switch")
+    pid = int(sw.loc[sw["next_comm"] == "cmp_a", "next_pid"].iloc[0])
+    mine = sw[(sw["prev_pid"] == pid) & (sw["__cpu"] == 1)]
+    ins = sw[(sw["next_pid"] == pid) & (sw["__cpu"] == 1)]
+    t_in = float(ins.index[5])
+    t_out = float(mine.index[mine.index > t_in][0])          # the 6th activation's switch to sleep
+    t1 = t_in + 0.4 * (t_out - t_in)
+    row = pd.DataFrame({"__ts": [int(round(t1 * 1e9))], "__cpu": [1], "__pid": [pid], "__comm": ["cmp_a"],
+                        "prev_comm": ["cmp_a"], "prev_pid": [pid], "prev_prio": [120], "prev_state": [0],
+                        "next_comm": ["agent"], "next_pid": [99999], "next_prio": [120]},
+                       index=pd.Index([t1], name="Time"))
+    dfs = {e: one.df(e) for e in one.events}
+    cat = [c for c in sw.columns if isinstance(sw[c].dtype, pd.CategoricalDtype)]
+    sw = sw.astype(dict.fromkeys(cat, object))
+    dfs["sched_switch"] = pd.concat([sw, row.astype(sw.dtypes.to_dict())]).sort_index(kind="stable")
+    cut = run_metrics(Trace.from_dataframes(dfs, {k: v for k, v in one.metadata.items() if k != "event_counts"}))
+    lost = t_out - t1
+    assert np.isclose(cut.loc["cmp_a", "runtime_s"], base.loc["cmp_a", "runtime_s"] - lost, atol=1e-9)
+    assert np.isclose(cut.loc["cmp_a", "runtime_untraced_s"], lost, atol=1e-9)
+    # the task's CPU time lies between the traced runtime and the sum
+    assert cut.loc["cmp_a", "runtime_s"] < base.loc["cmp_a", "runtime_s"] <= \
+        cut.loc["cmp_a", "runtime_s"] + cut.loc["cmp_a", "runtime_untraced_s"] + 1e-9

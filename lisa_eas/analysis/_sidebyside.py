@@ -25,7 +25,7 @@ __all__ = ["df_run_comparison", "run_metrics"]
 #: the metrics of :func:`run_metrics`, in the order of the table
 METRICS = ("activations", "run_us_p50", "run_us_p95", "slack_us_p5", "slack_us_p50", "overruns",
            "wakeups", "wakeups_untraced", "wu_lat_us_p50", "wu_lat_us_p95", "wu_lat_us_p99",
-           "migrations", "runtime_s")
+           "migrations", "runtime_s", "runtime_untraced_s")
 
 
 def _pct(x: np.ndarray, q: float) -> float:
@@ -57,6 +57,12 @@ def run_metrics(trace, tasks=None) -> pd.DataFrame:
         the timeline; ``migrations`` counts a run on another CPU than the task's previous run, from
         the task's first activation (rt-app's thread set-up before it, where the thread pins
         itself to its ``cpus``, is not counted); ``cpu<N>_s`` counts every run.
+        ``runtime_s`` is the traced running time; ``runtime_untraced_s`` is the length of the
+        runnable spans that end in a switch-out whose switch-in the kernel did not trace (the
+        task ran in them, for an unknown part: an upper bound of the running time the timeline
+        cannot place; 0 on a simulated run). On a VM whose agent threads switch without
+        ``sched_switch`` records, a task preempted by them and switched back loses that part of
+        its ``runtime_s``: the task's CPU time lies between ``runtime_s`` and the sum.
     """
     from ._rtapp import df_rtapp_activations
 
@@ -78,7 +84,7 @@ def run_metrics(trace, tasks=None) -> pd.DataFrame:
                "slack_us_p5": _pct(a["slack_us"].to_numpy(np.float64), 5),
                "slack_us_p50": _pct(a["slack_us"].to_numpy(np.float64), 50),
                "overruns": int((a["slack_us"].to_numpy(np.float64) < 0).sum())}
-        lat, untraced, migr = [], 0, 0
+        lat, untraced, migr, unknown = [], 0, 0, 0.0
         per_cpu = dict.fromkeys(cpus, 0.0)
         # the workload starts at the task's first activation: runs that end before it are rt-app's
         # own set-up (the thread pins itself there), not the workload's placement
@@ -98,6 +104,14 @@ def run_metrics(trace, tasks=None) -> pd.DataFrame:
             ok = woke & (((st == STATE_RUNNABLE) & (nxt == STATE_RUNNING) & ~gap) | (st == STATE_RUNNING))
             untraced += int((woke & ~ok).sum())
             lat.extend(np.where(st[ok] == STATE_RUNNING, 0.0, dur[ok] * 1e6).tolist())
+            # the span the task ran in with its switch-in untraced: a preempted switch-out is
+            # merged into its runnable row (the row itself), a switch-out to sleep or exit ends
+            # the runnable row before it
+            for i in np.flatnonzero(gap):
+                if st[i] == STATE_RUNNABLE:
+                    unknown += float(dur[i])
+                elif i > 0 and st[i - 1] == STATE_RUNNABLE:
+                    unknown += float(dur[i - 1])
             run = st == STATE_RUNNING
             rc = cpu[run & (end > t0)]
             migr += int((rc[1:] != rc[:-1]).sum())
@@ -107,7 +121,7 @@ def run_metrics(trace, tasks=None) -> pd.DataFrame:
         row.update({"wakeups": len(lat_a) + untraced, "wakeups_untraced": untraced,
                     "wu_lat_us_p50": _pct(lat_a, 50), "wu_lat_us_p95": _pct(lat_a, 95),
                     "wu_lat_us_p99": _pct(lat_a, 99), "migrations": migr,
-                    "runtime_s": float(sum(per_cpu.values()))})
+                    "runtime_s": float(sum(per_cpu.values())), "runtime_untraced_s": unknown})
         row.update({f"cpu{c}_s": v for c, v in sorted(per_cpu.items())})
         rows[name] = row
     out = pd.DataFrame.from_dict(rows, orient="index")

@@ -206,4 +206,10 @@ def _differences(info: dict, measured, simulated, table) -> list[str]:
     if unt is not None and (unt > 0).any():
         out.append(f"{int(unt.sum())} measured wake-up(s) with an untraced switch-in (this kernel does not trace "
                    "switches out of idle or of the VM agent's threads): left out of the latency figures")
+    ur = table.xs("runtime_untraced_s", level="metric")["measured"] if len(table) else None
+    if ur is not None and (ur > 0).any():
+        out.append("measured runtime_s leaves out what a task ran after a switch-in the kernel did not trace (a "
+                   "preemption by an untraced thread, switched back): up to "
+                   + ", ".join(f"{t} {v * 1e3:.1f} ms" for t, v in ur.items() if v > 0)
+                   + " (runtime_untraced_s), so the task's CPU time lies between runtime_s and the sum")
     return out

@@ -113,6 +113,13 @@ def _task(trace, pid: int, tl: pd.DataFrame, se: pd.DataFrame, ue: pd.DataFrame 
         first_ue = np.searchsorted(u_all, s_t, side="right")
         has_ue = (first_ue < len(u_all)) & (u_all[np.minimum(first_ue, len(u_all) - 1)] <= t_ev[nxt_i])
         snap &= ~(has_ue & (st[nxt_i] == 0))
+        # ... and a sample at or after that record (and before the switch-out's) is the dequeue's
+        # own update however far before the switch-out record (a recorded run: the dequeue's
+        # update 161 us before its switch-out, which, as a separate point, became the "previous
+        # update" util_est_update() samples: util 231 taken for the tick's 210, ewma 19 high)
+        last_ue = np.searchsorted(u_all, s_t + 2e-6, side="right") - 1
+        lu = np.where(last_ue >= 0, u_all[np.maximum(last_ue, 0)], -np.inf)
+        snap |= ok & (kk + 1 < n) & (st[nxt_i] == 0) & (lu > t_ev[kk]) & (t_ev[nxt_i] >= s_t)
     if waking is not None and len(waking):
         # a wake-up's own update (the enqueue) comes after its sched_waking record (ttwu traces
         # sched_waking before activating the task): a sample of a sleeping task before that is an
@@ -124,6 +131,15 @@ def _task(trace, pid: int, tl: pd.DataFrame, se: pd.DataFrame, ue: pd.DataFrame 
         j = np.searchsorted(waking, t_ev, side="right") - 1
         wk_t = np.where(j >= 0, waking[np.maximum(j, 0)], -np.inf)
         snap &= ~(wake[nxt_i] & (s_t < wk_t[nxt_i] - 2e-6))
+        # ... and a sample of the task between its wake-up's sched_waking record and the wake-up's
+        # own record is that wake-up's update however far before the record: the enqueue walks
+        # the task's hierarchy and ttwu checks preemption before tracing sched_wakeup, and that
+        # can be interrupted (a recorded run: waking, the task's update 8 us later, its group's
+        # 155 us after that, sched_wakeup 3 us later; with OWN_UPDATE_S alone the task on an idle
+        # CPU was taken as running from the record, 161 us late, util_avg 3-4 low for ~10 samples)
+        woke = ((st == STATE_RUNNABLE) | (st == STATE_RUNNING)) & (prev_st == 0)
+        snap |= (ok & (kk + 1 < n) & woke[nxt_i] & (s_t >= wk_t[nxt_i] - 2e-6) & (wk_t[nxt_i] > t_ev[kk])
+                 & (t_ev[nxt_i] >= s_t))
     if clock == "pelt":
         # ... and on the PELT clock that event happened when the kernel says: its rq clock may
         # lag (an update that reused an older rq clock), and the kernel accrues up to it
