@@ -56,7 +56,7 @@ signals: system-deps
 	fi
 
 # The simulator's event loop is compiled once per checkout (~1 min of CPU; numba caches it
-# next to the sources, and a kernel edit or `make clean-cache` drops it): here, with a message,
+# next to the sources, and any edit of lisa_eas/_kernels or `make clean-cache` drops it): here, with a message,
 # so that a user's first simulate() does not wait. Nothing happens when it is cached.
 sim-cache: $(STAMP)
 	@$(VPY) -c "import sys; from lisa_eas.sim._warm import event_loop_cached, warm_up_simulator; \
@@ -80,8 +80,9 @@ docs: setup
 bench: setup
 	@for b in benchmarks/bench_*.py; do echo "== $$b"; $(VPY) $$b || exit 1; done
 
-# Numba's on-disk cache is keyed on each kernel file alone: after editing a kernel that
-# others call, drop the compiled caches so every caller is recompiled.
+# Drop numba's compiled caches. (Not needed after an edit: a cached kernel of lisa_eas/_kernels or
+# lisa_eas/trace is stamped with its whole package's sources, lisa_eas/_numba_cache.py, so any
+# edit there recompiles that package's kernels on their next call.)
 clean-cache:
 	find lisa_eas -name '*.nbi' -delete -o -name '*.nbc' -delete
 

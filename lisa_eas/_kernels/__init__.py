@@ -91,3 +91,8 @@ cpufreq_sched.c)
     sequence; ``choose_freq``, ``relation_l``/``relation_h``/``relation_c``,
     ``cumulative_busy``/``busy_at``.
 """
+from .._numba_cache import install as _install_cache_stamp
+
+# numba caches each function by its own file; a kernel inlines others and reads their constants,
+# so any edit here recompiles this package's kernels (lisa_eas._numba_cache)
+_install_cache_stamp()

@@ -12,6 +12,9 @@ import numba
 import numpy as np
 
 from ._datpages import ABS_TS_MASK, DIAG_NAMES, RB_MISSED_EVENTS, RB_MISSED_STORED
+from .._numba_cache import install as _install_cache_stamp
+
+_install_cache_stamp()      # before the @njit(cache=True) below: cached by the whole package's sources
 
 __all__ = ["word_views", "time_order", "factorize_ints", "gather_int", "loc_spans",
            "intern_strings", "DIAG_NAMES"]

@@ -11,6 +11,9 @@ from __future__ import annotations
 
 import numba
 import numpy as np
+from .._numba_cache import install as _install_cache_stamp
+
+_install_cache_stamp()      # before the @njit(cache=True) below: cached by the whole package's sources
 
 __all__ = ["rle_hybrid_decode"]
 

@@ -19,6 +19,9 @@ import numba
 import numpy as np
 
 from ._pb_wire import E_COMPACT, E_INTERN, E_OK, E_TRUNC, E_WIRE, count_packed, field, varint
+from .._numba_cache import install as _install_cache_stamp
+
+_install_cache_stamp()      # before the @njit(cache=True) below: cached by the whole package's sources
 
 __all__ = ["compact_columns", "decode_switches", "decode_wakings", "CUR_PID", "CUR_PRIO",
            "CUR_COMM"]

@@ -23,6 +23,9 @@ from ._pb_compact import CUR_COMM, CUR_PID, CUR_PRIO, NCOLS, SW_CPU, SW_NEXT_COM
     SW_NEXT_PRIO, SW_PID, SW_PREV_COMM, SW_PREV_PID, SW_PREV_PRIO, SW_STATE, SW_TS, \
     compact_columns, decode_switches, decode_wakings
 from ._pb_wire import E_CPU, E_OK, E_TAG, E_TRUNC, E_WIRE, count_packed, field, value, varint
+from .._numba_cache import install as _install_cache_stamp
+
+_install_cache_stamp()      # before the @njit(cache=True) below: cached by the whole package's sources
 
 __all__ = ["MAX_CPUS", "MAX_COLS", "MAX_FNO", "SPAN_BITS", "SPAN_LEN", "bundle_counts", "decode_bundles",
            "decode_generic", "generic_field_bound", "same_layout", "GENERIC", "SWITCHES", "WAKINGS", "ENTRIES"]

@@ -12,6 +12,9 @@ from __future__ import annotations
 import numba
 
 from ._pb_wire import E_OK, E_WIRE, field, value
+from .._numba_cache import install as _install_cache_stamp
+
+_install_cache_stamp()      # before the @njit(cache=True) below: cached by the whole package's sources
 
 __all__ = ["count_packets", "scan_packets", "PK_COLS"]
 

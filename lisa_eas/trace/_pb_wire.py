@@ -9,6 +9,9 @@ from __future__ import annotations
 
 import numba
 import numpy as np
+from .._numba_cache import install as _install_cache_stamp
+
+_install_cache_stamp()      # before the @njit(cache=True) below: cached by the whole package's sources
 
 __all__ = ["ERR_NAMES", "E_OK", "E_TRUNC", "E_WIRE", "E_TAG", "E_COMPACT", "E_INTERN", "E_CPU",
            "varint", "field", "count_packed"]

@@ -29,6 +29,9 @@ from ..errors import TraceError
 from .._atomic import write_bytes_atomic
 from ._pbsmall import Msg, key, varint
 from ._perfetto_schema import EVENT_FIELD, FTRACE_EVENTS
+from .._numba_cache import install as _install_cache_stamp
+
+_install_cache_stamp()      # before the @njit(cache=True) below: cached by the whole package's sources
 
 __all__ = ["write_perfetto"]
 

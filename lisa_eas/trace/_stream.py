@@ -33,6 +33,9 @@ import numba
 import numpy as np
 
 from ._decode import _ABS_TS_MASK, _RB_MISSED_EVENTS, _RB_MISSED_STORED, _hash_table, _note, _rd
+from .._numba_cache import install as _install_cache_stamp
+
+_install_cache_stamp()      # before the @njit(cache=True) below: cached by the whole package's sources
 
 __all__ = ["index_pages", "decode_pages", "event_ranks", "first_appearance", "new_interner",
            "grow_interner", "K_INT", "K_STR", "K_OFF", "K_LEN", "K_LOC", "UNKNOWN_ROW",
