@@ -34,6 +34,21 @@ tests/data/runs/KS_SOURCES.md), each holding one way the trace misleads the mode
   record and its own PELT update, and its ``sched_switch`` only 161 us later. The update, a
   point of its own, was taken for the "previous update" whose util v6.12+ ``util_est_update()``
   samples: ewma 19 high, decaying over 5 dequeues (a live run's util_est p99 12.5).
+* ``ks_shared_stale_clocks``: two tasks sharing CPU 1 (both tasks' records kept). An update of
+  the running task on a 130 us old rq clock 28 us before its preemption was taken for the
+  switch-out's own update (which crossed no period and wrote no record; the next task's record
+  in the same ``__schedule()`` shows the fresh clock): running ended 155 units early, util 3
+  low. And a task woken on idle CPU 1 with an enqueue on a 153 us old clock, the other task
+  woken by the same timer on a fresh one: the untraced switch out of idle ran on the fresh
+  clock, the model had it running from the stale one, util 3 high.
+* ``ks_wakeup_behind_invisible``: a task woken in the idle task's context on CPU 1, then nothing
+  traced there for 2.3 ms: something ran with no record at all (its wake-up not traced
+  either), and the task waited. The timeline took it for running from its wake-up (the CPU
+  looked idle); its own next sample says otherwise (util_avg fell, runnable_avg grew): util 49
+  high until then.
+* ``ks_dequeue_stale_clock``: a dequeue to sleep on an rq clock 164 us stale that crossed no
+  period (no PELT record), its util_est record 2 us before the switch-out: placed at the switch
+  record, the task ran 161 units too long (runnable_avg 3 high for ~10 samples).
 """
 from __future__ import annotations
 
@@ -83,14 +98,15 @@ def test_a_record_before_the_wakeups_waking_is_not_its_update(tmp_path):
 @pytest.mark.parametrize("name", ["ks_untraced_switch_in", "ks_delayed_dequeue", "ks_wakeup_preempt_clock",
                                   "ks_tick_before_switch_out", "ks_tick_after_wakeup", "ks_wakeup_on_idle",
                                   "ks_wakeup_behind_untraced", "ks_wakeup_update_interrupted",
-                                  "ks_dequeue_update_interrupted"])
+                                  "ks_dequeue_update_interrupted", "ks_shared_stale_clocks",
+                                  "ks_wakeup_behind_invisible", "ks_dequeue_stale_clock"])
 def test_windows_read_back(tmp_path, name):
     t = _run(tmp_path, name)
     assert {"sched_switch", "sched_wakeup", "sched_waking", "sched_pelt_se", "sched_util_est_se"} <= set(t.events)
 
 
 # runnable_avg_yN_inv[1], [2] (kernel/sched/sched-pelt.h) and LOAD_AVG_MAX, for the hand-worked sums
-_Y = {1: 0xfa83b2da, 2: 0xf5257d14}
+_Y = {1: 0xfa83b2da, 2: 0xf5257d14, 3: 0xefe4b99a, 12: 0xc5672a10}
 _LAM = 47742
 
 
@@ -259,3 +275,92 @@ def test_a_dequeue_update_after_its_util_est_record_is_the_dequeues_own(tmp_path
     assert int(at["model_util"].iloc[0]) == 210                   # the sampled util: the tick's (was 231)
     assert int(at["step_ewma"].iloc[0]) == 212 and int(at["model_ewma"].iloc[0]) == 212
     assert s["util_est_ewma"]["n"] >= 8 and s["util_est_ewma"]["max"] <= 1 and s["util"]["max"] <= 1
+
+
+def test_a_record_on_a_stale_clock_before_a_switch_is_not_its_update(tmp_path):
+    t = _run(tmp_path, "ks_shared_stale_clocks")
+    # ks_sh2 (pid 26896) running on CPU 1: its record A at 12958.180150 (util_sum 9567508,
+    # period_contrib 762, last_update_time 12954326788096) was written on an rq clock ~130 us
+    # old; it is preempted by ks_sh1 at 12958.180178, and ks_sh1's record in that __schedule()
+    # (12958.180176) shows the switch's PELT clock, 12954326946816: 155 units after A, no period
+    # crossed (762 + 155 = 917), so ks_sh2's put_prev update wrote no record. Hand-worked
+    # (kernel/sched/pelt.c accumulate_sum, v6.18): running 155 units, then runnable to its
+    # switch-in record B at 12958.182218 (last_update_time 12954328984576: 1990 units, + 917 =
+    # 2907: 2 periods, 859 left)
+    full = _decay(9567508 + (155 << 10), 2)
+    assert full == 9313867 and full // (_LAM - 1024 + 859) == 195        # B's util_sum and util_avg
+    assert _decay(9567508, 2) // (_LAM - 1024 + 859) == 192              # running ended at A's clock
+    rows, _, s = compare_kernel_signals(t, tasks=["ks_sh1", "ks_sh2"], clock="pelt")
+    at = rows[((rows["time"] - 12958.182218).abs() < 1e-6) & (rows["pid"] == 26896)]
+    assert len(at) == 1 and int(at["kernel_util"].iloc[0]) == 195
+    assert abs(int(at["model_util"].iloc[0]) - 195) <= 1
+    assert s["util"]["n"] >= 30 and s["util"]["max"] <= 1 and s["runnable"]["max"] <= 1
+
+
+def test_a_switch_out_of_idle_runs_on_the_latest_wakeups_clock(tmp_path):
+    t = _run(tmp_path, "ks_shared_stale_clocks")
+    # One timer wakes both tasks on idle CPU 1: ks_sh2's sched_waking at 12958.257077, its
+    # enqueue record C at 12958.257230 on a clock 153 us old (util_sum 7070777, period_contrib
+    # 242, last_update_time 12954403850240), ks_sh1's enqueue record at 12958.257236 on a fresh
+    # one (12954404006912: 153 units later); ks_sh2's switch-in, out of idle, is not traced and
+    # reuses the latest rq clock (rq_clock_skip_update). Hand-worked (accumulate_sum, v6.18):
+    # runnable 153 units (242 + 153 = 395), then running to the tick record at 12958.260013
+    # (last_update_time 12954406782976: 2711 units, + 395 = 3106: 3 periods, 34 left)
+    full = _decay(7070777, 3) + ((_decay(1024 - 395, 3) + _LAM - _decay(_LAM, 3) - 1024 + 34) << 10)
+    assert full == 9291382 and full // (_LAM - 1024 + 34) == 198        # the tick's util_sum and util_avg
+    stale = _decay(7070777, 3) + ((_decay(1024 - 242, 3) + _LAM - _decay(_LAM, 3) - 1024 + 34) << 10)
+    assert stale // (_LAM - 1024 + 34) == 201                            # running from C's clock
+    rows, _, s = compare_kernel_signals(t, tasks=["ks_sh1", "ks_sh2"], clock="pelt")
+    at = rows[((rows["time"] - 12958.260013).abs() < 1e-6) & (rows["pid"] == 26896)]
+    assert len(at) == 1 and int(at["kernel_util"].iloc[0]) == 198
+    assert abs(int(at["model_util"].iloc[0]) - 198) <= 1
+
+
+def test_a_wakeup_the_tasks_own_samples_show_it_waited_through_is_not_running(tmp_path):
+    from lisa_eas.analysis._common import STATE_RUNNING, task_timeline
+
+    t = _run(tmp_path, "ks_wakeup_behind_invisible")
+    # ks_sh2 (pid 30759) woken on CPU 1 at 13287.658998 in the idle task's context (the CPU
+    # looked idle: the timeline runs it from the wake-up); nothing else is traced on CPU 1 until
+    # its preemption at 13287.664039. Its own records: 13287.658997 (the enqueue) util_avg 141,
+    # runnable_avg 157; 13287.661344 util_avg 134, runnable_avg 198. util_sum accrues only while
+    # running and runnable_sum while on the runqueue (kernel/sched/pelt.c accumulate_sum): util
+    # fell and runnable grew, so it waited for part of that span, behind something untraced
+    tl = task_timeline(t)
+    row = tl[(tl["pid"] == 30759) & ((tl["time"] - 13287.658998).abs() < 1e-6)]
+    assert len(row) == 1 and int(row["state"].iloc[0]) == STATE_RUNNING    # the timeline's inference
+    se = t.df("sched_pelt_se")
+    a = se[(se["pid"] == 30759) & ((se.index.to_numpy() - 13287.658997) ** 2 < 1e-12)]
+    b = se[(se["pid"] == 30759) & ((se.index.to_numpy() - 13287.661344) ** 2 < 1e-12)]
+    assert (int(a["util"].iloc[0]), int(a["runnable"].iloc[0])) == (141, 157)
+    assert (int(b["util"].iloc[0]), int(b["runnable"].iloc[0])) == (134, 198)
+    rows, _, s = compare_kernel_signals(t, tasks=["ks_sh1", "ks_sh2"], clock="pelt")
+    # the span is one whose switch-in was not traced: its samples are flagged, not compared (the
+    # model running the task from the wake-up had 183 and 228 for the kernel's 134 and 182)
+    at = rows[(rows["pid"] == 30759) & (rows["time"] > 13287.6590) & (rows["time"] < 13287.6645)]
+    assert len(at) == 2 and at["trace_gap"].all()
+    assert s["util"]["n"] >= 40 and s["util"]["max"] <= 1 and s["runnable"]["max"] <= 1
+
+
+def test_a_dequeue_without_a_pelt_record_is_on_its_util_est_records_clock(tmp_path):
+    t = _run(tmp_path, "ks_dequeue_stale_clock")
+    # ks_mig (pid 895) on CPU 1: a tick record T at 13514.256014 (util_sum 9036354, runnable_sum
+    # 10837873, period_contrib 143, last_update_time 13510396492800); its dequeue to sleep writes
+    # its sched_util_est_se record at 13514.256814 with clock_pelt 13510397129400 (lost_idle_time
+    # 0; the rq clock 164 us behind the record's time) and no PELT record (143 + 621 < 1024); the
+    # switch-out record is at 13514.256816. Hand-worked (accumulate_sum, v6.18): running
+    # (13510397129400 - 13510396492800) >> 10 = 621 units, then asleep to the wake-up's enqueue
+    # record W at 13514.269400 (last_update_time 13510409877504: 13071 units from T, + 143 =
+    # 13214: 12 periods, 926 left)
+    assert (13510397129400 - 13510396492800) >> 10 == 621
+    util_sum = _decay(9036354 + (621 << 10), 12)
+    runnable_sum = _decay(10837873 + (621 << 10), 12)
+    assert (util_sum, runnable_sum) == (7458330, 8847491)                # W's sums, to the unit
+    assert (util_sum // (_LAM - 1024 + 926), runnable_sum // (_LAM - 1024 + 926)) == (156, 185)
+    # running to the switch record (~783 units) instead: runnable_avg 188
+    assert _decay(10837873 + (783 << 10), 12) // (_LAM - 1024 + 926) == 188
+    rows, _, s = compare_kernel_signals(t, tasks=["ks_mig"], clock="pelt")
+    at = rows[(rows["time"] - 13514.269400).abs() < 1e-6]
+    assert len(at) == 1 and int(at["kernel_runnable"].iloc[0]) == 185
+    assert abs(int(at["model_runnable"].iloc[0]) - 185) <= 1 and abs(int(at["model_util"].iloc[0]) - 156) <= 1
+    assert s["util"]["max"] <= 1 and s["runnable"]["max"] <= 1

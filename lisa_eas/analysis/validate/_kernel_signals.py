@@ -33,7 +33,7 @@ import numpy as np
 import pandas as pd
 
 from .._common import STATE_DEAD, STATE_RUNNABLE, STATE_RUNNING, task_timeline
-from ._pelt_clock import pelt_clock_map
+from ._pelt_clock import clocked_records, pelt_clock_map
 from ._switch_clock import switch_clock_times
 
 __all__ = ["compare_kernel_signals", "kernel_signals_summary", "pelt_clock_map"]
@@ -60,11 +60,59 @@ def _stats(err: np.ndarray) -> dict:
             "max": float(a.max()), "mean": float(np.mean(err[~np.isnan(err)]))}
 
 
+def _cpu_clocks(trace) -> dict:
+    """``{cpu: (record times in s, rq clocks in ns)}`` of every collector record, in time order."""
+    rec = clocked_records(trace)
+    t = rec["__ts"].to_numpy(np.int64) / 1e9
+    c = rec["cpu"].to_numpy(np.int64)
+    k = rec["clock"].to_numpy(np.int64)
+    pc = rec["clock_pelt"].to_numpy(np.int64) - rec["lost_idle_time"].to_numpy(np.int64)
+    return {int(x): (t[c == x], k[c == x], pc[c == x]) for x in np.unique(c)}
+
+
+def _clock_moved_on(cpu_clocks: dict | None, cpu: np.ndarray, t_from: np.ndarray, t_to: np.ndarray,
+                    clk: np.ndarray) -> np.ndarray:
+    """Whether a record on ``cpu`` after ``t_from`` and up to ``t_to`` shows an rq clock later
+    than ``clk`` (by more than 2 us): the rq clock was updated in between."""
+    out = np.zeros(len(t_from), bool)
+    if not cpu_clocks:
+        return out
+    for i in range(len(t_from)):
+        tc, kc, _ = cpu_clocks.get(int(cpu[i]), (None, None, None))
+        if tc is None:
+            continue
+        lo = int(np.searchsorted(tc, t_from[i], side="right"))
+        hi = int(np.searchsorted(tc, t_to[i], side="right"))
+        out[i] = hi > lo and int(kc[lo:hi].max()) > int(clk[i]) + 2000
+    return out
+
+
 def _task(trace, pid: int, tl: pd.DataFrame, se: pd.DataFrame, ue: pd.DataFrame | None, era: str,
           to_pelt, clock: str, waking: np.ndarray | None = None,
-          sw_clock: dict | None = None) -> tuple[pd.DataFrame, pd.DataFrame]:
+          sw_clock: dict | None = None, cpu_clocks: dict | None = None) -> tuple[pd.DataFrame, pd.DataFrame]:
     from ...models import pelt_timeline, util_est_step
 
+    split = np.zeros(0, np.int64)
+    if clock == "pelt" and cpu_clocks:
+        # A task woken on an idle CPU whose switch-in was not traced runs from its wake-up (the
+        # timeline's inference). In the kernel it is runnable from its enqueue's rq clock and
+        # running from the clock the switch out of idle ran on: that __schedule() reuses the
+        # latest rq clock (the wake-up's rq_clock_skip_update(), see _switch_clock), which another
+        # wake-up in the same interrupt may have moved on. Such a row is split: runnable at the
+        # wake-up, running from the latest clock a record on that CPU shows by the end of the
+        # wake-up's interrupt (below). (A recorded run: two tasks woken by one timer, the first's
+        # enqueue on a clock 153 us old, the second's on a fresh one; the first, running from
+        # its enqueue's clock, was 3 high in util_avg.)
+        st0 = tl["state"].to_numpy(np.int64)
+        woke_running = np.flatnonzero((st0[1:] == STATE_RUNNING) & (st0[:-1] == 0)) + 1
+        if len(woke_running):
+            tl = tl.copy()
+            dup = tl.iloc[woke_running].copy()
+            dup["state"] = STATE_RUNNABLE
+            order = np.r_[np.arange(len(tl)), woke_running - 0.5]
+            tl = pd.concat([tl, dup], ignore_index=True).iloc[np.argsort(order, kind="stable")]
+            tl = tl.reset_index(drop=True)
+            split = woke_running + np.arange(len(woke_running))      # the runnable rows, re-indexed
     t_ev = tl["time"].to_numpy(np.float64)
     st = tl["state"].to_numpy(np.int64)
     st = np.where(st == STATE_DEAD, 0, st)
@@ -105,6 +153,20 @@ def _task(trace, pid: int, tl: pd.DataFrame, se: pd.DataFrame, ue: pd.DataFrame 
     # (so wrote no record) is not that switch-out's update; see OWN_UPDATE_S.
     nxt_i = np.clip(kk + 1, 0, n - 1)
     snap = ok & (kk + 1 < n) & (t_ev[nxt_i] - s_t < OWN_UPDATE_S) & (t_ev[nxt_i] >= s_t)
+    if cpu_clocks and "clock" in se.columns and snap.any():
+        # ... unless the event is a preemption (running -> runnable: put_prev_entity() in the
+        # pick, on __schedule()'s clock) and the rq clock moved on between the sample and it:
+        # another record on that CPU in between shows a later clock, so the switch-out's own
+        # update ran on that one or later. (A recorded run: an update reusing a 130 us old clock
+        # 28 us before a preemption whose own update, no period crossed, wrote no record; the
+        # next task's record in the same __schedule() shows the switch's clock. Taken for the
+        # switch-out's update, the running span ended 155 units early: util_avg 3 low.) Not a
+        # dequeue to sleep: it comes before the pick, whose newidle balance updates the rq clock
+        # (update_blocked_averages() records a few us later) before the switch record.
+        cand = np.flatnonzero(snap & (st[kk] == STATE_RUNNING) & (st[nxt_i] == STATE_RUNNABLE))
+        moved = _clock_moved_on(cpu_clocks, s_cpu[cand], s_t[cand], t_ev[nxt_i[cand]],
+                                se["clock"].to_numpy(np.int64)[cand])
+        snap[cand[moved]] = False
     if ue is not None and len(ue) and _samples_before(era):
         # v6.12+: a dequeue to sleep writes its util_est record before its own PELT update, so
         # a sample with that dequeue's util_est record after it is an earlier update (a tick
@@ -147,13 +209,45 @@ def _task(trace, pid: int, tl: pd.DataFrame, se: pd.DataFrame, ue: pd.DataFrame 
         j = nxt_i[same]
         a[j] = s_local[same]
         b[j - 1] = s_local[same]
+        if ue is not None and len(ue) and "clock_pelt" in ue.columns:
+            # a dequeue to sleep that wrote no PELT record (no period crossed) still wrote its
+            # util_est record, on the same rq clock: the event is on that clock (a recorded run:
+            # a dequeue on an rq clock 164 us stale, 2 us before its switch-out record; placed at
+            # the record, the task ran 161 units too long, runnable_avg 3 high)
+            u_tt = ue.index.to_numpy(np.float64)
+            u_pc = ue["clock_pelt"].to_numpy(np.int64) - ue["lost_idle_time"].to_numpy(np.int64)
+            u_cpu = ue["cpu"].to_numpy(np.int64)
+            for i in np.flatnonzero((st == 0) & (np.r_[-1, st[:-1]] >= STATE_RUNNABLE)):
+                if i == 0 or i in set(j.tolist()):
+                    continue
+                k = int(np.searchsorted(u_tt, t_ev[i], side="right")) - 1
+                if k >= 0 and u_tt[k] > t_ev[i - 1] and u_cpu[k] == cpu[i - 1] and u_pc[k] > 0:
+                    a[i] = u_pc[k]
+                    b[i - 1] = u_pc[k]
         # a switch that ran on its own wake-up's rq clock (moved back to that wake-up's record
         # by _switch_clock) starts where that wake-up's update is: the enqueue's own sample,
         # a few us before the record (the model ran 2-8 us short at each wake-up on an idle CPU)
         if sw_clock:
             own = np.flatnonzero((t_clk[1:] <= t_ev[:-1]) & (st[:-1] == STATE_RUNNABLE) & (cpu[1:] == cpu[:-1])) + 1
+            own = own[~np.isin(own - 1, split)]
             a[own] = a[own - 1]
             b[own - 1] = a[own - 1]
+        for r in split:
+            # running from the latest rq clock on the CPU between the wake-up's sched_waking (or
+            # its own record) and OWN_UPDATE_S after its sched_wakeup record
+            tc, _, pc = cpu_clocks.get(int(cpu[r]), (None, None, None))
+            if tc is None or r + 1 >= n:
+                continue
+            w0 = t_ev[r]
+            if waking is not None and len(waking):
+                j = int(np.searchsorted(waking, t_ev[r], side="right")) - 1
+                if j >= 0 and (r == 0 or waking[j] > t_ev[r - 1]):
+                    w0 = waking[j]
+            lo = int(np.searchsorted(tc, w0 - 2e-6, side="left"))
+            hi = int(np.searchsorted(tc, t_ev[r] + OWN_UPDATE_S, side="right"))
+            latest = int(pc[lo:hi].max()) if hi > lo else int(a[r])
+            a[r + 1] = max(int(a[r]), latest)
+            b[r] = a[r + 1]
         b = np.maximum(b, a)
     dur = np.maximum(b - a, 0)
     m_start = np.r_[0, np.cumsum(dur)[:-1]]          # model axis at each event
@@ -333,6 +427,51 @@ def _one_field(era) -> bool:
     return parse_kernel_version(era) >= (6, 8)
 
 
+def _waited_behind_untraced(tl: pd.DataFrame, se: pd.DataFrame) -> pd.DataFrame:
+    """``tl`` (one task's timeline) with the wake-ups the timeline took for running on an idle CPU
+    (no switch-in traced) that the task's own kernel samples show it waited through: between two
+    of its samples inside that span its util_avg fell while its runnable_avg grew, which only a
+    task on the runqueue and not running does (util_sum accrues only while running). Such a
+    row becomes runnable and the switch-out that ends it ``untraced_switch_in`` (it ran there,
+    when is unknown), as the timeline marks a wake-up behind an untraced switch it can see.
+
+    The CPU looked idle because what ran there left no record at all: on this VM the agent's
+    threads (a recorded run: the task woken in the idle task's context, then nothing traced on
+    that CPU for 2.3 ms, its next sample util 141 -> 134 with runnable 157 -> 198; the model,
+    running it from the wake-up, was 49 high)."""
+    st = tl["state"].to_numpy(np.int64)
+    rows = np.flatnonzero((st[1:] == STATE_RUNNING) & (st[:-1] == 0)) + 1
+    if not len(rows) or len(se) < 2:
+        return tl
+    t = tl["time"].to_numpy(np.float64)
+    s_t = se.index.to_numpy(np.float64)
+    u = se["util"].to_numpy(np.int64)
+    r = se["runnable"].to_numpy(np.int64)
+    waited = []
+    for i in rows:
+        end = t[i + 1] if i + 1 < len(t) else np.inf
+        k = np.flatnonzero((s_t > t[i]) & (s_t < end))
+        k = k[k > 0]
+        if len(k) and bool(((u[k] < u[k - 1]) & (r[k] > r[k - 1])).any()):
+            waited.append(i)
+    if not waited:
+        return tl
+    tl = tl.copy()
+    w = np.asarray(waited)
+    cpu = tl["cpu"].to_numpy(np.int64)
+    tl.iloc[w, tl.columns.get_loc("state")] = STATE_RUNNABLE
+    # a switch-out to sleep ends the span (it is flagged); a preemption leaves the task runnable,
+    # and its row merges into the span's, which is flagged itself (as task_timeline merges them)
+    has_next = w + 1 < len(tl)
+    pre = np.zeros(len(w), bool)
+    pre[has_next] = (st[w[has_next] + 1] == STATE_RUNNABLE) & (cpu[w[has_next] + 1] == cpu[w[has_next]])
+    flag = np.r_[w[pre], w[has_next & ~pre] + 1].astype(np.int64)
+    tl.iloc[flag, tl.columns.get_loc("untraced_switch_in")] = True
+    if pre.any():
+        tl = tl.drop(index=tl.index[w[pre] + 1])
+    return tl
+
+
 def _free_running(sig, uniq, sleep_m, start_m, ewma0: int, start, era) -> np.ndarray:
     """The model's own util_est (v6.8+: one field) after each sleep event at ``sleep_m``.
 
@@ -406,6 +545,7 @@ def compare_kernel_signals(trace, *, era: str = "v6.18", tasks=None, clock: str 
     tl_all = task_timeline(trace)
     to_pelt = pelt_clock_map(trace) if clock == "pelt" else None
     sw_clock = switch_clock_times(trace) if SWITCH_CLOCK else None
+    cpu_clocks = _cpu_clocks(trace) if clock == "pelt" else None
     wk_all: dict = {}
     if "sched_waking" in trace.events:
         wk = trace.df("sched_waking")
@@ -418,6 +558,7 @@ def compare_kernel_signals(trace, *, era: str = "v6.18", tasks=None, clock: str 
         tl = tl_all[tl_all["pid"].to_numpy() == pid]
         if len(tl) < 2:
             continue
+        tl = _waited_behind_untraced(tl, se)
         ue = ue_all[ue_all["pid"].to_numpy() == pid] if ue_all is not None else None
         # a migration re-attaches the task to the new rq's PELT clock, last_update_time and
         # period phase (attach_entity_load_avg), which the task's own timeline does not give:
@@ -435,7 +576,8 @@ def compare_kernel_signals(trace, *, era: str = "v6.18", tasks=None, clock: str 
                 continue
             part_ue = ue[(ue.index.to_numpy() < t1)] if ue is not None else None
             r, u = _task(trace, int(pid), tl.iloc[lo:hi + 1] if hi < len(tl) else tl.iloc[lo:], part_se,
-                         part_ue, era, to_pelt, clock, waking=wk_all.get(int(pid)), sw_clock=sw_clock)
+                         part_ue, era, to_pelt, clock, waking=wk_all.get(int(pid)), sw_clock=sw_clock,
+                         cpu_clocks=cpu_clocks)
             rows.append(r)
             ue_rows.append(u)
     pelt = pd.concat(rows, ignore_index=True) if rows else pd.DataFrame()
