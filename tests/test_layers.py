@@ -16,7 +16,7 @@ ROOT = Path(__file__).resolve().parent.parent / "lisa_eas"
 #: rank of each top-level unit of ``lisa_eas`` (a module or a subpackage)
 RANK = {
     # dependency-free helpers
-    "errors": 0, "_era": 0, "_atomic": 0, "_lazy": 0, "_text": 0, "__version__": 0,
+    "errors": 0, "_era": 0, "_atomic": 0, "_lazy": 0, "_text": 0, "__version__": 0, "_numba_cache": 0,
     # data descriptions
     "platform": 1, "energy_model": 1, "rtapp": 1, "published": 1, "platforms": 1,
     "_kernels": 2,

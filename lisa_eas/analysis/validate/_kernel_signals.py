@@ -16,6 +16,14 @@ Two time bases:
   are placed at their own ``update_time`` (``last_update_time``, PELT clock).
 * ``mono``: trace times as they are; samples at their record time.
 
+On the PELT clock each event of the timeline is placed on the rq clock the kernel ran it on, which
+the records show (docs/guide/boards_live.md "Stale rq clocks"): an event's own update (a record
+of the task just before the event's record, or anywhere between a wake-up's ``sched_waking`` and
+``sched_wakeup``, or after a dequeue's ``sched_util_est_se``), a switch after a wake-up
+preemption or out of idle on the latest rq clock (:mod:`._switch_clock`), a dequeue that crossed
+no period on its util_est record's clock. A span the trace cannot place (an untraced switch-in,
+or a wake-up the task's own samples show it waited through) is flagged ``trace_gap``.
+
 A migration re-attaches the task to another rq's PELT clock, ``last_update_time`` and period
 phase (``attach_entity_load_avg``), which depend on that rq, not on the task's timeline: each
 stay of a task on one CPU is compared on its own, from its first sample there.
@@ -61,7 +69,8 @@ def _stats(err: np.ndarray) -> dict:
 
 
 def _cpu_clocks(trace) -> dict:
-    """``{cpu: (record times in s, rq clocks in ns)}`` of every collector record, in time order."""
+    """``{cpu: (record times in s, rq clocks in ns, PELT clocks in ns)}`` of every collector
+    record, in time order (the PELT clock: ``clock_pelt - lost_idle_time``, as ``update_time``)."""
     rec = clocked_records(trace)
     t = rec["__ts"].to_numpy(np.int64) / 1e9
     c = rec["cpu"].to_numpy(np.int64)
@@ -217,8 +226,9 @@ def _task(trace, pid: int, tl: pd.DataFrame, se: pd.DataFrame, ue: pd.DataFrame 
             u_tt = ue.index.to_numpy(np.float64)
             u_pc = ue["clock_pelt"].to_numpy(np.int64) - ue["lost_idle_time"].to_numpy(np.int64)
             u_cpu = ue["cpu"].to_numpy(np.int64)
+            placed = set(j.tolist())         # on their own sample's clock already
             for i in np.flatnonzero((st == 0) & (np.r_[-1, st[:-1]] >= STATE_RUNNABLE)):
-                if i == 0 or i in set(j.tolist()):
+                if i == 0 or i in placed:
                     continue
                 k = int(np.searchsorted(u_tt, t_ev[i], side="right")) - 1
                 if k >= 0 and u_tt[k] > t_ev[i - 1] and u_cpu[k] == cpu[i - 1] and u_pc[k] > 0:
