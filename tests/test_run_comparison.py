@@ -121,3 +121,13 @@ def test_untraced_switch_in_runtime_is_bounded_not_lost(tmp_path):
     # the task's CPU time lies between the traced runtime and the sum
     assert cut.loc["cmp_a", "runtime_s"] < base.loc["cmp_a", "runtime_s"] <= \
         cut.loc["cmp_a", "runtime_s"] + cut.loc["cmp_a", "runtime_untraced_s"] + 1e-9
+
+
+def test_a_simulated_run_has_every_wakeup_traced(tmp_path):
+    # The simulator writes every switch. Its last activation of an exiting task is a run of no
+    # length (switched in and out at one timestamp, in that order): the timeline keeps the trace's
+    # order there, so no wake-up reads as one whose switch-in is missing (it counted one per task)
+    one = simulate("hikey960", _wl(tmp_path, 1000), config=SimConfig(governor="performance"))
+    m = run_metrics(one)
+    assert m.loc["cmp_a", "wakeups_untraced"] == 0 and m.loc["cmp_a", "wakeups"] >= 20
+    assert m.loc["cmp_a", "runtime_untraced_s"] == 0.0

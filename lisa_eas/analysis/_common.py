@@ -256,6 +256,14 @@ def task_timeline(trace) -> pd.DataFrame:
     pid, time, state, where, rank, seq, busy_waker = (a[keep] for a in (pid, time, state, where, rank, seq,
                                                                         busy_waker))
     o = np.lexsort((seq, rank, time, pid))
+    # ... except a run of no length on one CPU (switched in by one sched_switch and out by a later
+    # one at the same timestamp: in the simulator a task picked and preempted, or exiting, at
+    # once): the trace's own row order holds there
+    row = np.where(seq[o] < len(ts), seq[o], seq[o] - len(ts))       # the sched_switch row of each
+    po, to_, ro, wo = pid[o], time[o], rank[o], where[o]
+    nz = np.flatnonzero((po[1:] == po[:-1]) & (to_[1:] == to_[:-1]) & (ro[:-1] == 1) & (ro[1:] == 2)
+                        & (wo[1:] == wo[:-1]) & (row[1:] < row[:-1]))
+    o[nz], o[nz + 1] = o[nz + 1], o[nz].copy()
     pid, time, state, where, rank, busy_waker = pid[o], time[o], state[o], where[o], rank[o], busy_waker[o]
     df = pd.DataFrame({"pid": pid, "time": time, "state": state, "cpu": where})
     # a wake-up makes a sleeping (or never seen) task runnable; otherwise it changes nothing
