@@ -76,3 +76,50 @@ def test_group_lag_pairs_a_group_entity_with_its_cfs_rq_just_before(tmp_path):
     _write(tmp_path / "kernel_signals.bin", r, summary={"dropped": 0, "status": "complete"})
     g = group_lag(read_trace(tmp_path))
     assert g["n"] == 2 and g["max"] == 120 and g["mean"] == -60
+
+
+def test_a_span_with_no_traced_switch_in_restarts_the_task_from_the_kernel_record_ending_it(tmp_path):
+    # A runs on CPU 0 from 1.0 s, is preempted by B at 1.2 s; B sleeps at 1.5 s with no traced
+    # switch to A, and A's own switch-out (to sleep) comes at 1.6 s: A ran somewhere in
+    # 1.2 - 1.6 s, for how long the trace does not say. The kernel's record of A 10 us before
+    # that switch-out (its dequeue's update) says util 700.
+    lines = [_sw(1.0, 0, "swapper/0", 0, "R", "a", 10),
+             "  a-10 [000] 1.199999: sched_wakeup: comm=b pid=11 prio=120 target_cpu=000",
+             _sw(1.2, 0, "a", 10, "R", "b", 11),
+             _sw(1.5, 0, "b", 11, "S", "swapper/0", 0),
+             _sw(1.6, 0, "a", 10, "S", "swapper/0", 0),
+             _sw(1.9, 0, "swapper/0", 0, "R", "swapper/0", 0)]
+    (tmp_path / "trace.txt").write_text("\n".join(lines) + "\n")
+    ts = np.arange(1_010_000_000, 1_900_000_000, 10_000_000)
+    r = np.zeros(len(ts) + 2, KS_RECORD)
+    r["ts"][:len(ts)] = ts
+    r["kind"][:len(ts)] = 1                    # pelt_cfs, the root of CPU 0
+    r["pid"][:len(ts)] = -1
+    r["path"][:len(ts)] = b"/"
+    r["flags"][:len(ts)] = 2
+    r["ts"][len(ts):] = [1_000_000_000, 1_599_990_000]      # A's records (pelt_se)
+    r["kind"][len(ts):] = 0
+    r["pid"][len(ts):] = 10
+    r["comm"][len(ts):] = b"a"
+    r["path"][len(ts):] = b"(null)"
+    r["flags"][len(ts):] = 1
+    r["util_avg"][len(ts):] = [0, 700]
+    r = r[np.argsort(r["ts"], kind="stable")]
+    _write(tmp_path / "kernel_signals.bin", r, summary={"dropped": 0, "status": "complete"})
+    from lisa_eas.trace import read_trace
+
+    rows, s = compare_cfs_rq(read_trace(tmp_path), clock="mono", warmup_s=0.1)
+    t = rows["time"].to_numpy()
+    # the root samples in the span (from A's preemption to its record) hold an unknown part of
+    # A's util: flagged, not judged
+    assert rows["untraced"].to_numpy().tolist() == ((t >= 1.2) & (t < 1.59999)).tolist()
+    assert s["untraced_samples"] == int(((t >= 1.2) & (t < 1.59999)).sum())
+    m = rows.set_index("time")["model_util"]
+    # worked by hand at 1.70 s (a PELT period is 1024 x 1024 ns): A restarts from the kernel's
+    # 700 at 1.59999 s (its sums taken as 700 x (LOAD_AVG_MAX - 1024), period_contrib 0) and
+    # sleeps 100.01 ms, 95 whole periods and 0.37 of one: 700 x 2**(-95/32) x 46718 / (46718 +
+    # 379) = 88.6; B ran 300 ms (286 periods: 1024 x (1 - 2**(-286/32)) = 1022) and sleeps 200 ms,
+    # 190 whole periods: 1022 x 2**(-190/32) = 16.6. The sum 105. Modelled as runnable through
+    # the span (the code before), A would have decayed from 1.2 s to 1.7 s (476 periods) to 0:
+    # the sum 16.
+    assert 102 <= int(m.loc[np.isclose(m.index, 1.70)].iloc[0]) <= 106

@@ -440,7 +440,8 @@ def test_root_cfs_rq_util_against_the_sum_of_every_task(board, tmp_path, capsys)
     the tasks that ran in the last periods carry a phase error, so the sum's median is held to
     16: 2 for each of up to 8 such tasks (this VM: 4-5 at most; one CI run summing 27 tasks of a
     busier machine measured 9, with the kernel's root ~15 above the summed models on average, a
-    bias not explained yet; a broken task model moves the median by tens to hundreds). The tail is not explained yet: p99 measured 28-201 over runs (an
+    bias since traced to tasks' spans with no traced switch-in, now set apart, and partly
+    unexplained under load; a broken task model moves the median by tens to hundreds). The tail is not explained yet: p99 measured 28-201 over runs (an
     untraced switch placed to within a tick moves one task's util by up to 85; autogroup group
     entities propagate their children one update late, not modelled), so it is printed, not
     judged, beyond a bound that only the whole-machine sum meets: p99 < 512 (summing rt-app's
@@ -464,7 +465,8 @@ def test_root_cfs_rq_util_against_the_sum_of_every_task(board, tmp_path, capsys)
             g = s["group_lag"]
             print(f"\ncfs_rq {clock}: {s['tasks']} tasks, p50/p99/max {u['p50']}/{u['p99']:.1f}/{u['max']} "
                   f"over {u['n']} samples; with the {s['at_attach_samples']} at an attach/detach "
-                  f"{a['p50']}/{a['p99']:.1f}/{a['max']}; kernel group entity vs its cfs_rq "
+                  f"{a['p50']}/{a['p99']:.1f}/{a['max']}; {s['untraced_samples']} in spans with no traced "
+                  f"switch-in; mean (model - kernel) {u['mean']:.1f}; kernel group entity vs its cfs_rq "
                   f"p50/p99/max {g['p50']}/{g['p99']}/{g['max']} over {g['n']} pairs")
     for clock, (rows, s) in out.items():
         clock = f"{clock}: util {s['util']}, group lag {s['group_lag']}"      # what a failure prints

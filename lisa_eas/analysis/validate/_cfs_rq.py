@@ -19,6 +19,11 @@ What the kernel does that this does not:
   group entity's period phase, not each task's;
 * period phase: each entity's 1024 us periods are aligned to its own ``last_update_time``;
   the model starts each task at its first event, not at its kernel phase;
+* unknown spans: a runnable task switched out with no switch-in traced before it ran for an
+  unknown part of that span: from its first collector record from ``RESYNC_S`` before the
+  span's switch-out on (the dequeue's own update), its model restarts from the kernel's util
+  there, and the root samples on that CPU from the span's start to that record are reported
+  apart (``untraced``);
 * unknown start: a task that existed before the trace started has an unknown util. A task's
   first collector record (``sched_pelt_se``) gives its start value when there is one; the
   comparison starts ``warmup_s`` after the trace starts, by which time any start error has
@@ -46,6 +51,9 @@ def _stats(err: np.ndarray) -> dict:
 
 
 ATTACH_WINDOW_S = 200e-6
+#: A span with no traced switch-in ends at the task's first record from this long before its
+#: switch-out (the dequeue's own update precedes the record, by up to ~160 us when interrupted).
+RESYNC_S = 200e-6
 
 
 def _near_attach(trace, s_t: np.ndarray, s_c: np.ndarray, window: float) -> np.ndarray:
@@ -160,6 +168,81 @@ def _apply_migrations(trace, tl: pd.DataFrame) -> pd.DataFrame:
     return out.drop(columns="_r").reset_index(drop=True)
 
 
+def _untraced_spans(tl: pd.DataFrame, se) -> dict:
+    """Per pid, the spans a task ran in with no traced switch-in (``task_timeline``'s
+    ``untraced_switch_in``: a runnable row ended by its own switch-out, or a sleep whose
+    switch-out follows a row it was not running in): ``(start, end, stop, cpu, util)``. How long
+    it ran in ``[start, end)`` is not in the trace, so the root's samples on that CPU there hold
+    an unknown part of its util. ``stop`` is the task's first collector record from ``RESYNC_S``
+    before the span's switch-out on (its dequeue's own update, or a later one: the kernel's util
+    there, from which the task's model restarts; ``inf`` with no record); ``end`` is the
+    switch-out, or that record if it came first."""
+    out: dict = {}
+    f = tl["untraced_switch_in"].to_numpy(bool)
+    if not f.any():
+        return out
+    t = tl["time"].to_numpy(np.float64)
+    st = tl["state"].to_numpy(np.int64)
+    pid = tl["pid"].to_numpy(np.int64)
+    cpu = tl["cpu"].to_numpy(np.int64)
+    nxt_same = np.r_[pid[1:] == pid[:-1], False]
+    by_pid = {}
+    if se is not None and len(se):
+        se_t = se.index.to_numpy(np.float64)
+        for p, g in pd.Series(np.arange(len(se))).groupby(se["pid"].to_numpy(np.int64)):
+            by_pid[int(p)] = g.to_numpy()
+        se_u = se["util"].to_numpy(np.int64)
+    for i in np.flatnonzero(f):
+        if st[i] == STATE_RUNNABLE:         # the runnable row is the span, to its switch-out
+            start, end, on = t[i], (t[i + 1] if nxt_same[i] else np.inf), cpu[i]
+        else:                               # a switch-out to sleep ends the row before it
+            start, end, on = t[max(i - 1, 0)], t[i], cpu[max(i - 1, 0)]
+        stop, util = np.inf, 0
+        rec = by_pid.get(int(pid[i]))
+        if rec is not None and np.isfinite(end):
+            j = rec[np.searchsorted(se_t[rec], max(end - RESYNC_S, start), side="left"):]
+            if len(j):
+                stop, util = float(se_t[j[0]]), int(min(se_u[j[0]], 1024))
+        out.setdefault(int(pid[i]), []).append((float(start), float(min(stop, end)), stop, int(on), util))
+    return out
+
+
+def _model_at(t_ev, st, cpu, s_t, s_c, s_loc, want, to_pelt, util0: int, era: str):
+    """One task's PELT model from its first event (util ``util0``) over its events ``t_ev``
+    (``st``, ``cpu``), at the root samples it sits under (on its CPU, not dead, ``want``):
+    (sample indices, util_avg at each)."""
+    from ...models import pelt_timeline
+
+    if not len(t_ev):
+        return np.zeros(0, np.int64), np.zeros(0, np.int64)
+    k = np.searchsorted(t_ev, s_t, side="right") - 1
+    kk = np.clip(k, 0, len(t_ev) - 1)
+    idx = np.flatnonzero(want & (k >= 0) & (cpu[kk] == s_c) & (st[kk] != STATE_DEAD))
+    if not len(idx):
+        return idx, np.zeros(0, np.int64)
+    # the task's own time axis: each segment [event k, event k+1) lasts what the clock of
+    # its CPU says (the PELT clocks of two CPUs differ by their steal time, so a migration
+    # must not jump the axis); a root sample sits in its segment at its own clock value
+    t_end = np.r_[t_ev[1:], max(t_ev[-1], float(s_t[-1]) + 1.0)]
+    if to_pelt is not None:
+        a, b = to_pelt(t_ev, cpu), to_pelt(t_end, cpu)
+    else:
+        a, b = np.round(t_ev * 1e9).astype(np.int64), np.round(t_end * 1e9).astype(np.int64)
+    dur = np.maximum(b - a, 0)
+    m_start = np.r_[0, np.cumsum(dur)[:-1]]
+    ks = kk[idx]
+    s_m = m_start[ks] + np.clip(s_loc[idx] - a[ks], 0, dur[ks])
+    t_all = np.r_[t_ev, s_t[idx]]
+    loc = np.r_[m_start, s_m]
+    kind = np.r_[np.zeros(len(t_ev), np.int64), np.ones(len(idx), np.int64)]
+    stt = np.r_[np.where(st == STATE_DEAD, 0, st), np.where(st[ks] == STATE_DEAD, 0, st[ks])]
+    o = np.lexsort((kind, t_all))
+    loc = np.maximum.accumulate(loc[o])
+    stt, kind_o = stt[o], kind[o]
+    sig = pelt_timeline(loc - loc[0], stt, era=era, util_avg=util0)
+    return idx, sig["util_avg"].to_numpy(np.int64)[kind_o == 1]
+
+
 def compare_cfs_rq(trace, *, era: str = "v6.18", clock: str = "pelt",
                    warmup_s: float = 0.3) -> tuple[pd.DataFrame, dict]:
     """Model vs kernel for each CPU's root cfs_rq util_avg.
@@ -180,12 +263,13 @@ def compare_cfs_rq(trace, *, era: str = "v6.18", clock: str = "pelt",
     -------
     (DataFrame, dict)
         One row per compared root sample (``time``, ``cpu``, ``kernel_util``, ``model_util``,
-        ``tasks``: how many task models were summed) and the summary ``{"util": {n, p50, p99,
-        max, mean}, "clock", "era", "tasks", "warmup_s"}`` of ``|model - kernel|``, and
+        ``tasks``: how many task models were summed, ``at_attach``, ``untraced``: samples within
+        ``ATTACH_WINDOW_S`` of an attach/detach, or in a span a task ran in with no traced
+        switch-in) and the summary ``{"util": {n, p50, p99, max, mean}, "clock", "era", "tasks",
+        "warmup_s"}`` of ``|model - kernel|`` over the other samples (``util_all``: over every
+        sample; ``at_attach_samples``, ``untraced_samples``: how many were set apart), and
         ``group_lag`` (:func:`group_lag`: the kernel's group entities against their own cfs_rq).
     """
-    from ...models import pelt_timeline
-
     if clock not in ("pelt", "mono"):
         raise ValueError(f"clock must be 'pelt' or 'mono', got {clock!r}")
     cfs = trace.df("sched_pelt_cfs")
@@ -213,7 +297,10 @@ def compare_cfs_rq(trace, *, era: str = "v6.18", clock: str = "pelt",
         se = se[se["pid"].to_numpy() > 0]
         first_util = se.groupby("pid", sort=False)["util"].first().to_dict()
     rt = _rt_pids(trace)
-    tl_all = _close_untraced_switch_outs(trace, _apply_migrations(trace, task_timeline(trace)), se)
+    tl_raw = task_timeline(trace)
+    tl_all = _close_untraced_switch_outs(trace, _apply_migrations(trace, tl_raw), se)
+    spans = _untraced_spans(tl_raw, se)
+    untraced = np.zeros(len(s_t), bool)
     n_tasks = 0
     for pid, tl in tl_all.groupby("pid", sort=True):
         if pid in rt or not len(s_t):
@@ -221,43 +308,41 @@ def compare_cfs_rq(trace, *, era: str = "v6.18", clock: str = "pelt",
         t_ev = tl["time"].to_numpy(np.float64)
         st = tl["state"].to_numpy(np.int64)
         cpu = tl["cpu"].to_numpy(np.int64)
-        k = np.searchsorted(t_ev, s_t, side="right") - 1
-        kk = np.clip(k, 0, len(t_ev) - 1)
-        ok = (k >= 0) & (cpu[kk] == s_c) & (st[kk] != STATE_DEAD)
-        idx = np.flatnonzero(ok)
-        if not len(idx):
-            continue
-        n_tasks += 1
-        # the task's own time axis: each segment [event k, event k+1) lasts what the clock of
-        # its CPU says (the PELT clocks of two CPUs differ by their steal time, so a migration
-        # must not jump the axis); a root sample sits in its segment at its own clock value
-        t_end = np.r_[t_ev[1:], max(t_ev[-1], float(s_t[-1]) + 1.0)]
-        if to_pelt is not None:
-            a, b = to_pelt(t_ev, cpu), to_pelt(t_end, cpu)
-        else:
-            a, b = np.round(t_ev * 1e9).astype(np.int64), np.round(t_end * 1e9).astype(np.int64)
-        dur = np.maximum(b - a, 0)
-        m_start = np.r_[0, np.cumsum(dur)[:-1]]
-        ks = kk[idx]
-        s_m = m_start[ks] + np.clip(s_loc[idx] - a[ks], 0, dur[ks])
-        t_all = np.r_[t_ev, s_t[idx]]
-        loc = np.r_[m_start, s_m]
-        kind = np.r_[np.zeros(len(t_ev), np.int64), np.ones(len(idx), np.int64)]
-        stt = np.r_[np.where(st == STATE_DEAD, 0, st), np.where(st[ks] == STATE_DEAD, 0, st[ks])]
-        o = np.lexsort((kind, t_all))
-        loc = np.maximum.accumulate(loc[o])
-        stt, kind_o = stt[o], kind[o]
-        sig = pelt_timeline(loc - loc[0], stt, era=era, util_avg=int(min(first_util.get(pid, 0), 1024)))
-        u = sig["util_avg"].to_numpy(np.int64)
-        total[idx] += u[kind_o == 1]
-        count[idx] += 1
+        # the model's pieces: from the task's first event with its first record's util, and
+        # after each span it ran in with no traced switch-in, from the kernel's record that ends it
+        pieces = [(-np.inf, int(min(first_util.get(pid, 0), 1024)))]
+        for start, end, stop, on, util in spans.get(int(pid), ()):
+            untraced |= (s_c == on) & (s_t >= start) & (s_t < end)
+            if np.isfinite(stop):
+                pieces.append((stop, util))
+        counted = False
+        for j, (p_from, util0) in enumerate(pieces):
+            p_to = pieces[j + 1][0] if j + 1 < len(pieces) else np.inf
+            keep = (t_ev > p_from) & (t_ev < p_to)
+            k0 = int(np.searchsorted(t_ev, p_from, side="right")) - 1
+            if np.isfinite(p_from):
+                if k0 < 0:
+                    continue
+                p_t, p_st, p_c = np.r_[p_from, t_ev[keep]], np.r_[st[k0], st[keep]], np.r_[cpu[k0], cpu[keep]]
+            else:
+                p_t, p_st, p_c = t_ev[keep], st[keep], cpu[keep]
+            in_piece = (s_t >= p_from) & (s_t < p_to)
+            idx, u = _model_at(p_t, p_st, p_c, s_t, s_c, s_loc, in_piece, to_pelt, util0, era)
+            if len(idx):
+                total[idx] += u
+                count[idx] += 1
+                counted = True
+        n_tasks += counted
     rows = pd.DataFrame({"time": s_t, "cpu": s_c, "kernel_util": root["util"].to_numpy(np.int64),
                          "model_util": total, "tasks": count,
-                         "at_attach": _near_attach(trace, s_t, s_c, ATTACH_WINDOW_S)})
+                         "at_attach": _near_attach(trace, s_t, s_c, ATTACH_WINDOW_S),
+                         "untraced": untraced})
     err = (rows["model_util"] - rows["kernel_util"]).to_numpy(np.float64)
+    judged = ~(rows["at_attach"].to_numpy(bool) | untraced)
     summary = {"clock": clock, "era": era, "tasks": n_tasks, "warmup_s": warmup_s,
-               "util": _stats(err[~rows["at_attach"].to_numpy(bool)]), "util_all": _stats(err),
-               "at_attach_samples": int(rows["at_attach"].sum()), "group_lag": group_lag(trace)}
+               "util": _stats(err[judged]), "util_all": _stats(err),
+               "at_attach_samples": int(rows["at_attach"].sum()), "untraced_samples": int(untraced.sum()),
+               "group_lag": group_lag(trace)}
     return rows, summary
 
 
