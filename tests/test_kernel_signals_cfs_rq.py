@@ -1,5 +1,7 @@
 """compare_cfs_rq's bookkeeping on a hand-made trace (no kernel needed): a root cfs_rq holds the
-util of every task attached to it, and a migration moves a task's util to the other CPU."""
+util of every task attached to it, a migration moves a task's util to the other CPU (a wake-up
+migration with the util the kernel synced it to), and a span a task ran in with no traced
+switch-in restarts its model from the kernel's record."""
 from __future__ import annotations
 
 import numpy as np
@@ -50,11 +52,19 @@ def test_root_util_is_the_sum_of_the_attached_tasks_and_migrations_move_it(tmp_p
     # 1022 * 2**(-87/32) = 155, and up to 2 % more in a partial period (the divider is
     # LOAD_AVG_MAX - 1024 + period_contrib)
     assert 150 <= at(c1, 1.59) <= 162
-    # after the migration CPU 1 holds nothing, CPU 0 holds A + B (B decayed 110 ms, 107 periods:
-    # 1022 * 2**(-107/32) = 101; A is saturated either side)
+    # after the migration CPU 1 holds nothing, CPU 0 holds A + B (A is saturated either side).
+    # B comes with the util sync_entity_load_avg() left it at: decayed only to CPU 1's root's
+    # last update before the migration (its record at 1.590001 s; no record of B says it is in
+    # a task group), not to the migration: 85 whole PELT periods (1024 x 1024 ns) after its
+    # dequeue, 1022 x 2**(-85/32) = 162, then 10 ms waiting on CPU 0 (9 or 10 boundaries):
+    # 162 x 2**(-9.5/32) = 132, up to 2 % less in a partial period. Decayed to the migration, as
+    # a fresh model does (stale_sync=False), it would be 1022 x 2**(-105/32) = 105.
     assert (c1[c1.index > 1.601] == 0).all()
     jump = at(c0, 1.61) - at(c0, 1.59)
-    assert 95 <= jump <= 135
+    assert 125 <= jump <= 136
+    rows_fresh, _ = compare_cfs_rq(read_trace(tmp_path), clock="mono", warmup_s=0.3, stale_sync=False)
+    f0 = rows_fresh[rows_fresh["cpu"] == 0].set_index("time")["model_util"]
+    assert 100 <= at(f0, 1.61) - at(f0, 1.59) <= 108
 
 
 def test_group_lag_pairs_a_group_entity_with_its_cfs_rq_just_before(tmp_path):

@@ -9,7 +9,11 @@ that appears in ``sched_switch``/``sched_wakeup`` (not only rt-app's; RT/DL task
 left out) gets its own :func:`lisa_eas.models.pelt_timeline` over its whole timeline, and each
 root sample on CPU ``c`` is compared with the sum of the models of the tasks that sit on ``c``
 at that time (running, runnable, or blocked there since they last ran; not yet seen or exited:
-not counted). A task's util moves with it when it migrates, as in the kernel.
+not counted). A task's util moves with it when it migrates, as in the kernel; a task migrated
+at its wake-up arrives with the util ``sync_entity_load_avg`` left it at (decayed only to its
+old cfs_rq's last update: ``migrate_task_rq_fair`` -> ``remove_entity_load_avg``, then
+``attach_entity_load_avg`` on the new CPU adds it as it is), that cfs_rq being the one whose
+record follows the task's own records (the root, or its task group's).
 
 What the kernel does that this does not:
 
@@ -207,6 +211,45 @@ def _untraced_spans(tl: pd.DataFrame, se) -> dict:
     return out
 
 
+def _cfs_rq_updates(trace, se) -> tuple[dict, dict]:
+    """Each task's cfs_rq (the ``path`` of the ``sched_pelt_cfs`` record that follows its own
+    ``sched_pelt_se`` record in the same ``update_load_avg()``, on its CPU within 50 us: ``/`` or
+    a task group's) and, per (CPU, path), the times and rq-clock values (``update_time``) of that
+    cfs_rq's records. With several task groups of one name on a CPU their records are not told
+    apart (a trace does not say which group a task is in)."""
+    if "sched_pelt_cfs" not in trace.events:
+        return {}, {}
+    if se is None:
+        se = pd.DataFrame({"cpu": np.zeros(0, np.int64), "pid": np.zeros(0, np.int64)},
+                          index=np.zeros(0, np.float64))
+    cfs = trace.df("sched_pelt_cfs")
+    if not len(cfs):
+        return {}, {}
+    c_t = cfs.index.to_numpy(np.float64)
+    c_cpu = cfs["cpu"].to_numpy(np.int64)
+    c_path = cfs["path"].astype(str).to_numpy()
+    c_u = cfs["update_time"].to_numpy(np.int64) if "update_time" in cfs.columns else np.round(c_t * 1e9).astype(np.int64)
+    s_t = se.index.to_numpy(np.float64)
+    s_cpu = se["cpu"].to_numpy(np.int64)
+    s_pid = se["pid"].to_numpy(np.int64)
+    path_of: dict = {}
+    updates: dict = {}
+    for c in np.unique(c_cpu):
+        on = np.flatnonzero(c_cpu == c)
+        mine = np.flatnonzero(s_cpu == c)
+        j = np.searchsorted(c_t[on], s_t[mine], side="left")
+        ok = j < len(on)
+        jj = on[np.minimum(j, len(on) - 1)]
+        ok &= c_t[jj] - s_t[mine] <= 50e-6
+        for pid, path in zip(s_pid[mine[ok]], c_path[jj[ok]]):
+            path_of.setdefault(int(pid), {}).setdefault(path, 0)
+            path_of[int(pid)][path] += 1
+        for path in np.unique(c_path[on]):
+            sel = on[c_path[on] == path]
+            updates[(int(c), str(path))] = (c_t[sel], c_u[sel])
+    return {p: max(d, key=d.get) for p, d in path_of.items()}, updates
+
+
 def _model_at(t_ev, st, cpu, s_t, s_c, s_loc, want, to_pelt, util0: int, era: str):
     """One task's PELT model from its first event (util ``util0``) over its events ``t_ev``
     (``st``, ``cpu``), at the root samples it sits under (on its CPU, not dead, ``want``):
@@ -243,8 +286,76 @@ def _model_at(t_ev, st, cpu, s_t, s_c, s_loc, want, to_pelt, util0: int, era: st
     return idx, sig["util_avg"].to_numpy(np.int64)[kind_o == 1]
 
 
+def _task_model(t_ev, st, cpu, spans, util_first: int, s_t, s_c, s_loc, to_pelt, era: str,
+                stale_sync: bool, cfs_updates: dict | None = None):
+    """One task's util at the points ``s_t`` (on CPUs ``s_c``, their clock values ``s_loc``)
+    where it sits on that CPU: (point indices, util_avg). The model runs in pieces: from the
+    task's first event with ``util_first``; after each span it ran in with no traced switch-in
+    (``spans``, :func:`_untraced_spans`), from the kernel's record that ends it; with
+    ``stale_sync``, after each wake-up migration from its own util at its cfs_rq's last update on
+    the old CPU (``cfs_updates``: that cfs_rq's record times and rq-clock values; its dequeue
+    when none is later)."""
+    pieces = [(-np.inf, util_first, None)]
+    for _start, _end, stop, _on, util in spans:
+        if np.isfinite(stop):
+            pieces.append((stop, util, None))
+    if stale_sync:
+        # migrate_task_rq_fair() -> remove_entity_load_avg() -> sync_entity_load_avg() decays
+        # a sleeping task only to its old cfs_rq's last update (cfs_rq_last_update_time()), and
+        # attach_entity_load_avg() adds it to the new CPU as it is: the decay between is never
+        # applied. That update is the last record of the task's cfs_rq on the old CPU, or its own
+        # dequeue (its cfs_rq is updated with it) when no record is later. (An update that
+        # crossed no period writes no record: up to a period later, the sync is.)
+        moved = np.flatnonzero((cpu[1:] != cpu[:-1]) & (st[1:] == 0) & (st[:-1] == 0)) + 1
+        for i in moved:
+            t_sync, loc = float(t_ev[i - 1]), None
+            rec = (cfs_updates or {}).get(int(cpu[i - 1]))
+            if rec is not None:
+                k = int(np.searchsorted(rec[0], t_ev[i], side="right")) - 1
+                if k >= 0 and rec[0][k] > t_sync:
+                    t_sync, loc = float(rec[0][k]), int(rec[1][k])
+            pieces.append((float(t_ev[i]), -1, (t_sync, int(cpu[i - 1]), loc)))
+    pieces.sort(key=lambda x: x[0])
+    out_i, out_u = [], []
+    prev_piece = None
+    for j, (p_from, util0, sync_at) in enumerate(pieces):
+        p_to = pieces[j + 1][0] if j + 1 < len(pieces) else np.inf
+        keep = (t_ev > p_from) & (t_ev < p_to)
+        k0 = int(np.searchsorted(t_ev, p_from, side="right")) - 1
+        if np.isfinite(p_from):
+            if k0 < 0:
+                continue
+            p_t, p_st, p_c = np.r_[p_from, t_ev[keep]], np.r_[st[k0], st[keep]], np.r_[cpu[k0], cpu[keep]]
+        else:
+            p_t, p_st, p_c = t_ev[keep], st[keep], cpu[keep]
+        if sync_at is not None:
+            if prev_piece is None:
+                continue
+            t_sync, on, loc = sync_at
+            if to_pelt is None:
+                loc = np.array([round(t_sync * 1e9)])
+            elif loc is None:
+                loc = to_pelt(np.array([t_sync]), np.array([on]))
+            else:
+                loc = np.array([loc])
+            pt, pst, pc, pu = prev_piece
+            _, u_sync = _model_at(pt, pst, pc, np.array([t_sync]), np.array([on]), np.asarray(loc, np.int64),
+                                  np.array([True]), to_pelt, pu, era)
+            if not len(u_sync):
+                continue
+            util0 = int(min(u_sync[0], 1024))
+        in_piece = (s_t >= p_from) & (s_t < p_to)
+        idx, u = _model_at(p_t, p_st, p_c, s_t, s_c, s_loc, in_piece, to_pelt, util0, era)
+        prev_piece = (p_t, p_st, p_c, util0)
+        out_i.append(idx)
+        out_u.append(u)
+    if not out_i:
+        return np.zeros(0, np.int64), np.zeros(0, np.int64)
+    return np.concatenate(out_i), np.concatenate(out_u)
+
+
 def compare_cfs_rq(trace, *, era: str = "v6.18", clock: str = "pelt",
-                   warmup_s: float = 0.3) -> tuple[pd.DataFrame, dict]:
+                   warmup_s: float = 0.3, stale_sync: bool = True) -> tuple[pd.DataFrame, dict]:
     """Model vs kernel for each CPU's root cfs_rq util_avg.
 
     Parameters
@@ -258,6 +369,10 @@ def compare_cfs_rq(trace, *, era: str = "v6.18", clock: str = "pelt",
     warmup_s : float
         Root samples in the first ``warmup_s`` seconds of the trace are not compared (the
         start util of tasks already running before the trace is unknown).
+    stale_sync : bool
+        A task migrated at its wake-up keeps the util it had at its dequeue on the old CPU, as
+        the kernel's ``sync_entity_load_avg`` leaves it (see the module docstring). False
+        decays it to the migration, as a fresh model would (kept for the on/off comparison).
 
     Returns
     -------
@@ -300,6 +415,7 @@ def compare_cfs_rq(trace, *, era: str = "v6.18", clock: str = "pelt",
     tl_raw = task_timeline(trace)
     tl_all = _close_untraced_switch_outs(trace, _apply_migrations(trace, tl_raw), se)
     spans = _untraced_spans(tl_raw, se)
+    path_of, cfs_updates = _cfs_rq_updates(trace, se) if stale_sync else ({}, {})
     untraced = np.zeros(len(s_t), bool)
     n_tasks = 0
     for pid, tl in tl_all.groupby("pid", sort=True):
@@ -308,30 +424,15 @@ def compare_cfs_rq(trace, *, era: str = "v6.18", clock: str = "pelt",
         t_ev = tl["time"].to_numpy(np.float64)
         st = tl["state"].to_numpy(np.int64)
         cpu = tl["cpu"].to_numpy(np.int64)
-        # the model's pieces: from the task's first event with its first record's util, and
-        # after each span it ran in with no traced switch-in, from the kernel's record that ends it
-        pieces = [(-np.inf, int(min(first_util.get(pid, 0), 1024)))]
         for start, end, stop, on, util in spans.get(int(pid), ()):
             untraced |= (s_c == on) & (s_t >= start) & (s_t < end)
-            if np.isfinite(stop):
-                pieces.append((stop, util))
-        counted = False
-        for j, (p_from, util0) in enumerate(pieces):
-            p_to = pieces[j + 1][0] if j + 1 < len(pieces) else np.inf
-            keep = (t_ev > p_from) & (t_ev < p_to)
-            k0 = int(np.searchsorted(t_ev, p_from, side="right")) - 1
-            if np.isfinite(p_from):
-                if k0 < 0:
-                    continue
-                p_t, p_st, p_c = np.r_[p_from, t_ev[keep]], np.r_[st[k0], st[keep]], np.r_[cpu[k0], cpu[keep]]
-            else:
-                p_t, p_st, p_c = t_ev[keep], st[keep], cpu[keep]
-            in_piece = (s_t >= p_from) & (s_t < p_to)
-            idx, u = _model_at(p_t, p_st, p_c, s_t, s_c, s_loc, in_piece, to_pelt, util0, era)
-            if len(idx):
-                total[idx] += u
-                count[idx] += 1
-                counted = True
+        idx, u = _task_model(t_ev, st, cpu, spans.get(int(pid), ()), int(min(first_util.get(pid, 0), 1024)),
+                             s_t, s_c, s_loc, to_pelt, era, stale_sync,
+                             {c: v for (c, pth), v in cfs_updates.items() if pth == path_of.get(int(pid), "/")})
+        if len(idx):
+            np.add.at(total, idx, u)
+            np.add.at(count, idx, 1)
+        counted = len(idx) > 0
         n_tasks += counted
     rows = pd.DataFrame({"time": s_t, "cpu": s_c, "kernel_util": root["util"].to_numpy(np.int64),
                          "model_util": total, "tasks": count,
