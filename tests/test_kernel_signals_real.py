@@ -99,7 +99,8 @@ def test_a_record_before_the_wakeups_waking_is_not_its_update(tmp_path):
                                   "ks_tick_before_switch_out", "ks_tick_after_wakeup", "ks_wakeup_on_idle",
                                   "ks_wakeup_behind_untraced", "ks_wakeup_update_interrupted",
                                   "ks_dequeue_update_interrupted", "ks_shared_stale_clocks",
-                                  "ks_wakeup_behind_invisible", "ks_dequeue_stale_clock"])
+                                  "ks_wakeup_behind_invisible", "ks_dequeue_stale_clock",
+                                  "ks_migrated_first_sleep"])
 def test_windows_read_back(tmp_path, name):
     t = _run(tmp_path, name)
     assert {"sched_switch", "sched_wakeup", "sched_waking", "sched_pelt_se", "sched_util_est_se"} <= set(t.events)
@@ -364,3 +365,32 @@ def test_a_dequeue_without_a_pelt_record_is_on_its_util_est_records_clock(tmp_pa
     assert len(at) == 1 and int(at["kernel_runnable"].iloc[0]) == 185
     assert abs(int(at["model_runnable"].iloc[0]) - 185) <= 1 and abs(int(at["model_util"].iloc[0]) - 156) <= 1
     assert s["util"]["max"] <= 1 and s["runnable"]["max"] <= 1
+
+
+def test_the_first_sleep_after_a_wakeup_migration_keeps_the_unchanged_flag(tmp_path):
+    t = _run(tmp_path, "ks_migrated_first_sleep")
+    # ks_per (pid 4963), just forked on CPU 0, sleeps in D at 13694.109135 while migration/0 moves
+    # it to CPU 1; its util_est_update() there wrote ewma 294 with UTIL_AVG_UNCHANGED (bit 31)
+    ue = t.df("sched_util_est_se")
+    assert int(ue["util_est_raw"].iloc[0]) == 0x80000000 | 294
+    # woken on CPU 1 at 13694.109173 (attach_entity_load_avg: no entity update), it runs 2.8 ms
+    # (no tick) and is dequeued at 13694.111999 (the root's util_est drops by its 294 there), its
+    # switch-out record 154 us later; the dequeue's own PELT record (util 335) comes after
+    # util_est_update() (v6.12+ dequeue_task_fair order)
+    uc = t.df("sched_util_est_cfs")
+    drop = uc[(uc.index.to_numpy() > 13694.1118) & (uc.index.to_numpy() < 13694.1121)]
+    assert drop["enqueued"].tolist() == [0]
+    se = t.df("sched_pelt_se")
+    assert se[(se.index.to_numpy() > 13694.1092) & (se.index.to_numpy() < 13694.1122)]["util"].tolist() == [335]
+    # Hand-worked (util_est_update, kernel/sched/fair.c v6.18): the flag is still set there, so it
+    # returns early (no record: the next one is at 13694.128213); at that next dequeue
+    # dequeued = task_util >= 294, so ewma = dequeued (the kernel's 295, the model's util there).
+    # Updating at the first sleep instead (util 335 >= 294: ewma 335) then gives, with util 298,
+    # ((335 << 2) - (335 - 298)) >> 2 = 325
+    assert ((335 << 2) - (335 - 298)) >> 2 == 325
+    assert ue.index[1] == pytest.approx(13694.128213, abs=1e-6) and int(ue["ewma"].iloc[1]) == 295
+    _, u, s = compare_kernel_signals(t, tasks=["ks_per"], clock="pelt")
+    first = u.iloc[0]
+    assert first["time"] == pytest.approx(13694.128213, abs=1e-6)
+    assert int(first["model_ewma"]) == int(first["model_util"]) and abs(int(first["model_ewma"]) - 295) <= 3
+    assert s["util_est_ewma"]["max"] <= 3 and s["util"]["max"] <= 3

@@ -98,7 +98,8 @@ def _clock_moved_on(cpu_clocks: dict | None, cpu: np.ndarray, t_from: np.ndarray
 
 def _task(trace, pid: int, tl: pd.DataFrame, se: pd.DataFrame, ue: pd.DataFrame | None, era: str,
           to_pelt, clock: str, waking: np.ndarray | None = None,
-          sw_clock: dict | None = None, cpu_clocks: dict | None = None) -> tuple[pd.DataFrame, pd.DataFrame]:
+          sw_clock: dict | None = None, cpu_clocks: dict | None = None, migrated_in: bool = False,
+          ue_cfs: dict | None = None) -> tuple[pd.DataFrame, pd.DataFrame]:
     from ...models import pelt_timeline, util_est_step
 
     split = np.zeros(0, np.int64)
@@ -379,8 +380,10 @@ def _task(trace, pid: int, tl: pd.DataFrame, se: pd.DataFrame, ue: pd.DataFrame 
                              for e, u_, r_ in zip(prev_k, m_u, m_r)], np.int64)
             free = sig["util_est_ewma"].to_numpy(np.int64)[mj] & 0x7FFFFFFF
             if _one_field(era):
+                skip_first = migrated_in and _first_sleep_unchanged(tl, st, t_ev, cpu, se, ue, sleep_ev, s_t[first],
+                                                                    era, ue_cfs)
                 free = _free_running(sig, uniq, m_start[sleep_ev], s_m[first], _ue_at(ue, s_t[first] + 1e-6), r,
-                                     era)[j]
+                                     era, skip_first)[j]
             ue_rows = pd.DataFrame({"time": u_t, "pid": pid,
                                     "kernel_ewma": kern["ewma"].to_numpy(np.int64),
                                     "model_ewma": free,
@@ -482,14 +485,56 @@ def _waited_behind_untraced(tl: pd.DataFrame, se: pd.DataFrame) -> pd.DataFrame:
     return tl
 
 
-def _free_running(sig, uniq, sleep_m, start_m, ewma0: int, start, era) -> np.ndarray:
+def _first_sleep_unchanged(tl, st, t_ev, cpu, se, ue, sleep_ev, t_start: float, era, ue_cfs) -> bool:
+    """Whether the kernel skips util_est_update() at a stay's first sleep after a migration.
+
+    util_est_update() returns early while its own UTIL_AVG_UNCHANGED flag (set by its last update)
+    is set; only an update of the entity's PELT sums that crosses a period clears it
+    (``__update_load_avg_se`` -> ``cfs_se_util_change``). A task woken onto another CPU is attached
+    there with no such update (``last_update_time`` 0 after ``migrate_task_rq_fair``; the
+    wake-up's ``sync_entity_load_avg`` is ``__update_load_avg_blocked_se``, which does not clear
+    it), so if it then sleeps before a tick updates it, the flag of its last update before the
+    migration still stands. From v6.12 util_est_update() runs before the dequeue's own PELT
+    update, so that update does not count. The dequeue is found by the root cfs_rq's
+    util_est dropping by the task's estimate (``util_est_dequeue``'s ``sched_util_est_cfs``
+    record; ``ue_cfs``), else taken ``OWN_UPDATE_S`` before the switch-out. (A recorded run: a
+    task pinned by rt-app slept in D while migration/0 moved it, woke on CPU 1 and slept
+    2.8 ms later, its dequeue 155 us before its switch-out record: the kernel wrote no util_est
+    record there, the model updated, ewma 325 for the kernel's 295 a period later.)"""
+    if ue is None or not len(ue) or "util_est_raw" not in ue.columns or not len(sleep_ev):
+        return False
+    runs = np.flatnonzero((st == 0) & (np.r_[0, st[:-1]] >= STATE_RUNNABLE))
+    i1 = int(sleep_ev[0])
+    if not len(runs) or runs[0] != i1:
+        return False                  # not the stay's first sleep
+    u_t = ue.index.to_numpy(np.float64)
+    k = int(np.searchsorted(u_t, t_start + 1e-6, side="right")) - 1
+    if k < 0 or not int(ue["util_est_raw"].to_numpy(np.int64)[k]) & 0x80000000:
+        return False
+    est = int(ue["util_est_raw"].to_numpy(np.int64)[k]) & 0x7FFFFFFF
+    t_deq = t_ev[i1] - OWN_UPDATE_S
+    if not _samples_before(era):
+        t_deq = t_ev[i1]
+    elif ue_cfs and int(cpu[i1 - 1]) in ue_cfs:
+        ct, ce = ue_cfs[int(cpu[i1 - 1])]
+        lo, hi = np.searchsorted(ct, t_ev[0], side="right"), np.searchsorted(ct, t_ev[i1], side="right")
+        drop = np.flatnonzero((ce[max(lo - 1, 0):hi][:-1] - ce[max(lo - 1, 0):hi][1:]) == est) + max(lo - 1, 0) + 1
+        drop = drop[drop >= lo]
+        if len(drop):
+            t_deq = float(ct[drop[-1]])
+    s_t = se.index.to_numpy(np.float64)
+    return not np.any((s_t > t_ev[0]) & (s_t < t_deq))
+
+
+def _free_running(sig, uniq, sleep_m, start_m, ewma0: int, start, era, skip_first: bool = False) -> np.ndarray:
     """The model's own util_est (v6.8+: one field) after each sleep event at ``sleep_m``.
 
     The same rule and samples as :func:`~lisa_eas.models.pelt_timeline`'s ``util_est_ewma``,
     except at the start: the model starts at the period boundary before the start sample
     (``start_m``) without that sample's partial period, so up to the start sample the sampled
     averages are the start sample's (the kernel's), and sleeps before it are already in the
-    kernel's estimate there (``ewma0``)."""
+    kernel's estimate there (``ewma0``). ``skip_first``: the kernel's UTIL_AVG_UNCHANGED is still set at the
+    first sleep after the start (see :func:`_first_sleep_unchanged`), so that update is skipped."""
     from ...models import util_est_step
 
     ew = sig["util_est_ewma"].to_numpy(np.int64)
@@ -508,13 +553,14 @@ def _free_running(sig, uniq, sleep_m, start_m, ewma0: int, start, era) -> np.nda
         p = max(k - 1, 0) if before else k
         # the model's UTIL_AVG_UNCHANGED before this util_est_update (set by the last one, cleared
         # by a period crossing since; before v6.12 this dequeue's own crossing clears it too)
-        unchanged = bool(ew[max(k - 1, 0)] & 0x80000000) and (before or not upd[k]) and done > 0
+        unchanged = (bool(ew[max(k - 1, 0)] & 0x80000000) and (before or not upd[k]) and done > 0) \
+            or (skip_first and done == 0)
         if not unchanged:
             at_start = uniq[p] <= start_m
             u = int(start["util"]) if at_start else int(ua[p])
             r = int(start["runnable"]) if at_start else int(ra[p])
             e = util_est_step(e, u, r, era=era)[0] & 0x7FFFFFFF
-            done += 1
+        done += 1
         out[i] = e
     return out
 
@@ -561,6 +607,13 @@ def compare_kernel_signals(trace, *, era: str = "v6.18", tasks=None, clock: str 
         wk = trace.df("sched_waking")
         for p_, g in pd.Series(wk.index.to_numpy(np.float64)).groupby(wk["pid"].to_numpy()):
             wk_all[int(p_)] = np.sort(g.to_numpy())
+    ue_cfs: dict = {}
+    if "sched_util_est_cfs" in trace.events:
+        uc = trace.df("sched_util_est_cfs")
+        uc = uc[uc["is_root"].to_numpy(bool)] if "is_root" in uc.columns else uc
+        for c_ in np.unique(uc["cpu"].to_numpy(np.int64)):
+            one = uc[uc["cpu"].to_numpy(np.int64) == c_]
+            ue_cfs[int(c_)] = (one.index.to_numpy(np.float64), one["enqueued"].to_numpy(np.int64))
     rows, ue_rows = [], []
     for pid, se in se_all.groupby("pid", sort=True):
         if len(se) < min_samples:
@@ -587,7 +640,8 @@ def compare_kernel_signals(trace, *, era: str = "v6.18", tasks=None, clock: str 
             part_ue = ue[(ue.index.to_numpy() < t1)] if ue is not None else None
             r, u = _task(trace, int(pid), tl.iloc[lo:hi + 1] if hi < len(tl) else tl.iloc[lo:], part_se,
                          part_ue, era, to_pelt, clock, waking=wk_all.get(int(pid)), sw_clock=sw_clock,
-                         cpu_clocks=cpu_clocks)
+                         cpu_clocks=cpu_clocks, migrated_in=bool(lo > 0 and c[lo] != c[lo - 1]),
+                         ue_cfs=ue_cfs)
             rows.append(r)
             ue_rows.append(u)
     pelt = pd.concat(rows, ignore_index=True) if rows else pd.DataFrame()
