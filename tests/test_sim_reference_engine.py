@@ -211,6 +211,10 @@ CASES = {
     "hikey960-pairs-eas-v5.10": ("hikey960", "pairs", SimConfig(era="v5.10"), 0.05),
     "x86-112-pairs-v5.18-prop": ("x86-112-sym", "pairs", SimConfig(placement="no-eas", era="v5.18", sis="prop"), 0.006),
     "x86-112-pairs-v5.18-util": ("x86-112-sym", "pairs", SimConfig(placement="no-eas", era="v5.18", sis="util"), 0.006),
+    # v6.12+: util_est_update() before the dequeue's own PELT update (b55945c500c5); wake-up
+    # migrations keep util_est's UTIL_AVG_UNCHANGED (sync_entity_load_avg does not clear it)
+    "hikey960-eas-v6.18": ("hikey960", "mixed", SimConfig(era="v6.18"), 0.25),
+    "juno-pairs-noeas-v6.18": ("juno_r0", "pairs", SimConfig(placement="no-eas", era="v6.18"), 0.05),
 }
 SLOW_CASES = {
     "hikey960-bench-long": ("hikey960", "bench", SimConfig(), 5.0),

@@ -14,7 +14,10 @@ gives the identical run:
   (newidle balance, idle stamp, schedutil's went-idle flag);
 * an rt pull takes the destination CPU out of idle (``cpu_idle`` exit, ``avg_idle``) first;
 * a platform without perf domains is refused by the engine with a ``ModelError`` (``simulate``
-  plans a fixed-frequency domain for it).
+  plans a fixed-frequency domain for it);
+* a task migrated at its wake-up keeps util_est's UTIL_AVG_UNCHANGED flag (the wake-up's
+  ``sync_entity_load_avg`` does not clear it and the attach does no entity update), so its
+  next dequeue skips ``util_est_update`` unless an update crossed a period in between.
 """
 from __future__ import annotations
 
@@ -281,3 +284,43 @@ def test_platform_without_perf_domains_needs_the_fixed_frequency_plan():
         with pytest.raises(ModelError, match=r"'x86_llc112' has no perf domains \(no OPPs\)"):
             call()
     assert simulate(plat, wl).metadata["platform_model"]["frequency"].startswith("fixed")
+
+
+# ---------------------------------------------------------------- 7. util_est after a wake-up migration
+def _migrating_wakeup_workload():
+    """``a`` (HiKey960's little CPUs 0-1) runs 300 us every 10 ms. Its util (417 at 10 ms) does
+    not fit a little CPU (1280/1024 margin), so its wake-ups take select_idle_capacity(), which
+    scans from prev + 1: it moves 1 -> 0 at 10 ms and 0 -> 1 at 20 ms. ``b``, pinned on CPU 0,
+    is busy from 25 ms on, so at 30 ms ``a`` stays on CPU 1."""
+    a = task("a", [Phase(name="a", events=(RunTime(300), Sleep(9700)), loop=8)], cpus=[0, 1])
+    b = task("b", [Phase(name="b", events=(Sleep(25000), RunTime(60000)), loop=1)], cpus=[0])
+    return workload([a, b], calibration=20)
+
+
+@pytest.mark.parametrize("era", ["v6.18", "v6.6"])
+def test_a_wakeup_migration_keeps_the_util_est_flag(era):
+    raw, _, ref = _run(_migrating_wakeup_workload(), SimConfig(placement="no-eas", era=era), 0.1e9)
+    _same(raw, ref)
+    ev = raw.events
+    mig = ev[(ev[:, ss.E_KIND] == ss.EV_MIGRATE) & (ev[:, ss.E_A] == 0) & (ev[:, ss.E_TIME] > 0)]
+    # a's wake-ups at 10 ms (CPU 1 -> 0) and 20 ms (0 -> 1) move it; at 30 ms it stays on CPU 1
+    assert [(int(r[ss.E_TIME]), int(r[ss.E_B]), int(r[ss.E_CPU]), int(r[ss.E_C])) for r in mig] == \
+        [(10_000_000, 1, 0, 0), (20_000_000, 0, 1, 0)]
+    tu = ev[(ev[:, ss.E_KIND] == ss.EV_TASK_UTIL) & (ev[:, ss.E_A] == 0)]
+
+    def last(t, col):
+        return int(tu[tu[:, ss.E_TIME] == t][-1, col])
+    est = {t: last(t, ss.E_C) & 0x7FFFFFFF for t in (300_000, 10_300_000, 20_300_000, 30_300_000)}
+    # 300 us of running after each migration crossed no period boundary (util_avg unchanged from
+    # the enqueue to the dequeue)
+    assert last(10_000_000, ss.E_B) == last(10_300_000, ss.E_B) == 417
+    # Worked by hand from kernel/sched/fair.c and pelt.c (v4.17+): the wake-up's
+    # sync_entity_load_avg is __update_load_avg_blocked_se (no cfs_se_util_change) and the enqueue
+    # on the new CPU attaches the entity with no update, so UTIL_AVG_UNCHANGED, set by the
+    # estimate at 0.3 ms (512), still stands at the dequeues at 10.3 and 20.3 ms: util_est_update
+    # returns early, the estimate stays 512 (updating there: ((512 << 2) - (512 - 417)) >> 2 = 488)
+    assert est[300_000] == est[10_300_000] == est[20_300_000] == 512
+    # woken on its previous CPU at 30 ms, the enqueue's __update_load_avg_se ages 9.7 ms of sleep and
+    # clears the flag; at 30.3 ms util_avg is 279: ((512 << 2) - (512 - 279)) >> 2 = 453
+    assert last(30_300_000, ss.E_B) == 279
+    assert est[30_300_000] == ((512 << 2) - (512 - 279)) >> 2 == 453

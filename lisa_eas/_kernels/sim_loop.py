@@ -47,9 +47,10 @@ from .sim_wakeup import affine_target, place_idle_sibling, wake_cap, wake_slow_p
 from .sis import PATH_FALLBACK, PATH_IDLE_CAPACITY, PATH_RECENT
 from .sim_index import (CT_EVENT, CT_TICK, build_indexes, cpu_time_changed, earliest_cpu, heap_remove, ou_dirty,
                         set_state)
-from .sim_sched import (acct, dequeue_sleep, emit, emit_cpu_util, enqueue, log_activation, refresh_next_event,
-                        remove_task_avg, schedule, sched_slice, sync_cpu, task_util_est, update_curr,
-                        update_min_vruntime, update_rq_avgs, update_task_avg, list_stamp)
+from .sim_sched import (acct, clear_ue_flag, dequeue_sleep, emit, emit_cpu_util, emit_task_util, enqueue,
+                        log_activation, refresh_next_event, remove_task_avg, schedule, sched_slice, sync_cpu,
+                        task_pelt, task_util_est, update_curr, update_min_vruntime, update_rq_avgs, update_task_avg,
+                        list_stamp)
 from .sim_rq import check_preempt, exit_idle, move_queued, preempts_curr
 from .sim_balance import busy_balance, leave_cpu, load_balance
 
@@ -279,13 +280,22 @@ def wake_up(p, waker, sync, now, S, P, O):
     prev = S[oTK + (p) * T_NFIELDS + T_CPU]
     this = prev if waker < 0 or P[P[P_MODEL_PARAMS] + M_WAKER_AT_PREV] else waker
     sync_cpu(prev, now, S, P)
+    aged = 0
     if S[oTK + (p) * T_NFIELDS + T_POLICY] == POLICY_CFS:
-        update_task_avg(p, now, S, P, O)          # sync_entity_load_avg
+        # sync_entity_load_avg: __update_load_avg_blocked_se, which leaves util_est's
+        # UTIL_AVG_UNCHANGED as it is (no cfs_se_util_change)
+        aged = task_pelt(p, S, P)
     ores = S[S_SCRATCH] + SC_RESULT * S[S_SCRATCH_W]
     S[ores] = -1
     cpu = select_task_rq(p, prev, this, sync, now, S, P, O)
     if S[ores] >= 0:
         count_sis(S[ores], S[ores + 1], now, S)
+    if cpu == prev and aged > 0:
+        # the enqueue's __update_load_avg_se ages the sleep and clears the flag (here the
+        # sync above already aged it to now); a migrated task is attached with no update
+        clear_ue_flag(p, S)
+    if S[oTK + (p) * T_NFIELDS + T_POLICY] == POLICY_CFS:
+        emit_task_util(p, now, S, O)
     if cpu != prev:
         if S[oTK + (p) * T_NFIELDS + T_POLICY] == POLICY_CFS:
             remove_task_avg(p, prev, S, P)      # migrate_task_rq_fair -> remove_entity_load_avg

@@ -219,25 +219,44 @@ def emit_task_util(p, now, S, O):
 
 
 @sim_inline
-def update_task_signal(p, S, P):
-    """The PELT/util_est-flag part of ``update_load_avg``; False for non-CFS tasks."""
+def task_pelt(p, S, P):
+    """The PELT part of ``update_load_avg`` for a CFS task on its runqueue's clock: the periods
+    crossed (``___update_load_sum``'s answer); -1 for a non-CFS task."""
     oTK = S[S_TASKS]
     if S[oTK + (p) * T_NFIELDS + T_POLICY] != POLICY_CFS:
-        return False
+        return -1
     c = S[oTK + (p) * T_NFIELDS + T_CPU]
     on_rq = 1 if S[oTK + (p) * T_NFIELDS + T_STATE] == TS_RUNNABLE or S[oTK + (p) * T_NFIELDS + T_STATE] == TS_RUNNING else 0
     running = 1 if S[oTK + (p) * T_NFIELDS + T_STATE] == TS_RUNNING else 0
     o = S[S_TASK_PELT] + p * S[S_TASK_PELT_W]
     t = pelt_now(c, S)
     if 0 <= t - S[o + SA_LAST_UPDATE] < 1024:
-        return True         # update_signal would return 0 without touching the signal
+        return 0            # update_signal would return 0 without touching the signal
     # pelt.update_signal(sa, t, on_rq, running, NICE_0_LOAD, ..)
     load = NICE_0_LOAD * on_rq if P[P[P_PELT_CFG] + CFG_WEIGHT_IN_SUM] else on_rq
-    if pelt_flat(S, o, t, load, load, running, freq_scale(c, S, P), P[P[P_CPU_CAP] + c], NICE_0_LOAD, NICE_0_LOAD, P) \
-            and S[S_CONFIG_AT + K_UTIL_EST]:         # no util_est (off, or before v4.17): no flag to clear
+    return pelt_flat(S, o, t, load, load, running, freq_scale(c, S, P), P[P[P_CPU_CAP] + c], NICE_0_LOAD, NICE_0_LOAD, P)
+
+
+@sim_inline
+def clear_ue_flag(p, S):
+    """``cfs_se_util_change()``: UTIL_AVG_UNCHANGED off once util_avg was recomputed (only with
+    util_est: off, or before v4.17, there is no flag)."""
+    if S[S_CONFIG_AT + K_UTIL_EST]:
+        oTK = S[S_TASKS]
         ewma, enq = task_util_est_clear_flag(S[oTK + (p) * T_NFIELDS + T_UE_EWMA], S[oTK + (p) * T_NFIELDS + T_UE_ENQ], S[S_CONFIG_AT + K_UE_ERA])
         S[oTK + (p) * T_NFIELDS + T_UE_EWMA] = ewma
         S[oTK + (p) * T_NFIELDS + T_UE_ENQ] = enq
+
+
+@sim_inline
+def update_task_signal(p, S, P):
+    """The PELT/util_est-flag part of ``update_load_avg`` (``__update_load_avg_se``: a
+    recomputation clears util_est's flag); False for non-CFS tasks."""
+    n = task_pelt(p, S, P)
+    if n < 0:
+        return False
+    if n > 0:
+        clear_ue_flag(p, S)
     return True
 
 

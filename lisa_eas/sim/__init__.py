@@ -80,7 +80,11 @@ Scheduling model
   runqueue's PELT clock (v5.1+: ``update_rq_clock_pelt``, and ``update_idle_rq_clock_pelt``
   at idle entry: a saturated CPU's lost idle time is subtracted; <= v5.0: delta scaling).
   util_est only with ``SimConfig(util_est=True)`` on a v4.17+ era (else the estimates stay
-  0). Threads start where rt-app's ``pthread_create`` loop leaves them: each clone placed by
+  0); ``util_est_update`` skips a dequeue while UTIL_AVG_UNCHANGED stands (set by its last
+  update, cleared by an entity update that crosses a period: ``cfs_se_util_change``), which a
+  wake-up migration keeps (the wake-up's ``sync_entity_load_avg`` is a blocked update that does
+  not clear it, the attach does no entity update), and from v6.12 it runs before the dequeue's
+  own update (ledger ``util_est-v6.12``). Threads start where rt-app's ``pthread_create`` loop leaves them: each clone placed by
   ``find_idlest_cpu`` at ``SD_BALANCE_FORK`` (v4.x / v5.5 forms, ledger ``fork-*``; the parent on
   the calibration CPU, each clone blocked at rt-app's barrier before the next) with
   ``post_init_entity_util_avg`` on that CPU (``docs/guide/simulate.md``); the blocked utilization of remote idle CPUs is as fresh

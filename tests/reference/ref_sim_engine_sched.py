@@ -45,7 +45,9 @@ wake_up                    try_to_wake_up -> select_task_rq_fair (find_energy_ef
                            want_affine with wake_cap(), wake_affine(), the slow path or
                            select_idle_sibling(p, prev, target); ~: wake_wide() = 0, a
                            resume never sync), migrate_task_rq_fair ->
-                           remove_entity_load_avg, ttwu_do_activate -> enqueue,
+                           remove_entity_load_avg (sync_entity_load_avg is a blocked
+                           update: util_est's UTIL_AVG_UNCHANGED stays; only the enqueue's
+                           update on prev clears it), ttwu_do_activate -> enqueue,
                            check_preempt_curr (~: prev's runqueue is synced to now; the
                            kernel's sync_entity_load_avg uses prev cfs_rq's last update and
                            applies the removed util at prev's next update_cfs_rq_load_avg)
@@ -223,10 +225,13 @@ class Scheduler:
         self.update_curr(c, now)
         self.update_rq(c, now)
 
-    def update_task_signal(self, p):
-        """The entity's PELT update on its runqueue's clock; False for non-CFS tasks."""
+    def update_task_signal(self, p, blocked=False):
+        """The entity's PELT update on its runqueue's clock: ``__update_load_avg_se``, whose
+        recomputation clears util_est's UTIL_AVG_UNCHANGED (``cfs_se_util_change``), or with
+        ``blocked`` ``__update_load_avg_blocked_se`` (``sync_entity_load_avg``), which does not.
+        None for non-CFS tasks, else whether a period was crossed."""
         if p.policy != CFS:
-            return False
+            return None
         c = self.cpus[p.cpu]
         on_rq = 1 if p.state in (RUNNABLE, RUNNING) else 0
         running = 1 if p.state == RUNNING else 0
@@ -234,12 +239,17 @@ class Scheduler:
         if update_load_sum(p.sa, self.pelt_now(c), load, load, running, self.freq_scale(c), c.capacity, self.era,
                            self.yn):
             update_load_avg(p.sa, NICE_0_LOAD, self.era)
-            if self.prm.util_est:               # util_est_update / its flag only exist with util_est
-                p.ue_ewma, p.ue_enqueued = clear_flag(p.ue_ewma, p.ue_enqueued, self.prm.ue_era)
-        return True
+            if not blocked:
+                self.ue_flag_off(p)
+            return True
+        return False
+
+    def ue_flag_off(self, p):
+        if self.prm.util_est:               # util_est_update / its flag only exist with util_est
+            p.ue_ewma, p.ue_enqueued = clear_flag(p.ue_ewma, p.ue_enqueued, self.prm.ue_era)
 
     def update_task_avg(self, p, now):
-        if self.update_task_signal(p):
+        if self.update_task_signal(p) is not None:
             self.emit_task_util(p, now)
 
     def divider(self, sa):
@@ -350,10 +360,16 @@ class Scheduler:
             p.state = NEW_OR_SLEEPING
             return
         self.ue_remove(p)
+        # v6.12+ (b55945c500c5): dequeue_task_fair() runs util_est_update() before
+        # dequeue_entities(), on the averages (and UTIL_AVG_UNCHANGED) of the previous update
+        before = self.prm.util_est and self.prm.ue_era >= 5
+        if before:
+            p.ue_ewma, p.ue_enqueued = util_est_update(p.ue_ewma, p.ue_enqueued, p.sa.util_avg, p.sa.runnable_avg,
+                                                       c.capacity, self.prm.ue_era)
         self.update_task_signal(p)
         p.state = NEW_OR_SLEEPING
         c.nr_cfs -= 1
-        if self.prm.util_est:                   # util_est_update (v4.17+, when enabled)
+        if self.prm.util_est and not before:    # util_est_update (v4.17+, when enabled)
             p.ue_ewma, p.ue_enqueued = util_est_update(p.ue_ewma, p.ue_enqueued, p.sa.util_avg, p.sa.runnable_avg,
                                                        c.capacity, self.prm.ue_era)
         self.emit_task_util(p, now)
@@ -745,10 +761,17 @@ class Scheduler:
         (``resched_curr``), the switch comes when the waker reaches its next op."""
         prev = self.cpus[p.cpu]
         self.sync_cpu(prev, now)
+        aged = False
         if p.policy == CFS:
-            self.update_task_avg(p, now)                # sync_entity_load_avg
+            aged = self.update_task_signal(p, blocked=True)     # sync_entity_load_avg
         this = waker if (waker is not None and not self.prm.waker_at_prev) else prev
         c = self.select_task_rq(p, prev, now, this)
+        if c is prev and aged:
+            # enqueue_entity -> update_load_avg -> __update_load_avg_se ages the sleep (done
+            # above, to now) and clears the flag; a migrated task is attached without an update
+            self.ue_flag_off(p)
+        if p.policy == CFS:
+            self.emit_task_util(p, now)
         if c is not prev:
             if p.policy == CFS:
                 self.remove_avg(p, prev)                 # migrate_task_rq_fair -> remove_entity_load_avg

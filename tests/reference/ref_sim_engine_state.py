@@ -147,7 +147,9 @@ class PerfDomain:
 
 
 # ---------------------------------------------------------------- configuration
-UTIL_EST_ERAS = ((4, 17), (5, 1), (5, 5), (5, 13), (6, 8))
+#: util_est eras: v4.17, v5.1, v5.5, v5.13, v6.8 (arithmetic, ref_util_est) and v6.12 (b55945c500c5:
+#: dequeue_task_fair() calls util_est_update() before dequeue_entities())
+UTIL_EST_ERAS = ((4, 17), (5, 1), (5, 5), (5, 13), (6, 8), (6, 12))
 
 
 def pelt_tables(halflife: int):

@@ -106,7 +106,7 @@ def _update_v6_8(ewma, util, runnable, cap):
 
 
 def util_est_update(ewma, enqueued, util, runnable, cap, era):
-    if era == 4:
+    if era >= 4:                 # v6.8 arithmetic (v6.12 only moves the call: see the engine)
         return _update_v6_8(ewma, util, runnable, cap), enqueued
     if era == 3:
         return _dequeue_v5_13(ewma, enqueued, util, runnable, cap)
