@@ -100,7 +100,7 @@ def test_a_record_before_the_wakeups_waking_is_not_its_update(tmp_path):
                                   "ks_wakeup_behind_untraced", "ks_wakeup_update_interrupted",
                                   "ks_dequeue_update_interrupted", "ks_shared_stale_clocks",
                                   "ks_wakeup_behind_invisible", "ks_dequeue_stale_clock",
-                                  "ks_migrated_first_sleep"])
+                                  "ks_migrated_first_sleep", "ks_migrated_sleep_at_start"])
 def test_windows_read_back(tmp_path, name):
     t = _run(tmp_path, name)
     assert {"sched_switch", "sched_wakeup", "sched_waking", "sched_pelt_se", "sched_util_est_se"} <= set(t.events)
@@ -394,3 +394,22 @@ def test_the_first_sleep_after_a_wakeup_migration_keeps_the_unchanged_flag(tmp_p
     assert first["time"] == pytest.approx(13694.128213, abs=1e-6)
     assert int(first["model_ewma"]) == int(first["model_util"]) and abs(int(first["model_ewma"]) - 295) <= 3
     assert s["util_est_ewma"]["max"] <= 3 and s["util"]["max"] <= 3
+
+
+def test_the_update_after_a_skipped_first_sleep_at_the_start_is_not_skipped(tmp_path):
+    t = _run(tmp_path, "ks_migrated_sleep_at_start")
+    # ks_per (pid 25732): ewma 291 with the flag at its D-sleep on CPU 0 (27960.956911); woken on
+    # CPU 1, dequeued at 27960.959596 (the root's util_est drops to 0), its own PELT record 2 us
+    # later is the stay's first sample and its switch-out (27960.959601) is that sample's event:
+    # the kernel skipped that update (no record), so 291 stands; the next wake-up's enqueue record
+    # (27960.972965, util 250) clears the flag, and at the next dequeue (v6.12+: sampling the
+    # previous update) the kernel writes ((291 << 2) - (291 - 250)) >> 2 = 280
+    ue = t.df("sched_util_est_se")
+    assert int(ue["util_est_raw"].iloc[0]) == 0x80000000 | 291
+    assert ue.index[1] == pytest.approx(27960.975629, abs=1e-6) and int(ue["ewma"].iloc[1]) == 280
+    assert ((291 << 2) - (291 - 250)) >> 2 == 280
+    _, u, s = compare_kernel_signals(t, tasks=["ks_per"], clock="pelt")
+    first = u.iloc[0]
+    # skipping the stay's first sleep must not skip this one too (it gave 291)
+    assert first["time"] == pytest.approx(27960.975629, abs=1e-6) and int(first["model_ewma"]) == 280
+    assert s["util_est_ewma"]["max"] <= 1 and s["util"]["max"] <= 1

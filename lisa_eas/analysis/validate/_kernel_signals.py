@@ -554,7 +554,7 @@ def _free_running(sig, uniq, sleep_m, start_m, ewma0: int, start, era, skip_firs
         # the model's UTIL_AVG_UNCHANGED before this util_est_update (set by the last one, cleared
         # by a period crossing since; before v6.12 this dequeue's own crossing clears it too)
         unchanged = (bool(ew[max(k - 1, 0)] & 0x80000000) and (before or not upd[k]) and done > 0) \
-            or (skip_first and done == 0)
+            or (skip_first and i == 0)
         if not unchanged:
             at_start = uniq[p] <= start_m
             u = int(start["util"]) if at_start else int(ua[p])
