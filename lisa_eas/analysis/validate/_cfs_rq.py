@@ -370,9 +370,10 @@ def compare_cfs_rq(trace, *, era: str = "v6.18", clock: str = "pelt",
         Root samples in the first ``warmup_s`` seconds of the trace are not compared (the
         start util of tasks already running before the trace is unknown).
     stale_sync : bool
-        A task migrated at its wake-up keeps the util it had at its dequeue on the old CPU, as
-        the kernel's ``sync_entity_load_avg`` leaves it (see the module docstring). False
-        decays it to the migration, as a fresh model would (kept for the on/off comparison).
+        A task migrated at its wake-up arrives with its util at its old cfs_rq's last update
+        (that cfs_rq's last record, else the task's dequeue), as the kernel's
+        ``sync_entity_load_avg`` leaves it (see the module docstring). False decays it to the
+        migration, as a fresh model would (kept for the on/off comparison).
 
     Returns
     -------

@@ -380,7 +380,7 @@ def _task(trace, pid: int, tl: pd.DataFrame, se: pd.DataFrame, ue: pd.DataFrame 
                              for e, u_, r_ in zip(prev_k, m_u, m_r)], np.int64)
             free = sig["util_est_ewma"].to_numpy(np.int64)[mj] & 0x7FFFFFFF
             if _one_field(era):
-                skip_first = migrated_in and _first_sleep_unchanged(tl, st, t_ev, cpu, se, ue, sleep_ev, s_t[first],
+                skip_first = migrated_in and _first_sleep_unchanged(st, t_ev, cpu, se, ue, sleep_ev, s_t[first],
                                                                     era, ue_cfs)
                 free = _free_running(sig, uniq, m_start[sleep_ev], s_m[first], _ue_at(ue, s_t[first] + 1e-6), r,
                                      era, skip_first)[j]
@@ -485,7 +485,7 @@ def _waited_behind_untraced(tl: pd.DataFrame, se: pd.DataFrame) -> pd.DataFrame:
     return tl
 
 
-def _first_sleep_unchanged(tl, st, t_ev, cpu, se, ue, sleep_ev, t_start: float, era, ue_cfs) -> bool:
+def _first_sleep_unchanged(st, t_ev, cpu, se, ue, sleep_ev, t_start: float, era, ue_cfs) -> bool:
     """Whether the kernel skips util_est_update() at a stay's first sleep after a migration.
 
     util_est_update() returns early while its own UTIL_AVG_UNCHANGED flag (set by its last update)
@@ -533,8 +533,9 @@ def _free_running(sig, uniq, sleep_m, start_m, ewma0: int, start, era, skip_firs
     except at the start: the model starts at the period boundary before the start sample
     (``start_m``) without that sample's partial period, so up to the start sample the sampled
     averages are the start sample's (the kernel's), and sleeps before it are already in the
-    kernel's estimate there (``ewma0``). ``skip_first``: the kernel's UTIL_AVG_UNCHANGED is still set at the
-    first sleep after the start (see :func:`_first_sleep_unchanged`), so that update is skipped."""
+    kernel's estimate there (``ewma0``). ``skip_first``: the kernel's UTIL_AVG_UNCHANGED is
+    still set at the stay's first sleep (see :func:`_first_sleep_unchanged`): that update is
+    skipped (when that sleep is the start sample's own event it is in ``ewma0`` already)."""
     from ...models import util_est_step
 
     ew = sig["util_est_ewma"].to_numpy(np.int64)
