@@ -123,7 +123,7 @@ def bench_pelt():
     init = np.zeros(5, np.int64)
 
     def run_tl():
-        kp.pelt_timeline(ts, st, capv, capv, 1024, init, cfg, yn, out)
+        kp.pelt_timeline(ts, st, np.zeros(ts.size, np.uint8), capv, capv, 1024, init, cfg, yn, out)
 
     run_tl()
     ttl = best_of(run_tl) / n

@@ -149,6 +149,54 @@ def test_timeline_kernel_matches_twin(data):
     assert got == [tuple(int(x) for x in r) for r in want]
 
 
+@settings(max_examples=300, deadline=None)
+@given(data=st.data())
+def test_blocked_updates_match_the_twin(data):
+    """Points marked ``blocked`` (a waking task's sync_entity_load_avg to its cfs_rq's last
+    update: decay only, util_est's flag left alone, possibly up to 1023 ns before the point
+    before it) agree with the twin, util_est flag bits included."""
+    n = data.draw(st.integers(2, 40))
+    gaps = data.draw(st.lists(st.integers(0, 20 * MS), min_size=n - 1, max_size=n - 1))
+    states = np.array(data.draw(st.lists(st.integers(0, 2), min_size=n, max_size=n)))
+    blocked = np.zeros(n, bool)
+    for k in range(1, n):
+        if states[k - 1] == 0 and data.draw(st.booleans()):
+            blocked[k] = True
+            gaps[k - 1] = data.draw(st.integers(-1023, 3 * MS))     # possibly before the point before
+    ts = np.cumsum([data.draw(st.integers(10**6, 10**12))] + gaps).astype(np.int64)
+    era = data.draw(st.sampled_from(["v4.17", "v5.4", "v5.15", "v6.9", "v6.12"]))
+    flag = 1 << 31
+    ue = [data.draw(st.sampled_from([0, 1, 300, 301, 300 | flag])) for _ in range(2)]
+    ua = data.draw(st.integers(0, 1024))
+    df = pelt_timeline(ts, states, era=era, util_avg=ua, load_avg=ua, runnable_avg=ua,
+                       util_est_ewma=ue[0], util_est_enqueued=ue[1], blocked=blocked)
+    yn, lam = pelt_tables(32)
+    version = tuple(int(x) for x in era[1:].split("."))
+    want = ref_pelt.pelt_timeline(ts.tolist(), states.tolist(), [1024] * n, [1024] * n, 1024,
+                                  [ua, ua, ua, ue[0], ue[1]], ref_pelt.era_flags(version, lam), yn,
+                                  blocked=blocked.tolist())
+    assert [tuple(int(x) for x in row) for row in df.to_numpy()] == [tuple(int(x) for x in r) for r in want]
+
+
+def test_a_blocked_update_leaves_the_util_est_flag():
+    """v6.12+ (flag in util_est's bit 31, util_est_update before the dequeue's update): a task
+    whose estimate carries the flag runs to 1 ms (no 1024-us boundary: flag kept, the dequeue
+    skips) and sleeps; at 5 ms a wake-up syncs it to its cfs_rq's last update at 4.5 ms
+    (blocked: decayed across the boundaries at 1.05 - 4.19 ms, flag kept), the enqueue at 5 ms
+    crosses no boundary, so the dequeue at 5.5 ms finds the flag and skips util_est_update: the
+    estimate stays 400. Without the blocked mark the 4.5 ms update clears the flag and the
+    dequeue lowers the estimate toward the decayed util."""
+    flag = 1 << 31
+    t = [0, 1 * MS, 4_500_000, 5 * MS, 5_500_000]
+    states = [2, 0, 0, 2, 0]
+    kw = dict(era="v6.12", util_avg=400, load_avg=400, runnable_avg=400, util_est_ewma=400 | flag)
+    kept = pelt_timeline(t, states, blocked=[False, False, True, False, False], **kw)
+    # (the dequeue's own update then crosses 5.24 ms and clears the flag, after util_est_update)
+    assert kept["util_est_ewma"].tolist()[-2:] == [400 | flag, 400]
+    cleared = pelt_timeline(t, states, **kw)
+    assert cleared["util_est_ewma"].tolist()[-2] == 400 and cleared["util_est_ewma"].tolist()[-1] < 400
+
+
 def test_resample_holds_the_last_update():
     df = pelt_timeline([0, 10 * MS, 20 * MS], [2, 0, 0])
     rs = resample_signal(df, [0, 5 * MS, 10 * MS, 15 * MS, 25 * MS])
@@ -157,6 +205,9 @@ def test_resample_holds_the_last_update():
 
 @pytest.mark.parametrize("kwargs, match", [
     (dict(times_ns=[0, 2, 1], states=[2, 0, 0]), "times_ns.*sorted"),
+    (dict(times_ns=[0, 5000, 2000], states=[2, 0, 0], blocked=[0, 0, 1]), "times_ns.*under 1024"),
+    (dict(times_ns=[0, 5000, 6000], states=[2, 2, 0], blocked=[0, 0, 1]), "blocked.*sleeping"),
+    (dict(times_ns=[0, 5000], states=[2, 0], blocked=[1]), "blocked must be one bool"),
     (dict(times_ns=[-5, 2], states=[2, 0]), "times_ns"),
     (dict(times_ns=[0, 2], states=[2, 7]), "states"),
     (dict(times_ns=[0, 2], states=["running", "dozing"]), "dozing"),

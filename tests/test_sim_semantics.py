@@ -17,7 +17,9 @@ gives the identical run:
   plans a fixed-frequency domain for it);
 * a task migrated at its wake-up keeps util_est's UTIL_AVG_UNCHANGED flag (the wake-up's
   ``sync_entity_load_avg`` does not clear it and the attach does no entity update), so its
-  next dequeue skips ``util_est_update`` unless an update crossed a period in between.
+  next dequeue skips ``util_est_update`` unless an update crossed a period in between; that
+  sync takes the task only to its old cfs_rq's last update (no clock of prev is updated at a
+  wake-up), so it is attached with the util it had there.
 """
 from __future__ import annotations
 
@@ -307,20 +309,36 @@ def test_a_wakeup_migration_keeps_the_util_est_flag(era):
     assert [(int(r[ss.E_TIME]), int(r[ss.E_B]), int(r[ss.E_CPU]), int(r[ss.E_C])) for r in mig] == \
         [(10_000_000, 1, 0, 0), (20_000_000, 0, 1, 0)]
     tu = ev[(ev[:, ss.E_KIND] == ss.EV_TASK_UTIL) & (ev[:, ss.E_A] == 0)]
+    cu = ev[ev[:, ss.E_KIND] == ss.EV_CPU_UTIL]
+    sy = ev[(ev[:, ss.E_KIND] == ss.EV_TASK_SYNC) & (ev[:, ss.E_A] == 0) & (ev[:, ss.E_TIME] <= 30_000_000)]
 
     def last(t, col):
         return int(tu[tu[:, ss.E_TIME] == t][-1, col])
     est = {t: last(t, ss.E_C) & 0x7FFFFFFF for t in (300_000, 10_300_000, 20_300_000, 30_300_000)}
+    # Worked from kernel/sched/fair.c: select_idle_capacity() and migrate_task_rq_fair() call
+    # sync_entity_load_avg(), which decays the sleeping task only to cfs_rq_last_update_time() of
+    # the cfs_rq it slept on; try_to_wake_up() updates no clock of prev. CPU 1, idle since a's
+    # dequeue at 0.3 ms, was last updated by the blocked-load update of the balance pass at 8 ms:
+    # its last_update_time advanced in whole 1024-ns steps from 0, to 7812 * 1024 ns; a is that
+    # cfs_rq's only task, so both signals decayed over the same periods from the same sum, and a
+    # is attached to CPU 0 with the util its cfs_rq showed at 8 ms: 434 (decayed to 10 ms it would
+    # be 417). Likewise at 20 ms, to CPU 0's last update at 16 ms (15625 * 1024 ns), and at 30 ms
+    # to CPU 1's at 28 ms.
+    assert [(int(r[ss.E_TIME]), int(r[ss.E_CPU]), int(r[ss.E_B])) for r in sy] == \
+        [(10_000_000, 1, 7812 * 1024), (20_000_000, 0, 15625 * 1024), (30_000_000, 1, 27999232)]
+    cpu1_8ms = cu[(cu[:, ss.E_TIME] == 8_000_000) & (cu[:, ss.E_CPU] == 1)]
+    assert int(cpu1_8ms[-1, ss.E_A]) == last(10_000_000, ss.E_B) == 434
     # 300 us of running after each migration crossed no period boundary (util_avg unchanged from
     # the enqueue to the dequeue)
-    assert last(10_000_000, ss.E_B) == last(10_300_000, ss.E_B) == 417
+    assert last(10_000_000, ss.E_B) == last(10_300_000, ss.E_B)
     # Worked by hand from kernel/sched/fair.c and pelt.c (v4.17+): the wake-up's
     # sync_entity_load_avg is __update_load_avg_blocked_se (no cfs_se_util_change) and the enqueue
     # on the new CPU attaches the entity with no update, so UTIL_AVG_UNCHANGED, set by the
     # estimate at 0.3 ms (512), still stands at the dequeues at 10.3 and 20.3 ms: util_est_update
-    # returns early, the estimate stays 512 (updating there: ((512 << 2) - (512 - 417)) >> 2 = 488)
+    # returns early, the estimate stays 512 (updating there: ((512 << 2) - (512 - 434)) >> 2 = 492)
     assert est[300_000] == est[10_300_000] == est[20_300_000] == 512
-    # woken on its previous CPU at 30 ms, the enqueue's __update_load_avg_se ages 9.7 ms of sleep and
-    # clears the flag; at 30.3 ms util_avg is 279: ((512 << 2) - (512 - 279)) >> 2 = 453
-    assert last(30_300_000, ss.E_B) == 279
-    assert est[30_300_000] == ((512 << 2) - (512 - 279)) >> 2 == 453
+    # woken on its previous CPU at 30 ms: the sync to 28 ms is blocked, then the enqueue's
+    # __update_load_avg_se ages 28 -> 30 ms, crosses a period and clears the flag; at 30.3 ms
+    # util_avg is 315: ((512 << 2) - (512 - 315)) >> 2 = 462
+    assert last(30_300_000, ss.E_B) == 315
+    assert est[30_300_000] == ((512 << 2) - (512 - 315)) >> 2 == 462

@@ -393,12 +393,15 @@ def idle_lost_time(util_sum, clock_task, clock_pelt, load_avg_max):
 
 
 @njit(cache=True)
-def pelt_timeline(ts, state, scale_cpu, scale_freq, weight, init, cfg, yn_inv, out):
+def pelt_timeline(ts, state, blocked, scale_cpu, scale_freq, weight, init, cfg, yn_inv, out):
     """Run a task's PELT signals (and util_est) along a run/sleep timeline.
 
     Segment ``k`` is ``[ts[k], ts[k+1])`` with ``state[k]`` (SLEEPING/RUNNABLE/RUNNING/DETACHED) on a
     CPU of capacity ``scale_cpu[k]`` at ``scale_freq[k]``. The kernel updates the signal at
-    every ``ts[k]`` (k >= 1) with the previous segment's state. The task is assumed alone on
+    every ``ts[k]`` (k >= 1) with the previous segment's state; where ``blocked[k]`` that update
+    is ``__update_load_avg_blocked_se`` (a waking task's ``sync_entity_load_avg``): it leaves
+    util_est's flag alone, and ``ts[k]`` may be up to 1023 ns before ``ts[k - 1]`` (the
+    negative delta sets ``last_update_time`` back). The task is assumed alone on
     its CPU when it sleeps (the CPU idles, so the v5.1+ PELT clock resyncs; when the task
     waits RUNNABLE another task runs). ``init`` = (util_avg, load_avg, runnable_avg,
     util_est_ewma, util_est_enqueued); ``out`` (int64[n, 6]) receives util_avg, load_avg,
@@ -468,7 +471,7 @@ def pelt_timeline(ts, state, scale_cpu, scale_freq, weight, init, cfg, yn_inv, o
                                         scale_cpu[k - 1], ue_era)
         periods = update_signal(sa, now, on_rq, running, weight, scale_freq[k - 1], scale_cpu[k - 1],
                                 cfg, yn_inv)
-        if periods and ue_era >= 0:
+        if periods and ue_era >= 0 and not blocked[k]:
             # cfs_se_util_change(): util_avg changed since the last enqueue
             ewma, enq = task_util_est_clear_flag(ewma, enq, ue_era)
         if sleep and 0 <= ue_era < UE_V6_12:

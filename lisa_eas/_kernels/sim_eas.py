@@ -36,7 +36,7 @@ from .pelt import SA_RUNNABLE_AVG, SA_UTIL_AVG
 from .sim_capacity import capacity_of, rq_uclamp, task_uclamp, thermal_avg, thermal_pressure
 from .sim_models import (M_EAS_ERA, M_EAS_IGNORE_OU, M_EM_MODE, M_EXTRA, M_EXTRA_RT, M_EXTRA_THERMAL, M_EXTRA_UCLAMP,
                          M_RUNNABLE_BOOST, M_UCLAMP, SC_CAP_OF, SC_ENERGY, SC_EXTRA, SC_UE, SC_UTIL, SC_WORK)
-from .sim_sched import task_util_est
+from .sim_sched import sync_entity_load_avg, task_util_est
 from .sim_views import view2d
 from .sim_state import (C_NFIELDS, C_UE_SUM, D_CHOSEN, D_HEAD, D_IN_CPUS, D_IN_OVERUTIL, D_IN_TASK_UTIL,
                         D_IN_TASK_UTIL_EST, D_PREV, D_TASK, D_TASK_UTIL, D_TIME, G_OVERUTIL, N_EAS,
@@ -57,12 +57,13 @@ def place_eas(p, prev, now, S, P, O):
     S[oe + 2] = 0
     S[ow] = 0                     # the work counters are per decision (eas.feec's ``work`` row)
     S[ow + 1] = 0
-    tu = S[S[S_TASK_PELT] + (p) * S[S_TASK_PELT_W] + SA_UTIL_AVG]
-    tue = task_util_est(p, S)
     om = P[P_MASKS] + S[S[S_TASKS] + (p) * T_NFIELDS + T_MASK] * P[P_MASKS_W]
     ou = S[S_GLOBALS_AT + G_OVERUTIL] != 0
     if ou and not P[P[P_MODEL_PARAMS] + M_EAS_IGNORE_OU]:
         return -1
+    sync_entity_load_avg(p, S, P)     # past the overutilized test, before task_util_est(p)
+    tu = S[S[S_TASK_PELT] + (p) * S[S_TASK_PELT_W] + SA_UTIL_AVG]
+    tue = task_util_est(p, S)
     if tu == 0 and tue == 0 and P[P[P_MODEL_PARAMS] + M_EXTRA_UCLAMP] < UC_V6_2:
         return prev               # task_util_est(p) == 0: stay on prev (from v6.2 eas.feec decides with the clamps)
     n = P[P_CPU_PD_N]

@@ -29,7 +29,8 @@ from .sim_layout import (O_ACTIVATIONS_N, O_COUNTERS, O_EAS_LOG_N, O_EVENTS_N, P
                          S_SCRATCH, S_SCRATCH_W, S_SIS_STATS)
 from .sim_state import (C_NFIELDS, OP_SIZE, P_NFIELDS, T_NFIELDS, GOV_SCHEDFREQ, K_GOV, C_CURR, C_IDLE_STATE,
                         C_MIN_VRUNTIME, C_NEED_RESCHED, C_NEXT_EVENT, C_NEXT_TICK, C_NR_CFS, C_NR_RT, C_UE_SUM,
-                        EV_MIGRATE, EV_WAKEUP, G_ALIVE, G_DONE, G_HEAP_N, G_NEXT_LB, G_NOW, G_STATUS, G_T_END,
+                        EV_MIGRATE, EV_TASK_SYNC, EV_WAKEUP, G_ALIVE, G_DONE, G_HEAP_N, G_NEXT_LB, G_NOW, G_STATUS,
+                        G_T_END, G_WAKE_SYNC,
                         G_WAKE_DIRTY, INF_TIME, K_LB_NS, K_MIN_GRAN_NS, K_PLACEMENT, K_TICK_NS, N_ACT, N_EAS, N_EV,
                         OP_PHASE_BEGIN, OP_PHASE_END, OP_RUN, OP_RUNTIME, OP_SET_AFFINITY, OP_SET_SCHED, OP_SLEEP,
                         OP_START, OP_TASK_END, OP_TIMER, P_NEXT_SAMPLE, P_PENDING_AT, P_PENDING_OPP, PLACE_NO_EAS,
@@ -47,9 +48,9 @@ from .sim_wakeup import affine_target, place_idle_sibling, wake_cap, wake_slow_p
 from .sis import PATH_FALLBACK, PATH_IDLE_CAPACITY, PATH_RECENT
 from .sim_index import (CT_EVENT, CT_TICK, build_indexes, cpu_time_changed, earliest_cpu, heap_remove, ou_dirty,
                         set_state)
-from .sim_sched import (acct, clear_ue_flag, dequeue_sleep, emit, emit_cpu_util, emit_task_util, enqueue,
+from .sim_sched import (acct, dequeue_sleep, emit, emit_cpu_util, enqueue,
                         log_activation, refresh_next_event, remove_task_avg, schedule, sched_slice, sync_cpu,
-                        task_pelt, task_util_est, update_curr, update_min_vruntime, update_rq_avgs, update_task_avg,
+                        sync_entity_load_avg, task_util_est, update_curr, update_min_vruntime, update_rq_avgs, update_task_avg,
                         list_stamp)
 from .sim_rq import check_preempt, exit_idle, move_queued, preempts_curr
 from .sim_balance import busy_balance, leave_cpu, load_balance
@@ -279,31 +280,29 @@ def wake_up(p, waker, sync, now, S, P, O):
     oCP = S[S_CPUS]
     prev = S[oTK + (p) * T_NFIELDS + T_CPU]
     this = prev if waker < 0 or P[P[P_MODEL_PARAMS] + M_WAKER_AT_PREV] else waker
-    sync_cpu(prev, now, S, P)
-    aged = 0
-    if S[oTK + (p) * T_NFIELDS + T_POLICY] == POLICY_CFS:
-        # sync_entity_load_avg: __update_load_avg_blocked_se, which leaves util_est's
-        # UTIL_AVG_UNCHANGED as it is (no cfs_se_util_change)
-        aged = task_pelt(p, S, P)
+    # no update of prev's rq clock: select_task_rq_fair reads the runqueues as last updated, and
+    # the task's signal is synced (sync_entity_load_avg) only where the kernel's path syncs it
+    S[S_GLOBALS_AT + G_WAKE_SYNC] = -1
     ores = S[S_SCRATCH] + SC_RESULT * S[S_SCRATCH_W]
     S[ores] = -1
     cpu = select_task_rq(p, prev, this, sync, now, S, P, O)
     if S[ores] >= 0:
         count_sis(S[ores], S[ores + 1], now, S)
-    if cpu == prev and aged > 0:
-        # the enqueue's __update_load_avg_se ages the sleep and clears the flag (here the
-        # sync above already aged it to now); a migrated task is attached with no update
-        clear_ue_flag(p, S)
-    if S[oTK + (p) * T_NFIELDS + T_POLICY] == POLICY_CFS:
-        emit_task_util(p, now, S, O)
+    if cpu != prev and S[oTK + (p) * T_NFIELDS + T_POLICY] == POLICY_CFS:
+        sync_entity_load_avg(p, S, P)           # migrate_task_rq_fair -> remove_entity_load_avg
+    if S[S_GLOBALS_AT + G_WAKE_SYNC] >= 0:
+        emit(O, now, EV_TASK_SYNC, prev, p, S[S_GLOBALS_AT + G_WAKE_SYNC], 0, 0, 0)
     if cpu != prev:
         if S[oTK + (p) * T_NFIELDS + T_POLICY] == POLICY_CFS:
-            remove_task_avg(p, prev, S, P)      # migrate_task_rq_fair -> remove_entity_load_avg
+            remove_task_avg(p, prev, S, P)      # the removed util, taken at prev's next cfs_rq update
             S[oTK + (p) * T_NFIELDS + T_VRUNTIME] = S[oTK + (p) * T_NFIELDS + T_VRUNTIME] - S[oCP + (prev) * C_NFIELDS + C_MIN_VRUNTIME]
         emit(O, now, EV_MIGRATE, cpu, p, prev, 0, 0, 0)
-        sync_cpu(cpu, now, S, P)
-        if S[oTK + (p) * T_NFIELDS + T_POLICY] == POLICY_CFS:
-            S[oTK + (p) * T_NFIELDS + T_VRUNTIME] += S[oCP + (cpu) * C_NFIELDS + C_MIN_VRUNTIME]
+    # ttwu_do_activate on the chosen runqueue: update_rq_clock, then enqueue_task, whose
+    # update_load_avg ages the task from its last update (the sync's time, else its dequeue) to now
+    # and clears util_est's flag when that crosses a period; a migrated task is attached as it is
+    sync_cpu(cpu, now, S, P)
+    if cpu != prev and S[oTK + (p) * T_NFIELDS + T_POLICY] == POLICY_CFS:
+        S[oTK + (p) * T_NFIELDS + T_VRUNTIME] += S[oCP + (cpu) * C_NFIELDS + C_MIN_VRUNTIME]
     if S[oCP + (cpu) * C_NFIELDS + C_CURR] < 0 and S[oCP + (cpu) * C_NFIELDS + C_IDLE_STATE] >= 0:
         exit_idle(cpu, now, S, P, O)
     enqueue(p, cpu, now, S, P, O)

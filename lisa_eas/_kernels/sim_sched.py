@@ -238,6 +238,31 @@ def task_pelt(p, S, P):
 
 
 @sim_inline
+def sync_entity_load_avg(p, S, P):
+    """``sync_entity_load_avg`` of a waking CFS task: ``__update_load_avg_blocked_se`` (decay only,
+    no ``cfs_se_util_change``: util_est's flag stays) to ``cfs_rq_last_update_time`` of the cfs_rq
+    it slept on, i.e. the PELT time of that runqueue's last update, not now: ``try_to_wake_up``
+    does not update prev's rq clock. Called where ``select_task_rq_fair`` and
+    ``migrate_task_rq_fair`` call it for a waking task; a second call in one wake-up changes
+    nothing (``delta`` 0); a queued task (the affinity path also asks ``select_task_rq``) is not
+    synced.
+    A task whose own last update is up to 1023 ns past the cfs_rq's (the cfs_rq's update at the
+    dequeue returned early) is set back to it (``___update_load_sum``'s negative delta). The time
+    is kept in ``G_WAKE_SYNC`` for the wake-up's ``EV_TASK_SYNC``."""
+    oTK = S[S_TASKS]
+    st = S[oTK + (p) * T_NFIELDS + T_STATE]
+    if S[oTK + (p) * T_NFIELDS + T_POLICY] != POLICY_CFS or st == TS_RUNNING or st == TS_RUNNABLE:
+        return              # a queued task moved through select_task_rq (affinity change): no sync
+    c = S[oTK + (p) * T_NFIELDS + T_CPU]
+    t = S[S[S_CFS_PELT] + c * S[S_CFS_PELT_W] + SA_LAST_UPDATE]
+    o = S[S_TASK_PELT] + p * S[S_TASK_PELT_W]
+    if 0 <= t - S[o + SA_LAST_UPDATE] < 1024:
+        return
+    pelt_flat(S, o, t, 0, 0, 0, freq_scale(c, S, P), P[P[P_CPU_CAP] + c], NICE_0_LOAD, NICE_0_LOAD, P)
+    S[S_GLOBALS_AT + G_WAKE_SYNC] = t
+
+
+@sim_inline
 def clear_ue_flag(p, S):
     """``cfs_se_util_change()``: UTIL_AVG_UNCHANGED off once util_avg was recomputed (only with
     util_est: off, or before v4.17, there is no flag)."""
@@ -288,8 +313,10 @@ def task_util_for_placement(p, S):
 @sim_kernel
 def remove_task_avg(p, c, S, P):
     """``remove_entity_load_avg`` (wake-up migration, exit) and the removed path of the cfs_rq's
-    next ``update_cfs_rq_load_avg`` (the cfs_rq is synced to now first, so that update is now):
-    the task's util_avg, ``r * divider`` of the cfs_rq's sum, in the era's form
+    next ``update_cfs_rq_load_avg``, whose removal comes before its decay: taken at once, the
+    cfs_rq being at the time the task was synced to (its last update at a wake-up migration,
+    now at an exit; not modelled: until that next update a reader of the kernel's cfs_rq still
+    sees the task's util there): the task's util_avg, ``r * divider`` of the cfs_rq's sum, in the era's form
     (``pelt.cfs_rq_sub_util``, ledger pelt-v5.13 / pelt-v5.17)."""
     o = S[S_CFS_PELT] + c * S[S_CFS_PELT_W]
     ou_dirty(c, S)

@@ -128,7 +128,9 @@ G_NEWIDLE_SKIP_AVG_IDLE = 13   # newidle balances the gate stopped on avg_idle <
 G_NEWIDLE_SKIP_OVERLOAD = 14   # ... on !rd->overload
 G_LIST_SEQ = 15        # stamps of the cfs_tasks order (T_LIST_SEQ)
 G_NEXT_ILB = 16        # nohz.next_balance (jiffies): no nohz idle balance kicked before (v4.16 - v4.19 balancer)
-G_NFIELDS = 17
+G_WAKE_SYNC = 17       # the PELT time sync_entity_load_avg brought the waking task to in this wake-up (its
+                       # cfs_rq's last update; -1: not synced), emitted as EV_TASK_SYNC once the CPU is chosen
+G_NFIELDS = 18
 
 # ---------------------------------------------------------------- output events ev[n, :]
 E_TIME = 0
@@ -149,6 +151,7 @@ EV_TASK_UTIL = 4   # cpu; a: task, b: util_avg, c: util_est ewma, d: util_est en
 EV_CPU_UTIL = 5    # cpu; a: util_avg, b: util_est enqueued sum, c: capacity now, d: nr_running
 EV_OVERUTIL = 6    # a: 0/1
 EV_MIGRATE = 7     # cpu (dest); a: task, b: orig cpu, c: reason (0 wake, 1 balance, 2 misfit)
+EV_TASK_SYNC = 8   # cpu (prev); a: task, b: the PELT time of the blocked update (its cfs_rq's last update)
 
 # ---------------------------------------------------------------- activations act[n, :]
 A_TASK = 0

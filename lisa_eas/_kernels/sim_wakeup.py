@@ -16,7 +16,7 @@ from .sim_models import (AI_AVG_IDLE, AI_NR_SCAN, AI_SCAN_COST, AI_WAKE_AVG_IDLE
                          M_THERMAL_AVG, M_UCLAMP, M_WAKE_CAP, M_WAKE_CAP_UTIL_AVG, M_WA_ERA, M_WA_LOAD, SC_CAP_OF,
                          SC_ENERGY, SC_IDLE, SC_PD_UE, SC_PD_UTIL, SC_RESULT, SC_UE, SC_UTIL, SC_WORK, WAKE_CAP_FAST,
                          WAKE_SLOW_V5_5)
-from .sim_sched import task_util_for_placement
+from .sim_sched import sync_entity_load_avg, task_util_for_placement
 from .sim_state import (C_CURR, C_IDLE_STATE, C_NFIELDS, C_NR_CFS, C_NR_RT, C_UE_SUM, G_NOW, G_WAKE_CAP, K_SIS,
                         K_TICK_NS, POLICY_FIFO, SIS_UTIL, T_MASK, T_NFIELDS, T_POLICY, T_RECENT)
 from .sis import (ASYM_V5_7, PATH_PREV, PATH_RECENT, PATH_TARGET, select_idle_sibling, select_idle_sibling_asym,
@@ -60,10 +60,13 @@ def wake_cap(p, this, prev, S, P):
     if P[P[P_CPU_CAP] + this] < min_cap:
         min_cap = P[P[P_CPU_CAP] + this]
     max_cap = P[P[P_MODEL_PARAMS] + M_MAX_CAP]
+    if max_cap - min_cap < (max_cap >> 3):
+        return False
+    sync_entity_load_avg(p, S, P)       # "bring task utilization in sync with prev_cpu"
     u = task_util_for_placement(p, S)
     if P[P[P_MODEL_PARAMS] + M_WAKE_CAP_UTIL_AVG]:
         u = S[S[S_TASK_PELT] + p * S[S_TASK_PELT_W] + SA_UTIL_AVG]
-    return max_cap - min_cap >= (max_cap >> 3) and u * 1280 >= min_cap * 1024
+    return u * 1280 >= min_cap * 1024
 
 
 @sim_nrt
@@ -82,6 +85,7 @@ def wake_slow_path(p, prev, this, S, P):
     lowest-numbered wins. Counted in ``G_WAKE_CAP``."""
     mp = P[P_MODEL_PARAMS]
     n = P[P_CPU_PD_N]
+    sync_entity_load_avg(p, S, P)       # find_idlest_cpu(), not at a fork
     W = S[S_SCRATCH_W]
     ou = S[S_SCRATCH] + SC_UTIL * W        # scratch rows (state slot 13)
     ol = S[S_SCRATCH] + SC_UE * W
@@ -193,6 +197,7 @@ def place_idle_sibling(p, target, prev, this, S, P):
     ort = S[S_TASKS] + p * T_NFIELDS + T_RECENT
     recent = S[ort] if rera > 0 else -1
     if asym >= 0:
+        sync_entity_load_avg(p, S, P)   # select_idle_capacity() (v5.7), select_idle_sibling()'s asym test (v5.10+)
         ocap = S[S_SCRATCH] + SC_CAP_OF * S[S_SCRATCH_W]
         oth = S[S_SCRATCH] + SC_UTIL * S[S_SCRATCH_W]     # scratch row reused: the thermal pressure
         otha = oth

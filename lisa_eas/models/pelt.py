@@ -154,6 +154,30 @@ def _states(states, n: int) -> np.ndarray:
     return arr
 
 
+def _blocked(value, n: int) -> np.ndarray:
+    arr = np.asarray(value)
+    if arr.shape != (n,) or arr.dtype.kind not in "bui":
+        raise ModelError(f"blocked must be one bool per timestamp ({n}), got shape {arr.shape} of {arr.dtype}")
+    if arr.size and (arr[0] or (arr.dtype.kind != "b" and not np.isin(arr, (0, 1)).all())):
+        raise ModelError("blocked: 0/1 (or bool) per timestamp, and the first point cannot be a blocked update")
+    return arr.astype(np.uint8)
+
+
+def _timeline_times(times_ns, blk: np.ndarray) -> np.ndarray:
+    """Update points, non-decreasing except that a blocked one may lie up to 1023 ns before the
+    point before it."""
+    if not blk.any():
+        return sorted_times(times_ns, "times_ns")
+    ts = int_array(times_ns, "times_ns", lo=0, hi=1 << 62)
+    d = np.diff(ts)
+    bad = np.flatnonzero((d < 0) & ~((blk[1:] != 0) & (d > -1024)))
+    if bad.size:
+        i = int(bad[0]) + 1
+        raise ModelError(f"times_ns must be sorted (non-decreasing; a blocked point may precede the one before it "
+                         f"by under 1024 ns): times_ns[{i}] = {ts[i]} < times_ns[{i - 1}] = {ts[i - 1]}")
+    return ts
+
+
 def _per_segment(value, name: str, n: int, lo: int, hi: int) -> np.ndarray:
     arr = int_array(value, name, ndim=(0, 1), lo=lo, hi=hi)
     if arr.ndim == 0:
@@ -165,7 +189,7 @@ def _per_segment(value, name: str, n: int, lo: int, hi: int) -> np.ndarray:
 
 def pelt_timeline(times_ns, states, *, cpu_capacity=1024, freq_scale=1024, era="v6.9", weight: int = 1024,
                   halflife: int = 32, util_avg: int = 0, load_avg: int = 0, runnable_avg: int = 0,
-                  util_est_ewma: int = 0, util_est_enqueued: int = 0) -> pd.DataFrame:
+                  util_est_ewma: int = 0, util_est_enqueued: int = 0, blocked=None) -> pd.DataFrame:
     """The PELT signals of a task at each kernel update point of its timeline.
 
     Parameters
@@ -187,6 +211,13 @@ def pelt_timeline(times_ns, states, *, cpu_capacity=1024, freq_scale=1024, era="
         PELT half-life in periods: 32 (mainline), 16 or 8 (Android options).
     util_avg, load_avg, runnable_avg, util_est_ewma, util_est_enqueued : int
         Starting values (as the kernel last reported them).
+    blocked : array of bool, optional
+        Per update point: the update is a waking task's ``sync_entity_load_avg``
+        (``__update_load_avg_blocked_se`` to its cfs_rq's last update, inside a sleeping
+        segment): it decays the signal but leaves util_est's UTIL_AVG_UNCHANGED flag alone, and
+        its time may be up to 1023 ns before the previous point (the kernel's negative delta sets
+        ``last_update_time`` back to it). The simulator reports these points in
+        ``lisa_sim_task_sync`` (``pelt_time``).
 
     Returns
     -------
@@ -197,11 +228,17 @@ def pelt_timeline(times_ns, states, *, cpu_capacity=1024, freq_scale=1024, era="
     """
     from .._kernels import pelt as kp
 
-    ts = sorted_times(times_ns, "times_ns")
-    n = ts.size
+    n = np.asarray(times_ns).size
     if n == 0:
         raise ModelError("times_ns is empty; give at least one timestamp")
+    blk = np.zeros(n, np.uint8) if blocked is None else _blocked(blocked, n)
+    ts = _timeline_times(times_ns, blk)
     st = _states(states, n)
+    bad = np.flatnonzero((blk[1:] != 0) & (st[:-1] != 0))
+    if bad.size:
+        k = int(bad[0]) + 1
+        raise ModelError(f"blocked[{k}]: a blocked update (sync_entity_load_avg) falls in a sleeping segment, "
+                         f"but states[{k - 1}] is {int(st[k - 1])}; mark only points of a task asleep")
     cap = _per_segment(cpu_capacity, "cpu_capacity", n, 1, 1024)
     fs = _per_segment(freq_scale, "freq_scale", n, 1, 1024)
     weight = int_scalar(weight, "weight", lo=1, hi=88761)
@@ -213,7 +250,7 @@ def pelt_timeline(times_ns, states, *, cpu_capacity=1024, freq_scale=1024, era="
     yn, _ = pelt_tables(halflife)
     init = np.array([util_avg, load_avg, runnable_avg, util_est_ewma, util_est_enqueued], dtype=np.int64)
     out = np.zeros((n, 6), dtype=np.int64)
-    kp.pelt_timeline(ts, st, cap, fs, np.int64(weight), init, cfg, yn, out)
+    kp.pelt_timeline(ts, st, blk, cap, fs, np.int64(weight), init, cfg, yn, out)
     df = pd.DataFrame(out, columns=["util_avg", "load_avg", "runnable_avg", "util_est_ewma", "util_est_enqueued",
                                     "avg_updated"], index=pd.Index(ts, name="time_ns"))
     df["avg_updated"] = df["avg_updated"].astype(bool)

@@ -49,9 +49,16 @@ Scheduling model
   when it wins and the waker's set to its CPU up to v5.14, prev after every search past target
   and prev from v5.15); SIS_PROP from ``this_rq()``: ``avg_idle / 512`` before v5.14,
   ``wake_avg_idle`` from v5.14, ``avg_scan_cost`` charged ``sis_scan_cost_ns`` per runqueue
-  scanned unless the depth ran out. Not modelled: ``rq->idle_stamp`` in the slow path (idle
-  CPUs in equal states tie to the lowest-numbered), the kernel's staler view at wake-up
-  (``sync_entity_load_avg`` to the cfs_rq's last update). FIFO tasks: the previous CPU unless it runs an
+  scanned unless the depth ran out. What the kernel sees at a wake-up: ``try_to_wake_up``
+  updates no clock of prev, so every runqueue is read as last updated, and the waking task
+  is synced only where the kernel's path calls ``sync_entity_load_avg`` (EAS past the
+  overutilized test, ``wake_cap()`` when the capacities differ by 1/8, the slow path, the
+  asymmetric ``select_idle_sibling``, ``remove_entity_load_avg`` at a migration): a blocked
+  update to its cfs_rq's last update, not to now (``lisa_sim_task_sync``). A migrated task is
+  attached with that less decayed util; one woken on prev is aged to now by the enqueue. Not
+  modelled: ``rq->idle_stamp`` in the slow path (idle CPUs in equal states tie to the
+  lowest-numbered); the removed util of a migrated task leaves prev's cfs_rq at once, where
+  the kernel takes it at that cfs_rq's next update. FIFO tasks: the previous CPU unless it runs an
   rt task of equal or higher priority, else an idle CPU, else one running only CFS.
 * **Load balance**: every ``balance_interval_ms`` the blocked signals of all
   runqueues are updated, the overutilized flag is set/cleared (it is only set at enqueue and
@@ -83,7 +90,8 @@ Scheduling model
   0); ``util_est_update`` skips a dequeue while UTIL_AVG_UNCHANGED stands (set by its last
   update, cleared by an entity update that crosses a period: ``cfs_se_util_change``), which a
   wake-up migration keeps (the wake-up's ``sync_entity_load_avg`` is a blocked update that does
-  not clear it, the attach does no entity update), and from v6.12 it runs before the dequeue's
+  not clear it, the attach does no entity update) and a wake-up on prev keeps unless the
+  enqueue's update, from the sync's time to now, crosses a period; from v6.12 it runs before the dequeue's
   own update (ledger ``util_est-v6.12``). Threads start where rt-app's ``pthread_create`` loop leaves them: each clone placed by
   ``find_idlest_cpu`` at ``SD_BALANCE_FORK`` (v4.x / v5.5 forms, ledger ``fork-*``; the parent on
   the calibration CPU, each clone blocked at rt-app's barrier before the next) with
@@ -209,7 +217,8 @@ def simulate(platform, workload, *, config: SimConfig | None = None):
     lisa_eas.trace.Trace
         Events ``sched_switch``, ``sched_wakeup``, ``sched_migrate_task``, ``cpu_frequency``,
         ``cpu_idle``, ``print`` (rt-app markers), ``lisa_sim_rtapp_log`` (rt-app log rows)
-        and the model-only ``lisa_sim_task_util``, ``lisa_sim_cpu_util``,
+        and the model-only ``lisa_sim_task_util``, ``lisa_sim_task_sync`` (a waking task's
+        ``sync_entity_load_avg``: the PELT time its signal was brought to), ``lisa_sim_cpu_util``,
         ``lisa_sim_overutilized``, ``lisa_sim_eas_decision``. ``metadata`` holds the
         configuration that ran, ``energy`` (per CPU, per domain, total; None without power
         data), ``approximations`` and ``platform_model`` (what was modelled instead of what on a

@@ -163,6 +163,13 @@ def _raw_to_frames(raw, compiled, platform, model_events, summary, release):
             "util_avg": sel[:, ss.E_B], "util_est_ewma": sel[:, ss.E_C], "util_est_enqueued": sel[:, ss.E_D],
             "load_avg": sel[:, ss.E_E]},
             sel[:, ss.E_CPU], p_pid, p_comm)
+        sel = rows_of(ss.EV_TASK_SYNC)
+        p = sel[:, ss.E_A]
+        p_comm, p_pid = comm_of(p), pid_of(p)
+        frames["lisa_sim_task_sync"] = _frame(sel[:, ss.E_TIME], {
+            "comm": p_comm, "pid": p_pid, "cpu": sel[:, ss.E_CPU].astype(np.int32),
+            "pelt_time": sel[:, ss.E_B]},
+            sel[:, ss.E_CPU], p_pid, p_comm)
         sel = rows_of(ss.EV_CPU_UTIL)
         frames["lisa_sim_cpu_util"] = _frame(sel[:, ss.E_TIME], {
             "cpu": sel[:, ss.E_CPU].astype(np.int32), "util_avg": sel[:, ss.E_A],

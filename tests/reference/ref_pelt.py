@@ -142,13 +142,16 @@ def era_flags(version, load_avg_max=47742, util_est=True):
     v4.11 old __update_load_avg; v4.12 accumulate_sum (a481db34b9be) still dividing by
     LOAD_AVG_MAX; v4.13 divider LOAD_AVG_MAX - 1024 + period_contrib (625ed2bf049d); v4.15
     0/1 load with the weight in the average, running/runnable zeroed when not loaded; v5.1
-    invariance on the rq's PELT clock (23127296889f); v5.7 runnable_avg << 10 (9f68395333ad)."""
+    invariance on the rq's PELT clock (23127296889f); v5.7 runnable_avg << 10 (9f68395333ad);
+    v6.12 util_est_update() called by dequeue_entities() before the entity's own update
+    (``ue_first``)."""
     from .ref_util_est import era_code
 
     return {"old_update": version < (4, 12), "divider_mode": int(version >= (4, 13)),
             "delta_scaling": version < (5, 1), "weight_in_sum": version < (4, 15),
             "zero_if_unloaded": version >= (4, 15), "runnable_scaled": version >= (5, 7),
-            "load_avg_max": load_avg_max, "util_est": era_code(version) if util_est else -1}
+            "load_avg_max": load_avg_max, "util_est": era_code(version) if util_est else -1,
+            "ue_first": version >= (6, 12)}
 
 
 def update_load_sum(sa, now, load, runnable, running, scale_freq, scale_cpu, era, yn_inv):
@@ -180,8 +183,11 @@ def update_load_avg(sa, weight, era):
     sa.util_avg = sa.util_sum // divider
 
 
-def pelt_timeline(ts, states, scale_cpu, scale_freq, weight, init, era, yn_inv):
-    """Same contract as the numba ``pelt_timeline``; returns a list of 6-tuples."""
+def pelt_timeline(ts, states, scale_cpu, scale_freq, weight, init, era, yn_inv, blocked=None):
+    """Same contract as the numba ``pelt_timeline``; returns a list of 6-tuples. ``blocked[k]``:
+    the update at ``ts[k]`` is sync_entity_load_avg's __update_load_avg_blocked_se, which does
+    not call cfs_se_util_change."""
+    blocked = blocked or [False] * len(ts)
     lam = era["load_avg_max"]
     sa = SchedAvg()
     div0 = lam - 1024 if era["divider_mode"] else lam
@@ -219,6 +225,9 @@ def pelt_timeline(ts, states, scale_cpu, scale_freq, weight, init, era, yn_inv):
         on_rq = 1 if prev in (1, 2) else 0
         running = 1 if prev == 2 else 0
         load = weight * on_rq if era["weight_in_sum"] else on_rq
+        dequeue = prev in (1, 2) and cur == 0 and ue_era >= 0
+        if dequeue and era.get("ue_first"):
+            ewma, enq = util_est_update(ewma, enq, sa.util_avg, sa.runnable_avg, scale_cpu[k - 1], ue_era)
         if era.get("old_update"):
             periods = update_v411(sa, now, load, running, scale_freq[k - 1], scale_cpu[k - 1], era, yn_inv)
         else:
@@ -227,10 +236,10 @@ def pelt_timeline(ts, states, scale_cpu, scale_freq, weight, init, era, yn_inv):
         if periods:
             if not era.get("old_update"):
                 update_load_avg(sa, weight, era)
-            if ue_era >= 0:
+            if ue_era >= 0 and not blocked[k]:
                 ewma, enq = clear_flag(ewma, enq, ue_era)
         if prev in (1, 2) and cur in (0, 3):
-            if ue_era >= 0 and cur == 0:
+            if dequeue and not era.get("ue_first"):
                 ewma, enq = util_est_update(ewma, enq, sa.util_avg, sa.runnable_avg, scale_cpu[k - 1], ue_era)
             if not era["delta_scaling"]:
                 limit = ((lam - 1024) << 10) - lam

@@ -45,12 +45,15 @@ wake_up                    try_to_wake_up -> select_task_rq_fair (find_energy_ef
                            want_affine with wake_cap(), wake_affine(), the slow path or
                            select_idle_sibling(p, prev, target); ~: wake_wide() = 0, a
                            resume never sync), migrate_task_rq_fair ->
-                           remove_entity_load_avg (sync_entity_load_avg is a blocked
-                           update: util_est's UTIL_AVG_UNCHANGED stays; only the enqueue's
-                           update on prev clears it), ttwu_do_activate -> enqueue,
-                           check_preempt_curr (~: prev's runqueue is synced to now; the
-                           kernel's sync_entity_load_avg uses prev cfs_rq's last update and
-                           applies the removed util at prev's next update_cfs_rq_load_avg)
+                           remove_entity_load_avg, ttwu_do_activate -> enqueue,
+                           check_preempt_curr. No clock of prev is updated;
+                           sync_entity_load_avg (in find_energy_efficient_cpu past the
+                           overutilized test, wake_cap() when the capacities differ by 1/8,
+                           find_idlest_cpu(), the asym select_idle_sibling /
+                           select_idle_capacity, remove_entity_load_avg) is a blocked update
+                           to prev cfs_rq's last_update_time: util_est's UTIL_AVG_UNCHANGED
+                           stays, a migrated task is attached with that util, and only the
+                           enqueue's update on prev (from that time to now) clears the flag
 remove_avg                 remove_entity_load_avg + update_cfs_rq_load_avg's removed path: =
                            < v5.13 sub_positive(util_sum, r * divider); v5.13-v5.16
                            util_sum = util_avg * divider (1c35b07e6d39); v5.17+ sub_positive
@@ -244,6 +247,21 @@ class Scheduler:
             return True
         return False
 
+    def sync_entity(self, p):
+        """``sync_entity_load_avg(&p->se)``: ``__update_load_avg_blocked_se(cfs_rq_last_update_time(
+        cfs_rq_of(se)), se)``, the sleeping task's signal decayed (nothing accrues, util_est's flag
+        is left alone) to the last update of the cfs_rq it slept on; the wake-up updates no clock
+        of prev. Returns nothing; remembers the time in ``self.wake_sync`` when the signal moved."""
+        if p.policy != CFS or p.state in (RUNNABLE, RUNNING):      # only a task being woken
+            return
+        c = self.cpus[p.cpu]
+        t = c.cfs.last_update_time
+        before = p.sa.last_update_time
+        if update_load_sum(p.sa, t, 0, 0, 0, self.freq_scale(c), c.capacity, self.era, self.yn):
+            update_load_avg(p.sa, NICE_0_LOAD, self.era)
+        if p.sa.last_update_time != before:
+            self.wake_sync = t
+
     def ue_flag_off(self, p):
         if self.prm.util_est:               # util_est_update / its flag only exist with util_est
             p.ue_ewma, p.ue_enqueued = clear_flag(p.ue_ewma, p.ue_enqueued, self.prm.ue_era)
@@ -271,7 +289,8 @@ class Scheduler:
         """``remove_entity_load_avg`` (wake-up migration ``migrate_task_rq_fair``, exit
         ``task_dead_fair``): the task's util_avg goes to ``cfs_rq->removed`` and comes out of the
         cfs_rq at its next ``update_cfs_rq_load_avg``, before the decay: ``r * divider`` off the
-        sum (the cfs_rq was synced to now just before, so that next update is now)."""
+        sum, taken here at once (the cfs_rq is still at the time the task was synced to, so the
+        removal then the later decay is that next update's order)."""
         rq, r = c.cfs, p.sa.util_avg
         self._cfs_rq_sub_util(rq, r, r * self.divider(rq))
 
@@ -625,10 +644,11 @@ class Scheduler:
         smaller of the two CPUs' original capacities."""
         caps = [c.pd.caps[-1] for c in self.cpus]
         top, low = max(caps), min(caps[prev.idx], caps[(prev if this is None else this).idx])
-        if not ((4, 9) <= self.prm.sis_version < (5, 7)) or len(set(caps)) < 2:
+        if not ((4, 9) <= self.prm.sis_version < (5, 7)) or len(set(caps)) < 2 or top - low < top // 8:
             return False
+        self.sync_entity(p)
         u = p.sa.util_avg if self.prm.wake_cap_util_avg else self.task_util(p)
-        return top - low >= top // 8 and not u * 1280 < low * 1024
+        return not u * 1280 < low * 1024
 
     def runnable_load(self, c):
         """The cfs_rq's runnable_load_avg of v4.15 - v5.6 (before v4.15 the same sum), the sum of
@@ -642,6 +662,7 @@ class Scheduler:
         (tests/reference/ref_fork.py): per CPU capacity_of, nr_running, the cfs_rq's runnable load
         (:meth:`runnable_load`) and load average, its util without the task (util off prev, then util_est, capped); idle CPUs
         by idle state, all at the same idle_stamp (the simulator keeps none)."""
+        self.sync_entity(p)          # find_idlest_cpu() at a wake-up
         util = []
         for c in self.cpus:
             if c is prev:
@@ -661,6 +682,8 @@ class Scheduler:
         return self.cpus[ref_fork.wake_slow_path(scene, this.idx, (5, 5) if self.prm.wake_slow == 2 else (4, 19))]
 
     def place_eas(self, p, prev, now):
+        if not self.overutilized:
+            self.sync_entity(p)      # find_energy_efficient_cpu(), once past the overutilized test
         util = [c.cfs.util_avg for c in self.cpus]
         ue = [c.ue_sum for c in self.cpus]
         cap_of = [self.capacity_of(c) for c in self.cpus]
@@ -691,6 +714,7 @@ class Scheduler:
         rv = self.prm.recent_version
         recent = p.recent_used_cpu if rv >= (4, 16) else -1
         if self.prm.asym >= 0:        # v5.7+ on CPUs of different capacities: select_idle_capacity()
+            self.sync_entity(p)
             cpu, path, _ = ref_sis.select_idle_sibling_asym(self.prm.asym, idle, allowed,
                                                             [self.capacity_of(c) for c in self.cpus],
                                                             self.task_util(p), target.idx, prev.idx, recent,
@@ -760,26 +784,23 @@ class Scheduler:
         (rt-app resume; None for a timer): a preemption of the waker itself only marks it
         (``resched_curr``), the switch comes when the waker reaches its next op."""
         prev = self.cpus[p.cpu]
-        self.sync_cpu(prev, now)
-        aged = False
-        if p.policy == CFS:
-            aged = self.update_task_signal(p, blocked=True)     # sync_entity_load_avg
+        self.wake_sync = None
         this = waker if (waker is not None and not self.prm.waker_at_prev) else prev
         c = self.select_task_rq(p, prev, now, this)
-        if c is prev and aged:
-            # enqueue_entity -> update_load_avg -> __update_load_avg_se ages the sleep (done
-            # above, to now) and clears the flag; a migrated task is attached without an update
-            self.ue_flag_off(p)
-        if p.policy == CFS:
-            self.emit_task_util(p, now)
+        if c is not prev:
+            self.sync_entity(p)                          # remove_entity_load_avg's sync
+        if self.wake_sync is not None:
+            self.emit(now, ss.EV_TASK_SYNC, prev.idx, p.idx, self.wake_sync)
         if c is not prev:
             if p.policy == CFS:
                 self.remove_avg(p, prev)                 # migrate_task_rq_fair -> remove_entity_load_avg
                 p.vruntime -= prev.min_vruntime
             self.emit(now, ss.EV_MIGRATE, c.idx, p.idx, prev.idx, 0)
-            self.sync_cpu(c, now)
-            if p.policy == CFS:
-                p.vruntime += c.min_vruntime
+        # ttwu_do_activate: the chosen runqueue's clock and signals to now, then the enqueue, whose
+        # update_load_avg ages the task (not a migrated one: it is attached) and may clear the flag
+        self.sync_cpu(c, now)
+        if c is not prev and p.policy == CFS:
+            p.vruntime += c.min_vruntime
         if c.curr is None and c.idle_state >= 0:
             self.exit_idle(c, now)
         self.enqueue(p, c, now)

@@ -16,6 +16,7 @@ EV_TASK_UTIL = 4   # cpu; a: task, b: util_avg, c: util_est ewma, d: util_est en
 EV_CPU_UTIL = 5    # cpu; a: cfs util_avg, b: util_est enqueued sum, c: capacity now, d: nr_running, e: rt util
 EV_OVERUTIL = 6    # a: 0/1
 EV_MIGRATE = 7     # cpu (dest); a: task, b: orig cpu, c: reason (0 wake, 1 balance, 2 misfit)
+EV_TASK_SYNC = 8   # cpu (prev); a: task, b: PELT time the wake-up's sync_entity_load_avg took the task to
 
 # sched_switch prev_state (TASK_RUNNING, TASK_INTERRUPTIBLE, TASK_DEAD as trace-cmd prints them)
 PREV_STATE_RUNNING = 0
