@@ -149,37 +149,39 @@ def _eas_decisions(era, tasks, duration_s):
 def test_eas_v5_13_and_v5_14_place_a_waking_task_differently():
     """juno_r0 (LITTLE 0, 3, 4, 5 at 446, fmax 850000, OPPs 450/575/700/775/850 MHz at cost 79/85/95/
     106/119; big 1, 2 at 1024, fmax 1100000, 450 MHz cost 391), performance governor, no util_est.
-    "bg" (60 % of 10 ms) is pinned to CPU 5; "w" (2 % of 10 ms) may run on CPUs 1 and 5 only.
-    Both runs decide alike until w's wake-up at 74 ms, where the simulator's state (its inputs,
-    recorded in lisa_sim_eas_decision) is: w util 39 (util_est 0), prev 1; CPU 1 util 39 (w's
-    own), CPU 5 util 255 (bg), every other CPU 0. Worked from kernel/sched/fair.c and
-    kernel/power/energy_model.c:
+    "bg" (61 % of 10 ms) is pinned to CPU 5; "w" (2 % of 10 ms) may run on CPUs 1 and 5 only.
+    Both runs decide alike until w's wake-up at 94 ms, where the simulator's state (its inputs,
+    recorded in lisa_sim_eas_decision) is: w util 33 (util_est 0; synced to idle CPU 1's last
+    update), prev 1; CPU 1 util 33 (w's own), CPU 5 util 261 (bg), every other CPU 0. Worked
+    from kernel/sched/fair.c and kernel/power/energy_model.c:
     v5.13 (feec v5.4 form; em_cpu_energy freq = (f + f/4) max_util / scale):
-      LITTLE base: max 255 -> 1062500 * 255 / 446 = 607483 -> 700000 (95): 95 * 255 / 446 = 54.
+      LITTLE base: max 261 -> 1062500 * 261 / 446 = 621776 -> 700000 (95): 95 * 261 / 446 = 55.
       CPU 5 (the only allowed LITTLE, 294 fits, max spare, not prev): 1062500 * 294 / 446 =
-      700392 -> 775000 (106): 106 * 294 / 446 = 69 -> delta 15.
-      big base 0 (39 - 39 on prev). prev 1: 1375000 * 39 / 1024 = 52368 -> 450000 (391):
-      391 * 39 / 1024 = 14 -> delta 14; prev is its domain's max-spare CPU (not re-costed).
-      best_delta = min(15, 14) = 14 = prev's: no saving -> CPU 1; 4 evaluations.
+      700392 -> 775000 (106): 106 * 294 / 446 = 69 -> delta 14.
+      big base 0 (33 - 33 on prev). prev 1: 1375000 * 33 / 1024 = 44311 -> 450000 (391):
+      391 * 33 / 1024 = 12 -> delta 12; prev is its domain's max-spare CPU (not re-costed).
+      best_delta = min(14, 12) = 12 = prev's: no saving -> CPU 1; 4 evaluations.
     v5.14 (8d4c97c105ca, 619e090c8e40, 0372e1cf70c2 form; em-v5.14 freq = f * (u + u/4) / scale):
-      LITTLE base: 255 + 63 = 318 -> 850000 * 318 / 446 = 606053 -> 700000: 54.
+      LITTLE base: 261 + 65 = 326 -> 850000 * 326 / 446 = 621300 -> 700000: 55.
       CPU 5: 294 + 73 = 367 -> 699439 -> 700000 (95); busy cpu_util_next(5, p, -1) + task_util_est
-      = 255 + 39 = 294: 95 * 294 / 446 = 62 -> delta 8.
-      big: base 0; prev 1: 39 + 9 = 48 -> 51562 -> 450000: 391 * 39 / 1024 = 14 -> delta 14.
-      14 - 8 = 6 > (14 + 54) >> 4 = 4 -> CPU 5; 4 evaluations.
-    (Here the 1.25 rounding of the EM's frequency decides: 700392 vs 699439 around 700000.)"""
-    tasks = [task("bg", periodic(10, 60, 0.12, runtime=True), cpus=(5,)),
+      = 261 + 33 = 294: 95 * 294 / 446 = 62 -> delta 7.
+      big: base 0; prev 1: 33 + 8 = 41 -> 44043 -> 450000: 391 * 33 / 1024 = 12 -> delta 12.
+      12 - 7 = 5 > (12 + 55) >> 4 = 4 -> CPU 5; 4 evaluations.
+    (Here the 1.25 rounding of the EM's frequency decides: 700392 vs 699439 around 700000. With
+    bg at 60 % the knife-edge sat at 74 ms while the simulator synced w to the wake-up time;
+    synced to CPU 1's last update, w's util there is 41, not 39, and both eras pick CPU 1.)"""
+    tasks = [task("bg", periodic(10, 61, 0.12, runtime=True), cpus=(5,)),
              task("w", periodic(10, 2, 0.12, runtime=True), cpus=(1, 5))]
     a = _eas_decisions("v5.13", tasks, 0.12)
     b = _eas_decisions("v5.14", tasks, 0.12)
-    k = int(np.flatnonzero((a["__ts"] == 74 * MS) & (a["comm"] == "w"))[0])
+    k = int(np.flatnonzero((a["__ts"] == 94 * MS) & (a["comm"] == "w"))[0])
     assert a["chosen_cpu"].iloc[:k].tolist() == b["chosen_cpu"].iloc[:k].tolist()
     ins = ["prev_cpu", "task_util", "in_task_util_est"] + [f"util_cpu{c}" for c in range(6)]
-    assert a.loc[k, ins].tolist() == b.loc[k, ins].tolist() == [1, 39, 0, 0, 39, 0, 0, 0, 255]
+    assert a.loc[k, ins].tolist() == b.loc[k, ins].tolist() == [1, 33, 0, 0, 33, 0, 0, 0, 261]
     assert a.loc[k, ["chosen_cpu", "pd_evaluations", "prev_energy", "best_energy", "base_energy"]].tolist() == \
-        [1, 4, 14, 14, 54]
+        [1, 4, 12, 12, 55]
     assert b.loc[k, ["chosen_cpu", "pd_evaluations", "prev_energy", "best_energy", "base_energy"]].tolist() == \
-        [5, 4, 14, 8, 54]
+        [5, 4, 12, 7, 55]
 
 
 def test_eas_v6_1_costs_the_max_spare_cpu_v6_2_only_when_it_has_more_spare():
