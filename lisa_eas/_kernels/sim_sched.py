@@ -155,13 +155,16 @@ def rq_clock(c, now, S, P):
 
 @sim_inline
 def update_rq_avgs(c, now, S, P):
-    """Bring CPU ``c``'s clocks and its cfs_rq / rt_rq PELT signals to ``now``.
+    """Bring CPU ``c``'s clocks and its cfs_rq / rt_rq PELT signals to ``now``, the cfs_rq's
+    removed util taken first (:func:`apply_removed`, whatever the delta).
 
-    A no-op when the rq clock is already at ``now``: the signals were then brought to this
+    Otherwise a no-op when the rq clock is already at ``now``: the signals were then brought to this
     PELT time by the call that set the clock (``update_load_sum`` returns early for a delta
     under 1024 ns), so the call is skipped before any array view is made.
     """
     oCP = S[S_CPUS]
+    if S[oCP + (c) * C_NFIELDS + C_REMOVED_NR]:
+        apply_removed(c, S, P)      # update_cfs_rq_load_avg takes the removed util first, at any delta
     if now - S[oCP + (c) * C_NFIELDS + C_CLOCK_TASK] <= 0:
         return
     rq_clock(c, now, S, P)
@@ -312,17 +315,27 @@ def task_util_for_placement(p, S):
 
 @sim_kernel
 def remove_task_avg(p, c, S, P):
-    """``remove_entity_load_avg`` (wake-up migration, exit) and the removed path of the cfs_rq's
-    next ``update_cfs_rq_load_avg``, whose removal comes before its decay: taken at once, the
-    cfs_rq being at the time the task was synced to (its last update at a wake-up migration,
-    now at an exit; not modelled: until that next update a reader of the kernel's cfs_rq still
-    sees the task's util there): the task's util_avg, ``r * divider`` of the cfs_rq's sum, in the era's form
-    (``pelt.cfs_rq_sub_util``, ledger pelt-v5.13 / pelt-v5.17)."""
+    """``remove_entity_load_avg`` (wake-up migration, exit): the task's util_avg (as last synced)
+    goes to CPU ``c``'s ``cfs_rq->removed``; the cfs_rq shows it until its next update
+    (:func:`apply_removed`)."""
+    oc = S[S_CPUS] + c * C_NFIELDS
+    S[oc + C_REMOVED_UTIL] += S[S[S_TASK_PELT] + p * S[S_TASK_PELT_W] + SA_UTIL_AVG]
+    S[oc + C_REMOVED_NR] += 1
+
+
+@sim_inline
+def apply_removed(c, S, P):
+    """The removed path of ``update_cfs_rq_load_avg``, before the decay: the removed util ``r``
+    and ``r * divider`` (the divider of the cfs_rq as last updated) off the cfs_rq, in the era's
+    form (``pelt.cfs_rq_sub_util``, ledger pelt-v5.13 / pelt-v5.17)."""
+    oc = S[S_CPUS] + c * C_NFIELDS
     o = S[S_CFS_PELT] + c * S[S_CFS_PELT_W]
     ou_dirty(c, S)
-    r = S[S[S_TASK_PELT] + p * S[S_TASK_PELT_W] + SA_UTIL_AVG]
+    r = S[oc + C_REMOVED_UTIL]
     cfs_rq_sub_util(S[o:o + SA_SIZE], r, r * pelt_divider_flat(S, o, P),
                     P[P[P_PELT_CFG]:P[P_PELT_CFG] + CFG_SIZE])
+    S[oc + C_REMOVED_UTIL] = 0
+    S[oc + C_REMOVED_NR] = 0
 
 
 @sim_kernel

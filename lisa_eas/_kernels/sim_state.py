@@ -95,7 +95,10 @@ C_LB_FAILED = 14       # sd->nr_balance_failed of this CPU's MC domain; C_LB_FAI
 C_NEXT_BAL = 16        # rq->next_balance (jiffies; v4.16 - v4.19 balancer)
 C_LB_LAST = 17         # sd->last_balance (jiffies) of the MC domain; C_LB_LAST + 1: DIE
 C_LB_INTV = 19         # sd->balance_interval (ms) of the MC domain; C_LB_INTV + 1: DIE (0: not set, sd_weight)
-C_NFIELDS = 21
+C_REMOVED_UTIL = 21    # cfs_rq->removed.util_avg: util of tasks gone by remove_entity_load_avg (wake-up
+                       # migration, exit), taken out at the cfs_rq's next update_cfs_rq_load_avg
+C_REMOVED_NR = 22      # cfs_rq->removed.nr
+C_NFIELDS = 23
 
 # ---------------------------------------------------------------- perf-domain fields PD[d, :]
 P_OPP = 0              # current OPP index

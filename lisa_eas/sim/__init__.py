@@ -57,8 +57,9 @@ Scheduling model
   update to its cfs_rq's last update, not to now (``lisa_sim_task_sync``). A migrated task is
   attached with that less decayed util; one woken on prev is aged to now by the enqueue. Not
   modelled: ``rq->idle_stamp`` in the slow path (idle CPUs in equal states tie to the
-  lowest-numbered); the removed util of a migrated task leaves prev's cfs_rq at once, where
-  the kernel takes it at that cfs_rq's next update. FIFO tasks: the previous CPU unless it runs an
+  lowest-numbered). The util of a task that left (wake-up migration, exit) stays in its old
+  cfs_rq until that cfs_rq's next update (``cfs_rq->removed``), so a placement or a governor
+  reading it in between counts it on both CPUs, as the kernel does. FIFO tasks: the previous CPU unless it runs an
   rt task of equal or higher priority, else an idle CPU, else one running only CFS.
 * **Load balance**: every ``balance_interval_ms`` the blocked signals of all
   runqueues are updated, the overutilized flag is set/cleared (it is only set at enqueue and

@@ -54,7 +54,8 @@ wake_up                    try_to_wake_up -> select_task_rq_fair (find_energy_ef
                            to prev cfs_rq's last_update_time: util_est's UTIL_AVG_UNCHANGED
                            stays, a migrated task is attached with that util, and only the
                            enqueue's update on prev (from that time to now) clears the flag
-remove_avg                 remove_entity_load_avg + update_cfs_rq_load_avg's removed path: =
+remove_avg                 remove_entity_load_avg into cfs_rq->removed, taken by the         =
+                           cfs_rq's next update_cfs_rq_load_avg (summed, before its decay):
                            < v5.13 sub_positive(util_sum, r * divider); v5.13-v5.16
                            util_sum = util_avg * divider (1c35b07e6d39); v5.17+ sub_positive
                            then >= util_avg * PELT_MIN_DIVIDER (98b0d890220d,
@@ -179,7 +180,9 @@ class Scheduler:
         return c.clock_task if self.era["delta_scaling"] else c.clock_pelt - c.lost_idle
 
     def update_rq(self, c, now):
-        """update_rq_clock + the cfs_rq / rt_rq signals of ``c`` (no-op if the clock is at ``now``)."""
+        """update_rq_clock + the cfs_rq / rt_rq signals of ``c`` (only the removed util is taken if
+        the clock is at ``now``)."""
+        self.take_removed(c)
         delta = now - c.clock_task
         if delta <= 0:
             return
@@ -287,12 +290,17 @@ class Scheduler:
 
     def remove_avg(self, p, c):
         """``remove_entity_load_avg`` (wake-up migration ``migrate_task_rq_fair``, exit
-        ``task_dead_fair``): the task's util_avg goes to ``cfs_rq->removed`` and comes out of the
-        cfs_rq at its next ``update_cfs_rq_load_avg``, before the decay: ``r * divider`` off the
-        sum, taken here at once (the cfs_rq is still at the time the task was synced to, so the
-        removal then the later decay is that next update's order)."""
-        rq, r = c.cfs, p.sa.util_avg
-        self._cfs_rq_sub_util(rq, r, r * self.divider(rq))
+        ``task_dead_fair``): the task's util_avg, as it was synced, joins ``cfs_rq->removed``;
+        the cfs_rq still holds it until :meth:`update_rq`."""
+        c.removed.append(p.sa.util_avg)
+
+    def take_removed(self, c):
+        """``update_cfs_rq_load_avg``'s first step: the summed removed util ``r`` off util_avg and
+        ``r * divider`` off util_sum (the divider of the cfs_rq before this update's decay)."""
+        if c.removed:
+            r = sum(c.removed)
+            c.removed.clear()
+            self._cfs_rq_sub_util(c.cfs, r, r * self.divider(c.cfs))
 
     def detach_entity_avg(self, p, c):
         """``detach_entity_cfs_rq`` -> ``detach_entity_load_avg`` (a queued task moved by the load

@@ -91,6 +91,7 @@ class Cpu:
     next_event: int = INF_TIME   # end of the running task's current op
     last_acct: int = 0
     ue_sum: int = 0          # cfs_rq util_est.enqueued
+    removed: list = field(default_factory=list)     # cfs_rq->removed: util_avg of each task removed since its last update
     busy_ns: int = 0
     need_resched: bool = False
     avg_idle: int = 2 * 500_000
