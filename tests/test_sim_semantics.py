@@ -342,3 +342,30 @@ def test_a_wakeup_migration_keeps_the_util_est_flag(era):
     # util_avg is 315: ((512 << 2) - (512 - 315)) >> 2 = 462
     assert last(30_300_000, ss.E_B) == 315
     assert est[30_300_000] == ((512 << 2) - (512 - 315)) >> 2 == 462
+
+
+def test_a_migrated_tasks_util_stays_on_its_old_cfs_rq_until_that_updates():
+    """kernel/sched/fair.c: remove_entity_load_avg() only adds the task's util to
+    ``cfs_rq->removed``; update_cfs_rq_load_avg() takes it out at that cfs_rq's next update,
+    before its decay (at any delta). In the scene above, stopped at 9 ms (the run's end brings
+    every runqueue to 9 ms), a sleeps on idle CPU 1, the cfs_rq's only task; synced to that
+    cfs_rq's last update, a shows the cfs_rq's own 425. The engine's remove_task_avg (as a wake-up
+    migration calls it) leaves the cfs_rq at 425 with 425 pending (a reader in between counts a
+    on CPU 1 too); the next update, here at 9 ms (delta 0), takes 425 off first: 0. Taking it at
+    once, as the simulator did, left 0 at the removal."""
+    from lisa_eas._kernels.pelt import SA_UTIL_AVG
+    from lisa_eas._kernels.sim_layout import S_CFS_PELT, S_CFS_PELT_W, S_TASK_PELT, S_TASK_PELT_W
+    from lisa_eas._kernels.sim_sched import remove_task_avg, sync_entity_load_avg, update_rq_avgs
+
+    compiled = compile_workload(_migrating_wakeup_workload(), HIKEY.nr_cpus)
+    S, P, O, margin = build_run(HIKEY, compiled, SimConfig(placement="no-eas", era="v6.18"), 9_000_000)
+    run_loop(S, P, O, margin)
+
+    def cfs_util(c):
+        return int(S[S[S_CFS_PELT] + c * S[S_CFS_PELT_W] + SA_UTIL_AVG])
+    sync_entity_load_avg(0, S, P)         # as the wake-up's remove_entity_load_avg does
+    assert int(S[S[S_TASK_PELT] + 0 * S[S_TASK_PELT_W] + SA_UTIL_AVG]) == cfs_util(1) == 425
+    remove_task_avg(0, 1, S, P)
+    assert cfs_util(1) == 425 and (_cpu(S, 1, ss.C_REMOVED_UTIL), _cpu(S, 1, ss.C_REMOVED_NR)) == (425, 1)
+    update_rq_avgs(1, 9_000_000, S, P)
+    assert cfs_util(1) == 0 and (_cpu(S, 1, ss.C_REMOVED_UTIL), _cpu(S, 1, ss.C_REMOVED_NR)) == (0, 0)
