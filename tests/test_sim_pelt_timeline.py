@@ -38,8 +38,9 @@ What is compared (every value **exactly**, on every board x era x governor of th
   signal, into which attach/detach add or remove a task's (pinned tasks never detach), so this
   is the sum the kernel holds. The update points are those the trace shows plus the samples
   of ondemand / interactive (``_silent_rq_updates``: a stated simplification of the engine,
-  whose timer-driven governor sample syncs every runqueue of its domain where the kernel's
-  kworker reads idle time without updating them), rebuilt from the configuration and, for
+  whose timer-driven governor sample syncs each busy runqueue of its domain where the kernel's
+  kworker reads idle time without updating them; frequency changes and samples leave an idle
+  runqueue alone, as the kernel does), rebuilt from the configuration and, for
   ondemand's samples held while its policy is idle (``idle_defers_sample``), from the trace's
   switches; the rq PELT clock rebuild uses them too. Exact on all 168 CPU timelines of the grid. Until issue 16 the
   engine also updated the runqueue at an rt-app op boundary that is no scheduler event (the
@@ -148,8 +149,8 @@ def _silent_rq_updates(trace, plat, cpu, t_end):
     """Times the simulator brings CPU ``cpu``'s runqueue (clock and cfs_rq signal) up to date
     without writing a row for it, rebuilt from the run's configuration and its trace: each
     sample of a timer-driven governor (ondemand every ``sampling_rate_us`` at the default
-    ``sampling_down_factor`` 1, interactive every ``timer_rate_us``), which syncs every runqueue
-    of the domain to read busy time. The kernel has none there (ondemand / interactive read idle
+    ``sampling_down_factor`` 1, interactive every ``timer_rate_us``), which syncs each runqueue
+    of the domain running a task to read busy time (the caller drops the idle ones). The kernel has none there (ondemand / interactive read idle
     time with ``get_cpu_idle_time`` without updating the runqueue; the kworker / timer that runs
     the sample is not simulated): a stated simplification of the engine, an extra PELT split
     point of the simulated cfs_rq (and rq clock). Such a split point moves the signal, not only
@@ -209,7 +210,7 @@ def _pelt_clock(trace, plat, cpu, t_end):
     sw = sw[sw["__cpu"] == cpu]
     _, ft, fscale = _freq_scale_fn(trace, plat, cpu)
     # the rq clock is advanced at every runqueue update; those the trace shows: switches,
-    # frequency changes (the domain's CPUs are synced first), and the rows of
+    # frequency changes (the domain's busy CPUs are synced first; an idle CPU's PELT clock is its task clock anyway), and the rows of
     # lisa_sim_cpu_util (wake-ups, ticks, balance passes)
     cu = trace.df("lisa_sim_cpu_util")
     points = np.unique(np.concatenate([sw["__ts"].to_numpy(), ft, cu.loc[cu["cpu"] == cpu, "__ts"].to_numpy(),
@@ -281,10 +282,15 @@ def _compare_cfs_rq(board, era, governor, silent=True, engine="numba"):
     for cpu in cpus:
         rows = cu[cu["cpu"] == cpu]
         s = sw[sw["__cpu"] == cpu]
-        pts = np.unique(np.concatenate([[0], rows["__ts"].to_numpy(), s["__ts"].to_numpy(),
-                                        fq.loc[fq["cpu_id"] == cpu, "__ts"].to_numpy(),
-                                        _silent_rq_updates(trace, plat, cpu, t_end) if silent is True
-                                        else _free_grid(trace, t_end) if silent == "grid" else []]))
+        # a frequency change and a governor's sample update the runqueues of the domain that run
+        # a task (the engine's bookkeeping, sim_sched.sync_cpu_bookkeeping); an idle one is left
+        # as last updated, as in the kernel
+        extra = np.concatenate([fq.loc[fq["cpu_id"] == cpu, "__ts"].to_numpy(),
+                                _silent_rq_updates(trace, plat, cpu, t_end) if silent is True
+                                else _free_grid(trace, t_end) if silent == "grid" else []]).astype(np.int64)
+        js = np.searchsorted(s["__ts"].to_numpy(), extra, side="right") - 1
+        extra = extra[(js >= 0) & (s["next_pid"].to_numpy()[np.maximum(js, 0)] != 0)]
+        pts = np.unique(np.concatenate([[0], rows["__ts"].to_numpy(), s["__ts"].to_numpy(), extra]))
         pts = pts.astype(np.int64)
         # running while a task runs on it (every task here is CFS): the last switch at or before
         j = np.searchsorted(s["__ts"].to_numpy(), pts, side="right") - 1

@@ -21,7 +21,7 @@ from .sim_models import (M_IA_ABOVE_HS_DELAY_US, M_IA_GO_HISPEED, M_IA_HISPEED_K
                          M_OD_SAMPLING_US, M_OD_UP_THRESHOLD, M_RUNNABLE_BOOST, M_SF_AVG_PERIOD_NS, M_SF_MARGIN,
                          M_SF_THROTTLE_NS, M_SU_ERA, M_SU_LIMITS_CHECK, M_SU_RESTORE_CACHED, M_UCLAMP, SC_PD_RT,
                          SC_PD_UC, SC_PD_UE, SC_PD_UTIL)
-from .sim_sched import emit, refresh_next_event, sync_cpu
+from .sim_sched import emit, refresh_next_event, sync_cpu_bookkeeping
 from .sim_state import (C_BUSY_NS, C_CURR, C_NFIELDS, C_NR_RT, C_UE_SUM, EV_FREQ, GOV_INTERACTIVE, GOV_ONDEMAND,
                         GOV_SCHEDFREQ, GOV_SCHEDUTIL, INF_TIME, K_GOV, K_RAMP_BOOST, K_RATE_LIMIT_NS, K_SAMPLE_NS,
                         K_TICK_NS, K_TRANS_LAT_NS, POLICY_FIFO, P_LAST_UPDATE, P_NEXT_SAMPLE, P_NFIELDS, P_OPP,
@@ -54,7 +54,7 @@ def apply_opp(d, opp, now, S, P, O):
     oPD = S[S_DOMAINS]
     m = P[P[P_PD_NCPU] + d]
     for j in range(m):
-        sync_cpu(P[P[P_PD_CPUS] + (d) * P[P_PD_CPUS_W] + j], now, S, P)
+        sync_cpu_bookkeeping(P[P[P_PD_CPUS] + (d) * P[P_PD_CPUS_W] + j], now, S, P)
     if S[S_CONFIG_AT + K_GOV] == GOV_INTERACTIVE:
         # CPUFREQ_PRECHANGE notifier: account the busy time so far at the old frequency
         old = P[P[P_PD_FREQ] + (d) * P[P_PD_FREQ_W] + S[oPD + (d) * P_NFIELDS + P_OPP]]
@@ -321,7 +321,7 @@ def ondemand_sample(d, now, S, P, O):
     pol, freqs = policy_state(d, S, P)
     nopp = freqs.shape[0]
     for j in range(m):
-        sync_cpu(P[P[P_PD_CPUS] + (d) * P[P_PD_CPUS_W] + j], now, S, P)
+        sync_cpu_bookkeeping(P[P[P_PD_CPUS] + (d) * P[P_PD_CPUS_W] + j], now, S, P)
     w = S[S_GOV_CPU_W2]
     oc = S[S_GOV_CPU] + d * S[S_GOV_CPU_W] * w
     cst = view2d(S, oc, m, w)
@@ -366,7 +366,7 @@ def governor_sample(d, now, S, P, O):
         ondemand_sample(d, now, S, P, O)
         return
     for j in range(m):
-        sync_cpu(P[P[P_PD_CPUS] + (d) * P[P_PD_CPUS_W] + j], now, S, P)
+        sync_cpu_bookkeeping(P[P[P_PD_CPUS] + (d) * P[P_PD_CPUS_W] + j], now, S, P)
     cur = freqs[S[oPD + (d) * P_NFIELDS + P_OPP]]      # policy->cur
     w = S[S_GOV_CPU_W2]
     o = S[S_GOV_CPU] + d * S[S_GOV_CPU_W] * w

@@ -473,6 +473,20 @@ def sync_cpu(c, now, S, P):
 
 
 @sim_helper
+def sync_cpu_bookkeeping(c, now, S, P):
+    """A perf domain's CPU brought up to date for the simulator's own accounting (a frequency
+    change, a sampling governor's read of busy time), which the kernel does not do: its
+    residency always; its clocks and PELT signals only while it runs a task (to integrate the
+    busy time at the frequency it ran at). An idle CPU's runqueue stays as the kernel last
+    updated it, so a placement or governor reading it meanwhile sees its blocked util (and any
+    removed util) undecayed, as in the kernel; its later update decays the same span."""
+    acct(c, now, S, P)
+    if S[S[S_CPUS] + c * C_NFIELDS + C_CURR] >= 0:
+        update_curr(c, now, S, P)
+        update_rq_avgs(c, now, S, P)
+
+
+@sim_helper
 def list_stamp(p, S):
     """Task ``p`` goes to the head of its runqueue's ``cfs_tasks`` list (``account_entity_enqueue``'s
     ``list_add``, ``pick_next_task_fair``'s ``list_move`` since 93824900a2e2): a new, highest stamp."""

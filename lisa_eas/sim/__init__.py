@@ -59,7 +59,9 @@ Scheduling model
   modelled: ``rq->idle_stamp`` in the slow path (idle CPUs in equal states tie to the
   lowest-numbered). The util of a task that left (wake-up migration, exit) stays in its old
   cfs_rq until that cfs_rq's next update (``cfs_rq->removed``), so a placement or a governor
-  reading it in between counts it on both CPUs, as the kernel does. FIFO tasks: the previous CPU unless it runs an
+  reading it in between counts it on both CPUs, as the kernel does. A frequency change and a
+  sampling governor's read of busy time update the runqueues of the CPUs that run a task (the
+  simulator's own bookkeeping) and leave idle ones as the kernel last updated them. FIFO tasks: the previous CPU unless it runs an
   rt task of equal or higher priority, else an idle CPU, else one running only CFS.
 * **Load balance**: every ``balance_interval_ms`` the blocked signals of all
   runqueues are updated, the overutilized flag is set/cleared (it is only set at enqueue and

@@ -231,6 +231,15 @@ class Scheduler:
         self.update_curr(c, now)
         self.update_rq(c, now)
 
+    def sync_cpu_bookkeeping(self, c, now):
+        """A frequency change or a sampling governor's read of busy time: residency always; the
+        runqueue's clock and signals only while a task runs on it (the kernel updates no idle
+        runqueue there)."""
+        self.account(c, now)
+        if c.curr is not None:
+            self.update_curr(c, now)
+            self.update_rq(c, now)
+
     def update_task_signal(self, p, blocked=False):
         """The entity's PELT update on its runqueue's clock: ``__update_load_avg_se``, whose
         recomputation clears util_est's UTIL_AVG_UNCHANGED (``cfs_se_util_change``), or with
@@ -1208,7 +1217,7 @@ class Scheduler:
     # ================================================================== frequency
     def apply_opp(self, dom, opp, now):
         for c in dom.cpus:
-            self.sync_cpu(c, now)
+            self.sync_cpu_bookkeeping(c, now)
         if self.prm.governor == "interactive":            # CPUFREQ_PRECHANGE: busy time at the old freq
             for c, row in zip(dom.cpus, dom.gov_cpu):
                 ref_governors.interactive_account(c.busy_ns, dom.freq, row)
@@ -1305,7 +1314,7 @@ class Scheduler:
         """dbs_work_handler -> od_dbs_update: dbs_update's load over the policy, od_update, re-arm."""
         tun = self.prm.tunables
         for c in dom.cpus:
-            self.sync_cpu(c, now)
+            self.sync_cpu_bookkeeping(c, now)
         idle_us = [(now - c.busy_ns) // 1000 for c in dom.cpus]
         dom.gov_pol[0] = dom.freq
         f = ref_governors.ondemand_step(now, idle_us, dom.freqs, tun["sampling_rate_us"], tun["up_threshold"],
@@ -1331,7 +1340,7 @@ class Scheduler:
                 self.request_opp(dom, dom.opp_of_freq(dom.gov_pol[0]), now)
             return
         for c in dom.cpus:
-            self.sync_cpu(c, now)
+            self.sync_cpu_bookkeeping(c, now)
         cur = dom.freq
         if gov == "interactive":
             dom.gov_pol[0] = cur
