@@ -369,3 +369,29 @@ def test_a_migrated_tasks_util_stays_on_its_old_cfs_rq_until_that_updates():
     assert cfs_util(1) == 425 and (_cpu(S, 1, ss.C_REMOVED_UTIL), _cpu(S, 1, ss.C_REMOVED_NR)) == (425, 1)
     update_rq_avgs(1, 9_000_000, S, P)
     assert cfs_util(1) == 0 and (_cpu(S, 1, ss.C_REMOVED_UTIL), _cpu(S, 1, ss.C_REMOVED_NR)) == (0, 0)
+
+
+def test_a_frequency_change_leaves_an_idle_runqueue_as_last_updated():
+    """A frequency change updates no runqueue in the kernel (cpufreq_driver_fast_switch /
+    the schedutil kthread touch no rq clock); the engine brings a busy CPU up to date to
+    integrate its busy time at the frequency it ran at, and must leave an idle one as it was:
+    its blocked util is read by placement and schedutil meanwhile. In the scene above, stopped at
+    25.1 ms, b runs on CPU 0 and CPU 1 is idle (a asleep). A frequency change of the LITTLE
+    domain at 25.5 ms advances CPU 0's cfs_rq and leaves CPU 1's last_update_time and util_avg
+    as they were (the engine used to decay it to 25.5 ms)."""
+    from lisa_eas._kernels.pelt import SA_LAST_UPDATE, SA_UTIL_AVG
+    from lisa_eas._kernels.sim_governor import apply_opp
+    from lisa_eas._kernels.sim_layout import S_CFS_PELT, S_CFS_PELT_W, S_DOMAINS
+
+    compiled = compile_workload(_migrating_wakeup_workload(), HIKEY.nr_cpus)
+    S, P, O, margin = build_run(HIKEY, compiled, SimConfig(placement="no-eas", era="v6.18"), 25_100_000)
+    run_loop(S, P, O, margin)
+    assert _cpu(S, 0, ss.C_CURR) == 1 and _cpu(S, 1, ss.C_CURR) == -1
+
+    def cfs(c, field):
+        return int(S[S[S_CFS_PELT] + c * S[S_CFS_PELT_W] + field])
+    before = [(cfs(c, SA_LAST_UPDATE), cfs(c, SA_UTIL_AVG)) for c in (0, 1)]
+    opp = int(S[S[S_DOMAINS] + 0 * ss.P_NFIELDS + ss.P_OPP])
+    apply_opp(0, 0 if opp else 1, 25_500_000, S, P, O)
+    assert (cfs(1, SA_LAST_UPDATE), cfs(1, SA_UTIL_AVG)) == before[1]
+    assert cfs(0, SA_LAST_UPDATE) > before[0][0]
