@@ -240,11 +240,11 @@ class Scheduler:
             self.update_curr(c, now)
             self.update_rq(c, now)
 
-    def update_task_signal(self, p, blocked=False):
+    def update_task_signal(self, p):
         """The entity's PELT update on its runqueue's clock: ``__update_load_avg_se``, whose
-        recomputation clears util_est's UTIL_AVG_UNCHANGED (``cfs_se_util_change``), or with
-        ``blocked`` ``__update_load_avg_blocked_se`` (``sync_entity_load_avg``), which does not.
-        None for non-CFS tasks, else whether a period was crossed."""
+        recomputation clears util_est's UTIL_AVG_UNCHANGED (``cfs_se_util_change``; the wake-up's
+        blocked update is :meth:`sync_entity`). None for non-CFS tasks, else whether a period was
+        crossed."""
         if p.policy != CFS:
             return None
         c = self.cpus[p.cpu]
@@ -254,8 +254,7 @@ class Scheduler:
         if update_load_sum(p.sa, self.pelt_now(c), load, load, running, self.freq_scale(c), c.capacity, self.era,
                            self.yn):
             update_load_avg(p.sa, NICE_0_LOAD, self.era)
-            if not blocked:
-                self.ue_flag_off(p)
+            self.ue_flag_off(p)
             return True
         return False
 
