@@ -630,6 +630,29 @@ ERA_LEDGER: tuple[EraChange, ...] = (
               "arch_scale_thermal_pressure in util_fits_cpu and feec); the series' hashes 75d659317bb1, "
               "c281afe24fc5, d4dbc991714e, 97450eb90965 listed together in a tip log; 97450eb90965 is the HEAD of "
               "the sched-core-2024-05-13 pull, 'Scheduler changes for v6.10'"),
+    # ------------------------------------------------------------------ CFS pick, placement, preemption
+    EraChange("cfs-v4.14", "cfs", (4, 14), "(earliest modelled)", "pick_next_entity, place_entity, "
+              "check_preempt_wakeup, check_preempt_tick, migrate_task_rq_fair",
+              "vruntime CFS: the leftmost vruntime runs; a waking task is placed at max(its vruntime, "
+              "min_vruntime - sysctl_sched_latency / 2) (GENTLE_FAIR_SLEEPERS); it preempts when its vruntime "
+              "is more than sysctl_sched_wakeup_granularity behind curr's; the tick preempts curr past its "
+              "sched_slice; a migrating task's vruntime is renormalised by the two runqueues' min_vruntime",
+              "read", evidence="check_preempt_tick and place_entity in the v5.4 tree the reference engine was "
+              "reviewed against (1xtAsh/kernel-msm5.4, kernel/sched/fair.c)"),
+    EraChange("cfs-v6.6", "cfs", (6, 6), "147f3efaa241 sched/fair: Implement an EEVDF-like scheduling policy "
+              "(with 86bfbb7ce4f6, e8f331bcc270, 5e963f2bd465, 63304558ba5d)",
+              "pick_eevdf, place_entity, update_entity_lag, update_deadline, check_preempt_wakeup, entity_tick",
+              "EEVDF: the eligible task (vruntime at most the load-weighted average V) of earliest virtual "
+              "deadline runs, the running one kept while it is eligible and still on the slice it was picked "
+              "with (RUN_TO_PARITY); a task is placed at V minus the lag it left with (V - v clamped to "
+              "max(2 slices, a tick), inflated by (W + w) / W), deadline vruntime + base slice; the deadline is "
+              "renewed (and curr rescheduled when others wait) once vruntime reaches it; a waking task preempts "
+              "only when it is that pick; no tick-slice test, no min_vruntime renormalisation at migration",
+              "read", evidence="place_entity, dequeue_entity (update_entity_lag), set_next_entity (the vlag "
+              "stash), entity_tick (no check_preempt_tick) and pick_eevdf read in a v6.7-era fair.c with "
+              "reweight_eevdf (index id 61925288617); avg_vruntime's floor for a negative sum in 6.6-rc patches "
+              "quoting it (index ids 45739929063, 45472908874); RUN_TO_PARITY's patch of 16 Aug 2023 on "
+              "tip:sched/eevdf (index id 8219140369)"),
 )
 
 

@@ -417,7 +417,7 @@ def drive_a_board_notebook():
                "platform the run probed, at the run's kernel version, with each `run` sized as the loops this "
                "machine executed (the run's fastest activation), and puts both runs side by side per task: "
                "activations, run time, slack, wake-up latency, migrations, time on each CPU. It then says what "
-               "differs and why, from the run's own facts (other processes' share, no cpufreq, EEVDF, "
+               "differs and why, from the run's own facts (other processes' share, no cpufreq, delayed dequeue, "
                "placement, untraced switches). `lisa-eas vs-sim RUN_DIR` prints the same."),
         ("code", "from lisa_eas import SimConfig, simulate\nfrom lisa_eas.repro import fixed_frequency_platform, simulate_run\n\n"
                  "if CAN_TRACE:\n    vs = simulate_run(run.out_dir)\n    sim = vs.simulated\n"

@@ -728,6 +728,8 @@ COVERED_ELSEWHERE = {
     "lb-v4.16": "test_ref_lb_v4.py::test_a_idle_balance_at_die_pulls_two_tasks_from_cpu0",
     "newidle-v4.20": "test_sim_newidle.py::test_misfit_sets_overload_from_v4_20",
     "newidle-v5.16": "test_sim_newidle.py::test_newidle_v5_15_skips_on_avg_idle_v5_16_pulls",
+    "cfs-v4.14": "test_sim_eevdf.py::test_waking_task_preempts_under_v6_5_and_waits_for_the_deadline_under_v6_6",
+    "cfs-v6.6": "test_sim_eevdf.py::test_waking_task_preempts_under_v6_5_and_waits_for_the_deadline_under_v6_6",
 }
 
 @pytest.mark.parametrize("key", [r.key for r in ERA_LEDGER])

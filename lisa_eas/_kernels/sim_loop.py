@@ -48,6 +48,8 @@ from .sim_wakeup import affine_target, place_idle_sibling, wake_cap, wake_slow_p
 from .sis import PATH_FALLBACK, PATH_IDLE_CAPACITY, PATH_RECENT
 from .sim_index import (CT_EVENT, CT_TICK, build_indexes, cpu_time_changed, earliest_cpu, heap_remove, ou_dirty,
                         set_state)
+from .sim_eevdf import eevdf_place, eevdf_update_lag
+from .sim_state import K_EEVDF, T_DEADLINE, T_VLAG
 from .sim_sched import (acct, dequeue_sleep, emit, emit_cpu_util, enqueue,
                         log_activation, refresh_next_event, remove_task_avg, schedule, sched_slice, sync_cpu,
                         sync_entity_load_avg, task_util_est, update_curr, update_min_vruntime, update_rq_avgs, update_task_avg,
@@ -177,6 +179,8 @@ def set_sched(p, c, policy, prio, now, S, P, O):
         S[oCP + (c) * C_NFIELDS + C_NEED_RESCHED] = 1
         return
     if policy == POLICY_FIFO:
+        if S[S_CONFIG_AT + K_EEVDF]:
+            eevdf_update_lag(p, c, S)       # dequeue_task_fair of __sched_setscheduler (ledger cfs-v6.6)
         ue = S[oTK + (p) * T_NFIELDS + T_UE_CPU]
         if ue >= 0:
             est = task_util_est(p, S)
@@ -188,7 +192,13 @@ def set_sched(p, c, policy, prio, now, S, P, O):
     else:
         S[oCP + (c) * C_NFIELDS + C_NR_RT] -= 1
         S[oCP + (c) * C_NFIELDS + C_NR_CFS] += 1
-        S[oTK + (p) * T_NFIELDS + T_VRUNTIME] = S[oCP + (c) * C_NFIELDS + C_MIN_VRUNTIME]
+        if S[S_CONFIG_AT + K_EEVDF]:
+            # enqueue_entity's place_entity with the lag it left CFS with, then set_next_task's
+            # set_next_entity stash (it keeps running; ledger cfs-v6.6)
+            eevdf_place(p, c, S)
+            S[oTK + (p) * T_NFIELDS + T_VLAG] = S[oTK + (p) * T_NFIELDS + T_DEADLINE]
+        else:
+            S[oTK + (p) * T_NFIELDS + T_VRUNTIME] = S[oCP + (c) * C_NFIELDS + C_MIN_VRUNTIME]
         list_stamp(p, S)                # enqueue_task_fair of __sched_setscheduler: cfs_tasks head
         S[oCP + (c) * C_NFIELDS + C_UE_SUM] += task_util_est(p, S)
         ou_dirty(c, S)
@@ -295,13 +305,14 @@ def wake_up(p, waker, sync, now, S, P, O):
     if cpu != prev:
         if S[oTK + (p) * T_NFIELDS + T_POLICY] == POLICY_CFS:
             remove_task_avg(p, prev, S, P)      # the removed util, taken at prev's next cfs_rq update
-            S[oTK + (p) * T_NFIELDS + T_VRUNTIME] = S[oTK + (p) * T_NFIELDS + T_VRUNTIME] - S[oCP + (prev) * C_NFIELDS + C_MIN_VRUNTIME]
+            if not S[S_CONFIG_AT + K_EEVDF]:    # v6.6+ keeps the lag instead (ledger cfs-v6.6)
+                S[oTK + (p) * T_NFIELDS + T_VRUNTIME] = S[oTK + (p) * T_NFIELDS + T_VRUNTIME] - S[oCP + (prev) * C_NFIELDS + C_MIN_VRUNTIME]
         emit(O, now, EV_MIGRATE, cpu, p, prev, 0, 0, 0)
     # ttwu_do_activate on the chosen runqueue: update_rq_clock, then enqueue_task, whose
     # update_load_avg ages the task from its last update (the sync's time, else its dequeue) to now
     # and clears util_est's flag when that crosses a period; a migrated task is attached as it is
     sync_cpu(cpu, now, S, P)
-    if cpu != prev and S[oTK + (p) * T_NFIELDS + T_POLICY] == POLICY_CFS:
+    if cpu != prev and S[oTK + (p) * T_NFIELDS + T_POLICY] == POLICY_CFS and not S[S_CONFIG_AT + K_EEVDF]:
         S[oTK + (p) * T_NFIELDS + T_VRUNTIME] += S[oCP + (cpu) * C_NFIELDS + C_MIN_VRUNTIME]
     if S[oCP + (cpu) * C_NFIELDS + C_CURR] < 0 and S[oCP + (cpu) * C_NFIELDS + C_IDLE_STATE] >= 0:
         exit_idle(cpu, now, S, P, O)
@@ -355,7 +366,11 @@ def task_tick(c, now, S, P, O):
     if S[oTK + (p) * T_NFIELDS + T_POLICY] == POLICY_CFS:
         update_task_avg(p, now, S, P, O)
         update_min_vruntime(c, S)
-        if S[oCP + (c) * C_NFIELDS + C_NR_CFS] > 1 and S[oCP + (c) * C_NFIELDS + C_NR_RT] == 0:
+        if S[oK + K_EEVDF]:
+            # entity_tick (v6.6+): no slice test; update_deadline (in sync_cpu) asked for the switch
+            if S[oCP + (c) * C_NFIELDS + C_NEED_RESCHED]:
+                schedule(c, PREV_STATE_RUNNING, now, S, P, O)
+        elif S[oCP + (c) * C_NFIELDS + C_NR_CFS] > 1 and S[oCP + (c) * C_NFIELDS + C_NR_RT] == 0:
             ideal = sched_slice(c, S)
             delta_exec = S[oTK + (p) * T_NFIELDS + T_SUM_EXEC] - S[oTK + (p) * T_NFIELDS + T_SLICE_START]
             resched = delta_exec > ideal

@@ -14,6 +14,8 @@ from .sim_models import AI_AVG_IDLE, AI_IDLE_STAMP, AI_WAKE_AVG_IDLE, AI_WAKE_ST
 from .sis import update_avg
 from .schedutil import CS_WENT_IDLE
 from .sim_index import rq_add, rq_del, idle_changed, ou_dirty, set_state
+from .sim_eevdf import eevdf_pick, eevdf_place, eevdf_update_lag
+from .sim_state import C_NEED_RESCHED, K_EEVDF
 from .sim_sched import (acct, attach_task_avg, detach_task_avg, emit, schedule, task_util_est, update_task_avg,
                         list_stamp)
 
@@ -41,13 +43,19 @@ def move_queued(p, src, dst, now, reason, preempt, S, P, O):
             ou_dirty(ue, S)
         update_task_avg(p, now, S, P, O)
         detach_task_avg(p, src, S, P)
+        eevdf = S[S_CONFIG_AT + K_EEVDF]
+        if eevdf:
+            eevdf_update_lag(p, src, S)     # dequeue_entity: update_entity_lag (ledger cfs-v6.6)
         S[oCP + (src) * C_NFIELDS + C_NR_CFS] -= 1
-        S[oTK + (p) * T_NFIELDS + T_VRUNTIME] = S[oTK + (p) * T_NFIELDS + T_VRUNTIME] - S[oCP + (src) * C_NFIELDS + C_MIN_VRUNTIME] + S[oCP + (dst) * C_NFIELDS + C_MIN_VRUNTIME]
+        if not eevdf:
+            S[oTK + (p) * T_NFIELDS + T_VRUNTIME] = S[oTK + (p) * T_NFIELDS + T_VRUNTIME] - S[oCP + (src) * C_NFIELDS + C_MIN_VRUNTIME] + S[oCP + (dst) * C_NFIELDS + C_MIN_VRUNTIME]
         S[oTK + (p) * T_NFIELDS + T_CPU] = dst
         rq_del(p, src, S)
         rq_add(p, dst, S)
         list_stamp(p, S)
         attach_task_avg(p, dst, S, P)
+        if eevdf:
+            eevdf_place(p, dst, S)          # enqueue_entity: place_entity with that lag
         S[oCP + (dst) * C_NFIELDS + C_NR_CFS] += 1
         S[oCP + (dst) * C_NFIELDS + C_UE_SUM] += est
         ou_dirty(dst, S)
@@ -84,8 +92,13 @@ def preempts_curr(cur, p, S):
     oTK = S[S_TASKS]
     if S[oTK + (p) * T_NFIELDS + T_POLICY] == POLICY_FIFO:
         return S[oTK + (cur) * T_NFIELDS + T_POLICY] != POLICY_FIFO or S[oTK + (p) * T_NFIELDS + T_PRIO] > S[oTK + (cur) * T_NFIELDS + T_PRIO]
-    return S[oTK + (cur) * T_NFIELDS + T_POLICY] == POLICY_CFS and \
-        S[oTK + (cur) * T_NFIELDS + T_VRUNTIME] - S[oTK + (p) * T_NFIELDS + T_VRUNTIME] > S[S_CONFIG_AT + K_WAKEUP_GRAN_NS]
+    if S[oTK + (cur) * T_NFIELDS + T_POLICY] != POLICY_CFS:
+        return False
+    if S[S_CONFIG_AT + K_EEVDF]:
+        # check_preempt_wakeup (v6.6+): curr already due for a switch, or the pick is the wakee
+        c = S[oTK + (p) * T_NFIELDS + T_CPU]
+        return S[S[S_CPUS] + c * C_NFIELDS + C_NEED_RESCHED] == 1 or eevdf_pick(c, S) == p
+    return S[oTK + (cur) * T_NFIELDS + T_VRUNTIME] - S[oTK + (p) * T_NFIELDS + T_VRUNTIME] > S[S_CONFIG_AT + K_WAKEUP_GRAN_NS]
 
 
 @sim_helper

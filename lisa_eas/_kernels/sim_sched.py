@@ -15,12 +15,14 @@ runqueue keeps its queued tasks (runnable or running) in ascending task order, s
 ``pick_next``, ``update_min_vruntime`` and the balancer look only at those (same order, same
 result as a scan of all tasks).
 
-CFS here is the pre-EEVDF, vruntime-based CFS (``kernel/sched/fair.c`` up to v6.5):
+CFS up to v6.5 is the vruntime-based CFS (``kernel/sched/fair.c``, ledger cfs-v4.14):
 ``update_curr`` (vruntime advances by wall execution time, all tasks nice 0),
 ``place_entity`` (a waking task's vruntime is raised to ``min_vruntime - sched_latency/2``,
 GENTLE_FAIR_SLEEPERS), ``check_preempt_wakeup`` (wake-up preemption when the wakee's
 vruntime is more than ``wakeup_granularity`` behind) and ``check_preempt_tick`` (the
-running task is preempted at a tick once it used its ``sched_slice``). SCHED_FIFO tasks
+running task is preempted at a tick once it used its ``sched_slice``). From v6.6 the pick,
+placement, lag and deadline are EEVDF's (``sim_eevdf``, ledger cfs-v6.6), run from here
+(``sync_cpu``, ``enqueue``, ``dequeue_sleep``, ``pick_next``, ``schedule``, ``switch_to``). SCHED_FIFO tasks
 sit above CFS: the highest rt priority runs, FIFO among equals, no time slice.
 
 PELT is updated with the arithmetic of the issue-3 kernels (``pelt.update_signal`` for tasks,
@@ -77,6 +79,8 @@ from .sim_layout import P_MODEL_PARAMS
 M_ATTACH_KEEPS_SUM = 39
 from .governors import rt_avg_accrue
 from .util_est import UE_V6_12, task_util_est_clear_flag, task_util_est_value, util_est_update
+from .sim_eevdf import eevdf_pick, eevdf_place, eevdf_update_deadline, eevdf_update_lag
+from .sim_state import K_EEVDF, T_DEADLINE, T_VLAG
 
 NICE_0_LOAD = 1024
 
@@ -469,6 +473,8 @@ def sync_cpu(c, now, S, P):
     """Bring CPU ``c`` fully to ``now``: residency, running task's progress, clocks and rq signals."""
     acct(c, now, S, P)
     update_curr(c, now, S, P)
+    if S[S_CONFIG_AT + K_EEVDF]:
+        eevdf_update_deadline(c, S)     # update_curr's update_deadline (v6.6+, ledger cfs-v6.6)
     update_rq_avgs(c, now, S, P)
 
 
@@ -518,10 +524,13 @@ def enqueue(p, c, now, S, P, O):
         attach_task_avg(p, c, S, P)
     update_task_avg(p, now, S, P, O)
     list_stamp(p, S)
-    # place_entity(): sleeper credit of half a latency period
-    floor = S[oCP + (c) * C_NFIELDS + C_MIN_VRUNTIME] - (S[oK + K_LATENCY_NS] >> 1)
-    if S[oTK + (p) * T_NFIELDS + T_VRUNTIME] < floor:
-        S[oTK + (p) * T_NFIELDS + T_VRUNTIME] = floor
+    if S[oK + K_EEVDF]:
+        eevdf_place(p, c, S)            # place_entity(): V minus the lag it left with (ledger cfs-v6.6)
+    else:
+        # place_entity(): sleeper credit of half a latency period
+        floor = S[oCP + (c) * C_NFIELDS + C_MIN_VRUNTIME] - (S[oK + K_LATENCY_NS] >> 1)
+        if S[oTK + (p) * T_NFIELDS + T_VRUNTIME] < floor:
+            S[oTK + (p) * T_NFIELDS + T_VRUNTIME] = floor
     set_state(p, TS_RUNNABLE, S)     # se->on_rq = 1
     S[oCP + (c) * C_NFIELDS + C_NR_CFS] += 1
     idle_changed(c, S)
@@ -537,6 +546,8 @@ def dequeue_sleep(p, now, S, P, O):
     oTK = S[S_TASKS]
     oCP = S[S_CPUS]
     c = S[oTK + (p) * T_NFIELDS + T_CPU]
+    if S[S_CONFIG_AT + K_EEVDF] and S[oTK + (p) * T_NFIELDS + T_POLICY] == POLICY_CFS:
+        eevdf_update_lag(p, c, S)       # dequeue_entity: update_entity_lag, p still counted in V
     rq_del(p, c, S)
     heap_push(p, S)             # its wake-up time is set (advance)
     if S[oTK + (p) * T_NFIELDS + T_POLICY] == POLICY_FIFO:
@@ -586,6 +597,7 @@ def pick_next(c, S):
     best_prio = -1
     best_seq = 0
     best_v = 0
+    eevdf = S[S_CONFIG_AT + K_EEVDF]
     ol = S[S_RQ_TASKS] + c * S[S_RQ_TASKS_W]
     for i in range(1, S[ol] + 1):
         p = S[ol + i]
@@ -600,6 +612,8 @@ def pick_next(c, S):
             v = S[oTK + (p) * T_NFIELDS + T_VRUNTIME]
             if best < 0 or v < best_v:
                 best, best_prio, best_v = p, 0, v
+    if eevdf and best_prio == 0:
+        return eevdf_pick(c, S)         # v6.6+: pick_eevdf (ledger cfs-v6.6)
     return best
 
 
@@ -668,6 +682,9 @@ def switch_to(c, nxt, prev_state, now, S, P, O):
     idle_changed(c, S)
     if nxt >= 0:
         set_state(nxt, TS_RUNNING, S)
+        if S[oK + K_EEVDF] and S[oTK + (nxt) * T_NFIELDS + T_POLICY] == POLICY_CFS:
+            # set_next_entity: the deadline at pick stashed in vlag (RUN_TO_PARITY, ledger cfs-v6.6)
+            S[oTK + (nxt) * T_NFIELDS + T_VLAG] = S[oTK + (nxt) * T_NFIELDS + T_DEADLINE]
         S[oTK + (nxt) * T_NFIELDS + T_EXEC_START] = now
         S[oTK + (nxt) * T_NFIELDS + T_SLICE_START] = S[oTK + (nxt) * T_NFIELDS + T_SUM_EXEC]
         if S[oTK + (nxt) * T_NFIELDS + T_TIMER_DUE] >= 0:       # rt-app's wake-up latency after a timer
@@ -698,6 +715,8 @@ def switch_to(c, nxt, prev_state, now, S, P, O):
 def schedule(c, prev_state, now, S, P, O):
     """``__schedule`` on CPU ``c`` (rq synced): pick the next task and switch if it differs."""
     oCP = S[S_CPUS]
+    if S[S_CONFIG_AT + K_EEVDF]:
+        eevdf_update_deadline(c, S)     # pick_next_task_fair: update_curr of a still queued prev
     nxt = pick_next(c, S)
     prev = S[oCP + (c) * C_NFIELDS + C_CURR]
     if nxt >= 0 and S[S[S_TASKS] + (nxt) * T_NFIELDS + T_POLICY] == POLICY_CFS:

@@ -74,7 +74,10 @@ T_FRESH = 32           # 1: T_PC is an op not begun yet (after a migration or a 
 T_RECENT = 33         # p->recent_used_cpu (v4.16+; -1: none)
 T_LIST_SEQ = 34       # position in its rq's cfs_tasks list: stamped (G_LIST_SEQ) at enqueue and at pick, so
                        # the list's tail (load_balance's detach scan starts there) is the lowest stamp
-T_NFIELDS = 35
+T_DEADLINE = 35       # EEVDF (v6.6+): se->deadline, virtual ns
+T_VLAG = 36           # EEVDF: se->vlag (V - v at the last dequeue), and set_next_entity's RUN_TO_PARITY
+                       # stash of the deadline at pick while the task runs
+T_NFIELDS = 37
 
 # ---------------------------------------------------------------- CPU fields CP[c, :]
 C_CURR = 0             # running task, -1 = idle
@@ -225,7 +228,8 @@ K_RAMP_BOOST = 13
 K_SAMPLE_NS = 14        # sampling period of ondemand / interactive
 K_NR_CPUS = 15
 K_UTIL_EST = 16         # 1: util_est in use
-K_SIZE = 17
+K_EEVDF = 17           # 1: the v6.6+ EEVDF pick, placement and preemption (ledger cfs-v6.6)
+K_SIZE = 18
 
 PLACE_EAS = 0           # find_energy_efficient_cpu, v5.4 (O(n)) form
 PLACE_EAS_V50 = 1       # the original v5.0 form

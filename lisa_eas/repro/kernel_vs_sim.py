@@ -183,10 +183,10 @@ def _differences(info: dict, measured, simulated, table) -> list[str]:
         v = parse_kernel_version(era)
     except Exception:       # noqa: BLE001 - an era the ledger does not parse: say nothing of it
         v = (0, 0)
-    if v >= (6, 6):
-        out.append("the kernel picks the next task by EEVDF (v6.6+: lag, virtual deadline, slice) and, from "
-                   "v6.12, keeps a sleeping task with negative lag queued (delayed dequeue); the simulator's "
-                   "pick order is CFS's vruntime, so who runs first on a shared CPU may differ")
+    if v >= (6, 12):
+        out.append("from v6.12 the kernel keeps a sleeping task with negative lag queued until it is eligible "
+                   "(delayed dequeue); the simulator's EEVDF is v6.6 - v6.11's (ledger cfs-v6.6), which dequeues "
+                   "at once, so who runs first on a shared CPU may differ")
     for a in simulated.metadata.get("approximations") or []:
         out.append(f"simulator: {a}")
     cpu_rows = [m for m in table.index.get_level_values("metric").unique() if m.startswith("cpu")]

@@ -17,9 +17,14 @@ Scheduling model
   the resumer's CPU, no WF_SYNC; a resume nobody waits for is lost, as rt-app's
   ``pthread_cond_broadcast``); one rt-app log row per phase iteration with ``slack`` and
   ``wu_lat`` as rt-app computes them.
-* **CPU time** is shared the pre-EEVDF CFS way, vruntime based: nice-0 tasks, ``place_entity``
-  sleeper credit of half ``sched_latency``, wake-up preemption past ``wakeup_granularity``,
-  tick preemption after ``sched_slice`` (tunables scaled by ``1 + log2(min(nr_cpus, 8))``).
+* **CPU time** is shared the vruntime CFS way up to v6.5 (ledger cfs-v4.14): nice-0 tasks,
+  ``place_entity`` sleeper credit of half ``sched_latency``, wake-up preemption past
+  ``wakeup_granularity``, tick preemption after ``sched_slice`` (tunables scaled by ``1 +
+  log2(min(nr_cpus, 8))``); from v6.6 by EEVDF (ledger cfs-v6.6, ``_kernels/sim_eevdf.py``):
+  the eligible task of earliest virtual deadline runs (RUN_TO_PARITY), a task is placed at the
+  average vruntime minus the lag it left with, the deadline is renewed (and curr rescheduled)
+  once the base slice is used, a waking task preempts only when it is that pick; v6.12's
+  delayed dequeue is not modelled (``metadata["approximations"]``).
   SCHED_FIFO runs above CFS (highest priority first, FIFO among equals, no throttling).
 * **Wake-up placement** of CFS tasks: ``find_energy_efficient_cpu`` (issue-3 kernel; the
   v5.0, v5.4, v5.14, v6.0 or v6.2 form of ``era`` as ``models.eas.eas_kernel_era`` maps it,
@@ -290,11 +295,15 @@ def simulate(platform, workload, *, config: SimConfig | None = None):
                       "decisions from the log does not see them; EAS applies uclamp to its candidates' fit and "
                       "the overutilized test and its energy estimate's OPP (per era), not to the idle search; thermal pressure is instantaneous and a cap takes effect at the domain's next "
                       "frequency request")
+    if config.era_tuple >= (6, 12):
+        approx.append(f"delayed dequeue: at era {config.era} the kernel keeps a sleeping SCHED_OTHER task whose lag "
+                      "is negative queued until it is eligible again (152e11f6df29 sched/fair: Implement delayed "
+                      "dequeue, v6.12, with PLACE_REL_DEADLINE for a migrating task's deadline); the simulator "
+                      "dequeues at once and runs the v6.6 - v6.11 EEVDF (ledger cfs-v6.6)")
     if config.era_tuple >= (6, 6):
-        approx.append(f"pick order: at era {config.era} the kernel picks SCHED_OTHER tasks by EEVDF (lag, virtual "
-                      "deadline, request slice; 147f3efaa241 sched/fair: Implement an EEVDF-like scheduling policy, "
-                      "v6.6); the simulator picks and preempts by vruntime as CFS did up to v6.5, so the order, "
-                      "slack and wake-up latency of CFS tasks sharing a CPU are pre-EEVDF")
+        approx.append("EEVDF (ledger cfs-v6.6): rt-app's threads start with lag 0 at their first wake-up (their fork "
+                      "and first run up to rt-app's start barrier are outside the run); among equal virtual "
+                      "deadlines the lowest task index runs (the kernel's order follows its tree's insertion order)")
     if (4, 16) <= era_t < (4, 20) and "lb-v4" not in config.ablate:
         approx.append("load balance (ledger lb-v4.16): the v4.16 - v4.19 load_balance() per domain with its balance "
                       "interval and back-off, run by busy CPUs at their tick (CPU_NOT_IDLE), by the idle CPUs a busy "

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .._era import ledger_row
 from .._kernels import sim_layout as L
 from ..energy_model import EnergyModel
 from ..errors import LisaEasError, ModelError
@@ -423,6 +424,7 @@ def _run_config(config: SimConfig, nc: int, cfg) -> np.ndarray:
     K[ss.K_SAMPLE_NS] = (config.tunable("sampling_rate_us") * 1000 if config.governor == "ondemand" else
                          config.tunable("timer_rate_us") * 1000 if config.governor == "interactive" else 0)
     K[ss.K_NR_CPUS] = nc
+    K[ss.K_EEVDF] = int(config.era_tuple >= ledger_row("cfs-v6.6").version)     # ledger cfs-v6.6
     return K
 
 
