@@ -7,7 +7,8 @@ tuples), ``masks``, ``prm`` (RunParams), ``era``/``yn`` (PELT), ``em`` (the twin
 
 Kernel functions each step follows, reviewed against kernel/sched/fair.c of v5.4 (5.4.y tree
 1xtAsh/kernel-msm5.4 at 3c86cf72dd29; the CFS core there is mainline's) and, for the removal
-forms, the v5.13 / v5.17 patches named below. "=" the order and arithmetic agree; "~" a stated
+forms, the v5.13 / v5.17 patches named below; the v6.6+ (EEVDF) forms against a v6.8 fair.c
+and the v6.6 commits named in the rows. "=" the order and arithmetic agree; "~" a stated
 simplification of the simulator (both engines), not a kernel reading.
 
 =========================  ===============================================================  ====
@@ -18,28 +19,50 @@ update_rq                  update_rq_clock -> update_rq_clock_pelt (delta * cap 
                            cfs_rq's update_cfs_rq_load_avg and update_rt_rq_load_avg (~: at
                            every runqueue update, where the kernel updates the rt_rq only in
                            put_prev/pick/tick of the rt class and update_blocked_averages)
+sync_cpu                   the runqueue update of a scheduler event: update_curr (v6.6+     =
+                           with update_deadline), then update_rq; not at a frequency
+                           change (sync_cpu_bookkeeping) nor at an rt-app op boundary
+                           (op_done)
 enqueue                    enqueue_task_fair -> enqueue_entity: update_curr; vruntime +=    =
                            min_vruntime when migrated; update_load_avg(UPDATE_TG |
                            DO_ATTACH) with se->on_rq = 0 (attach_entity_load_avg when
                            last_update_time == 0); account_entity_enqueue; place_entity
                            (min_vruntime - sysctl_sched_latency / 2, GENTLE_FAIR_SLEEPERS);
                            se->on_rq = 1; util_est_enqueue (a plain add, order immaterial)
+                           v6.6+ (86bfbb7ce4f6, e8f331bcc270): place_entity = V
+                           (avg_vruntime, floored) less vlag * (n + 1) / n (div_s64,
+                           toward zero), deadline = vruntime + base slice; no min_vruntime
+                           renormalisation
 dequeue_sleep              dequeue_task_fair -> dequeue_entity: update_curr;                =
                            update_load_avg with se == cfs_rq->curr (running); se->on_rq = 0;
                            util_est_dequeue / util_est_update on the fresh util_avg
+                           v6.6+: update_entity_lag (vlag = V - vruntime, clamped to
+                           +-max(2 * slice, TICK_NSEC)) before se->on_rq = 0
 schedule                   __schedule -> pick_next_task_fair: put_prev_entity               = / ~
                            (update_load_avg, prev still curr) then set_next_entity
                            (update_load_avg while queued, then cfs_rq->curr = se);
                            pick_next_entity = leftmost vruntime (~: no next / last / skip
                            buddies; LAST_BUDDY only acts with >= sched_nr_latency tasks)
-pick_next                  pick_next_task_rt (highest prio, FIFO order) before CFS         =
+                           v6.6+: pick_next_task_fair's update_curr -> update_deadline,
+                           then pick_eevdf; set_next_entity stashes vlag = deadline
+                           (63304558ba5d)
+pick_next                  pick_next_task_rt (highest prio, FIFO order) before CFS         = / ~
+                           v6.6+ CFS: pick_eevdf (147f3efaa241, 561c58efd239): the
+                           eligible entity of the earliest deadline, curr kept while vlag
+                           == deadline (RUN_TO_PARITY); ~: equal deadlines by task index
+                           (the kernel: its tree's order)
 tick                       scheduler_tick -> task_tick_fair -> entity_tick: update_curr,   =
                            update_load_avg(curr), check_preempt_tick (slice from
                            __sched_period, min_granularity, leftmost vruntime delta);
                            update_overutilized_status
+                           v6.6+ (5e963f2bd465): entity_tick without check_preempt_tick;
+                           update_curr's update_deadline (a new deadline once vruntime
+                           reaches it, resched_curr with nr_running > 1) drives the switch
 check_preempt              check_preempt_curr -> check_preempt_wakeup /                    =
                            wakeup_preempt_entity (vdiff > wakeup_gran, nice 0);
                            check_preempt_curr_rt (higher prio)
+                           v6.6+: check_preempt_wakeup_fair: need_resched already set, or
+                           pick_eevdf(cfs_rq) == pse
 wake_up                    try_to_wake_up -> select_task_rq_fair (find_energy_efficient_cpu ~
                            then, on the waker's CPU (a resume) or prev (a timer):
                            want_affine with wake_cap(), wake_affine(), the slow path or
@@ -54,6 +77,8 @@ wake_up                    try_to_wake_up -> select_task_rq_fair (find_energy_ef
                            to prev cfs_rq's last_update_time: util_est's UTIL_AVG_UNCHANGED
                            stays, a migrated task is attached with that util, and only the
                            enqueue's update on prev (from that time to now) clears the flag
+                           v6.6+: no vruntime -= / += min_vruntime across CPUs
+                           (e8f331bcc270)
 remove_avg                 remove_entity_load_avg into cfs_rq->removed, taken by the         =
                            cfs_rq's next update_cfs_rq_load_avg (summed, before its decay):
                            < v5.13 sub_positive(util_sum, r * divider); v5.13-v5.16
@@ -70,6 +95,9 @@ move_queued                detach_task (deactivate_task, set_task_cpu with      
                            periodic balance pulls one task to an idle CPU and moves a misfit
                            task to an idle bigger CPU, no load_balance() group statistics
                            (eras v4.16 - v4.19: lb_level below)
+                           v6.6+: dequeue_entity's update_entity_lag on src,
+                           enqueue_entity's place_entity on dst (no min_vruntime
+                           renormalisation)
 pull_one                   newidle_balance / pull_rt_task                                  ~
 lb_level                   v4.16 - v4.19 load_balance (ref_lb: should_we_balance,          = / ~
                            find_busiest_group, find_busiest_queue, detach_tasks on the
@@ -83,6 +111,9 @@ rebalance_domains          rebalance_domains (per-domain last_balance + interval
 select_rt_cpu              select_task_rq_rt -> find_lowest_rq (simplified order)          ~
 set_sched                  __sched_setscheduler: update_rq_clock, class change             ~
                            (~: the task's own PELT is not updated there)
+                           v6.6+: update_entity_lag leaving CFS, place_entity (with the
+                           lag kept) joining it (~: set_next_task_fair's vlag = deadline
+                           stash for the running task made CFS is not modelled)
 op_done                    no kernel event (an rt-app op boundary); a missed
                            clock_nanosleep deadline touches no runqueue
 governor_update            cpufreq_update_util -> sugov_update_shared (ref_schedutil) /    =
@@ -227,8 +258,12 @@ class Scheduler:
             p.act_perf += dt * self.cap_now(c)
 
     def sync_cpu(self, c, now):
+        """The runqueue update of a scheduler event on ``c``: residency, ``update_curr`` (v6.6+ with its
+        ``update_deadline``), then the clocks and signals."""
         self.account(c, now)
         self.update_curr(c, now)
+        if self.prm.eevdf:
+            self.update_deadline(c)
         self.update_rq(c, now)
 
     def sync_cpu_bookkeeping(self, c, now):
@@ -345,8 +380,89 @@ class Scheduler:
         period = max(self.prm.latency_ns, nr * self.prm.min_gran_ns)
         return period // nr
 
+    # ------------------------------------------------------------------ EEVDF (v6.6+)
+    # One cfs_rq per CPU, nice-0 tasks only: every weight is scale_load_down(NICE_0_LOAD) = 1024,
+    # which cancels out of avg_vruntime / vruntime_eligible / place_entity (kept exact below).
+    def cfs_curr(self, c):
+        """``cfs_rq->curr`` if it is still ``on_rq``: the CFS task running on ``c``, not yet dequeued."""
+        p = c.curr
+        if p is not None and p.policy == CFS and p.state == RUNNING and p.cpu == c.idx:
+            return p
+        return None
+
+    def eevdf_set(self, c, without=None):
+        """The entities ``avg_vruntime`` sums over: the CFS tasks queued on ``c`` and the running
+        one while on_rq (``cfs_rq->avg_vruntime`` plus ``curr``), ``without`` left out."""
+        return [p for p in self.queued(c) if p.policy == CFS and p is not without]
+
+    def avg_vruntime(self, c, without=None):
+        """``avg_vruntime()`` (650cad561cce): V = min_vruntime + the keys' sum over their count,
+        rounded toward minus infinity (the kernel subtracts ``load - 1`` from a negative sum before
+        ``div_s64``; 1024 * sum / (1024 * n) floors as sum / n). An empty set gives min_vruntime."""
+        ents = self.eevdf_set(c, without)
+        m = c.min_vruntime
+        if not ents:
+            return m
+        return m + sum(p.vruntime - m for p in ents) // len(ents)
+
+    def eligible(self, c, p):
+        """``entity_eligible()`` / ``vruntime_eligible()``: sum of keys >= key(p) * count, over the
+        on_rq set of ``c`` (``p`` in it), exact (no division)."""
+        ents = self.eevdf_set(c)
+        m = c.min_vruntime
+        return sum(q.vruntime - m for q in ents) >= (p.vruntime - m) * len(ents)
+
+    def update_deadline(self, c):
+        """``update_deadline()`` of ``update_curr()``: once the running task's vruntime reaches its
+        deadline, a new one base-slice ahead, and ``resched_curr`` if ``cfs_rq->nr_running > 1``."""
+        p = self.cfs_curr(c)
+        if p is None or p.vruntime < p.deadline:
+            return
+        p.deadline = p.vruntime + self.prm.min_gran_ns
+        if c.nr_cfs > 1:
+            c.need_resched = True
+
+    def update_entity_lag(self, p, c):
+        """``update_entity_lag()`` of ``dequeue_entity()``, ``p`` still counted on ``c``:
+        vlag = V - vruntime clamped to +-max(2 * slice, TICK_NSEC) (nice 0: calc_delta_fair is 1:1)."""
+        limit = max(2 * self.prm.min_gran_ns, self.prm.tick_ns)
+        p.vlag = max(-limit, min(limit, self.avg_vruntime(c) - p.vruntime))
+
+    def place(self, p, c):
+        """``place_entity()`` (86bfbb7ce4f6, PLACE_LAG) of ``p`` joining ``c`` (not yet counted):
+        with n > 0 entities on_rq the stored lag is inflated to vlag * (n + 1) / n, ``div_s64``
+        truncating toward zero (of vlag * 1024(n + 1) by 1024 n); vruntime = V - lag, deadline =
+        vruntime + base slice (no ENQUEUE_INITIAL half slice: rt-app's threads are forked before)."""
+        n = len(self.eevdf_set(c, p))
+        lag = 0
+        if n:
+            num = p.vlag * (n + 1)
+            lag = num // n if num >= 0 else -((-num) // n)
+        p.vruntime = self.avg_vruntime(c, p) - lag
+        p.deadline = p.vruntime + self.prm.min_gran_ns
+
+    def pick_eevdf(self, c):
+        """``pick_eevdf()``: the earliest virtual deadline among the eligible entities. ``curr`` (the
+        running task, if on_rq and eligible) is kept outright while its ``vlag`` still holds the
+        deadline stashed at its pick (RUN_TO_PARITY, 63304558ba5d), else it wins only with a
+        strictly earlier deadline; equal deadlines among the queued: the lowest task index."""
+        cur = self.cfs_curr(c)
+        if cur is not None and not self.eligible(c, cur):
+            cur = None
+        if cur is not None and cur.vlag == cur.deadline:
+            return cur
+        queued = [p for p in self.eevdf_set(c) if p is not c.curr]
+        ok = [p for p in queued if self.eligible(c, p)]
+        best = min(ok, key=lambda p: (p.deadline, p.idx)) if ok else None
+        if cur is not None and (best is None or cur.deadline < best.deadline):
+            best = cur
+        if best is None and queued:                  # pick_eevdf's leftmost fallback
+            best = min(queued, key=lambda p: (p.vruntime, p.idx))
+        return best
+
     def pick_next(self, c):
-        """Highest rt priority (the running one first, then FIFO order), else the least vruntime."""
+        """Highest rt priority (the running one first, then FIFO order), else the least vruntime
+        (v6.6+: :meth:`pick_eevdf`)."""
         if c.nr_running == 0:
             return None
         q = self.queued(c)
@@ -354,6 +470,8 @@ class Scheduler:
         if rt:
             return min(rt, key=lambda p: (-p.prio, -1 if p.state == RUNNING else p.enq_seq))
         cfs = [p for p in q if p.policy == CFS]
+        if self.prm.eevdf:
+            return self.pick_eevdf(c) if cfs else None
         return min(cfs, key=lambda p: p.vruntime) if cfs else None
 
     def enqueue(self, p, c, now):
@@ -375,7 +493,10 @@ class Scheduler:
         if migrated:
             self.attach_avg(p, c)                        # DO_ATTACH
         self.update_task_avg(p, now)                     # update_load_avg, still off the rq
-        p.vruntime = max(p.vruntime, c.min_vruntime - (self.prm.latency_ns >> 1))   # place_entity
+        if self.prm.eevdf:
+            self.place(p, c)                             # v6.6+ place_entity: V less the inflated lag
+        else:
+            p.vruntime = max(p.vruntime, c.min_vruntime - (self.prm.latency_ns >> 1))   # place_entity
         p.state = RUNNABLE                               # se->on_rq = 1
         self.lru_head(p)                                 # account_entity_enqueue: list_add to cfs_tasks
         c.nr_cfs += 1
@@ -402,6 +523,8 @@ class Scheduler:
             p.ue_ewma, p.ue_enqueued = util_est_update(p.ue_ewma, p.ue_enqueued, p.sa.util_avg, p.sa.runnable_avg,
                                                        c.capacity, self.prm.ue_era)
         self.update_task_signal(p)
+        if self.prm.eevdf:
+            self.update_entity_lag(p, c)                 # dequeue_entity, se still on_rq
         p.state = NEW_OR_SLEEPING
         c.nr_cfs -= 1
         if self.prm.util_est and not before:    # util_est_update (v4.17+, when enabled)
@@ -447,6 +570,8 @@ class Scheduler:
         c.curr = nxt
         if nxt is not None:
             nxt.state = RUNNING
+            if self.prm.eevdf and nxt.policy == CFS:
+                nxt.vlag = nxt.deadline                  # set_next_entity: the deadline at the pick
             nxt.ran = True
             nxt.exec_start = now
             nxt.slice_start = nxt.sum_exec
@@ -475,7 +600,10 @@ class Scheduler:
         ``update_load_avg`` while ``prev`` is still ``cfs_rq->curr`` (its last segment was spent
         running); ``set_next_entity`` calls it for ``nxt`` while it is still queued, before
         ``cfs_rq->curr = se`` (its last segment was spent waiting: runnable, not running). Only
-        then does ``context_switch`` (:meth:`switch_to`) change who runs."""
+        then does ``context_switch`` (:meth:`switch_to`) change who runs. v6.6+: the running task's
+        ``update_curr`` there runs ``update_deadline`` first, then ``pick_eevdf``."""
+        if self.prm.eevdf:
+            self.update_deadline(c)
         nxt = self.pick_next(c)
         prev = c.curr
         if nxt is not None and nxt.policy == CFS:
@@ -571,13 +699,18 @@ class Scheduler:
     def set_sched(self, p, c, policy, prio):
         if p.policy != policy:
             if policy == FIFO:
+                if self.prm.eevdf:
+                    self.update_entity_lag(p, c)         # dequeue_entity of the class change
                 self.ue_remove(p)
                 c.nr_cfs -= 1
                 c.nr_rt += 1
             else:
                 c.nr_rt -= 1
                 c.nr_cfs += 1
-                p.vruntime = c.min_vruntime
+                if self.prm.eevdf:
+                    self.place(p, c)                     # enqueue_entity: the lag kept since it left CFS
+                else:
+                    p.vruntime = c.min_vruntime
                 self.lru_head(p)                         # enqueue_task_fair of __sched_setscheduler
                 c.ue_sum += self.task_util_est(p)
                 p.ue_cpu = c.idx
@@ -779,8 +912,16 @@ class Scheduler:
         elif p.policy == FIFO:
             if cur.policy != FIFO or p.prio > cur.prio:
                 self.schedule(c, PREV_RUNNING, now)
-        elif cur.policy == CFS and cur.vruntime - p.vruntime > self.prm.wakeup_gran_ns:
+        elif cur.policy == CFS and self.wakeup_preempts(c, p):
             self.schedule(c, PREV_RUNNING, now)
+
+    def wakeup_preempts(self, c, p):
+        """Whether CFS wakee ``p``, just enqueued on ``c``, preempts c's running CFS task: before
+        v6.6 ``wakeup_preempt_entity`` (vruntime more than wakeup_gran ahead of p's); v6.6+
+        ``check_preempt_wakeup_fair``: a resched already pending, or ``pick_eevdf`` gives ``p``."""
+        if self.prm.eevdf:
+            return c.need_resched or self.pick_eevdf(c) is p
+        return c.curr.vruntime - p.vruntime > self.prm.wakeup_gran_ns
 
     def exit_idle(self, c, now):
         self.account(c, now)
@@ -810,12 +951,13 @@ class Scheduler:
         if c is not prev:
             if p.policy == CFS:
                 self.remove_avg(p, prev)                 # migrate_task_rq_fair -> remove_entity_load_avg
-                p.vruntime -= prev.min_vruntime
+                if not self.prm.eevdf:                   # v6.6 keeps no relative vruntime (e8f331bcc270)
+                    p.vruntime -= prev.min_vruntime
             self.emit(now, ss.EV_MIGRATE, c.idx, p.idx, prev.idx, 0)
         # ttwu_do_activate: the chosen runqueue's clock and signals to now, then the enqueue, whose
         # update_load_avg ages the task (not a migrated one: it is attached) and may clear the flag
         self.sync_cpu(c, now)
-        if c is not prev and p.policy == CFS:
+        if c is not prev and p.policy == CFS and not self.prm.eevdf:
             p.vruntime += c.min_vruntime
         if c.curr is None and c.idle_state >= 0:
             self.exit_idle(c, now)
@@ -824,7 +966,7 @@ class Scheduler:
         if c is waker:
             cur = c.curr
             if (cur.policy != FIFO or p.prio > cur.prio) if p.policy == FIFO else \
-                    (cur.policy == CFS and cur.vruntime - p.vruntime > self.prm.wakeup_gran_ns):
+                    (cur.policy == CFS and self.wakeup_preempts(c, p)):
                 c.need_resched = True
         else:
             self.check_preempt(c, p, now)
@@ -842,12 +984,17 @@ class Scheduler:
             est = self.task_util_est(p)
             self.ue_remove(p)
             self.update_task_avg(p, now)
+            if self.prm.eevdf:
+                self.update_entity_lag(p, src)           # dequeue_entity on src, p still on_rq
             self.detach_entity_avg(p, src)
             src.nr_cfs -= 1
-            p.vruntime += dst.min_vruntime - src.min_vruntime
+            if not self.prm.eevdf:
+                p.vruntime += dst.min_vruntime - src.min_vruntime
             p.cpu = dst.idx
             self.lru_head(p)                             # activate_task on dst: cfs_tasks head
             self.attach_avg(p, dst)
+            if self.prm.eevdf:
+                self.place(p, dst)                       # enqueue_entity on dst: place_entity
             dst.nr_cfs += 1
             self.add_nr_running(dst)
             dst.ue_sum += est
@@ -1085,7 +1232,8 @@ class Scheduler:
     # ================================================================== periodic and op events
     def tick(self, c, now):
         """``scheduler_tick`` -> ``task_tick_fair`` -> ``entity_tick``: ``update_curr``,
-        ``update_load_avg`` of the running task (running), ``check_preempt_tick``."""
+        ``update_load_avg`` of the running task (running), ``check_preempt_tick`` (v6.6+: none; a
+        resched asked by ``update_deadline`` or left pending is taken here)."""
         self.sync_cpu(c, now)
         p = c.curr
         if p is None:
@@ -1095,7 +1243,12 @@ class Scheduler:
         if p.policy == CFS:
             self.update_task_avg(p, now)
             self.update_min_vruntime(c)
-            if c.nr_cfs > 1 and c.nr_rt == 0:            # check_preempt_tick
+            if self.prm.eevdf:
+                # v6.6+ entity_tick has no check_preempt_tick: update_curr's update_deadline (in
+                # sync_cpu above) asked for the resched once the slice was used up
+                if c.need_resched:
+                    self.schedule(c, PREV_RUNNING, now)
+            elif c.nr_cfs > 1 and c.nr_rt == 0:          # check_preempt_tick
                 ideal = self.sched_slice(c)
                 ran = p.sum_exec - p.slice_start
                 resched = ran > ideal

@@ -41,6 +41,8 @@ class Task:
     ue_enqueued: int = 0
     ue_cpu: int = -1         # CPU whose cfs_rq util_est sum holds this task's estimate
     vruntime: int = 0
+    deadline: int = 0        # v6.6+ EEVDF: se->deadline (virtual, ns)
+    vlag: int = 0            # v6.6+ EEVDF: se->vlag (V - vruntime at the dequeue; the deadline at the pick)
     exec_start: int = 0
     sum_exec: int = 0
     slice_start: int = 0     # sum_exec when it was last picked
@@ -233,6 +235,9 @@ class RunParams:
     wa_version: tuple = (5, 4)           # the kernel version of wake_affine() (loads; v5.11's idle prev)
     era: tuple = (5, 4)                  # the kernel version (where no finer field says)
     waker_at_prev: bool = False          # an rt-app resume placed as a timer wake-up on prev (ablation resume-waker)
+    # v6.6+: EEVDF runs SCHED_OTHER (147f3efaa241, 5e963f2bd465): the base slice is min_gran_ns
+    # (sysctl_sched_base_slice, same log scaling), lag clamp max(2 * slice, TICK_NSEC = tick_ns)
+    eevdf: bool = False
 
 
 def run_params(platform, config) -> RunParams:
@@ -279,5 +284,5 @@ def run_params(platform, config) -> RunParams:
         # the long_idle_test tunable: 0 the era's test, 1 the elapsed time (as v4.17), 2 the idle time (v4.18)
         lb_form="v4" if (4, 16) <= era < (4, 20) and "lb-v4" not in config.ablate else None,
         lb_asym=(4, 16) <= era < (4, 20) and len({d.cpu_capacity_max for d in platform.perf_domains}) > 1,
-        wa_version=era, waker_at_prev="resume-waker" in config.ablate, era=era,
+        wa_version=era, waker_at_prev="resume-waker" in config.ablate, era=era, eevdf=era >= (6, 6),
         od_version={0: era, 1: (4, 17), 2: (4, 18)}[config.tunable("long_idle_test")] if gov == "ondemand" else era)
