@@ -112,8 +112,8 @@ select_rt_cpu              select_task_rq_rt -> find_lowest_rq (simplified order
 set_sched                  __sched_setscheduler: update_rq_clock, class change             ~
                            (~: the task's own PELT is not updated there)
                            v6.6+: update_entity_lag leaving CFS, place_entity (with the
-                           lag kept) joining it (~: set_next_task_fair's vlag = deadline
-                           stash for the running task made CFS is not modelled)
+                           lag kept) joining it, then set_next_task_fair's vlag = deadline
+                           stash (the task runs on)
 op_done                    no kernel event (an rt-app op boundary); a missed
                            clock_nanosleep deadline touches no runqueue
 governor_update            cpufreq_update_util -> sugov_update_shared (ref_schedutil) /    =
@@ -709,6 +709,7 @@ class Scheduler:
                 c.nr_cfs += 1
                 if self.prm.eevdf:
                     self.place(p, c)                     # enqueue_entity: the lag kept since it left CFS
+                    p.vlag = p.deadline                  # set_next_task_fair -> set_next_entity (it runs on)
                 else:
                     p.vruntime = c.min_vruntime
                 self.lru_head(p)                         # enqueue_task_fair of __sched_setscheduler
