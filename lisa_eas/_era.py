@@ -640,7 +640,7 @@ ERA_LEDGER: tuple[EraChange, ...] = (
               "read", evidence="check_preempt_tick and place_entity in the v5.4 tree the reference engine was "
               "reviewed against (1xtAsh/kernel-msm5.4, kernel/sched/fair.c)"),
     EraChange("cfs-v6.6", "cfs", (6, 6), "147f3efaa241 sched/fair: Implement an EEVDF-like scheduling policy "
-              "(with 86bfbb7ce4f6, e8f331bcc270, 5e963f2bd465, 63304558ba5d)",
+              "(with 86bfbb7ce4f6, e8f331bcc270, 5e963f2bd465, 63304558ba5d, 561c58efd239)",
               "pick_eevdf, place_entity, update_entity_lag, update_deadline, check_preempt_wakeup, entity_tick",
               "EEVDF: the eligible task (vruntime at most the load-weighted average V) of earliest virtual "
               "deadline runs, the running one kept while it is eligible and still on the slice it was picked "
@@ -652,7 +652,8 @@ ERA_LEDGER: tuple[EraChange, ...] = (
               "stash), entity_tick (no check_preempt_tick) and pick_eevdf read in a v6.7-era fair.c with "
               "reweight_eevdf (index id 61925288617); avg_vruntime's floor for a negative sum in 6.6-rc patches "
               "quoting it (index ids 45739929063, 45472908874); RUN_TO_PARITY's patch of 16 Aug 2023 on "
-              "tip:sched/eevdf (index id 8219140369)"),
+              "tip:sched/eevdf (index id 8219140369); the fixed heap walk, tip-bot mail for 561c58efd239 "
+              "(sched/urgent, 3 Oct 2023: v6.6-rc5; index id 23850789470)"),
 )
 
 

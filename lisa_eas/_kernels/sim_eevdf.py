@@ -24,8 +24,12 @@ avg_vruntime()"). Every task here is nice 0 and there are no task groups, so eac
 * ``pick_eevdf``: curr (queued, eligible) is kept while ``vlag == deadline`` (the stash
   ``set_next_entity`` writes at pick: RUN_TO_PARITY); else the eligible task of earliest deadline,
   curr only when its deadline is strictly earlier. The result is the earliest eligible deadline,
-  as the heap walk gives it once fixed (b01db23d5923, in 6.6.y); equal deadlines go to the lowest
-  task index (the kernel's order among equal keys follows the tree's insertion order).
+  as the heap walk gives it since 561c58efd239 "sched/fair: Fix pick_eevdf()" (v6.6-rc5). Equal
+  deadlines: curr loses to a queued task only when strictly later, as from v6.8 (the tree sorted
+  by deadline, 2227a957e1d5; in v6.6 - v6.7 a queued task of equal deadline in a left subtree
+  won), and between queued tasks the lowest task index runs (the kernel's order follows its
+  tree). The kernel configuration is one with ``CONFIG_FAIR_GROUP_SCHED`` (the common one):
+  ``pick_next_task_fair`` picks with prev still ``cfs_rq->curr``, so RUN_TO_PARITY can keep it.
 
 Where the simulator runs these (``sim_sched``, ``sim_loop``, ``sim_rq``): ``update_deadline`` in
 ``sync_cpu`` (every scheduler event's runqueue update) and before the pick in ``schedule``; the
