@@ -16,8 +16,8 @@ from .schedutil import CS_WENT_IDLE
 from .sim_index import rq_add, rq_del, idle_changed, ou_dirty, set_state
 from .sim_eevdf import eevdf_pick, eevdf_place, eevdf_update_lag
 from .sim_state import C_NEED_RESCHED, K_EEVDF
-from .sim_sched import (acct, attach_task_avg, detach_task_avg, emit, schedule, task_util_est, update_task_avg,
-                        list_stamp)
+from .sim_sched import (acct, attach_task_avg, detach_task_avg, emit, schedule, task_util_est, update_min_vruntime,
+                        update_task_avg, list_stamp)
 
 
 #: sysctl_sched_migration_cost: avg_idle is capped at twice it (exit_idle)
@@ -51,6 +51,7 @@ def move_queued(p, src, dst, now, reason, preempt, S, P, O):
             S[oTK + (p) * T_NFIELDS + T_VRUNTIME] = S[oTK + (p) * T_NFIELDS + T_VRUNTIME] - S[oCP + (src) * C_NFIELDS + C_MIN_VRUNTIME] + S[oCP + (dst) * C_NFIELDS + C_MIN_VRUNTIME]
         S[oTK + (p) * T_NFIELDS + T_CPU] = dst
         rq_del(p, src, S)
+        update_min_vruntime(src, S)         # dequeue_entity's update_min_vruntime, the task gone
         rq_add(p, dst, S)
         list_stamp(p, S)
         attach_task_avg(p, dst, S, P)

@@ -475,6 +475,7 @@ def sync_cpu(c, now, S, P):
     update_curr(c, now, S, P)
     if S[S_CONFIG_AT + K_EEVDF]:
         eevdf_update_deadline(c, S)     # update_curr's update_deadline (v6.6+, ledger cfs-v6.6)
+    update_min_vruntime(c, S)           # update_curr's update_min_vruntime
     update_rq_avgs(c, now, S, P)
 
 
@@ -572,6 +573,7 @@ def dequeue_sleep(p, now, S, P, O):
     update_task_signal(p, S, P)   # last update while running
     set_state(p, TS_SLEEPING, S)
     S[oCP + (c) * C_NFIELDS + C_NR_CFS] -= 1
+    update_min_vruntime(c, S)     # dequeue_entity's update_min_vruntime, the task gone
     idle_changed(c, S)
     if not S[S_CONFIG_AT + K_UTIL_EST] or early:   # util_est off (or before v4.17), or already updated above
         emit_task_util(p, now, S, O)

@@ -20,7 +20,8 @@ update_rq                  update_rq_clock -> update_rq_clock_pelt (delta * cap 
                            every runqueue update, where the kernel updates the rt_rq only in
                            put_prev/pick/tick of the rt class and update_blocked_averages)
 sync_cpu                   the runqueue update of a scheduler event: update_curr (v6.6+     =
-                           with update_deadline), then update_rq; not at a frequency
+                           with update_deadline; then update_min_vruntime, as
+                           update_curr ends), then update_rq; not at a frequency
                            change (sync_cpu_bookkeeping) nor at an rt-app op boundary
                            (op_done)
 enqueue                    enqueue_task_fair -> enqueue_entity: update_curr; vruntime +=    =
@@ -35,7 +36,9 @@ enqueue                    enqueue_task_fair -> enqueue_entity: update_curr; vru
                            renormalisation
 dequeue_sleep              dequeue_task_fair -> dequeue_entity: update_curr;                =
                            update_load_avg with se == cfs_rq->curr (running); se->on_rq = 0;
-                           util_est_dequeue / util_est_update on the fresh util_avg
+                           util_est_dequeue / util_est_update on the fresh util_avg;
+                           update_min_vruntime once the task is off the runqueue (also
+                           on src at a move_queued)
                            v6.6+: update_entity_lag (vlag = V - vruntime, clamped to
                            +-max(2 * slice, TICK_NSEC)) before se->on_rq = 0
 schedule                   __schedule -> pick_next_task_fair: put_prev_entity               = / ~
@@ -264,6 +267,7 @@ class Scheduler:
         self.update_curr(c, now)
         if self.prm.eevdf:
             self.update_deadline(c)
+        self.update_min_vruntime(c)                     # update_curr ends in update_min_vruntime
         self.update_rq(c, now)
 
     def sync_cpu_bookkeeping(self, c, now):
@@ -527,6 +531,7 @@ class Scheduler:
             self.update_entity_lag(p, c)                 # dequeue_entity, se still on_rq
         p.state = NEW_OR_SLEEPING
         c.nr_cfs -= 1
+        self.update_min_vruntime(c)                     # dequeue_entity's last step, the task gone
         if self.prm.util_est and not before:    # util_est_update (v4.17+, when enabled)
             p.ue_ewma, p.ue_enqueued = util_est_update(p.ue_ewma, p.ue_enqueued, p.sa.util_avg, p.sa.runnable_avg,
                                                        c.capacity, self.prm.ue_era)
@@ -992,6 +997,7 @@ class Scheduler:
             if not self.prm.eevdf:
                 p.vruntime += dst.min_vruntime - src.min_vruntime
             p.cpu = dst.idx
+            self.update_min_vruntime(src)                # dequeue_entity's last step, p gone from src
             self.lru_head(p)                             # activate_task on dst: cfs_tasks head
             self.attach_avg(p, dst)
             if self.prm.eevdf:
