@@ -52,7 +52,7 @@ from .sim_eevdf import eevdf_place, eevdf_update_lag
 from .sim_state import K_EEVDF, T_DEADLINE, T_VLAG
 from .sim_sched import (acct, dequeue_sleep, emit, emit_cpu_util, enqueue,
                         log_activation, refresh_next_event, remove_task_avg, schedule, sched_slice, sync_cpu,
-                        sync_entity_load_avg, task_util_est, update_curr, update_min_vruntime, update_rq_avgs, update_task_avg,
+                        sync_entity_load_avg, task_util_est, update_curr, update_rq_avgs, update_task_avg,
                         list_stamp)
 from .sim_rq import check_preempt, exit_idle, move_queued, preempts_curr
 from .sim_balance import busy_balance, leave_cpu, load_balance
@@ -365,7 +365,6 @@ def task_tick(c, now, S, P, O):
     cpu_time_changed(c, CT_TICK, S)
     if S[oTK + (p) * T_NFIELDS + T_POLICY] == POLICY_CFS:
         update_task_avg(p, now, S, P, O)
-        update_min_vruntime(c, S)
         if S[oK + K_EEVDF]:
             # entity_tick (v6.6+): no slice test; update_deadline (in sync_cpu) asked for the switch
             if S[oCP + (c) * C_NFIELDS + C_NEED_RESCHED]:

@@ -1249,7 +1249,6 @@ class Scheduler:
         c.next_tick = now + self.prm.tick_ns
         if p.policy == CFS:
             self.update_task_avg(p, now)
-            self.update_min_vruntime(c)
             if self.prm.eevdf:
                 # v6.6+ entity_tick has no check_preempt_tick: update_curr's update_deadline (in
                 # sync_cpu above) asked for the resched once the slice was used up
