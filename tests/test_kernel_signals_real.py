@@ -46,6 +46,10 @@ tests/data/runs/KS_SOURCES.md), each holding one way the trace misleads the mode
   either), and the task waited. The timeline took it for running from its wake-up (the CPU
   looked idle); its own next sample says otherwise (util_avg fell, runnable_avg grew): util 49
   high until then.
+* ``ks_wakeup_outranked``: the idle task of CPU 1 wakes the task and, 2 us later, the VM agent's
+  thread (nice -10) onto it; the agent's thread runs first, untraced, and so does the task's
+  switch-in ~2.3 ms later. The timeline took the task for running from its wake-up: util 45 high
+  at its dequeue (kernel 149, runnable 215: it ran about half of the 4.3 ms).
 * ``ks_dequeue_stale_clock``: a dequeue to sleep on an rq clock 164 us stale that crossed no
   period (no PELT record), its util_est record 2 us before the switch-out: placed at the switch
   record, the task ran 161 units too long (runnable_avg 3 high for ~10 samples).
@@ -100,7 +104,8 @@ def test_a_record_before_the_wakeups_waking_is_not_its_update(tmp_path):
                                   "ks_wakeup_behind_untraced", "ks_wakeup_update_interrupted",
                                   "ks_dequeue_update_interrupted", "ks_shared_stale_clocks",
                                   "ks_wakeup_behind_invisible", "ks_dequeue_stale_clock",
-                                  "ks_migrated_first_sleep", "ks_migrated_sleep_at_start"])
+                                  "ks_migrated_first_sleep", "ks_migrated_sleep_at_start",
+                                  "ks_wakeup_outranked"])
 def test_windows_read_back(tmp_path, name):
     t = _run(tmp_path, name)
     assert {"sched_switch", "sched_wakeup", "sched_waking", "sched_pelt_se", "sched_util_est_se"} <= set(t.events)
@@ -222,6 +227,43 @@ def test_a_wakeup_behind_an_untraced_switch_in_is_not_taken_as_running(tmp_path)
     at = rows[(rows["time"] - 46977.684016).abs() < 1e-6]
     assert len(at) == 1 and bool(at["trace_gap"].iloc[0])
     assert s["util"]["n"] >= 12 and s["util"]["max"] <= 1 and s["runnable"]["max"] <= 1
+
+
+def test_a_wakeup_outranked_on_the_idle_cpu_is_not_taken_as_running(tmp_path):
+    from lisa_eas.analysis._common import STATE_RUNNABLE, task_timeline
+
+    t = _run(tmp_path, "ks_wakeup_outranked")
+    tl = task_timeline(t)
+    # CPU 1's last traced switch is to swapper/1 (51319.373239); its idle task wakes ks_sh1 (pid
+    # 30673, prio 120) at 51319.377773 and tokio-rt-worker (prio 110) at 51319.377775; ks_sh1 is
+    # next seen switching out at 51319.382076
+    sh1 = tl[tl["pid"] == 30673]
+    woke = sh1[(sh1["time"] - 51319.377773).abs() < 1e-6]
+    out = sh1[(sh1["time"] - 51319.382076).abs() < 1e-6]
+    assert len(woke) == 1 and int(woke["state"].iloc[0]) == STATE_RUNNABLE
+    assert len(out) == 1 and bool(out["untraced_switch_in"].iloc[0])
+    # its own prints start 2.3 ms after the wake-up: it was not running before
+    prints = t.df("print")
+    first = prints[(prints["__pid"].to_numpy() == 30673) & (prints.index.to_numpy() > 51319.377773)].index[0]
+    assert first == pytest.approx(51319.380056, abs=1e-6)
+    rows, _, s = compare_kernel_signals(t, tasks=["ks_sh1"], clock="pelt")
+    # the dequeue's sample: kernel util 149 with runnable 215 (4.30 ms runnable, about half of it
+    # running: the model running it from the wake-up had 194). Flagged now, not compared.
+    at = rows[(rows["time"] - 51319.382074).abs() < 1e-6]
+    assert len(at) == 1 and int(at["kernel_util"].iloc[0]) == 149 and bool(at["trace_gap"].iloc[0])
+    assert s["util"]["n"] >= 12 and s["util"]["max"] <= 1 and s["runnable"]["max"] <= 1
+
+
+def test_an_equal_priority_wakeup_after_the_task_does_not_outrank_it(tmp_path):
+    """The first of two nice-0 tasks woken together on idle CPU 1 runs first (the same window as
+    the stale-clock test): the rule above is about a higher-priority task only."""
+    from lisa_eas.analysis._common import STATE_RUNNING, task_timeline
+
+    t = _run(tmp_path, "ks_shared_stale_clocks")
+    tl = task_timeline(t)
+    sh2 = tl[tl["pid"] == 26896]
+    woke = sh2[(sh2["time"] > 12958.25707) & (sh2["time"] < 12958.2573)]
+    assert len(woke) == 1 and int(woke["state"].iloc[0]) == STATE_RUNNING
 
 
 def test_replay_script_reproduces_the_kernels_sums_from_the_wakeup(tmp_path):
