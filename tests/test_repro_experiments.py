@@ -86,6 +86,12 @@ def test_eas_rfc_energy_job():
     assert with_eas["unit"] == without["unit"] == "mW*s" and with_eas["meter"] and without["meter"]
     assert with_eas["energy"] > 0 and without["energy"] > 0
     assert with_eas["config"]["placement"] == "eas" and without["config"]["placement"] == "no-eas"
+    # Juno r0's scpi-cpufreq cannot fast-switch: a request takes the SCP firmware's 1450 us, and
+    # v4.14 - v6.8 schedutil's rate_limit_us is min(1000 x 1450, 10000) = 10000 us (not the 1000 us
+    # of a driver stating no latency); both runs of a row alike
+    for r in (with_eas, without):
+        assert r["config"]["transition_latency_us"] == 1450
+        assert r["config"]["governor_tunables"] == {"rate_limit_us": 10000}
     # Juno r0's meters cover both clusters: the per-domain meter energies add up to the figure
     assert sum(with_eas["per_domain"].values()) == pytest.approx(with_eas["energy"], rel=1e-9)
     # the meter reads the EM's per-CPU power plus cluster and idle power

@@ -73,11 +73,23 @@ ABLATE_NEWIDLE = "+newidle-gate"
 #: of the v4.16 - v4.19 load_balance() (``SimConfig.ablate`` "lb-v4").
 ABLATE_LB = "+lb-v4"
 _SUFFIXES = (ABLATE_OU, ABLATE_FORK, ABLATE_SLOW, ABLATE_PARENT, ABLATE_NEWIDLE, ABLATE_LB)
+#: ``policy->cpuinfo.transition_latency`` (ns) of each board's cpufreq driver on the posting's kernel;
+#: neither driver can fast-switch, so a request takes effect that long after schedutil makes it.
+#: HiKey960: cpufreq-dt, ``dev_pm_opp_get_max_transition_latency()`` = the OPPs' ``clock-latency-ns``,
+#: 300000 at every OPP of both clusters in arch/arm64/boot/dts/hisilicon/hi3660.dtsi (no cpu-supply:
+#: no voltage latency). Juno r0: scpi-cpufreq, the SCP firmware's DVFS latency
+#: (``scpi_ops->get_transition_latency()``, CPUFREQ_ETERNAL when 0); the legacy SCPI firmware is not
+#: public, the open SCP firmware's Juno r0 DVFS domains declare 1450 us (ARM-software/SCP-firmware
+#: product/juno/scp_ramfw/config_dvfs.c, ``.latency``: the same assumption as the platform file's
+#: voltages). Either way schedutil's rate_limit_us is v4.14's min(1000 x latency_us, 10000) = 10000 us
+#: (ledger cpufreq_delay-v4.14), whatever the legacy firmware's latency above 10 us (or ETERNAL).
+TRANSITION_LATENCY_NS = {"hikey960": 300_000, "juno_r0": 1_450_000}
 
 
 def simulate_energy(job: tuple) -> dict:
     """Simulate ``(board, n_tasks, placement[, era])``; return the EM and the meter energy and where
     the tasks ran (how many tasks spent most of their last 10 s on each perf domain)."""
+    from ..models import cpufreq_transition_delay_us
     from ..platform import load_platform
     from ..sim import SimConfig, simulate
     from .workloads import eas_rfc_energy
@@ -88,8 +100,10 @@ def simulate_energy(job: tuple) -> dict:
     base = placement
     for a in _SUFFIXES:
         base = base.removesuffix(a)
+    lat_ns = TRANSITION_LATENCY_NS[board]
     config = SimConfig(governor="schedutil", placement=base,
-                       era=era,
+                       era=era, transition_latency_us=lat_ns // 1000,
+                       governor_tunables={"rate_limit_us": cpufreq_transition_delay_us(era, lat_ns)},
                        model_events=False, ablate=ablate)
     tr = simulate(board, eas_rfc_energy(board, n), config=config)
     e = tr.metadata["energy"]
@@ -335,6 +349,7 @@ def run(sweep: Sweep) -> ExperimentResult:
                 + f"{100 * hikey[0]['model_meter_j_without'] / hikey[0]['published_j_without']:.0f} % of the "
                   "published board energy at N=10, and the non-CPU part (memory, GPU) can change with placement"))
     units = sorted({r["energy_unit"] for r in rows})
+    from ..models import cpufreq_transition_delay_us
     from ..sim import SimConfig
     from ..sim._fork import parent_load
     notes = (
@@ -359,6 +374,13 @@ def run(sweep: Sweep) -> ExperimentResult:
         "~2 ms), each clone blocked at the start barrier before the next); idle, busy and newly idle CPUs "
         "balance with the v4.16 - v4.19 load_balance() (ledger lb-v4.16: MC then DIE per domain interval, "
         "prefer_sibling, detach from the tail of cfs_tasks, active balance after failed passes).",
+        "Frequency transitions as the boards' drivers had them (neither fast-switches): a request takes "
+        + ", ".join(f"{b} {TRANSITION_LATENCY_NS[b] // 1000} us" for b in BOARDS)
+        + " (HiKey960: cpufreq-dt, hi3660.dtsi clock-latency-ns; Juno r0: scpi-cpufreq, the SCP firmware's "
+        "DVFS latency, 1450 us in the open firmware's Juno r0 table, the legacy firmware's not public) and "
+        "schedutil's rate_limit_us is cpufreq_policy_transition_delay_us() = min(1000 x latency_us, 10000) = "
+        + ", ".join(f"{b} {cpufreq_transition_delay_us(ERA, TRANSITION_LATENCY_NS[b])} us" for b in BOARDS)
+        + " (ledger cpufreq_delay-v4.14).",
         f"Model energy unit(s): {', '.join(units)}.",
         "Ablations (each switches one cause on the same rows; reproduced saving %): "
         + "; ".join(f"{a['board']} N={a['tasks']}: meter + RFC v2 {a['meter_rfc_v2']:+.1f}, EM estimate "
