@@ -208,19 +208,27 @@ def test_a_switch_out_of_idle_runs_on_the_wakeups_rq_clock(tmp_path, monkeypatch
     assert old["util"]["max"] >= 2 and old["util"]["p50"] >= 1
 
 
+def _assert_waited_then_ran_untraced(tl, pid, t_wake, t_out):
+    """The task's wake-up row is runnable (not running from the wake-up) and the switch-out that
+    ends the span is flagged ``untraced_switch_in`` (it ran there, when is unknown)."""
+    from lisa_eas.analysis._common import STATE_RUNNABLE
+
+    rows = tl[tl["pid"] == pid]
+    woke = rows[(rows["time"] - t_wake).abs() < 1e-6]
+    out = rows[(rows["time"] - t_out).abs() < 1e-6]
+    assert len(woke) == 1 and int(woke["state"].iloc[0]) == STATE_RUNNABLE
+    assert len(out) == 1 and bool(out["untraced_switch_in"].iloc[0])
+
+
 def test_a_wakeup_behind_an_untraced_switch_in_is_not_taken_as_running(tmp_path):
-    from lisa_eas.analysis._common import STATE_RUNNABLE, task_timeline
+    from lisa_eas.analysis._common import task_timeline
 
     t = _run(tmp_path, "ks_wakeup_behind_untraced")
     tl = task_timeline(t)
     # CPU 1's last traced switch is to swapper/1 (46977.676027); tokio-rt-worker (pid 75) is
     # woken onto it at 46977.679582 and runs with no sched_switch into it; ks_mig (pid 9612),
     # woken onto it at 46977.680526, is next seen switching out at 46977.685321
-    mig = tl[tl["pid"] == 9612]
-    woke = mig[(mig["time"] - 46977.680526).abs() < 1e-6]
-    out = mig[(mig["time"] - 46977.685321).abs() < 1e-6]
-    assert len(woke) == 1 and int(woke["state"].iloc[0]) == STATE_RUNNABLE      # not running from the wake-up
-    assert len(out) == 1 and bool(out["untraced_switch_in"].iloc[0])           # ran at an unknown time
+    _assert_waited_then_ran_untraced(tl, 9612, 46977.680526, 46977.685321)
     rows, _, s = compare_kernel_signals(t, tasks=["ks_mig"], clock="pelt")
     # the kernel's util at 46977.684016 is 109 with runnable 182: it had run little of its
     # runnable time; the model running it from the wake-up had 163. Flagged now, not compared.
@@ -230,18 +238,14 @@ def test_a_wakeup_behind_an_untraced_switch_in_is_not_taken_as_running(tmp_path)
 
 
 def test_a_wakeup_outranked_on_the_idle_cpu_is_not_taken_as_running(tmp_path):
-    from lisa_eas.analysis._common import STATE_RUNNABLE, task_timeline
+    from lisa_eas.analysis._common import task_timeline
 
     t = _run(tmp_path, "ks_wakeup_outranked")
     tl = task_timeline(t)
     # CPU 1's last traced switch is to swapper/1 (51319.373239); its idle task wakes ks_sh1 (pid
     # 30673, prio 120) at 51319.377773 and tokio-rt-worker (prio 110) at 51319.377775; ks_sh1 is
     # next seen switching out at 51319.382076
-    sh1 = tl[tl["pid"] == 30673]
-    woke = sh1[(sh1["time"] - 51319.377773).abs() < 1e-6]
-    out = sh1[(sh1["time"] - 51319.382076).abs() < 1e-6]
-    assert len(woke) == 1 and int(woke["state"].iloc[0]) == STATE_RUNNABLE
-    assert len(out) == 1 and bool(out["untraced_switch_in"].iloc[0])
+    _assert_waited_then_ran_untraced(tl, 30673, 51319.377773, 51319.382076)
     # its own prints start 2.3 ms after the wake-up: it was not running before
     prints = t.df("print")
     first = prints[(prints["__pid"].to_numpy() == 30673) & (prints.index.to_numpy() > 51319.377773)].index[0]
