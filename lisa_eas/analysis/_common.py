@@ -323,13 +323,13 @@ def _outranked_while_idle(wk: pd.DataFrame, t, cpus, t_out, pids, prios) -> np.n
     out = np.zeros(len(t), bool)
     if not len(t) or not len(wk):
         return out
-    wc_all = wk["target_cpu"].to_numpy(np.int64)
-    idle_woken = (wk["waker_pid"].to_numpy() == 0) & (wk["waker_cpu"].to_numpy() == wc_all)
+    # wakeup_events() rows are in time order
+    w_t, w_cpu, w_pid, w_prio = (wk["time"].to_numpy(np.float64), wk["target_cpu"].to_numpy(np.int64),
+                                 wk["pid"].to_numpy(np.int64), wk["prio"].to_numpy(np.int64))
+    idle_woken = (wk["waker_pid"].to_numpy() == 0) & (wk["waker_cpu"].to_numpy() == w_cpu)
     for c in np.unique(cpus):
-        on = idle_woken & (wc_all == c)
-        o = np.argsort(wk["time"].to_numpy(np.float64)[on], kind="stable")
-        wt = wk["time"].to_numpy(np.float64)[on][o]
-        wp, wpr = wk["pid"].to_numpy(np.int64)[on][o], wk["prio"].to_numpy(np.int64)[on][o]
+        on = idle_woken & (w_cpu == c)
+        wt, wp, wpr = w_t[on], w_pid[on], w_prio[on]
         sel = np.flatnonzero(cpus == c)
         lo = np.searchsorted(wt, t[sel], side="left")
         hi = np.searchsorted(wt, t_out[sel], side="left")
