@@ -18,8 +18,9 @@ result as a scan of all tasks).
 CFS up to v6.5 is the vruntime-based CFS (``kernel/sched/fair.c``, ledger cfs-v4.14):
 ``update_curr`` (vruntime advances by wall execution time, all tasks nice 0),
 ``place_entity`` (a waking task's vruntime is raised to ``min_vruntime - sched_latency/2``,
-GENTLE_FAIR_SLEEPERS; ``min_vruntime`` follows ``update_curr`` in ``sync_cpu`` and each dequeue), ``check_preempt_wakeup`` (wake-up preemption when the wakee's
-vruntime is more than ``wakeup_granularity`` behind) and ``check_preempt_tick`` (the
+GENTLE_FAIR_SLEEPERS; ``min_vruntime`` follows ``update_curr`` in ``sync_cpu`` and each
+dequeue), ``check_preempt_wakeup`` (wake-up preemption when the wakee's vruntime is more
+than ``wakeup_granularity`` behind) and ``check_preempt_tick`` (the
 running task is preempted at a tick once it used its ``sched_slice``). From v6.6 the pick,
 placement, lag and deadline are EEVDF's (``sim_eevdf``, ledger cfs-v6.6), run from here
 (``sync_cpu``, ``enqueue``, ``dequeue_sleep``, ``pick_next``, ``schedule``, ``switch_to``). SCHED_FIFO tasks
